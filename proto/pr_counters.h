@@ -1,0 +1,47 @@
+/* pr_counters: the per-interval and whole-run counters an agent reports.
+ *
+ * Plain data. Classification is sysbench 1.0.20's (specs/sysbench-1.0.20.md
+ * §6.2): every successful statement counts exactly once as read, write or
+ * other; a failed statement counts as an error (ignorable) and, when it
+ * caused a reconnect, as a reconnect; transactions count completed events
+ * once however many restarts they took. Rate-mode fields are 0 in closed
+ * loop. Adding two of these is field-wise addition (pr_counters_add).
+ */
+#ifndef PR_COUNTERS_H
+#define PR_COUNTERS_H
+
+#include <stdint.h>
+
+#define PR_COUNTERS_FIELDS(X)                                                                      \
+    X(transactions) /* completed events */                                                         \
+    X(reads)        /* statements returning a result set */                                        \
+    X(writes)       /* non-read statements with affected rows > 0 */                               \
+    X(other)        /* other successful statements (BEGIN, COMMIT, 0-row DML) */                   \
+    X(errors)       /* ignored errors (event restarted) */                                         \
+    X(reconnects)   /* reconnections after a lost connection */                                    \
+    X(ev_started)   /* rate mode: events begun */                                                  \
+    X(ev_queued)    /* rate mode: events that waited for a free connection */                      \
+    X(ev_late)      /* rate mode: events started after their intended time + 1 ms */               \
+    X(ev_dropped)   /* rate mode: arrivals never started before the run ended */
+
+struct pr_counters {
+#define PR__COUNTER_FIELD(name) uint64_t name;
+    PR_COUNTERS_FIELDS(PR__COUNTER_FIELD)
+#undef PR__COUNTER_FIELD
+};
+
+/* dst += src, field by field. */
+static inline void pr_counters_add(struct pr_counters *dst, const struct pr_counters *src)
+{
+#define PR__COUNTER_ADD(name) dst->name += src->name;
+    PR_COUNTERS_FIELDS(PR__COUNTER_ADD)
+#undef PR__COUNTER_ADD
+}
+
+/* Statements executed successfully: read + write + other (sysbench "queries"). */
+static inline uint64_t pr_counters_queries(const struct pr_counters *c)
+{
+    return c->reads + c->writes + c->other;
+}
+
+#endif

@@ -1,0 +1,103 @@
+/* pr_hist: an exact, mergeable latency histogram (HdrHistogram layout).
+ *
+ * Values are microseconds. The layout is HdrHistogram's log-linear one with
+ * lowest discernible value 1, highest trackable value PR_HIST_MAX_US (1 hour)
+ * and 3 significant digits, so every recorded value is kept to within 0.1%
+ * and the bucket layout is identical to an HdrHistogram_c/Java/JS histogram
+ * made with (1, 3600000000, 3): our V2 encoding (pr_hdrlog) is readable by
+ * their tools. Merging is bucket addition, hence exact: the percentiles of a
+ * merge equal those of all samples pooled.
+ *
+ * Values below 1 or above PR_HIST_MAX_US are clamped into range and counted
+ * apart (pr_hist_clamped()). Min, max and the sum are kept exactly (not from
+ * buckets), so mean is exact too.
+ *
+ * Percentile convention (HdrHistogram's): value_at_percentile(p) is the
+ * highest value equivalent to the bucket that holds the ceil(p/100 * N)-th
+ * smallest sample (at least the 1st), clamped to the exact max. p=0 gives
+ * the exact min.
+ *
+ * Thread: a histogram is owned by one thread at a time; no internal locks.
+ */
+#ifndef PR_HIST_H
+#define PR_HIST_H
+
+#include <msgpack.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pr_err.h"
+
+#define PR_HIST_MIN_US   1ULL
+#define PR_HIST_MAX_US   3600000000ULL /* one hour */
+#define PR_HIST_SIGFIGS  3
+/* Upper bound on the buckets a valid encoding may carry. */
+#define PR_HIST_MAX_BUCKETS 65536
+
+typedef struct pr_hist pr_hist;
+
+/* A new, empty histogram. Never NULL (aborts on out of memory). */
+pr_hist *pr_hist_new(void);
+/* Frees *h and sets *h to NULL; NULL or *h == NULL is a no-op. */
+void pr_hist_destroy(pr_hist **h);
+
+/* Record `count` samples of value_us. Out-of-range values are clamped and
+ * counted in pr_hist_clamped(). Hot path: no allocation, no branches on
+ * rare cases beyond the range check. */
+void pr_hist_record(pr_hist *h, uint64_t value_us, uint64_t count);
+/* Add every sample of src into dst (exact). */
+void pr_hist_add(pr_hist *dst, const pr_hist *src);
+/* Empty h (keeps its memory). */
+void pr_hist_reset(pr_hist *h);
+/* Copy src over dst. */
+void pr_hist_copy(pr_hist *dst, const pr_hist *src);
+/* True when both hold exactly the same buckets, totals, min, max, sum. */
+bool pr_hist_equal(const pr_hist *a, const pr_hist *b);
+
+uint64_t pr_hist_count(const pr_hist *h);
+uint64_t pr_hist_clamped(const pr_hist *h); /* samples outside [1, MAX] */
+uint64_t pr_hist_min(const pr_hist *h);     /* exact; 0 when empty */
+uint64_t pr_hist_max(const pr_hist *h);     /* exact; 0 when empty */
+uint64_t pr_hist_sum(const pr_hist *h);     /* exact sum of recorded (clamped) values */
+double pr_hist_mean(const pr_hist *h);      /* exact; 0 when empty */
+double pr_hist_stddev(const pr_hist *h);    /* from bucket midpoints, as HdrHistogram */
+/* Value at percentile p in [0, 100], convention above; 0 when empty. */
+uint64_t pr_hist_value_at_percentile(const pr_hist *h, double p);
+
+/* Bucket helpers, for tests and encoders. */
+uint64_t pr_hist_lowest_equivalent(uint64_t value_us);
+uint64_t pr_hist_highest_equivalent(uint64_t value_us);
+
+/* Iterate non-empty buckets in increasing value order. Start with
+ * it->index = -1 (or use PR_HIST_ITER_INIT); each true return fills
+ * value_us (the bucket's highest equivalent value), lowest_us and count. */
+struct pr_hist_iter {
+    int64_t index;      /* internal counts index; -1 before the first call */
+    uint64_t lowest_us; /* lowest value equivalent to this bucket */
+    uint64_t value_us;  /* highest value equivalent to this bucket */
+    uint64_t count;     /* samples in this bucket, > 0 */
+};
+#define PR_HIST_ITER_INIT {-1, 0, 0, 0}
+bool pr_hist_next(const pr_hist *h, struct pr_hist_iter *it);
+
+/* Counts-array access for encoders (pr_hdrlog) and decoders: the layout is
+ * HdrHistogram's counts array for (1, PR_HIST_MAX_US, 3). */
+int32_t pr_hist_counts_len(void);
+uint64_t pr_hist_count_at_index(const pr_hist *h, int32_t index);
+uint64_t pr_hist_value_at_index(int32_t index); /* lowest value of that bucket */
+
+/* Sparse msgpack form, used inside STATS and DONE messages:
+ *   map { "n": total count, "min", "max", "sum", "clamp": uint,
+ *         "b": array of [index, count] pairs flattened as
+ *              [i0, c0, i1, c1, ...] with strictly increasing indexes,
+ *              every count > 0 }
+ * pack appends to pk and returns 0 or a negative code. */
+int pr_hist_pack(const pr_hist *h, msgpack_packer *pk);
+/* Strict decoder: replaces the content of h with obj's histogram. Rejects
+ * (code + message in err, h reset to empty) a non-map, missing keys, wrong
+ * types, indexes out of range or not increasing, zero counts, more than
+ * PR_HIST_MAX_BUCKETS buckets, n != sum of counts, min/max inconsistent
+ * with the buckets. Unknown keys are ignored. Never crashes. */
+int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err);
+
+#endif

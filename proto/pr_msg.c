@@ -1,0 +1,1 @@
+#include "pr_err.h"

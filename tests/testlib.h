@@ -1,0 +1,50 @@
+/* testlib: the few macros our C tests share. A check that fails prints the
+ * file, line and expression and marks the test failed; TEST_END() returns the
+ * exit status meson expects (0 pass, 1 fail). TEST_SKIP() exits 77. */
+#ifndef TESTLIB_H
+#define TESTLIB_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int testlib_failures;
+static int testlib_checks;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        testlib_checks++;                                                                          \
+        if (!(cond)) {                                                                             \
+            testlib_failures++;                                                                    \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        testlib_checks++;                                                                          \
+        if (!(cond)) {                                                                             \
+            testlib_failures++;                                                                    \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_EQ_U64(a, b)                                                                         \
+    do {                                                                                           \
+        uint64_t testlib_a = (uint64_t)(a), testlib_b = (uint64_t)(b);                             \
+        CHECK_MSG(testlib_a == testlib_b, "%" PRIu64 " != %" PRIu64, testlib_a, testlib_b);        \
+    } while (0)
+
+#define TEST_SKIP(why)                                                                             \
+    do {                                                                                           \
+        printf("SKIP: %s\n", why);                                                                 \
+        exit(77);                                                                                  \
+    } while (0)
+
+#define TEST_END()                                                                                 \
+    (printf("%d checks, %d failed\n", testlib_checks, testlib_failures), testlib_failures ? 1 : 0)
+
+#endif
