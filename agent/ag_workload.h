@@ -1,0 +1,144 @@
+/* ag_workload: sysbench 1.0.20's OLTP workloads as a pure statement generator.
+ *
+ * No I/O here: the engine (ag_conn/ag_worker) executes what the cursor yields.
+ * An ag_workload is the parsed, immutable description of one workload
+ * (options, the per-connection prepared-statement set in sysbench's prepare
+ * order); an ag_cursor is one connection's event generator (its RNG and text
+ * buffers). Workloads: oltp_read_write, oltp_read_only, oltp_write_only,
+ * oltp_point_select, oltp_update_index, oltp_update_non_index, oltp_insert,
+ * oltp_delete, select_random_points, select_random_ranges, bulk_insert.
+ *
+ * What is reproduced exactly (specs/sysbench-1.0.20.md sections 4, 5, 6.1):
+ * statement texts (incl. select_random_* whitespace), statement order per
+ * event, the prepared-statement set and its order, parameter draws in
+ * sysbench's RNG draw order (one table per statement group; id/k draws with
+ * --rand-type; c/pad strings), --db-ps-mode=disable rendering (integers %lld,
+ * strings quoted and not escaped), oltp_insert's text protocol, bulk_insert's
+ * 512 KiB buffer.
+ *
+ * Deliberate deviations from sysbench 1.0.20 (README material):
+ * - Seeding. Each connection's xoroshiro128+ is seeded from a 64-bit seed via
+ *   splitmix64 (the coordinator derives it from --rand-seed, agent and
+ *   connection index), not from libc random() in racy thread order, so a run
+ *   with a given --rand-seed and split is reproducible (sysbench issue #524).
+ *   Streams therefore differ from sysbench's for the same --rand-seed.
+ * - rand.unique() (oltp_insert with --auto_inc=off) is seeded from the run's
+ *   --rand-seed option (the coordinator passes the effective seed, never 0,
+ *   so each run gets a fresh sequence) instead of unseeded libc random()
+ *   (issue #414: duplicate keys on every second run). All connections share
+ *   the permutation and each draws from its own slice of the 2^32 input
+ *   space (by global connection index), so ids never repeat within a run.
+ * - No hidden per-event RNG draw for the histogram slot (sysbench draws one
+ *   uint64 per event when --percentile>0): our histograms are per thread.
+ * - --rand-type=zipfian and --rand-zipfian-exp (default 0.8) are accepted,
+ *   as in sysbench master; 1.0.20 rejects them.
+ * - Numeric script options (tables, table_size, ...) must be integers
+ *   (1e4 is accepted, 10.5 is an error); sysbench takes any Lua number.
+ * - bulk_insert uses table sbtest<conn_index+1> with the GLOBAL connection
+ *   index, so several agents never share a table.
+ * - An event restarted after an ignorable error draws new parameters, as
+ *   sysbench does; bulk_insert re-sends its pending flush instead.
+ */
+#ifndef AG_WORKLOAD_H
+#define AG_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pr_err.h"
+#include "pr_opts.h"
+
+#define AG_MAX_PARAMS 128 /* most params one statement binds (options validated) */
+
+enum ag_param_type { AG_PARAM_INT, AG_PARAM_STR };
+
+/* One option, as given in the PLAN (strings). name without leading "--";
+ * '-' and '_' are interchangeable. */
+struct ag_kv {
+    const char *name;
+    const char *value;
+};
+
+/* One statement of a connection's prepared-statement set, in sysbench's
+ * prepare order. Owned by the workload. */
+struct ag_stmt_def {
+    const char *sql; /* NUL terminated */
+    size_t sql_len;
+    uint32_t nparams;
+    uint8_t type[AG_MAX_PARAMS]; /* AG_PARAM_INT (bind as MYSQL_TYPE_LONGLONG) or
+                                    AG_PARAM_STR (bind as MYSQL_TYPE_VAR_STRING) */
+    const char *kind;            /* "point_selects", "begin", ... for error reports */
+};
+
+typedef struct ag_workload ag_workload; /* immutable after _new; shared read-only by threads */
+
+/* Parse options (sysbench names, '-' and '_' equivalent, defaults as sysbench
+ * 1.0.20) for a workload name ("oltp_read_write", ...). Options of the general,
+ * mysql and this workload's script sets are accepted (bulk_insert accepts any
+ * unknown name, as sysbench's legacy mode). Returns NULL and fills err (code
+ * PR_EINVAL and a message naming the option) on an unknown workload or a bad
+ * option. The caller owns the result; opts are copied. Thread-safe. */
+ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t nopts,
+                             struct pr_error *err);
+
+/* Free the workload and NULL *wl. Every cursor made from it must be gone. */
+void ag_workload_destroy(ag_workload **wl);
+
+/* True when --db-ps-mode=auto and the workload has prepared statements. */
+bool ag_workload_uses_ps(const ag_workload *wl);
+
+/* Size of each connection's PS set (0 for oltp_insert and bulk_insert). The
+ * set is defined even with --db-ps-mode=disable (for reports). */
+size_t ag_workload_nstmts(const ag_workload *wl);
+
+/* Statement i (< nstmts) of the PS set; borrowed, valid for wl's lifetime. */
+const struct ag_stmt_def *ag_workload_stmt(const ag_workload *wl, size_t i);
+
+/* The canonical workload name ("oltp_read_write"); static string. */
+const char *ag_workload_name(const ag_workload *wl);
+
+/* The parsed option set behind the workload (general, mysql and script
+ * options with defaults filled): borrowed, read-only, valid for wl's life. */
+const pr_opts *ag_workload_opts(const ag_workload *wl);
+
+/* One call the engine must execute. Buffers are owned by the cursor and valid
+ * until the next cursor call. */
+struct ag_call {
+    int32_t stmt;     /* index into the PS set, or -1: a text query (text, text_len) */
+    const char *text; /* text protocol query (ps disabled, oltp_insert, bulk_insert, ...) */
+    size_t text_len;  /* not NUL terminated in general */
+    uint32_t nparams; /* for stmt >= 0 */
+    int64_t ival[AG_MAX_PARAMS];     /* for AG_PARAM_INT */
+    const char *sval[AG_MAX_PARAMS]; /* for AG_PARAM_STR, not NUL-terminated */
+    uint32_t slen[AG_MAX_PARAMS];
+    const char *kind; /* statement kind ("point_selects", "inserts", "bulk_insert", ...) */
+};
+
+/* Per-connection event generator: owns the connection's RNG (xoroshiro128+
+ * as sysbench, seeded from `seed` via splitmix64) and text buffers. Allocated
+ * once per connection; no allocation per event or per statement. conn_index /
+ * conns_total are the connection's GLOBAL index and the global connection
+ * count (sysbench's thread id / --threads: used by select_random_* segments
+ * and bulk_insert's table). The caller owns the cursor; wl must outlive it.
+ * A cursor is used by one thread at a time. */
+typedef struct ag_cursor ag_cursor;
+ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_index,
+                         uint32_t conns_total);
+
+/* Free the cursor and NULL *c. */
+void ag_cursor_destroy(ag_cursor **c);
+
+/* Start an event; also called again to restart the event after an ignorable
+ * error (new random parameters, as sysbench re-runs event()). */
+void ag_cursor_begin(ag_cursor *c);
+
+/* Fill *call with the next statement of the current event; false when the
+ * event is complete (call untouched). */
+bool ag_cursor_next(ag_cursor *c, struct ag_call *call);
+
+/* At the end of the run: a final statement to execute outside any event
+ * (bulk_insert's last flush); false if none. Call until it returns false. */
+bool ag_cursor_finish(ag_cursor *c, struct ag_call *call);
+
+#endif
