@@ -1,0 +1,382 @@
+#include "ag_ctl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <unistd.h>
+#include <zmq.h>
+
+#include "ag_session.h"
+#include "pr_msg.h"
+
+#define PINGS_PER_ROUND 5
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+struct ctl {
+    const struct ag_config *cfg;
+    void *zctx;                  /* ZeroMQ context */
+    void *sock;                  /* DEALER to the coordinator */
+    ag_session *session;         /* the current run, or NULL */
+    char run[PR_RUN_ID_MAX + 1]; /* current run id, "" when idle */
+    uint64_t seq;                /* last seq we sent */
+    struct pr_seq_track in;      /* duplicate filter for the coordinator */
+    uint64_t last_heard_ns;      /* monotonic time of the last valid message */
+    uint64_t next_beat_ns;       /* next HEARTBEAT (or HELLO while unanswered) */
+    bool joined;                 /* the coordinator has spoken since our HELLO */
+    bool lease_expired;          /* a run ended because the lease lapsed */
+    bool run_failed;             /* the last run ended with a non-zero status */
+    int runs_done;               /* sessions that finished */
+    uint64_t ping_id;            /* last PING id we sent */
+    uint64_t best_rtt_ns;        /* lowest PONG round trip so far, 0 = none */
+    int64_t offset_ns;           /* coordinator clock - our clock, best sample */
+    uint64_t bad_frames;         /* malformed or unexpected frames dropped */
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void logf_(const struct ctl *c, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void logf_(const struct ctl *c, int level, const char *fmt, ...)
+{
+    static const char *const names[] = {"error", "warn", "info", "debug"};
+    va_list ap;
+    if (level > c->cfg->log_level)
+        return;
+    fprintf(stderr, "stampede-agent[%s] %s: ", c->cfg->name, names[level]);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Encode and send m with the next seq; m is only read. */
+static void send_msg(struct ctl *c, struct pr_msg *m)
+{
+    msgpack_sbuffer sb;
+    struct pr_error err = {0};
+
+    m->seq = ++c->seq;
+    snprintf(m->run, sizeof(m->run), "%s", c->run);
+    msgpack_sbuffer_init(&sb);
+    if (pr_msg_encode(m, &sb, &err) == 0) {
+        if (zmq_send(c->sock, sb.data, sb.size, ZMQ_DONTWAIT) < 0 && errno != EAGAIN)
+            logf_(c, 1, "send %s: %s", pr_msg_type_name(m->type), zmq_strerror(errno));
+    } else {
+        logf_(c, 0, "cannot encode %s: %s", pr_msg_type_name(m->type), err.msg);
+    }
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static void send_hello(struct ctl *c)
+{
+    struct pr_msg m;
+    char host[256] = "";
+
+    gethostname(host, sizeof(host) - 1);
+    pr_msg_init(&m, PR_MSG_HELLO, NULL, 0);
+    m.u.hello.name = c->cfg->name;
+    m.u.hello.version = STAMPEDE_VERSION;
+    m.u.hello.cores = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+    m.u.hello.hostname = host;
+    m.u.hello.region = c->cfg->region;
+    snprintf(m.u.hello.pubkey, sizeof(m.u.hello.pubkey), "%s", c->cfg->public_key);
+    send_msg(c, &m);
+}
+
+static void send_pings(struct ctl *c)
+{
+    for (int i = 0; i < PINGS_PER_ROUND; i++) {
+        struct pr_msg m;
+        pr_msg_init(&m, PR_MSG_PING, NULL, 0);
+        m.u.ping.id = ++c->ping_id;
+        m.u.ping.clock_ns = now_ns();
+        send_msg(c, &m);
+    }
+}
+
+static void send_heartbeat(struct ctl *c)
+{
+    struct pr_msg m;
+    pr_msg_init(&m, PR_MSG_HEARTBEAT, NULL, 0);
+    m.u.heartbeat.state = c->session ? ag_session_state(c->session) : PR_STATE_IDLE;
+    m.u.heartbeat.clock_ns = now_ns();
+    send_msg(c, &m);
+}
+
+static void send_error(struct ctl *c, enum pr_phase phase, int code, const char *msg)
+{
+    struct pr_msg m;
+    pr_msg_init(&m, PR_MSG_ERROR, NULL, 0);
+    m.u.error.code = code;
+    m.u.error.phase = phase;
+    m.u.error.message = (char *)msg;
+    m.u.error.stmt_kind = "";
+    send_msg(c, &m);
+}
+
+static int open_socket(struct ctl *c)
+{
+    const struct ag_config *cfg = c->cfg;
+    int zero = 0, one = 1, ivl = 100, ivl_max = 1000;
+
+    c->zctx = zmq_ctx_new();
+    c->sock = zmq_socket(c->zctx, ZMQ_DEALER);
+    if (c->sock == NULL)
+        return -errno;
+    zmq_setsockopt(c->sock, ZMQ_LINGER, &zero, sizeof(zero));
+    /* Queue nothing for a coordinator that is not there: stale HELLOs and
+     * STATS must not reach the next one. */
+    zmq_setsockopt(c->sock, ZMQ_IMMEDIATE, &one, sizeof(one));
+    zmq_setsockopt(c->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
+    zmq_setsockopt(c->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
+    if (!cfg->plaintext) {
+        if (zmq_setsockopt(c->sock, ZMQ_CURVE_SERVERKEY, cfg->coordinator_key, 40) != 0 ||
+            zmq_setsockopt(c->sock, ZMQ_CURVE_PUBLICKEY, cfg->public_key, 40) != 0 ||
+            zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, cfg->secret_key, 40) != 0)
+            return -errno;
+    }
+    if (zmq_connect(c->sock, cfg->coordinator) != 0)
+        return -errno;
+    return 0;
+}
+
+/* Lowest-RTT offset estimate from our own PINGs (NTP style). */
+static void on_pong(struct ctl *c, const struct pr_msg_pong *p)
+{
+    uint64_t t4 = now_ns();
+    if (p->ping_clock_ns > t4)
+        return;
+    uint64_t rtt = t4 - p->ping_clock_ns;
+    if (c->best_rtt_ns == 0 || rtt < c->best_rtt_ns) {
+        c->best_rtt_ns = rtt;
+        c->offset_ns = (int64_t)(p->peer_clock_ns - (p->ping_clock_ns + rtt / 2));
+    }
+}
+
+static void on_plan(struct ctl *c, const struct pr_msg *m)
+{
+    const struct pr_msg_plan *p = &m->u.plan;
+
+    if (c->session != NULL) {
+        send_error(c, PR_PHASE_PLAN, PR_EINVAL, "agent is busy with another run");
+        return;
+    }
+    snprintf(c->run, sizeof(c->run), "%s", m->run);
+    for (uint32_t i = 0; i < p->n_hosts; i++) {
+        if (p->n_sockets == 0 && !ag_config_db_host_allowed(c->cfg, p->hosts[i])) {
+            char why[512];
+            snprintf(why, sizeof(why),
+                     "database host %s is not in this agent's --allow-db-hosts list", p->hosts[i]);
+            send_error(c, PR_PHASE_PLAN, PR_EINVAL, why);
+            return;
+        }
+    }
+    logf_(c, 2, "run %s: %s %s, %u connections", c->run, pr_plan_cmd_name(p->cmd), p->workload,
+          p->conns);
+    c->session = ag_session_new(p, c->cfg->workers);
+    if (c->session == NULL)
+        send_error(c, PR_PHASE_PLAN, -errno, "cannot start the run thread");
+}
+
+static void on_start(struct ctl *c, const struct pr_msg_start *s)
+{
+    if (c->session == NULL) {
+        c->bad_frames++;
+        return;
+    }
+    /* t0 is on the coordinator's clock; ours = t0 - offset. */
+    uint64_t t0 = (uint64_t)((int64_t)s->t0_ns - c->offset_ns);
+    ag_session_go(c->session, t0, s->interval_ms);
+}
+
+static void dispatch(struct ctl *c, struct pr_msg *m)
+{
+    struct pr_msg reply;
+
+    switch (m->type) {
+    case PR_MSG_PING:
+        pr_msg_init(&reply, PR_MSG_PONG, NULL, 0);
+        reply.u.pong.id = m->u.ping.id;
+        reply.u.pong.ping_clock_ns = m->u.ping.clock_ns;
+        reply.u.pong.peer_clock_ns = now_ns();
+        send_msg(c, &reply);
+        break;
+    case PR_MSG_PONG:
+        on_pong(c, &m->u.pong);
+        break;
+    case PR_MSG_PLAN:
+        on_plan(c, m);
+        break;
+    case PR_MSG_START:
+        on_start(c, &m->u.start);
+        break;
+    case PR_MSG_ABORT:
+    case PR_MSG_BYE:
+        logf_(c, 1, "coordinator: %s: %s", pr_msg_type_name(m->type), m->u.abort.reason);
+        if (c->session)
+            ag_session_stop(c->session, false);
+        break;
+    case PR_MSG_HEARTBEAT:
+        break;
+    default:
+        c->bad_frames++;
+        logf_(c, 3, "ignoring %s from the coordinator", pr_msg_type_name(m->type));
+        break;
+    }
+}
+
+static void read_socket(struct ctl *c)
+{
+    for (;;) {
+        zmq_msg_t frame;
+        struct pr_msg m;
+        struct pr_error err = {0};
+        int more = 0;
+        size_t more_len = sizeof(more);
+
+        zmq_msg_init(&frame);
+        if (zmq_msg_recv(&frame, c->sock, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&frame);
+            return;
+        }
+        zmq_getsockopt(c->sock, ZMQ_RCVMORE, &more, &more_len);
+        int rc = pr_msg_decode(&m, zmq_msg_data(&frame), zmq_msg_size(&frame), &err);
+        zmq_msg_close(&frame);
+        while (more) { /* we speak single-frame messages: drop the rest */
+            zmq_msg_init(&frame);
+            zmq_msg_recv(&frame, c->sock, 0);
+            zmq_getsockopt(c->sock, ZMQ_RCVMORE, &more, &more_len);
+            zmq_msg_close(&frame);
+            rc = rc ? rc : PR_ETRAILING;
+        }
+        if (rc != 0) {
+            c->bad_frames++;
+            logf_(c, 1, "dropped a malformed frame (%s): %s", pr_errname(rc), err.msg);
+        } else if (pr_seq_accept(&c->in, &m)) {
+            c->last_heard_ns = now_ns();
+            c->joined = true;
+            dispatch(c, &m);
+        }
+        pr_msg_clear(&m);
+    }
+}
+
+static void drain_session(struct ctl *c)
+{
+    struct pr_msg m;
+
+    while (c->session && ag_session_pop(c->session, &m)) {
+        if (m.type == PR_MSG_DONE && m.u.done.status != 0)
+            c->run_failed = true;
+        send_msg(c, &m);
+        pr_msg_clear(&m);
+    }
+    if (c->session && ag_session_is_finished(c->session)) {
+        ag_session_destroy(&c->session);
+        c->runs_done++;
+        logf_(c, 2, "run %s finished", c->run);
+        c->run[0] = '\0';
+    }
+}
+
+/* Timers: heartbeat (or HELLO until a coordinator answers) and the lease. */
+static void tick(struct ctl *c, uint64_t now)
+{
+    if (c->joined && now - c->last_heard_ns > (uint64_t)AG_CTL_LEASE_MS * 1000000u) {
+        logf_(c, 1, "no word from the coordinator for %d ms: %s", AG_CTL_LEASE_MS,
+              c->session ? "stopping the run and closing every DB connection" : "waiting");
+        if (c->session) {
+            ag_session_stop(c->session, true);
+            c->lease_expired = true;
+        }
+        c->joined = false;
+        memset(&c->in, 0, sizeof(c->in));
+        c->best_rtt_ns = 0;
+    }
+    if (now >= c->next_beat_ns) {
+        c->next_beat_ns = now + (uint64_t)AG_CTL_HEARTBEAT_MS * 1000000u;
+        if (c->joined) {
+            send_heartbeat(c);
+        } else if (c->session == NULL) {
+            send_hello(c);
+            send_pings(c);
+        }
+    }
+}
+
+static bool loop_done(const struct ctl *c)
+{
+    if (stop_signal && c->session == NULL)
+        return true;
+    return c->cfg->once && c->session == NULL && (c->runs_done > 0 || c->lease_expired);
+}
+
+int ag_ctl_run(const struct ag_config *cfg)
+{
+    struct ctl c = {.cfg = cfg};
+    bool stopping = false;
+    int rc;
+
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    rc = open_socket(&c);
+    if (rc < 0) {
+        fprintf(stderr, "stampede-agent: cannot connect to %s: %s\n", cfg->coordinator,
+                zmq_strerror(-rc));
+        goto out;
+    }
+    logf_(&c, 2, "dialing %s (%s)", cfg->coordinator,
+          cfg->plaintext ? "PLAINTEXT, loopback only" : "CURVE");
+    while (!loop_done(&c)) {
+        zmq_pollitem_t items[2] = {{c.sock, 0, ZMQ_POLLIN, 0}, {NULL, -1, ZMQ_POLLIN, 0}};
+        int n = 1;
+        if (c.session) {
+            items[1].fd = ag_session_fd(c.session);
+            n = 2;
+        }
+        if (stop_signal && !stopping && c.session) {
+            ag_session_stop(c.session, true);
+            stopping = true;
+        }
+        if (zmq_poll(items, n, 50) < 0 && errno != EINTR)
+            break;
+        read_socket(&c);
+        drain_session(&c);
+        tick(&c, now_ns());
+    }
+    if (c.joined) {
+        struct pr_msg bye;
+        pr_msg_init(&bye, PR_MSG_BYE, NULL, 0);
+        bye.u.bye.reason = stop_signal ? "agent stopped by signal" : "agent exiting";
+        send_msg(&c, &bye);
+    }
+    if (c.bad_frames)
+        logf_(&c, 1, "%llu malformed or unexpected frames were dropped",
+              (unsigned long long)c.bad_frames);
+    rc = (cfg->once && (c.lease_expired || c.run_failed)) ? PR_EINVAL : 0;
+out:
+    ag_session_destroy(&c.session);
+    if (c.sock)
+        zmq_close(c.sock);
+    if (c.zctx)
+        zmq_ctx_term(c.zctx);
+    return rc;
+}

@@ -1,0 +1,193 @@
+/* The stampede-agent daemon driven over real ZeroMQ by a coordinator
+ * stand-in (harness.c), against the sandbox MariaDB: prepare, a run whose
+ * interval STATS add up to DONE and whose statement count equals the
+ * server's Com_stmt_execute delta, the dead-man lease, and cleanup. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "testlib.h"
+
+#define TABLE_SIZE 2000
+
+static struct pr_msg_opt opts[] = {
+    {"tables", "2"},
+    {"table-size", "2000"},
+};
+
+static void plan_opts(struct pr_msg *m)
+{
+    m->u.plan.opts = opts;
+    m->u.plan.n_opts = sizeof(opts) / sizeof(opts[0]);
+}
+
+/* Wait for READY (or fail), return 0 on READY. */
+static int expect_ready(struct harness *h, uint64_t hash)
+{
+    struct pr_msg m;
+    if (h_recv(h, &m, PR_MSG_NONE, 20000) != 0)
+        return -1;
+    int ok = m.type == PR_MSG_READY && m.u.ready.plan_hash == hash;
+    if (m.type == PR_MSG_ERROR)
+        fprintf(stderr, "agent refused the plan: %s\n", m.u.error.message);
+    pr_msg_clear(&m);
+    return ok ? 0 : -1;
+}
+
+static void start_now(struct harness *h, uint32_t interval_ms)
+{
+    struct pr_msg m;
+    pr_msg_init(&m, PR_MSG_START, NULL, 0);
+    m.u.start.t0_ns = h_now_ns() + 200000000u;
+    m.u.start.interval_ms = interval_ms;
+    h_send(h, &m);
+}
+
+static void test_prepare(struct harness *h)
+{
+    struct pr_msg m, done;
+    struct pr_msg_table tables[2] = {{1, 1, TABLE_SIZE, true, true},
+                                     {2, 1, TABLE_SIZE, true, true}};
+
+    strcpy(h->run, "prepare-1");
+    h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
+    plan_opts(&m);
+    m.u.plan.conns = m.u.plan.conns_total = 2;
+    m.u.plan.tables = tables;
+    m.u.plan.n_tables = 2;
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed) == 0);
+    start_now(h, 1000);
+    CHECK(h_recv(h, &done, PR_MSG_DONE, 60000) == 0);
+    CHECK_MSG(done.u.done.status == 0, "prepare failed: %s", done.u.done.reason);
+    pr_msg_clear(&done);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == TABLE_SIZE);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest2") == TABLE_SIZE);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE "
+                         "TABLE_SCHEMA='sbtest' AND INDEX_NAME IN ('k_1','k_2')") == 2);
+}
+
+static void test_run_counts(struct harness *h)
+{
+    struct pr_msg m;
+    struct pr_counters sum = {0};
+    uint64_t hist_n = 0, n_stats = 0;
+
+    strcpy(h->run, "run-1");
+    h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
+    plan_opts(&m);
+    m.u.plan.conns = m.u.plan.conns_total = 4;
+    m.u.plan.time_s = 3;
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed) == 0);
+    uint64_t exec0 = h_status(h, "Com_stmt_execute");
+    start_now(h, 1000);
+    for (;;) {
+        if (h_recv(h, &m, PR_MSG_NONE, 10000) != 0) {
+            CHECK_MSG(0, "no STATS/DONE within 10 s");
+            return;
+        }
+        if (m.type == PR_MSG_STATS) {
+            CHECK_EQ_U64(m.u.stats.k, n_stats);
+            n_stats++;
+            pr_counters_add(&sum, &m.u.stats.ctr);
+            hist_n += pr_hist_count(m.u.stats.lat);
+        } else if (m.type == PR_MSG_DONE) {
+            break;
+        }
+        pr_msg_clear(&m);
+    }
+    struct pr_counters *d = &m.u.done.ctr;
+    uint64_t exec1 = h_status(h, "Com_stmt_execute");
+    CHECK_MSG(m.u.done.status == 0, "run failed: %s", m.u.done.reason);
+    CHECK(n_stats >= 3);
+    CHECK(d->transactions > 0);
+    CHECK_EQ_U64(sum.transactions, d->transactions);
+    CHECK_EQ_U64(sum.reads, d->reads);
+    CHECK_EQ_U64(sum.writes, d->writes);
+    CHECK_EQ_U64(sum.other, d->other);
+    CHECK_EQ_U64(hist_n, d->transactions);
+    CHECK_EQ_U64(pr_hist_count(m.u.done.lat), d->transactions);
+    /* 20 statements per oltp_read_write transaction, all prepared. */
+    CHECK_EQ_U64(pr_counters_queries(d) + d->errors, exec1 - exec0);
+    CHECK_EQ_U64(d->reads, 14 * d->transactions);
+    pr_msg_clear(&m);
+}
+
+/* Stop heartbeats mid-run: within 3 s + slack the agent must close every DB
+ * connection (seen from the server's processlist). */
+static void test_lease(struct harness *h)
+{
+    struct pr_msg m;
+
+    strcpy(h->run, "run-lease");
+    h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
+    plan_opts(&m);
+    m.u.plan.conns = m.u.plan.conns_total = 4;
+    m.u.plan.time_s = 60;
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed) == 0);
+    start_now(h, 1000);
+    CHECK(h_recv(h, &m, PR_MSG_STATS, 5000) == 0);
+    pr_msg_clear(&m);
+    CHECK(h_sbtest_conns(h) >= 4);
+    h->beats = false;
+    uint64_t t_pause = h_now_ns();
+    int conns = -1;
+    while (h_now_ns() - t_pause < 6000000000u) {
+        if (h_recv(h, &m, PR_MSG_NONE, 100) == 0)
+            pr_msg_clear(&m);
+        conns = h_sbtest_conns(h);
+        if (conns == 0)
+            break;
+    }
+    double secs = (double)(h_now_ns() - t_pause) / 1e9;
+    printf("lease: DB connections closed %.2f s after the last heartbeat\n", secs);
+    CHECK_MSG(conns == 0, "%d connections still open after %.1f s", conns, secs);
+    CHECK(secs >= 2.5 && secs <= 5.0);
+    h->beats = true;
+}
+
+static void test_cleanup(struct harness *h)
+{
+    struct pr_msg m;
+
+    /* After the lease the agent says HELLO again: it survived. */
+    CHECK(h_recv(h, &m, PR_MSG_HELLO, 5000) == 0);
+    pr_msg_clear(&m);
+    strcpy(h->run, "cleanup-1");
+    h_plan_init(&m, PR_CMD_CLEANUP, "oltp_read_write");
+    plan_opts(&m);
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed) == 0);
+    start_now(h, 1000);
+    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
+    CHECK(m.u.done.status == 0);
+    pr_msg_clear(&m);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM information_schema.TABLES WHERE "
+                         "TABLE_SCHEMA='sbtest' AND TABLE_NAME LIKE 'sbtest%'") == 0);
+}
+
+int main(int argc, char **argv)
+{
+    struct harness h;
+    const char *const extra[] = {"--workers=2", NULL};
+
+    if (getenv("STAMPEDE_TEST_MYSQL_HOST") == NULL)
+        TEST_SKIP("STAMPEDE_TEST_MYSQL_* not set (tests/run sets them)");
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PATH-TO-stampede-agent\n", argv[0]);
+        return 2;
+    }
+    if (h_start(&h, argv[1], extra) != 0) {
+        h_stop(&h);
+        return 1;
+    }
+    CHECK(strcmp(h.hello.u.hello.name, "harness-agent") == 0);
+    test_prepare(&h);
+    test_run_counts(&h);
+    test_lease(&h);
+    test_cleanup(&h);
+    h_stop(&h);
+    return TEST_END();
+}
