@@ -15,22 +15,31 @@
  * Percentile convention (HdrHistogram's): value_at_percentile(p) is the
  * highest value equivalent to the bucket that holds the ceil(p/100 * N)-th
  * smallest sample (at least the 1st), clamped to the exact max. p=0 gives
- * the exact min.
+ * the exact min. As in HdrHistogram (Java, JS), the rank is computed in
+ * double precision as ceil(x - ulp(x)) with x = p/100 * N, so a product one
+ * ulp above an integer does not skip a sample; with that rank our answer
+ * equals hdr-histogram-js's getValueAtPercentile() except that we clamp it
+ * to the exact max (HdrHistogram returns the max's highest equivalent).
+ *
+ * Counters are uint64_t. The sum saturates at UINT64_MAX (only reachable
+ * with absurd counts); bucket counts and the total are the caller's to keep
+ * below 2^64 (a decoder rejects totals that overflow).
  *
  * Thread: a histogram is owned by one thread at a time; no internal locks.
  */
 #ifndef PR_HIST_H
 #define PR_HIST_H
 
-#include <msgpack.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <msgpack.h>
+
 #include "pr_err.h"
 
-#define PR_HIST_MIN_US   1ULL
-#define PR_HIST_MAX_US   3600000000ULL /* one hour */
-#define PR_HIST_SIGFIGS  3
+#define PR_HIST_MIN_US  1ULL
+#define PR_HIST_MAX_US  3600000000ULL /* one hour */
+#define PR_HIST_SIGFIGS 3
 /* Upper bound on the buckets a valid encoding may carry. */
 #define PR_HIST_MAX_BUCKETS 65536
 
@@ -42,8 +51,8 @@ pr_hist *pr_hist_new(void);
 void pr_hist_destroy(pr_hist **h);
 
 /* Record `count` samples of value_us. Out-of-range values are clamped and
- * counted in pr_hist_clamped(). Hot path: no allocation, no branches on
- * rare cases beyond the range check. */
+ * counted in pr_hist_clamped(); count 0 is a no-op. Hot path: no
+ * allocation, no division, one predictable branch for the rare cases. */
 void pr_hist_record(pr_hist *h, uint64_t value_us, uint64_t count);
 /* Add every sample of src into dst (exact). */
 void pr_hist_add(pr_hist *dst, const pr_hist *src);
@@ -53,6 +62,9 @@ void pr_hist_reset(pr_hist *h);
 void pr_hist_copy(pr_hist *dst, const pr_hist *src);
 /* True when both hold exactly the same buckets, totals, min, max, sum. */
 bool pr_hist_equal(const pr_hist *a, const pr_hist *b);
+/* True when both hold the same count in every bucket (min, max, sum and the
+ * clamped count may differ: what an HdrHistogram V2 round trip keeps). */
+bool pr_hist_same_buckets(const pr_hist *a, const pr_hist *b);
 
 uint64_t pr_hist_count(const pr_hist *h);
 uint64_t pr_hist_clamped(const pr_hist *h); /* samples outside [1, MAX] */
@@ -77,14 +89,24 @@ struct pr_hist_iter {
     uint64_t value_us;  /* highest value equivalent to this bucket */
     uint64_t count;     /* samples in this bucket, > 0 */
 };
-#define PR_HIST_ITER_INIT {-1, 0, 0, 0}
+#define PR_HIST_ITER_INIT                                                                          \
+    {                                                                                              \
+        -1, 0, 0, 0                                                                                \
+    }
 bool pr_hist_next(const pr_hist *h, struct pr_hist_iter *it);
 
 /* Counts-array access for encoders (pr_hdrlog) and decoders: the layout is
- * HdrHistogram's counts array for (1, PR_HIST_MAX_US, 3). */
+ * HdrHistogram's counts array for (1, PR_HIST_MAX_US, 3): index i < 2048
+ * holds value i; above, index = b * 1024 + (v >> b) with b = bit length of
+ * v minus 11. counts_len() is index_of(PR_HIST_MAX_US) + 1 = 23221, a
+ * prefix of HdrHistogram's 23552-long array (which reaches 2^32 - 1): our
+ * valid indexes are 1 .. counts_len() - 1 (index 0 is value 0, always
+ * clamped to 1). count_at_index() returns 0 outside that range. */
 int32_t pr_hist_counts_len(void);
 uint64_t pr_hist_count_at_index(const pr_hist *h, int32_t index);
 uint64_t pr_hist_value_at_index(int32_t index); /* lowest value of that bucket */
+/* Index of the bucket holding value_us (clamped into [1, PR_HIST_MAX_US]). */
+int32_t pr_hist_index_of(uint64_t value_us);
 
 /* Sparse msgpack form, used inside STATS and DONE messages:
  *   map { "n": total count, "min", "max", "sum", "clamp": uint,
@@ -97,7 +119,13 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk);
  * (code + message in err, h reset to empty) a non-map, missing keys, wrong
  * types, indexes out of range or not increasing, zero counts, more than
  * PR_HIST_MAX_BUCKETS buckets, n != sum of counts, min/max inconsistent
- * with the buckets. Unknown keys are ignored. Never crashes. */
+ * with the buckets. Unknown keys are ignored. Never crashes.
+ * Codes: PR_EBAD_TYPE (not a map, a value not an unsigned integer, "b" not
+ * an array), PR_EMISSING_KEY, PR_EDUP_KEY, PR_ETOO_BIG (too many buckets),
+ * PR_ERANGE (index out of range), PR_EBAD_HIST (anything inconsistent:
+ * odd "b" length, indexes not increasing, zero count, n, min, max, sum or
+ * clamp not matching the buckets, total overflowing). The check on sum is
+ * min * n <= sum <= max * n, each product saturated at UINT64_MAX. */
 int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err);
 
 #endif

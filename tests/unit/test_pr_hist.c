@@ -1,0 +1,537 @@
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pr_hist.h"
+#include "testlib.h"
+
+#define NSAMPLES 1000000
+
+static bool roundtrip_ok(const pr_hist *h);
+
+static uint64_t rng_state = 0x5eed5eed12345678ULL;
+
+/* splitmix64: deterministic, so a failure reproduces. */
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(void)
+{
+    return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_normal(void)
+{
+    return sqrt(-2.0 * log(rng_unit())) * cos(6.283185307179586 * rng_unit());
+}
+
+static uint64_t to_us(double v)
+{
+    return v < 1.0 ? 1 : (uint64_t)llround(v);
+}
+
+enum shape { SHAPE_UNIFORM, SHAPE_LOGNORMAL, SHAPE_BIMODAL, SHAPE_COUNT };
+static const char *const shape_names[SHAPE_COUNT] = {"uniform", "log-normal", "bimodal"};
+
+static uint64_t sample(enum shape s)
+{
+    switch (s) {
+    case SHAPE_UNIFORM:
+        return 1 + rng_next() % 1000000;
+    case SHAPE_LOGNORMAL:
+        return to_us(exp(log(2000.0) + rng_normal()));
+    default: /* 90% around 100 us, 10% around 100 ms: a 1000x spread */
+        if (rng_next() % 10 != 0)
+            return to_us(100.0 + 10.0 * rng_normal());
+        return to_us(100000.0 + 10000.0 * rng_normal());
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The index definition straight from HdrHistogram, without clz: the
+ * smallest bucket whose range covers v, then the sub-bucket. */
+static int32_t ref_index(uint64_t v)
+{
+    int b = 0;
+    while (v >= (2048ULL << b))
+        b++;
+    return (int32_t)((b + 1) * 1024 + (int64_t)(v >> b) - 1024);
+}
+
+static void test_layout(void)
+{
+    CHECK_EQ_U64(pr_hist_counts_len(), 23221);
+    CHECK_EQ_U64(pr_hist_index_of(PR_HIST_MAX_US) + 1, pr_hist_counts_len());
+    CHECK_EQ_U64(pr_hist_index_of(1), 1);
+    CHECK_EQ_U64(pr_hist_index_of(2047), 2047);
+    CHECK_EQ_U64(pr_hist_index_of(2048), 2048);
+    CHECK_EQ_U64(pr_hist_index_of(4095), 3071);
+    CHECK_EQ_U64(pr_hist_index_of(4096), 3072);
+    CHECK_EQ_U64(pr_hist_value_at_index(3071), 4094);
+    CHECK_EQ_U64(pr_hist_lowest_equivalent(4095), 4094);
+    CHECK_EQ_U64(pr_hist_highest_equivalent(4094), 4095);
+    CHECK_EQ_U64(pr_hist_highest_equivalent(PR_HIST_MAX_US), 3600809983ULL);
+    for (int i = 0; i < 200000; i++) {
+        uint64_t v = 1 + (rng_next() >> (rng_next() % 64)) % PR_HIST_MAX_US;
+        int32_t idx = pr_hist_index_of(v);
+        uint64_t lo = pr_hist_lowest_equivalent(v), hi = pr_hist_highest_equivalent(v);
+        CHECK_MSG(idx == ref_index(v), "v=%" PRIu64 " idx %d ref %d", v, idx, ref_index(v));
+        CHECK(pr_hist_value_at_index(idx) == lo);
+        CHECK(lo <= v && v <= hi);
+        CHECK((double)(hi - lo) < (double)v / 1000.0 || hi == lo);
+        CHECK(pr_hist_index_of(hi) == idx && (lo == 1 || pr_hist_index_of(lo - 1) == idx - 1));
+    }
+}
+
+static void test_basics(void)
+{
+    pr_hist *h = pr_hist_new();
+    struct pr_hist_iter it = PR_HIST_ITER_INIT;
+    CHECK(pr_hist_count(h) == 0 && pr_hist_min(h) == 0 && pr_hist_max(h) == 0);
+    CHECK(pr_hist_mean(h) == 0.0 && pr_hist_stddev(h) == 0.0);
+    CHECK(pr_hist_value_at_percentile(h, 50) == 0);
+    CHECK(!pr_hist_next(h, &it));
+
+    pr_hist_record(h, 1000, 3);
+    pr_hist_record(h, 3000, 1);
+    pr_hist_record(h, 77, 0); /* no-op */
+    CHECK_EQ_U64(pr_hist_count(h), 4);
+    CHECK_EQ_U64(pr_hist_min(h), 1000);
+    CHECK_EQ_U64(pr_hist_max(h), 3000);
+    CHECK_EQ_U64(pr_hist_sum(h), 6000);
+    CHECK(pr_hist_mean(h) == 1500.0);
+    /* midpoints 1000 (x3) and 3001 (bucket 3000..3001): HdrHistogram's stddev */
+    CHECK(fabs(pr_hist_stddev(h) - sqrt((3 * 500.25 * 500.25 + 1500.75 * 1500.75) / 4)) < 1e-9);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 0), 1000);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 75), 1000);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 75.0001), 3000); /* clamped to max */
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 100), 3000);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 1e9), 3000);
+
+    pr_hist_record(h, 0, 2);
+    pr_hist_record(h, PR_HIST_MAX_US + 1, 1);
+    pr_hist_record(h, UINT64_MAX, 1);
+    CHECK_EQ_U64(pr_hist_clamped(h), 4);
+    CHECK_EQ_U64(pr_hist_min(h), 1);
+    CHECK_EQ_U64(pr_hist_max(h), PR_HIST_MAX_US);
+    CHECK_EQ_U64(pr_hist_count_at_index(h, 1), 2);
+    CHECK_EQ_U64(pr_hist_count_at_index(h, pr_hist_counts_len() - 1), 2);
+    CHECK_EQ_U64(pr_hist_count_at_index(h, -1), 0);
+    CHECK_EQ_U64(pr_hist_count_at_index(h, pr_hist_counts_len()), 0);
+
+    uint64_t n = 0, prev = 0;
+    while (pr_hist_next(h, &it)) {
+        CHECK(it.count > 0 && it.lowest_us > prev && it.value_us >= it.lowest_us);
+        CHECK(it.count == pr_hist_count_at_index(h, (int32_t)it.index));
+        prev = it.value_us;
+        n += it.count;
+    }
+    CHECK_EQ_U64(n, pr_hist_count(h));
+    CHECK(!pr_hist_next(h, &it)); /* stays finished */
+
+    pr_hist *c = pr_hist_new();
+    pr_hist_copy(c, h);
+    CHECK(pr_hist_equal(c, h));
+    pr_hist_record(c, 5, 1);
+    CHECK(!pr_hist_equal(c, h) && !pr_hist_same_buckets(c, h));
+    pr_hist_reset(h);
+    CHECK(pr_hist_count(h) == 0 && pr_hist_max(h) == 0 && pr_hist_clamped(h) == 0);
+    for (int32_t i = 0; i < pr_hist_counts_len(); i++)
+        CHECK(pr_hist_count_at_index(h, i) == 0);
+    pr_hist_record(h, 42, 1);
+    CHECK_EQ_U64(pr_hist_min(h), 42);
+    CHECK_EQ_U64(pr_hist_max(h), 42);
+
+    /* The sum saturates instead of wrapping. */
+    pr_hist_record(h, PR_HIST_MAX_US, UINT64_MAX / 1000);
+    CHECK_EQ_U64(pr_hist_sum(h), UINT64_MAX);
+    pr_hist_destroy(&c);
+    pr_hist_destroy(&h);
+    CHECK(h == NULL);
+    pr_hist_destroy(&h);
+    pr_hist_destroy(NULL);
+}
+
+/* Rank used by HdrHistogram for percentile p of n samples (1-based). */
+static uint64_t rank_of(double p, uint64_t n)
+{
+    double x = p / 100.0 * (double)n;
+    int e;
+    frexp(x, &e);
+    double r = ceil(x - ldexp(1.0, e - 53));
+    return r < 1 ? 1 : (uint64_t)r;
+}
+
+static void test_percentiles(enum shape s, uint64_t *v)
+{
+    static const double ps[] = {50, 90, 95, 99, 99.9, 99.99};
+    pr_hist *h = pr_hist_new();
+    for (int i = 0; i < NSAMPLES; i++) {
+        v[i] = sample(s);
+        pr_hist_record(h, v[i], 1);
+    }
+    qsort(v, NSAMPLES, sizeof(v[0]), cmp_u64);
+    CHECK_EQ_U64(pr_hist_count(h), NSAMPLES);
+    CHECK_EQ_U64(pr_hist_min(h), v[0]);
+    CHECK_EQ_U64(pr_hist_max(h), v[NSAMPLES - 1]);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 0), v[0]);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 100), v[NSAMPLES - 1]);
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        uint64_t exact = v[rank_of(ps[k], NSAMPLES) - 1];
+        uint64_t got = pr_hist_value_at_percentile(h, ps[k]);
+        uint64_t want = pr_hist_highest_equivalent(exact);
+        if (want > v[NSAMPLES - 1])
+            want = v[NSAMPLES - 1];
+        CHECK_MSG(fabs((double)got - (double)exact) <= 0.001 * (double)exact,
+                  "%s p%g: %" PRIu64 " vs exact %" PRIu64, shape_names[s], ps[k], got, exact);
+        CHECK_MSG(got == want, "%s p%g: %" PRIu64 " vs convention %" PRIu64, shape_names[s], ps[k],
+                  got, want);
+    }
+    CHECK(roundtrip_ok(h));
+    printf("%-10s p50 %" PRIu64 " p99 %" PRIu64 " p99.99 %" PRIu64 " max %" PRIu64 "\n",
+           shape_names[s], pr_hist_value_at_percentile(h, 50), pr_hist_value_at_percentile(h, 99),
+           pr_hist_value_at_percentile(h, 99.99), pr_hist_max(h));
+    pr_hist_destroy(&h);
+}
+
+static void test_merge(void)
+{
+    pr_hist *a = pr_hist_new(), *b = pr_hist_new(), *all = pr_hist_new();
+    pr_hist *part[64], *merged = pr_hist_new();
+    for (int i = 0; i < 64; i++)
+        part[i] = pr_hist_new();
+    for (int i = 0; i < NSAMPLES; i++) {
+        uint64_t x = sample((enum shape)(i % SHAPE_COUNT));
+        if (i % 1000 == 0)
+            x = rng_next() % 8 == 0 ? 0 : x * 40000; /* some clamped ones */
+        pr_hist_record(i % 3 == 0 ? a : b, x, 1);
+        pr_hist_record(all, x, 1);
+        pr_hist_record(part[rng_next() % 64], x, 1);
+    }
+    CHECK(pr_hist_clamped(all) > 0);
+    CHECK(roundtrip_ok(all));
+    CHECK(roundtrip_ok(merged)); /* empty */
+    pr_hist_add(a, b);
+    CHECK(pr_hist_equal(a, all));
+    CHECK(pr_hist_same_buckets(a, all));
+    for (int i = 0; i < 64; i++)
+        pr_hist_add(merged, part[i]);
+    CHECK(pr_hist_equal(merged, all));
+    for (int32_t i = 0; i < pr_hist_counts_len(); i++)
+        CHECK(pr_hist_count_at_index(merged, i) == pr_hist_count_at_index(all, i));
+    pr_hist_add(merged, b);
+    CHECK(!pr_hist_equal(merged, all));
+    for (int i = 0; i < 64; i++)
+        pr_hist_destroy(&part[i]);
+    pr_hist_destroy(&a);
+    pr_hist_destroy(&b);
+    pr_hist_destroy(&all);
+    pr_hist_destroy(&merged);
+}
+
+/* msgpack-c allocates a container's declared size before reading it, so a
+ * corrupted 5-byte "array of 4 billion" asks for 64 GB. Real callers
+ * (pr_msg) bound that first; this is the same idea for the test: true when
+ * buf is exactly one object and no container declares more elements than
+ * there are bytes left. */
+static bool msgpack_bounded(const uint8_t *p, size_t len)
+{
+    size_t pos = 0;
+    uint64_t pending = 1;
+    while (pending > 0) {
+        if (pos >= len)
+            return false;
+        uint8_t b = p[pos++];
+        uint64_t n = 0, skip = 0, mult = 0;
+        unsigned w = 0;
+        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
+            ;
+        else if (b <= 0x8f)
+            n = b & 0x0f, mult = 2;
+        else if (b <= 0x9f)
+            n = b & 0x0f, mult = 1;
+        else if (b <= 0xbf)
+            skip = b & 0x1f;
+        else if (b >= 0xc4 && b <= 0xc6)
+            w = 1U << (b - 0xc4), mult = 0, skip = 0, n = 0;
+        else if (b >= 0xc7 && b <= 0xc9)
+            w = 1U << (b - 0xc7), skip = 1;
+        else if (b == 0xca || b == 0xcb)
+            skip = b == 0xca ? 4 : 8;
+        else if (b >= 0xcc && b <= 0xd3)
+            skip = 1U << ((b - 0xcc) & 3);
+        else if (b >= 0xd4 && b <= 0xd8)
+            skip = 1 + (1U << (b - 0xd4));
+        else if (b >= 0xd9 && b <= 0xdb)
+            w = 1U << (b - 0xd9);
+        else if (b >= 0xdc && b <= 0xdf)
+            w = b & 1 ? 4 : 2, mult = b >= 0xde ? 2 : 1;
+        else
+            return false; /* 0xc1 */
+        if (w > 0) {
+            if (len - pos < w)
+                return false;
+            uint64_t v = 0;
+            for (unsigned i = 0; i < w; i++)
+                v = v << 8 | p[pos++];
+            if (mult > 0)
+                n = v;
+            else
+                skip += v;
+        }
+        if (len - pos < skip)
+            return false;
+        pos += skip;
+        pending = pending - 1 + n * mult;
+        if (pending > len - pos)
+            return false;
+    }
+    return pos == len;
+}
+
+/* Unpacks buf as exactly one msgpack object, then as a histogram. Returns
+ * pr_hist_unpack's code, or 1 when buf is not one whole msgpack object. */
+static int decode(pr_hist *h, const char *buf, size_t len, struct pr_error *err)
+{
+    msgpack_unpacked u;
+    size_t off = 0;
+    int rc = 1;
+    msgpack_unpacked_init(&u);
+    if (msgpack_bounded((const uint8_t *)buf, len) &&
+        msgpack_unpack_next(&u, buf, len, &off) == MSGPACK_UNPACK_SUCCESS && off == len)
+        rc = pr_hist_unpack(h, &u.data, err);
+    msgpack_unpacked_destroy(&u);
+    return rc;
+}
+
+static bool roundtrip_ok(const pr_hist *h)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    struct pr_error err = {0, ""};
+    pr_hist *back = pr_hist_new();
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    pr_hist_record(back, 12345, 1); /* unpack must replace this */
+    bool ok = pr_hist_pack(h, &pk) == 0 && decode(back, sb.data, sb.size, &err) == 0 &&
+              pr_hist_equal(back, h);
+    if (!ok)
+        fprintf(stderr, "roundtrip: %s\n", err.msg);
+    msgpack_sbuffer_destroy(&sb);
+    pr_hist_destroy(&back);
+    return ok;
+}
+
+/* A hand-made histogram map: values for n, min, max, sum, clamp and the
+ * flattened bucket array, with one key omitted, duplicated or mistyped. */
+struct spec {
+    uint64_t v[5];
+    const uint64_t *b;
+    uint32_t blen;
+    int omit, dup, bad_type; /* key number 0..5, or -1 */
+};
+
+static void pack_value(msgpack_packer *pk, const struct spec *sp, int k)
+{
+    if (k == sp->bad_type) {
+        msgpack_pack_int64(pk, -1);
+    } else if (k < 5) {
+        msgpack_pack_uint64(pk, sp->v[k]);
+    } else {
+        msgpack_pack_array(pk, sp->blen);
+        for (uint32_t i = 0; i < sp->blen; i++)
+            msgpack_pack_uint64(pk, sp->b[i]);
+    }
+}
+
+static int decode_spec(pr_hist *h, const struct spec *sp, struct pr_error *err)
+{
+    static const char *const keys[6] = {"n", "min", "max", "sum", "clamp", "b"};
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 7 - (sp->omit >= 0) + (sp->dup >= 0));
+    msgpack_pack_str_with_body(&pk, "zz", 2); /* unknown keys are ignored */
+    msgpack_pack_nil(&pk);
+    for (int k = 0; k < 6; k++) {
+        for (int rep = 0; rep < 1 + (k == sp->dup) && k != sp->omit; rep++) {
+            msgpack_pack_str_with_body(&pk, keys[k], strlen(keys[k]));
+            pack_value(&pk, sp, k);
+        }
+    }
+    pr_hist_record(h, 777, 1);
+    int rc = decode(h, sb.data, sb.size, err);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+static bool all_empty(const pr_hist *h)
+{
+    for (int32_t i = 0; i < pr_hist_counts_len(); i++)
+        if (pr_hist_count_at_index(h, i) != 0)
+            return false;
+    return pr_hist_count(h) == 0 && pr_hist_max(h) == 0 && pr_hist_sum(h) == 0;
+}
+
+#define EXPECT_SPEC(h, sp, want)                                                                   \
+    do {                                                                                           \
+        struct pr_error e_ = {0, ""};                                                              \
+        int rc_ = decode_spec(h, sp, &e_);                                                         \
+        CHECK_MSG(rc_ == (want), "got %s (%s), want %s", pr_errname(rc_), e_.msg,                  \
+                  pr_errname(want));                                                               \
+        if ((want) != 0)                                                                           \
+            CHECK(all_empty(h) && e_.code == (want) && e_.msg[0] != '\0');                         \
+    } while (0)
+
+static void test_unpack_strict(void)
+{
+    pr_hist *h = pr_hist_new();
+    uint64_t i3000 = (uint64_t)pr_hist_index_of(3000), L = (uint64_t)pr_hist_counts_len();
+    const uint64_t good[] = {1000, 3, i3000, 1};
+    struct spec base = {{4, 1000, 3000, 6000, 0}, good, 4, -1, -1, -1}, sp;
+
+    EXPECT_SPEC(h, &base, 0);
+    CHECK(pr_hist_count(h) == 4 && pr_hist_min(h) == 1000 && pr_hist_max(h) == 3000);
+    CHECK(pr_hist_count_at_index(h, 1000) == 3 && pr_hist_value_at_percentile(h, 99) == 3000);
+    for (int k = 0; k < 6; k++) {
+        sp = base, sp.omit = k;
+        EXPECT_SPEC(h, &sp, PR_EMISSING_KEY);
+        sp = base, sp.dup = k;
+        EXPECT_SPEC(h, &sp, PR_EDUP_KEY);
+        sp = base, sp.bad_type = k;
+        EXPECT_SPEC(h, &sp, PR_EBAD_TYPE);
+    }
+    struct {
+        uint64_t v[5];
+        uint64_t b[6];
+        uint32_t blen;
+        int code;
+    } cases[] = {
+        {{4, 1000, 3000, 6000, 0}, {1000, 3, i3000}, 3, PR_EBAD_HIST},             /* odd */
+        {{4, 1000, 3000, 6000, 0}, {0, 3, i3000, 1}, 4, PR_ERANGE},                /* index 0 */
+        {{4, 1000, 3000, 6000, 0}, {1000, 3, L, 1}, 4, PR_ERANGE},                 /* past max */
+        {{4, 1000, 3000, 6000, 0}, {1000, 3, 1ULL << 40, 1}, 4, PR_ERANGE},        /* huge */
+        {{4, 1000, 3000, 6000, 0}, {i3000, 1, 1000, 3}, 4, PR_EBAD_HIST},          /* decreasing */
+        {{4, 1000, 1000, 4000, 0}, {1000, 3, 1000, 1}, 4, PR_EBAD_HIST},           /* repeated */
+        {{4, 1000, 3000, 6000, 0}, {1000, 4, 2000, 0, i3000, 0}, 6, PR_EBAD_HIST}, /* zero */
+        {{5, 1000, 3000, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* n */
+        {{4, 999, 3000, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},           /* min bucket */
+        {{4, 0, 3000, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},             /* min 0 */
+        {{4, 1000, 3002, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* max bucket */
+        {{4, 1000, 3000, 3999, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* sum low */
+        {{4, 1000, 3000, 12001, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},         /* sum high */
+        {{4, 1000, 3000, 6000, 1}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* clamp */
+        {{1, 1, 2, 3, 0}, {1, UINT64_MAX, 2, 2}, 4, PR_EBAD_HIST},                 /* overflow */
+        {{0, 1, 0, 0, 0}, {0}, 0, PR_EBAD_HIST},                                   /* empty, min */
+        {{0, 0, 0, 0, 0}, {0}, 0, 0},                                              /* empty */
+        {{UINT64_MAX, 5, 5, UINT64_MAX, 0}, {5, UINT64_MAX}, 2, 0},                /* huge, ok */
+        {{2, 1, PR_HIST_MAX_US, PR_HIST_MAX_US + 1, 2}, {1, 1, L - 1, 1}, 4, 0},   /* clamps */
+        {{2, 1, PR_HIST_MAX_US + 1, 2, 0}, {1, 1, L - 1, 1}, 4, PR_EBAD_HIST},     /* max > MAX */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sp = base;
+        memcpy(sp.v, cases[i].v, sizeof(sp.v));
+        sp.b = cases[i].b;
+        sp.blen = cases[i].blen;
+        EXPECT_SPEC(h, &sp, cases[i].code);
+        if (cases[i].code == 0)
+            CHECK(roundtrip_ok(h));
+    }
+    /* Too many buckets, and non-integer bucket entries. */
+    uint64_t *many = calloc(2 * (PR_HIST_MAX_BUCKETS + 1), sizeof(*many));
+    sp = base, sp.b = many, sp.blen = 2 * (PR_HIST_MAX_BUCKETS + 1);
+    EXPECT_SPEC(h, &sp, PR_ETOO_BIG);
+    free(many);
+    msgpack_object o = {.type = MSGPACK_OBJECT_ARRAY};
+    struct pr_error err = {0, ""};
+    CHECK(pr_hist_unpack(h, &o, &err) == PR_EBAD_TYPE && all_empty(h));
+    CHECK(pr_hist_unpack(h, NULL, NULL) == PR_EBAD_TYPE);
+    msgpack_object pair[2] = {{.type = MSGPACK_OBJECT_POSITIVE_INTEGER},
+                              {.type = MSGPACK_OBJECT_STR}};
+    pair[0].via.u64 = 5;
+    msgpack_object_kv kv[6];
+    static const char *const keys[6] = {"n", "min", "max", "sum", "clamp", "b"};
+    for (int k = 0; k < 6; k++) {
+        kv[k].key.type = MSGPACK_OBJECT_STR;
+        kv[k].key.via.str.ptr = keys[k];
+        kv[k].key.via.str.size = (uint32_t)strlen(keys[k]);
+        kv[k].val.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        kv[k].val.via.u64 = 1;
+    }
+    kv[5].val.type = MSGPACK_OBJECT_ARRAY;
+    kv[5].val.via.array.size = 2;
+    kv[5].val.via.array.ptr = pair;
+    o.type = MSGPACK_OBJECT_MAP;
+    o.via.map.size = 6;
+    o.via.map.ptr = kv;
+    CHECK(pr_hist_unpack(h, &o, &err) == PR_EBAD_TYPE && all_empty(h));
+    pair[1].type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+    pair[1].via.u64 = 1;
+    kv[1].val.via.u64 = kv[2].val.via.u64 = 5;
+    kv[3].val.via.u64 = 5;
+    kv[4].val.via.u64 = 0;
+    CHECK(pr_hist_unpack(h, &o, &err) == 0 && pr_hist_count(h) == 1 && pr_hist_max(h) == 5);
+    pr_hist_destroy(&h);
+}
+
+/* Truncations and random corruption of a real encoding: rejected or
+ * accepted consistently, never a crash (ASan watches). */
+static void test_unpack_corrupt(void)
+{
+    pr_hist *h = pr_hist_new(), *back = pr_hist_new();
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    struct pr_error err;
+    for (int i = 0; i < 20000; i++)
+        pr_hist_record(h, sample(i % 2 ? SHAPE_LOGNORMAL : SHAPE_BIMODAL), 1 + rng_next() % 3);
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    CHECK(pr_hist_pack(h, &pk) == 0);
+    CHECK(roundtrip_ok(h));
+    for (size_t len = 0; len < sb.size; len++)
+        CHECK(decode(back, sb.data, len, &err) != 0 && all_empty(back));
+    char *buf = malloc(sb.size);
+    int accepted = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        memcpy(buf, sb.data, sb.size);
+        for (int k = 0; k <= iter % 3; k++)
+            buf[rng_next() % sb.size] = (char)rng_next();
+        int rc = decode(back, buf, sb.size, &err);
+        if (rc == 0) {
+            accepted++;
+            CHECK(roundtrip_ok(back));
+        } else {
+            CHECK(rc == 1 || all_empty(back));
+        }
+    }
+    printf("corruption: %d of 20000 mutants accepted (consistent)\n", accepted);
+    free(buf);
+    msgpack_sbuffer_destroy(&sb);
+    pr_hist_destroy(&h);
+    pr_hist_destroy(&back);
+}
+
+int main(void)
+{
+    uint64_t *v = malloc(NSAMPLES * sizeof(*v));
+    test_layout();
+    test_basics();
+    for (int s = 0; s < SHAPE_COUNT; s++)
+        test_percentiles((enum shape)s, v);
+    test_merge();
+    test_unpack_strict();
+    test_unpack_corrupt();
+    free(v);
+    return TEST_END();
+}
