@@ -150,6 +150,8 @@ static int split_spans(uint64_t total, uint32_t n, const uint64_t *weights,
 {
     if (n == 0 || spans == NULL)
         return PR_EINVAL;
+    if (n > PR_SPLIT_MAX_AGENTS)
+        return PR_ETOO_BIG;
     uint64_t *counts = pr_xmalloc(n * sizeof(*counts));
     int rc = split_min_one(total, n, weights, counts);
     if (rc == 0)
@@ -163,6 +165,8 @@ int pr_split_tables(uint32_t n_agents, const uint64_t *weights, uint32_t n_table
 {
     if (n_tables == 0)
         return PR_EINVAL;
+    if (n_tables > PR_SPLIT_MAX_TABLES)
+        return PR_ETOO_BIG;
     return split_spans(n_tables, n_agents, weights, spans);
 }
 
@@ -268,6 +272,8 @@ int pr_split_prepare(uint32_t n_agents, const uint64_t *weights, uint32_t n_tabl
     *n_pieces = 0;
     if (n_agents == 0 || n_tables == 0)
         return PR_EINVAL;
+    if (n_agents > PR_SPLIT_MAX_AGENTS || n_tables > PR_SPLIT_MAX_TABLES)
+        return PR_ETOO_BIG;
     int rc = weight_sum(n_agents, weights, &wsum, &active);
     if (rc < 0)
         return rc;

@@ -33,6 +33,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Limits of the functions that allocate (pr_split_tables, pr_split_rows,
+ * pr_split_prepare): beyond them they return PR_ETOO_BIG rather than try to
+ * allocate gigabytes. pr_split_u64() and pr_split_order() have no limit. */
+#define PR_SPLIT_MAX_AGENTS (UINT32_C(1) << 20)
+#define PR_SPLIT_MAX_TABLES (UINT32_C(1) << 24)
+
 /* An inclusive 1-based range [lo, hi] of tables or row ids. An empty span is
  * lo = 1, hi = 0 (use pr_split_span_len()). */
 struct pr_split_span {
@@ -90,16 +96,17 @@ int pr_split_order(const char *const *names, uint32_t n, uint32_t *perm);
  * Agent 0 gets the lowest table numbers. Writes spans[0..n_agents-1] (tables
  * 1..n_tables, covering them exactly once; zero-weight agents get an empty
  * span). These are the same tables pr_split_prepare() gives each agent when
- * n_tables >= active agents. Returns 0, PR_EINVAL, or PR_ERANGE (fewer
- * tables than active agents: use --partition=rows). */
+ * n_tables >= active agents. Returns 0, PR_EINVAL, PR_ETOO_BIG (over the
+ * limits above) or PR_ERANGE (fewer tables than active agents: use
+ * --partition=rows). */
 int pr_split_tables(uint32_t n_agents, const uint64_t *weights, uint32_t n_tables,
                     struct pr_split_span *spans);
 
 /* --partition=rows: one contiguous id range per agent, applied to EVERY
  * table (agent i touches all tables but only ids spans[i]). Same rule as
  * pr_split_tables() over ids 1..table_size: each active agent gets 1 + its
- * share of (table_size - active agents). Returns 0, PR_EINVAL, or PR_ERANGE
- * (fewer rows than active agents). */
+ * share of (table_size - active agents). Returns 0, PR_EINVAL, PR_ETOO_BIG
+ * or PR_ERANGE (fewer rows than active agents). */
 int pr_split_rows(uint32_t n_agents, const uint64_t *weights, uint64_t table_size,
                   struct pr_split_span *spans);
 
@@ -119,7 +126,8 @@ int pr_split_rows(uint32_t n_agents, const uint64_t *weights, uint64_t table_siz
  * every table is in exactly one piece. On success *pieces is a new array the
  * caller frees with free() and *n_pieces its length (at most
  * max(n_tables, n_agents)). Returns 0, PR_EINVAL (n_agents or n_tables 0,
- * NULL outputs, all weights zero) or PR_ERANGE; on error *pieces is NULL. */
+ * NULL outputs, all weights zero), PR_ETOO_BIG or PR_ERANGE; on error
+ * *pieces is NULL. */
 int pr_split_prepare(uint32_t n_agents, const uint64_t *weights, uint32_t n_tables,
                      uint64_t table_size, struct pr_split_piece **pieces, size_t *n_pieces);
 

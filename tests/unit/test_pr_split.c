@@ -235,6 +235,12 @@ static void test_errors(void)
     CHECK(pieces == NULL);
     CHECK(pr_split_prepare(2, NULL, 4, 10, NULL, &np) == PR_EINVAL);
     CHECK(pr_split_prepare(2, NULL, 4, 10, &pieces, NULL) == PR_EINVAL);
+    CHECK(pr_split_tables(PR_SPLIT_MAX_AGENTS + 1, NULL, 4, sp) == PR_ETOO_BIG);
+    CHECK(pr_split_tables(2, NULL, PR_SPLIT_MAX_TABLES + 1, sp) == PR_ETOO_BIG);
+    CHECK(pr_split_rows(PR_SPLIT_MAX_AGENTS + 1, NULL, 4, sp) == PR_ETOO_BIG);
+    CHECK(pr_split_prepare(UINT32_MAX, NULL, 4, 10, &pieces, &np) == PR_ETOO_BIG);
+    CHECK(pr_split_prepare(2, NULL, UINT32_MAX, 10, &pieces, &np) == PR_ETOO_BIG);
+    CHECK(pieces == NULL && np == 0);
     CHECK(pr_split_order(names, 3, perm) == PR_EINVAL);
     CHECK(pr_split_order(names, 0, perm) == PR_EINVAL);
     CHECK(pr_split_order(NULL, 3, perm) == PR_EINVAL);
