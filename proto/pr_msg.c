@@ -1,1 +1,1125 @@
-#include "pr_err.h"
+#include "pr_msg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every message type is described once, by a table of fields; the encoder,
+ * the decoder and pr_msg_clear() all walk the same tables, so the three
+ * cannot disagree about a key, its type or its limit. */
+
+enum fkind {
+    FK_U64,
+    FK_U32,
+    FK_U16,
+    FK_I64,
+    FK_I32,
+    FK_BOOL,
+    FK_DBL,
+    FK_STR,      /* char *, cap = max length */
+    FK_RUN,      /* char[PR_RUN_ID_MAX + 1] inline */
+    FK_SQLSTATE, /* char[6] inline: "" or exactly 5 chars */
+    FK_Z85,      /* char[41] inline: "" or a 40-char Z85 key */
+    FK_ENUM,     /* an enum; names[cap] are its wire names */
+    FK_TYPE,     /* "t": the envelope's type (decoded before the table) */
+    FK_CTR,      /* struct pr_counters as a map */
+    FK_HIST,     /* pr_hist * */
+    FK_STRS,     /* char ** + uint32_t count at off_n; each <= elen */
+    FK_U16S,     /* uint16_t * + count */
+    FK_OPTS,     /* struct pr_msg_opt * + count */
+    FK_STATS,    /* struct pr_msg_stat * + count */
+    FK_TABLES,   /* struct pr_msg_table * + count */
+};
+
+struct field {
+    const char *key;          /* wire key */
+    enum fkind kind;          /* representation on both sides */
+    bool req;                 /* required when decoding */
+    uint32_t cap;             /* string length, array count or enum count */
+    uint32_t elen;            /* FK_STRS: length of each string */
+    size_t off;               /* offset of the value in its struct */
+    size_t off_n;             /* arrays: offset of the uint32_t count */
+    const char *const *names; /* FK_ENUM: wire names */
+};
+
+static const char *const type_names[PR_MSG_TYPE_COUNT_] = {
+    "NONE",  "HELLO", "PING",  "PONG",      "PLAN",  "READY", "START",
+    "STATS", "DONE",  "ABORT", "HEARTBEAT", "ERROR", "BYE",
+};
+static const char *const cmd_names[PR_CMD_COUNT_] = {"prepare", "run", "cleanup", "prewarm"};
+static const char *const part_names[PR_PART_COUNT_] = {"none", "tables", "rows"};
+static const char *const state_names[PR_STATE_COUNT_] = {"idle",    "connecting", "ready",
+                                                         "running", "stopping",   "done"};
+static const char *const phase_names[PR_PHASE_COUNT_] = {
+    "gather", "clock", "plan", "connect", "prepare", "run", "cleanup", "prewarm", "finish"};
+
+_Static_assert(sizeof(enum pr_plan_cmd) == sizeof(unsigned) &&
+                   sizeof(enum pr_partition) == sizeof(unsigned) &&
+                   sizeof(enum pr_agent_state) == sizeof(unsigned) &&
+                   sizeof(enum pr_phase) == sizeof(unsigned),
+               "enums are stored through unsigned *");
+
+#define OFF(member) offsetof(struct pr_msg, member)
+#define FLD(k, kind_, req_, cap_, member)                                                          \
+    {                                                                                              \
+        .key = k, .kind = kind_, .req = req_, .cap = cap_, .off = OFF(member)                      \
+    }
+#define LIST(k, kind_, req_, cap_, elen_, member, count)                                           \
+    {                                                                                              \
+        .key = k, .kind = kind_, .req = req_, .cap = cap_, .elen = elen_, .off = OFF(member),      \
+        .off_n = OFF(count)                                                                        \
+    }
+#define ENUM(k, member, names_)                                                                    \
+    {                                                                                              \
+        .key = k, .kind = FK_ENUM, .req = true, .cap = sizeof(names_) / sizeof(names_[0]),         \
+        .off = OFF(member), .names = names_                                                        \
+    }
+#define HDR_FIELDS                                                                                 \
+    FLD("v", FK_U32, true, 0, v), FLD("t", FK_TYPE, true, 0, type),                                \
+        FLD("run", FK_RUN, true, PR_RUN_ID_MAX, run), FLD("seq", FK_U64, true, 0, seq)
+
+static const struct field hello_fields[] = {
+    HDR_FIELDS,
+    FLD("name", FK_STR, true, PR_MSG_NAME_MAX, u.hello.name),
+    FLD("ver", FK_STR, true, PR_MSG_NAME_MAX, u.hello.version),
+    FLD("cores", FK_U32, true, 0, u.hello.cores),
+    FLD("host", FK_STR, true, PR_MSG_HOST_MAX, u.hello.hostname),
+    FLD("region", FK_STR, true, PR_MSG_NAME_MAX, u.hello.region),
+    FLD("key", FK_Z85, true, PR_MSG_Z85_KEY_LEN, u.hello.pubkey),
+};
+static const struct field ping_fields[] = {
+    HDR_FIELDS,
+    FLD("id", FK_U64, true, 0, u.ping.id),
+    FLD("clk", FK_U64, true, 0, u.ping.clock_ns),
+};
+static const struct field pong_fields[] = {
+    HDR_FIELDS,
+    FLD("id", FK_U64, true, 0, u.pong.id),
+    FLD("clk", FK_U64, true, 0, u.pong.ping_clock_ns),
+    FLD("pclk", FK_U64, true, 0, u.pong.peer_clock_ns),
+};
+static const struct field plan_fields[] = {
+    HDR_FIELDS,
+    ENUM("cmd", u.plan.cmd, cmd_names),
+    FLD("wl", FK_STR, true, PR_MSG_NAME_MAX, u.plan.workload),
+    LIST("opts", FK_OPTS, true, PR_MSG_MAX_OPTS, 0, u.plan.opts, u.plan.n_opts),
+    FLD("ai", FK_U32, true, 0, u.plan.agent_index),
+    FLD("an", FK_U32, true, 0, u.plan.agent_count),
+    FLD("conns", FK_U32, true, 0, u.plan.conns),
+    FLD("c0", FK_U64, true, 0, u.plan.conn_first),
+    FLD("ctot", FK_U64, true, 0, u.plan.conns_total),
+    FLD("rate", FK_U64, true, 0, u.plan.rate),
+    FLD("events", FK_U64, true, 0, u.plan.events),
+    FLD("time", FK_U64, true, 0, u.plan.time_s),
+    FLD("ri", FK_U32, true, 0, u.plan.report_ms),
+    FLD("seed", FK_U64, true, 0, u.plan.seed),
+    FLD("lead", FK_BOOL, true, 0, u.plan.lead),
+    ENUM("part", u.plan.part, part_names),
+    LIST("tables", FK_TABLES, true, PR_MSG_MAX_TABLES, 0, u.plan.tables, u.plan.n_tables),
+    LIST("hosts", FK_STRS, true, PR_MSG_MAX_TARGETS, PR_MSG_HOST_MAX, u.plan.hosts, u.plan.n_hosts),
+    LIST("ports", FK_U16S, true, PR_MSG_MAX_TARGETS, 0, u.plan.ports, u.plan.n_ports),
+    LIST("socks", FK_STRS, true, PR_MSG_MAX_TARGETS, PR_MSG_PATH_MAX, u.plan.sockets,
+         u.plan.n_sockets),
+    FLD("user", FK_STR, true, PR_MSG_NAME_MAX, u.plan.user),
+    FLD("db", FK_STR, true, PR_MSG_NAME_MAX, u.plan.database),
+    FLD("pw", FK_STR, true, PR_MSG_TEXT_MAX, u.plan.password),
+    FLD("hash", FK_U64, true, 0, u.plan.plan_hash),
+};
+static const struct field ready_fields[] = {
+    HDR_FIELDS,
+    FLD("hash", FK_U64, true, 0, u.ready.plan_hash),
+    FLD("rtt", FK_U64, true, 0, u.ready.db_rtt_us),
+    FLD("conns", FK_U32, true, 0, u.ready.conns),
+};
+static const struct field start_fields[] = {
+    HDR_FIELDS,
+    FLD("t0", FK_U64, true, 0, u.start.t0_ns),
+    FLD("ivl", FK_U32, true, 0, u.start.interval_ms),
+};
+static const struct field stats_fields[] = {
+    HDR_FIELDS,
+    FLD("k", FK_U64, true, 0, u.stats.k),
+    FLD("ctr", FK_CTR, true, 0, u.stats.ctr),
+    FLD("lat", FK_HIST, true, 0, u.stats.lat),
+    FLD("svc", FK_HIST, false, 0, u.stats.svc),
+    FLD("cpu", FK_DBL, true, 0, u.stats.cpu_pct),
+    FLD("lagmax", FK_U64, true, 0, u.stats.lag_max_us),
+    FLD("lag99", FK_U64, true, 0, u.stats.lag_p99_us),
+    FLD("slip", FK_U64, true, 0, u.stats.slip_us),
+    LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.stats.srv, u.stats.n_srv),
+};
+static const struct field done_fields[] = {
+    HDR_FIELDS,
+    FLD("ctr", FK_CTR, true, 0, u.done.ctr),
+    FLD("lat", FK_HIST, true, 0, u.done.lat),
+    FLD("ivls", FK_U64, true, 0, u.done.intervals),
+    FLD("code", FK_I32, true, 0, u.done.status),
+    FLD("why", FK_STR, true, PR_MSG_TEXT_MAX, u.done.reason),
+    FLD("skew", FK_I64, true, 0, u.done.start_skew_us),
+    LIST("kinds", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.done.kinds, u.done.n_kinds),
+};
+static const struct field abort_fields[] = {
+    HDR_FIELDS,
+    FLD("why", FK_STR, true, PR_MSG_TEXT_MAX, u.abort.reason),
+};
+static const struct field heartbeat_fields[] = {
+    HDR_FIELDS,
+    ENUM("state", u.heartbeat.state, state_names),
+    FLD("clk", FK_U64, true, 0, u.heartbeat.clock_ns),
+};
+static const struct field error_fields[] = {
+    HDR_FIELDS,
+    FLD("code", FK_I32, true, 0, u.error.code),
+    ENUM("phase", u.error.phase, phase_names),
+    FLD("dberr", FK_U32, true, 0, u.error.db_errno),
+    FLD("sqlstate", FK_SQLSTATE, true, PR_MSG_SQLSTATE_LEN, u.error.sqlstate),
+    FLD("msg", FK_STR, true, PR_MSG_TEXT_MAX, u.error.message),
+    FLD("kind", FK_STR, true, PR_MSG_NAME_MAX, u.error.stmt_kind),
+};
+static const struct field bye_fields[] = {
+    HDR_FIELDS,
+    FLD("why", FK_STR, true, PR_MSG_TEXT_MAX, u.bye.reason),
+};
+
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg_table, member)
+static const struct field table_fields[] = {
+    FLD("n", FK_U32, true, 0, table),          FLD("lo", FK_U64, true, 0, id_lo),
+    FLD("hi", FK_U64, true, 0, id_hi),         FLD("ct", FK_BOOL, true, 0, create_table),
+    FLD("ci", FK_BOOL, true, 0, create_index),
+};
+#undef OFF
+#define OFF(member)     offsetof(struct pr_counters, member)
+#define CTR_FIELD(name) FLD(#name, FK_U64, true, 0, name),
+static const struct field ctr_fields[] = {PR_COUNTERS_FIELDS(CTR_FIELD)};
+#undef CTR_FIELD
+#undef OFF
+
+struct table {
+    const struct field *f; /* the fields */
+    size_t n;              /* how many */
+};
+#define TABLE(a)                                                                                   \
+    {                                                                                              \
+        a, sizeof(a) / sizeof(a[0])                                                                \
+    }
+static const struct table msg_tables[PR_MSG_TYPE_COUNT_] = {
+    [PR_MSG_HELLO] = TABLE(hello_fields), [PR_MSG_PING] = TABLE(ping_fields),
+    [PR_MSG_PONG] = TABLE(pong_fields),   [PR_MSG_PLAN] = TABLE(plan_fields),
+    [PR_MSG_READY] = TABLE(ready_fields), [PR_MSG_START] = TABLE(start_fields),
+    [PR_MSG_STATS] = TABLE(stats_fields), [PR_MSG_DONE] = TABLE(done_fields),
+    [PR_MSG_ABORT] = TABLE(abort_fields), [PR_MSG_HEARTBEAT] = TABLE(heartbeat_fields),
+    [PR_MSG_ERROR] = TABLE(error_fields), [PR_MSG_BYE] = TABLE(bye_fields),
+};
+static const struct table table_table = TABLE(table_fields);
+static const struct table ctr_table = TABLE(ctr_fields);
+
+static const char z85_chars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                ".-:+=^!/*?&<>()[]{}@%$#";
+
+/* Path of a value inside a message, for error messages ("PLAN.tables[3]");
+ * deep paths are cut short, which is harmless in a message. */
+#define PATH_LEN 96
+
+static void key_path(char *dst, const char *path, const char *key)
+{
+    if (snprintf(dst, PATH_LEN, "%s.%s", path, key) >= PATH_LEN)
+        dst[PATH_LEN - 1] = '\0';
+}
+
+static void elem_path(char *dst, const char *path, uint32_t i)
+{
+    if (snprintf(dst, PATH_LEN, "%s[%" PRIu32 "]", path, i) >= PATH_LEN)
+        dst[PATH_LEN - 1] = '\0';
+}
+
+static const char *enum_name(const char *const *names, size_t n, unsigned v)
+{
+    return v < n ? names[v] : "?";
+}
+
+const char *pr_msg_type_name(enum pr_msg_type type)
+{
+    return enum_name(type_names, PR_MSG_TYPE_COUNT_, (unsigned)type);
+}
+
+const char *pr_plan_cmd_name(enum pr_plan_cmd cmd)
+{
+    return enum_name(cmd_names, PR_CMD_COUNT_, (unsigned)cmd);
+}
+
+const char *pr_partition_name(enum pr_partition part)
+{
+    return enum_name(part_names, PR_PART_COUNT_, (unsigned)part);
+}
+
+const char *pr_agent_state_name(enum pr_agent_state state)
+{
+    return enum_name(state_names, PR_STATE_COUNT_, (unsigned)state);
+}
+
+const char *pr_phase_name(enum pr_phase phase)
+{
+    return enum_name(phase_names, PR_PHASE_COUNT_, (unsigned)phase);
+}
+
+/* ---- Structural pre-scan ------------------------------------------------
+ *
+ * msgpack-c allocates an array's or map's elements as soon as it reads the
+ * header, so a 5-byte "array of 4 billion" would ask for 96 GB. This scan
+ * walks the raw bytes first and refuses, before msgpack-c sees them,
+ * anything truncated, too deep, with trailing bytes, with a container
+ * claiming more elements than bytes remain (so allocation stays within a
+ * small multiple of the input) or with a map over PR_MSG_MAX_KEYS. */
+
+struct scan {
+    const uint8_t *p; /* input */
+    size_t len;       /* input length */
+    size_t off;       /* next byte to read */
+};
+
+static int scan_be(struct scan *s, unsigned width, uint64_t *v, struct pr_error *err)
+{
+    if (s->len - s->off < width)
+        return pr_error_set(err, PR_ETRUNCATED, "message truncated at offset %zu", s->off);
+    *v = 0;
+    for (unsigned i = 0; i < width; i++)
+        *v = (*v << 8) | s->p[s->off++];
+    return 0;
+}
+
+static int scan_skip(struct scan *s, uint64_t n, struct pr_error *err)
+{
+    if (s->len - s->off < n)
+        return pr_error_set(err, PR_ETRUNCATED, "message truncated at offset %zu", s->off);
+    s->off += (size_t)n;
+    return 0;
+}
+
+/* Classify header byte b: *width is the size of the length/count that
+ * follows, *fixed the payload bytes to skip (after any length), *mult the
+ * number of child objects per counted element (0: none, 1: array, 2: map). */
+static int scan_class(uint8_t b, unsigned *width, uint64_t *fixed, unsigned *mult)
+{
+    static const uint8_t fixed_len[0x20] = {
+        /* c0 */ 0, 0, 0, 0, 0, 0, 0, 1, 1,  1, 4, 8, 1, 2, 4, 8,
+        /* d0 */ 1, 2, 4, 8, 2, 3, 5, 9, 17, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t len_width[0x20] = {
+        /* c0 */ 0, 0, 0, 0, 1, 2, 4, 1, 2, 4, 0, 0, 0, 0, 0, 0,
+        /* d0 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 2, 4, 2, 4};
+
+    *width = 0;
+    *fixed = 0;
+    *mult = 0;
+    if (b <= 0x7f || b >= 0xe0)
+        return 0;
+    if (b <= 0x8f || b <= 0x9f) {
+        *mult = b <= 0x8f ? 2 : 1;
+        *fixed = b & 0x0f; /* element count */
+        return 0;
+    }
+    if (b <= 0xbf) {
+        *fixed = b & 0x1f;
+        return 0;
+    }
+    if (b == 0xc1)
+        return -1;
+    *width = len_width[b - 0xc0];
+    *fixed = fixed_len[b - 0xc0]; /* ext8/16/32: the type byte */
+    if (b >= 0xdc)
+        *mult = b >= 0xde ? 2 : 1;
+    return 0;
+}
+
+static int scan_obj(struct scan *s, unsigned depth, struct pr_error *err)
+{
+    unsigned width, mult;
+    uint64_t fixed, n = 0;
+    size_t at = s->off;
+    int rc;
+
+    if (s->off >= s->len)
+        return pr_error_set(err, PR_ETRUNCATED, "message truncated at offset %zu", s->off);
+    uint8_t b = s->p[s->off++];
+    if (scan_class(b, &width, &fixed, &mult) < 0)
+        return pr_error_set(err, PR_EINVAL, "malformed msgpack: byte 0xc1 at offset %zu", at);
+    if (width > 0 && (rc = scan_be(s, width, &n, err)) < 0)
+        return rc;
+    if (mult == 0)
+        return scan_skip(s, n + fixed, err);
+    n = width > 0 ? n : fixed;
+    if (depth + 1 > PR_MSG_MAX_DEPTH)
+        return pr_error_set(err, PR_ETOO_BIG, "msgpack nested deeper than %d", PR_MSG_MAX_DEPTH);
+    if (mult == 2 && n > PR_MSG_MAX_KEYS)
+        return pr_error_set(err, PR_ETOO_BIG, "map of %" PRIu64 " keys at offset %zu (max %d)", n,
+                            at, PR_MSG_MAX_KEYS);
+    n *= mult;
+    if (n > s->len - s->off)
+        return pr_error_set(err, PR_ETRUNCATED,
+                            "container at offset %zu claims more elements than bytes", at);
+    for (uint64_t i = 0; i < n; i++)
+        if ((rc = scan_obj(s, depth + 1, err)) < 0)
+            return rc;
+    return 0;
+}
+
+/* ---- Decoding ----------------------------------------------------------- */
+
+static const char *obj_type_name(const msgpack_object *o)
+{
+    switch (o->type) {
+    case MSGPACK_OBJECT_NIL:
+        return "nil";
+    case MSGPACK_OBJECT_BOOLEAN:
+        return "bool";
+    case MSGPACK_OBJECT_POSITIVE_INTEGER:
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+        return "int";
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64:
+        return "float";
+    case MSGPACK_OBJECT_STR:
+        return "str";
+    case MSGPACK_OBJECT_ARRAY:
+        return "array";
+    case MSGPACK_OBJECT_MAP:
+        return "map";
+    case MSGPACK_OBJECT_BIN:
+        return "bin";
+    default:
+        return "ext";
+    }
+}
+
+static int bad_type(struct pr_error *err, const char *path, const char *want,
+                    const msgpack_object *o)
+{
+    return pr_error_set(err, PR_EBAD_TYPE, "%s: expected %s, got %s", path, want, obj_type_name(o));
+}
+
+static int get_uint(const msgpack_object *o, uint64_t max, uint64_t *out, const char *path,
+                    struct pr_error *err)
+{
+    if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        return pr_error_set(err, PR_ERANGE, "%s: negative value %" PRId64, path, o->via.i64);
+    if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return bad_type(err, path, "uint", o);
+    if (o->via.u64 > max)
+        return pr_error_set(err, PR_ERANGE, "%s: %" PRIu64 " exceeds %" PRIu64, path, o->via.u64,
+                            max);
+    *out = o->via.u64;
+    return 0;
+}
+
+static int get_int(const msgpack_object *o, int64_t min, int64_t max, int64_t *out,
+                   const char *path, struct pr_error *err)
+{
+    if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+        if (o->via.u64 > (uint64_t)max)
+            return pr_error_set(err, PR_ERANGE, "%s: %" PRIu64 " too large", path, o->via.u64);
+        *out = (int64_t)o->via.u64;
+        return 0;
+    }
+    if (o->type != MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        return bad_type(err, path, "int", o);
+    if (o->via.i64 < min)
+        return pr_error_set(err, PR_ERANGE, "%s: %" PRId64 " too small", path, o->via.i64);
+    *out = o->via.i64;
+    return 0;
+}
+
+static int get_double(const msgpack_object *o, double *out, const char *path, struct pr_error *err)
+{
+    if (o->type == MSGPACK_OBJECT_FLOAT32 || o->type == MSGPACK_OBJECT_FLOAT64)
+        *out = o->via.f64;
+    else if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        *out = (double)o->via.u64;
+    else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        *out = (double)o->via.i64;
+    else
+        return bad_type(err, path, "float", o);
+    if (!isfinite(*out))
+        return pr_error_set(err, PR_ERANGE, "%s: not a finite number", path);
+    return 0;
+}
+
+/* A string of at most cap bytes without NUL; *s points into the input. */
+static int get_str(const msgpack_object *o, uint32_t cap, const char **s, uint32_t *n,
+                   const char *path, struct pr_error *err)
+{
+    if (o->type != MSGPACK_OBJECT_STR)
+        return bad_type(err, path, "str", o);
+    if (o->via.str.size > cap)
+        return pr_error_set(err, PR_ETOO_BIG, "%s: string of %" PRIu32 " bytes (max %" PRIu32 ")",
+                            path, o->via.str.size, cap);
+    if (o->via.str.size > 0 && memchr(o->via.str.ptr, '\0', o->via.str.size) != NULL)
+        return pr_error_set(err, PR_EINVAL, "%s: string contains NUL", path);
+    *s = o->via.str.ptr;
+    *n = o->via.str.size;
+    return 0;
+}
+
+static char *dup_n(const char *s, uint32_t n)
+{
+    char *d = pr_xmalloc((size_t)n + 1);
+    if (n > 0)
+        memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+static int get_dup(const msgpack_object *o, uint32_t cap, char **out, const char *path,
+                   struct pr_error *err)
+{
+    const char *s;
+    uint32_t n;
+    int rc = get_str(o, cap, &s, &n, path, err);
+    if (rc == 0)
+        *out = dup_n(s, n);
+    return rc;
+}
+
+static bool is_z85_key(const char *s, uint32_t n)
+{
+    if (n == 0)
+        return true;
+    if (n != PR_MSG_Z85_KEY_LEN)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (memchr(z85_chars, s[i], sizeof(z85_chars) - 1) == NULL)
+            return false;
+    return true;
+}
+
+/* Inline string kinds: run id, sqlstate, Z85 key. */
+static int get_inline(const struct field *f, const msgpack_object *o, char *dst, const char *path,
+                      struct pr_error *err)
+{
+    const char *s;
+    uint32_t n;
+    int rc = get_str(o, f->cap, &s, &n, path, err);
+    if (rc < 0)
+        return rc;
+    if (f->kind == FK_SQLSTATE && n != 0 && n != PR_MSG_SQLSTATE_LEN)
+        return pr_error_set(err, PR_EINVAL, "%s: sqlstate must have 5 characters", path);
+    if (f->kind == FK_Z85 && !is_z85_key(s, n))
+        return pr_error_set(err, PR_EINVAL, "%s: not a 40-character Z85 key", path);
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return 0;
+}
+
+static int get_enum(const struct field *f, const msgpack_object *o, unsigned *out, const char *path,
+                    struct pr_error *err)
+{
+    const char *s;
+    uint32_t n;
+    int rc = get_str(o, PR_MSG_NAME_MAX, &s, &n, path, err);
+    if (rc < 0)
+        return rc;
+    for (unsigned i = 0; i < f->cap; i++) {
+        if (strlen(f->names[i]) == n && memcmp(f->names[i], s, n) == 0) {
+            *out = i;
+            return 0;
+        }
+    }
+    return pr_error_set(err, PR_ERANGE, "%s: unknown value '%.*s'", path, (int)n, s);
+}
+
+/* Integer kinds, bool and float. */
+static int get_scalar(const struct field *f, const msgpack_object *o, char *dst, const char *path,
+                      struct pr_error *err)
+{
+    uint64_t u = 0;
+    int64_t i = 0;
+    int rc = 0;
+
+    switch (f->kind) {
+    case FK_U64:
+        return get_uint(o, UINT64_MAX, (uint64_t *)(void *)dst, path, err);
+    case FK_U32:
+        if ((rc = get_uint(o, UINT32_MAX, &u, path, err)) == 0)
+            *(uint32_t *)(void *)dst = (uint32_t)u;
+        return rc;
+    case FK_I64:
+        return get_int(o, INT64_MIN, INT64_MAX, (int64_t *)(void *)dst, path, err);
+    case FK_I32:
+        if ((rc = get_int(o, INT32_MIN, INT32_MAX, &i, path, err)) == 0)
+            *(int32_t *)(void *)dst = (int32_t)i;
+        return rc;
+    case FK_BOOL:
+        if (o->type != MSGPACK_OBJECT_BOOLEAN)
+            return bad_type(err, path, "bool", o);
+        *(bool *)(void *)dst = o->via.boolean;
+        return 0;
+    case FK_DBL:
+        return get_double(o, (double *)(void *)dst, path, err);
+    case FK_ENUM:
+        return get_enum(f, o, (unsigned *)(void *)dst, path, err);
+    default:
+        return pr_error_set(err, PR_EINVAL, "%s: internal: bad field kind", path);
+    }
+}
+
+static int decode_map(const msgpack_object *o, const struct table *t, char *base, const char *path,
+                      struct pr_error *err);
+
+/* Checks that o is an array of at most f->cap elements; allocates the
+ * destination array (zeroed, elem_size each) and stores it and its count
+ * at once, so a later failure leaves something pr_msg_clear() can free. */
+static int get_array(const struct field *f, const msgpack_object *o, char *base, size_t elem_size,
+                     void **arr, const char *path, struct pr_error *err)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY)
+        return bad_type(err, path, "array", o);
+    if (o->via.array.size > f->cap)
+        return pr_error_set(err, PR_ETOO_BIG, "%s: %" PRIu32 " elements (max %" PRIu32 ")", path,
+                            o->via.array.size, f->cap);
+    *arr = o->via.array.size ? pr_xcalloc(o->via.array.size, elem_size) : NULL;
+    *(void **)(void *)(base + f->off) = *arr;
+    *(uint32_t *)(void *)(base + f->off_n) = o->via.array.size;
+    return 0;
+}
+
+/* [name, value] pairs: value is a string (FK_OPTS) or a uint (FK_STATS). */
+static int get_pair(const struct field *f, const msgpack_object *o, void *elem, const char *path,
+                    struct pr_error *err)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 2)
+        return pr_error_set(err, PR_EBAD_TYPE, "%s: expected [name, value], got %s", path,
+                            obj_type_name(o));
+    const msgpack_object *kv = o->via.array.ptr;
+    if (f->kind == FK_OPTS) {
+        struct pr_msg_opt *opt = elem;
+        int rc = get_dup(&kv[0], PR_MSG_NAME_MAX, &opt->name, path, err);
+        return rc < 0 ? rc : get_dup(&kv[1], PR_MSG_TEXT_MAX, &opt->value, path, err);
+    }
+    struct pr_msg_stat *st = elem;
+    int rc = get_dup(&kv[0], PR_MSG_NAME_MAX, &st->name, path, err);
+    return rc < 0 ? rc : get_uint(&kv[1], UINT64_MAX, &st->value, path, err);
+}
+
+static int get_list(const struct field *f, const msgpack_object *o, char *base, const char *path,
+                    struct pr_error *err)
+{
+    static const size_t elem_size[] = {
+        [FK_STRS] = sizeof(char *),
+        [FK_U16S] = sizeof(uint16_t),
+        [FK_OPTS] = sizeof(struct pr_msg_opt),
+        [FK_STATS] = sizeof(struct pr_msg_stat),
+        [FK_TABLES] = sizeof(struct pr_msg_table),
+    };
+    char epath[PATH_LEN];
+    void *arr;
+    uint64_t u = 0;
+    int rc = get_array(f, o, base, elem_size[f->kind], &arr, path, err);
+
+    for (uint32_t i = 0; rc == 0 && i < o->via.array.size; i++) {
+        const msgpack_object *e = &o->via.array.ptr[i];
+        char *ep = (char *)arr + i * elem_size[f->kind];
+        elem_path(epath, path, i);
+        if (f->kind == FK_STRS) {
+            rc = get_dup(e, f->elen, (char **)(void *)ep, epath, err);
+        } else if (f->kind == FK_U16S) {
+            rc = get_uint(e, UINT16_MAX, &u, epath, err);
+            *(uint16_t *)(void *)ep = (uint16_t)u;
+        } else if (f->kind == FK_OPTS || f->kind == FK_STATS) {
+            rc = get_pair(f, e, ep, epath, err);
+        } else {
+            rc = decode_map(e, &table_table, ep, epath, err);
+        }
+    }
+    return rc;
+}
+
+static int get_hist(const msgpack_object *o, pr_hist **dst, const char *path, struct pr_error *err)
+{
+    *dst = pr_hist_new();
+    int rc = pr_hist_unpack(*dst, o, err);
+    if (rc < 0 && err != NULL) {
+        char inner[sizeof(err->msg)];
+        memcpy(inner, err->msg, sizeof(inner));
+        pr_error_set(err, rc, "%s: %s", path, inner);
+    }
+    return rc;
+}
+
+static int decode_field(const struct field *f, const msgpack_object *o, char *base,
+                        const char *path, struct pr_error *err)
+{
+    char *dst = base + f->off;
+
+    switch (f->kind) {
+    case FK_TYPE:
+        return 0; /* decoded and checked before the table walk */
+    case FK_STR:
+        return get_dup(o, f->cap, (char **)(void *)dst, path, err);
+    case FK_RUN:
+    case FK_SQLSTATE:
+    case FK_Z85:
+        return get_inline(f, o, dst, path, err);
+    case FK_CTR:
+        return decode_map(o, &ctr_table, dst, path, err);
+    case FK_HIST:
+        return get_hist(o, (pr_hist **)(void *)dst, path, err);
+    case FK_STRS:
+    case FK_U16S:
+    case FK_OPTS:
+    case FK_STATS:
+    case FK_TABLES:
+        return get_list(f, o, base, path, err);
+    default:
+        return get_scalar(f, o, dst, path, err);
+    }
+}
+
+static bool key_is(const msgpack_object *k, const char *s)
+{
+    size_t n = strlen(s);
+    return k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+           memcmp(k->via.str.ptr, s, n) == 0;
+}
+
+static bool same_key(const msgpack_object *a, const msgpack_object *b)
+{
+    return a->via.str.size == b->via.str.size &&
+           (a->via.str.size == 0 || memcmp(a->via.str.ptr, b->via.str.ptr, a->via.str.size) == 0);
+}
+
+/* Walk map o: string keys only, no duplicate, known keys decoded into base
+ * per t, unknown ones ignored, then every required key present. The scan
+ * capped maps at PR_MSG_MAX_KEYS, so the quadratic duplicate check is cheap
+ * and a 64-bit mask can mark seen fields. */
+static int decode_map(const msgpack_object *o, const struct table *t, char *base, const char *path,
+                      struct pr_error *err)
+{
+    char fpath[PATH_LEN];
+    uint64_t seen = 0;
+
+    if (o->type != MSGPACK_OBJECT_MAP)
+        return bad_type(err, path, "map", o);
+    for (uint32_t i = 0; i < o->via.map.size; i++) {
+        const msgpack_object *k = &o->via.map.ptr[i].key;
+        if (k->type != MSGPACK_OBJECT_STR)
+            return pr_error_set(err, PR_EBAD_TYPE, "%s: key of type %s", path, obj_type_name(k));
+        for (uint32_t j = 0; j < i; j++)
+            if (same_key(k, &o->via.map.ptr[j].key))
+                return pr_error_set(err, PR_EDUP_KEY, "%s: duplicate key '%.*s'", path,
+                                    (int)k->via.str.size, k->via.str.ptr);
+        for (size_t fi = 0; fi < t->n; fi++) {
+            if (!key_is(k, t->f[fi].key))
+                continue;
+            key_path(fpath, path, t->f[fi].key);
+            int rc = decode_field(&t->f[fi], &o->via.map.ptr[i].val, base, fpath, err);
+            if (rc < 0)
+                return rc;
+            seen |= 1ULL << fi;
+        }
+    }
+    for (size_t fi = 0; fi < t->n; fi++)
+        if (t->f[fi].req && !(seen & (1ULL << fi)))
+            return pr_error_set(err, PR_EMISSING_KEY, "%s: missing key '%s'", path, t->f[fi].key);
+    return 0;
+}
+
+/* Cross-field checks, shared by encoder and decoder. */
+static int check_msg(const struct pr_msg *m, struct pr_error *err)
+{
+    const char *tn = pr_msg_type_name(m->type);
+
+    if (m->type == PR_MSG_PLAN) {
+        const struct pr_msg_plan *p = &m->u.plan;
+        if (p->agent_count == 0 || p->agent_index >= p->agent_count)
+            return pr_error_set(err, PR_ERANGE, "PLAN.ai: agent %" PRIu32 " of %" PRIu32,
+                                p->agent_index, p->agent_count);
+        if (p->conns > p->conns_total || p->conn_first > p->conns_total - p->conns)
+            return pr_error_set(err, PR_ERANGE, "PLAN.c0: connections beyond ctot");
+        if (p->report_ms == 0)
+            return pr_error_set(err, PR_ERANGE, "PLAN.ri: must be >= 1");
+        for (uint32_t i = 0; i < p->n_tables; i++)
+            if (p->tables[i].table == 0 || p->tables[i].id_lo > p->tables[i].id_hi)
+                return pr_error_set(err, PR_ERANGE, "PLAN.tables[%" PRIu32 "]: bad table/range", i);
+    } else if (m->type == PR_MSG_START && m->u.start.interval_ms == 0) {
+        return pr_error_set(err, PR_ERANGE, "%s.ivl: must be >= 1", tn);
+    } else if (m->type == PR_MSG_STATS && !(m->u.stats.cpu_pct >= 0)) {
+        return pr_error_set(err, PR_ERANGE, "%s.cpu: negative", tn);
+    }
+    return 0;
+}
+
+static const msgpack_object *find_key(const msgpack_object *map, const char *key)
+{
+    for (uint32_t i = 0; i < map->via.map.size; i++)
+        if (key_is(&map->via.map.ptr[i].key, key))
+            return &map->via.map.ptr[i].val;
+    return NULL;
+}
+
+static enum pr_msg_type type_of(const msgpack_object *t)
+{
+    for (int i = PR_MSG_HELLO; t != NULL && i < PR_MSG_TYPE_COUNT_; i++)
+        if (t->type == MSGPACK_OBJECT_STR && key_is(t, type_names[i]))
+            return (enum pr_msg_type)i;
+    return PR_MSG_NONE;
+}
+
+/* After a version mismatch: keep what helps the caller explain it. */
+static void salvage_header(struct pr_msg *m, const msgpack_object *o)
+{
+    const msgpack_object *x;
+    const char *s;
+    uint32_t n;
+
+    m->type = type_of(find_key(o, "t"));
+    if ((x = find_key(o, "run")) && get_str(x, PR_RUN_ID_MAX, &s, &n, "", NULL) == 0) {
+        memcpy(m->run, s, n);
+        m->run[n] = '\0';
+    }
+    if ((x = find_key(o, "seq")) && x->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        m->seq = x->via.u64;
+    if (m->type == PR_MSG_HELLO && (x = find_key(o, "name")))
+        get_dup(x, PR_MSG_NAME_MAX, &m->u.hello.name, "", NULL);
+}
+
+/* Header checks in their documented order, then the type's table. */
+static int decode_obj(struct pr_msg *m, const msgpack_object *o, struct pr_error *err)
+{
+    uint64_t v;
+    int rc;
+
+    if (o->type != MSGPACK_OBJECT_MAP)
+        return pr_error_set(err, PR_ENOTMAP, "message is %s, not a map", obj_type_name(o));
+    const msgpack_object *vo = find_key(o, "v");
+    if (vo == NULL)
+        return pr_error_set(err, PR_EMISSING_KEY, "message: missing key 'v'");
+    if ((rc = get_uint(vo, UINT32_MAX, &v, "message.v", err)) < 0)
+        return rc;
+    if (v != PR_PROTO_VERSION) {
+        m->v = (uint32_t)v;
+        salvage_header(m, o);
+        return pr_error_set(err, PR_EVERSION, "%s: protocol version %" PRIu64 ", expected %d",
+                            pr_msg_type_name(m->type), v, PR_PROTO_VERSION);
+    }
+    const msgpack_object *to = find_key(o, "t");
+    if (to == NULL)
+        return pr_error_set(err, PR_EMISSING_KEY, "message: missing key 't'");
+    if (to->type != MSGPACK_OBJECT_STR)
+        return bad_type(err, "message.t", "str", to);
+    m->type = type_of(to);
+    if (m->type == PR_MSG_NONE)
+        return pr_error_set(err, PR_EUNKNOWN_TYPE, "message: unknown type '%.*s'",
+                            (int)(to->via.str.size > 32 ? 32 : to->via.str.size), to->via.str.ptr);
+    rc = decode_map(o, &msg_tables[m->type], (char *)m, pr_msg_type_name(m->type), err);
+    return rc < 0 ? rc : check_msg(m, err);
+}
+
+int pr_msg_decode(struct pr_msg *m, const void *buf, size_t len, struct pr_error *err)
+{
+    struct pr_error e = {0};
+    struct scan s = {buf, len, 0};
+    msgpack_unpacked up;
+    size_t off = 0;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    if (len > PR_MSG_MAX_BYTES)
+        rc = pr_error_set(&e, PR_ETOO_BIG, "message of %zu bytes (max %u)", len, PR_MSG_MAX_BYTES);
+    else if ((rc = scan_obj(&s, 0, &e)) == 0 && s.off != len)
+        rc = pr_error_set(&e, PR_ETRAILING, "%zu trailing bytes after message", len - s.off);
+    if (rc < 0)
+        goto out;
+    msgpack_unpacked_init(&up);
+    if (msgpack_unpack_next(&up, buf, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len)
+        rc = pr_error_set(&e, PR_EINVAL, "msgpack-c rejected the message");
+    else
+        rc = decode_obj(m, &up.data, &e);
+    msgpack_unpacked_destroy(&up);
+    if (rc < 0 && rc != PR_EVERSION)
+        pr_msg_clear(m);
+out:
+    if (err != NULL)
+        *err = rc < 0 ? e : (struct pr_error){0};
+    return rc;
+}
+
+/* ---- Clearing ------------------------------------------------------------ */
+
+static void clear_fields(const struct table *t, char *base)
+{
+    for (size_t fi = 0; fi < t->n; fi++) {
+        const struct field *f = &t->f[fi];
+        void *p = NULL;
+        uint32_t n = 0;
+        if (f->kind >= FK_STRS)
+            n = *(uint32_t *)(void *)(base + f->off_n);
+        if (f->kind >= FK_STRS || f->kind == FK_STR)
+            p = *(void **)(void *)(base + f->off);
+        if (f->kind == FK_STR || f->kind == FK_U16S || f->kind == FK_TABLES)
+            free(p);
+        else if (f->kind == FK_HIST)
+            pr_hist_destroy((pr_hist **)(void *)(base + f->off));
+        for (uint32_t i = 0; p != NULL && i < n; i++) {
+            if (f->kind == FK_STRS) {
+                free(((char **)p)[i]);
+            } else if (f->kind == FK_OPTS) {
+                free(((struct pr_msg_opt *)p)[i].name);
+                free(((struct pr_msg_opt *)p)[i].value);
+            } else if (f->kind == FK_STATS) {
+                free(((struct pr_msg_stat *)p)[i].name);
+            }
+        }
+        if (f->kind == FK_STRS || f->kind == FK_OPTS || f->kind == FK_STATS)
+            free(p);
+    }
+}
+
+void pr_msg_clear(struct pr_msg *m)
+{
+    if (m->type > PR_MSG_NONE && m->type < PR_MSG_TYPE_COUNT_)
+        clear_fields(&msg_tables[m->type], (char *)m);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ---- Encoding ------------------------------------------------------------ */
+
+/* msgpack-c's packers return -1 when the buffer cannot grow. */
+static int pk_rc(int r)
+{
+    return r == 0 ? 0 : -ENOMEM;
+}
+
+static int put_str(msgpack_packer *pk, const char *s, size_t cap, const char *path,
+                   struct pr_error *err)
+{
+    size_t n = s ? strnlen(s, cap + 1) : 0;
+    if (n > cap)
+        return pr_error_set(err, PR_ETOO_BIG, "%s: string longer than %zu bytes", path, cap);
+    return pk_rc(msgpack_pack_str_with_body(pk, n ? s : "", n));
+}
+
+static int put_inline(const struct field *f, msgpack_packer *pk, const char *s, const char *path,
+                      struct pr_error *err)
+{
+    size_t n = strnlen(s, f->cap + 1);
+    if (f->kind == FK_SQLSTATE && n != 0 && n != PR_MSG_SQLSTATE_LEN)
+        return pr_error_set(err, PR_EINVAL, "%s: sqlstate must have 5 characters", path);
+    if (f->kind == FK_Z85 && (n > f->cap || !is_z85_key(s, (uint32_t)n)))
+        return pr_error_set(err, PR_EINVAL, "%s: not a 40-character Z85 key", path);
+    return put_str(pk, s, f->cap, path, err);
+}
+
+static int put_scalar(const struct field *f, msgpack_packer *pk, const struct pr_msg *m,
+                      const char *src, const char *path, struct pr_error *err)
+{
+    switch (f->kind) {
+    case FK_U64:
+        return pk_rc(msgpack_pack_uint64(pk, *(const uint64_t *)(const void *)src));
+    case FK_U32:
+        return pk_rc(msgpack_pack_uint32(pk, *(const uint32_t *)(const void *)src));
+    case FK_I64:
+        return pk_rc(msgpack_pack_int64(pk, *(const int64_t *)(const void *)src));
+    case FK_I32:
+        return pk_rc(msgpack_pack_int32(pk, *(const int32_t *)(const void *)src));
+    case FK_BOOL:
+        return pk_rc(*(const bool *)(const void *)src ? msgpack_pack_true(pk)
+                                                      : msgpack_pack_false(pk));
+    case FK_DBL: {
+        double d = *(const double *)(const void *)src;
+        if (!isfinite(d))
+            return pr_error_set(err, PR_ERANGE, "%s: not a finite number", path);
+        return pk_rc(msgpack_pack_double(pk, d));
+    }
+    case FK_TYPE:
+        return put_str(pk, pr_msg_type_name(m->type), PR_MSG_NAME_MAX, path, err);
+    case FK_ENUM: {
+        unsigned v = *(const unsigned *)(const void *)src;
+        if (v >= f->cap)
+            return pr_error_set(err, PR_ERANGE, "%s: enum value %u out of range", path, v);
+        return put_str(pk, f->names[v], PR_MSG_NAME_MAX, path, err);
+    }
+    default:
+        return pr_error_set(err, PR_EINVAL, "%s: internal: bad field kind", path);
+    }
+}
+
+static int encode_map(msgpack_packer *pk, const struct table *t, const struct pr_msg *m,
+                      const char *base, const char *path, struct pr_error *err);
+
+static int put_elem(const struct field *f, msgpack_packer *pk, const char *ep, const char *path,
+                    struct pr_error *err)
+{
+    int rc;
+
+    switch (f->kind) {
+    case FK_STRS:
+        return put_str(pk, *(char *const *)(const void *)ep, f->elen, path, err);
+    case FK_U16S:
+        return pk_rc(msgpack_pack_uint16(pk, *(const uint16_t *)(const void *)ep));
+    case FK_OPTS: {
+        const struct pr_msg_opt *o = (const void *)ep;
+        if ((rc = pk_rc(msgpack_pack_array(pk, 2))) < 0 ||
+            (rc = put_str(pk, o->name, PR_MSG_NAME_MAX, path, err)) < 0)
+            return rc;
+        return put_str(pk, o->value, PR_MSG_TEXT_MAX, path, err);
+    }
+    case FK_STATS: {
+        const struct pr_msg_stat *s = (const void *)ep;
+        if ((rc = pk_rc(msgpack_pack_array(pk, 2))) < 0 ||
+            (rc = put_str(pk, s->name, PR_MSG_NAME_MAX, path, err)) < 0)
+            return rc;
+        return pk_rc(msgpack_pack_uint64(pk, s->value));
+    }
+    default:
+        return encode_map(pk, &table_table, NULL, ep, path, err);
+    }
+}
+
+static int put_list(const struct field *f, msgpack_packer *pk, const char *base, const char *path,
+                    struct pr_error *err)
+{
+    static const size_t elem_size[] = {
+        [FK_STRS] = sizeof(char *),
+        [FK_U16S] = sizeof(uint16_t),
+        [FK_OPTS] = sizeof(struct pr_msg_opt),
+        [FK_STATS] = sizeof(struct pr_msg_stat),
+        [FK_TABLES] = sizeof(struct pr_msg_table),
+    };
+    const char *arr = *(char *const *)(const void *)(base + f->off);
+    uint32_t n = *(const uint32_t *)(const void *)(base + f->off_n);
+    char epath[PATH_LEN];
+    int rc;
+
+    if (n > f->cap)
+        return pr_error_set(err, PR_ETOO_BIG, "%s: %" PRIu32 " elements (max %" PRIu32 ")", path, n,
+                            f->cap);
+    if (n > 0 && arr == NULL)
+        return pr_error_set(err, PR_EINVAL, "%s: NULL array of %" PRIu32, path, n);
+    if ((rc = pk_rc(msgpack_pack_array(pk, n))) < 0)
+        return rc;
+    for (uint32_t i = 0; i < n; i++) {
+        elem_path(epath, path, i);
+        if ((rc = put_elem(f, pk, arr + i * elem_size[f->kind], epath, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int encode_field(const struct field *f, msgpack_packer *pk, const struct pr_msg *m,
+                        const char *base, const char *path, struct pr_error *err)
+{
+    const char *src = base + f->off;
+
+    switch (f->kind) {
+    case FK_STR:
+        return put_str(pk, *(char *const *)(const void *)src, f->cap, path, err);
+    case FK_RUN:
+    case FK_SQLSTATE:
+    case FK_Z85:
+        return put_inline(f, pk, src, path, err);
+    case FK_CTR:
+        return encode_map(pk, &ctr_table, NULL, src, path, err);
+    case FK_HIST: {
+        const pr_hist *h = *(pr_hist *const *)(const void *)src;
+        if (h == NULL)
+            return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
+        return pr_hist_pack(h, pk);
+    }
+    case FK_STRS:
+    case FK_U16S:
+    case FK_OPTS:
+    case FK_STATS:
+    case FK_TABLES:
+        return put_list(f, pk, base, path, err);
+    default:
+        return put_scalar(f, pk, m, src, path, err);
+    }
+}
+
+static bool is_absent(const struct field *f, const char *base)
+{
+    return f->kind == FK_HIST && !f->req &&
+           *(pr_hist *const *)(const void *)(base + f->off) == NULL;
+}
+
+static int encode_map(msgpack_packer *pk, const struct table *t, const struct pr_msg *m,
+                      const char *base, const char *path, struct pr_error *err)
+{
+    char fpath[PATH_LEN];
+    size_t n = 0;
+    int rc;
+
+    for (size_t fi = 0; fi < t->n; fi++)
+        n += !is_absent(&t->f[fi], base);
+    if ((rc = pk_rc(msgpack_pack_map(pk, n))) < 0)
+        return rc;
+    for (size_t fi = 0; fi < t->n; fi++) {
+        const struct field *f = &t->f[fi];
+        if (is_absent(f, base))
+            continue;
+        key_path(fpath, path, f->key);
+        if ((rc = put_str(pk, f->key, PR_MSG_NAME_MAX, fpath, err)) < 0 ||
+            (rc = encode_field(f, pk, m, base, fpath, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int pr_msg_encode(const struct pr_msg *m, msgpack_sbuffer *sb, struct pr_error *err)
+{
+    struct pr_error e = {0};
+    size_t start = sb->size;
+    msgpack_packer pk;
+    int rc;
+
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    if (m->type <= PR_MSG_NONE || m->type >= PR_MSG_TYPE_COUNT_)
+        rc = pr_error_set(&e, PR_EINVAL, "message: bad type %d", (int)m->type);
+    else if (m->v != PR_PROTO_VERSION)
+        rc = pr_error_set(&e, PR_EVERSION, "%s: version %" PRIu32 " (use pr_msg_init)",
+                          pr_msg_type_name(m->type), m->v);
+    else if ((rc = check_msg(m, &e)) == 0)
+        rc = encode_map(&pk, &msg_tables[m->type], m, (const char *)m, pr_msg_type_name(m->type),
+                        &e);
+    if (rc == 0 && sb->size - start > PR_MSG_MAX_BYTES)
+        rc = pr_error_set(&e, PR_ETOO_BIG, "%s: encodes to %zu bytes (max %u)",
+                          pr_msg_type_name(m->type), sb->size - start, PR_MSG_MAX_BYTES);
+    if (rc < 0 && e.code == 0)
+        pr_error_set(&e, rc, "%s: %s", pr_msg_type_name(m->type), pr_strerror(rc));
+    if (rc < 0)
+        sb->size = start;
+    if (err != NULL)
+        *err = e;
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- Envelope helpers ---------------------------------------------------- */
+
+void pr_msg_init(struct pr_msg *m, enum pr_msg_type type, const char *run, uint64_t seq)
+{
+    memset(m, 0, sizeof(*m));
+    m->v = PR_PROTO_VERSION;
+    m->type = type;
+    m->seq = seq;
+    if (run != NULL) {
+        size_t n = strnlen(run, PR_RUN_ID_MAX);
+        memcpy(m->run, run, n);
+        m->run[n] = '\0';
+    }
+}
+
+bool pr_seq_accept(struct pr_seq_track *t, const struct pr_msg *m)
+{
+    if (strncmp(t->run, m->run, sizeof(t->run)) != 0) {
+        memcpy(t->run, m->run, sizeof(t->run));
+        t->run[PR_RUN_ID_MAX] = '\0';
+        t->last_seq = m->seq;
+        return true;
+    }
+    if (m->seq <= t->last_seq)
+        return false;
+    t->last_seq = m->seq;
+    return true;
+}

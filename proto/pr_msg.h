@@ -1,0 +1,349 @@
+/* pr_msg: the control-message codec between coordinator and agents.
+ *
+ * Bytes only: this module encodes a struct pr_msg into msgpack and decodes
+ * msgpack bytes into a struct pr_msg; framing (ZeroMQ multipart) and sockets
+ * belong to the callers. DESIGN.md §2, §3.
+ *
+ * Wire form. One msgpack map per message, flat: the four envelope keys
+ *   "v"   uint    protocol version, PR_PROTO_VERSION (exact match required)
+ *   "t"   str     type name: "HELLO", "PING", ... (pr_msg_type_name())
+ *   "run" str     run id, at most PR_RUN_ID_MAX bytes; "" before a run exists
+ *                 (HELLO, PING, PONG, HEARTBEAT while idle)
+ *   "seq" uint    sender's message number, see "Resends" below
+ * plus the keys of the type, listed beside each struct below as `"key"`.
+ * Keys marked (opt) may be absent; every other key is required.
+ *
+ * Decoding is strict. The whole buffer must be exactly one msgpack object
+ * (PR_ETRUNCATED, PR_ETRAILING) of at most PR_MSG_MAX_BYTES, nested at most
+ * PR_MSG_MAX_DEPTH deep, whose top value is a map (PR_ENOTMAP) with string
+ * keys only, at most PR_MSG_MAX_KEYS of them and no key twice (PR_EDUP_KEY,
+ * for unknown keys too). "v" is checked first (PR_EVERSION), then "t"
+ * (PR_EUNKNOWN_TYPE). Then every required key must be present
+ * (PR_EMISSING_KEY), every known key must have its type (PR_EBAD_TYPE; nil is
+ * a wrong type, not an absent key), integers must fit their field
+ * (PR_ERANGE: negative for an unsigned field, too large for its width),
+ * floats must be finite, strings and arrays must respect the limits below
+ * (PR_ETOO_BIG) and strings may not contain NUL bytes (PR_EINVAL).
+ * Enumerations travel as their lower-case names. Unknown keys are ignored,
+ * so a minor change can add optional keys without a version bump. Float
+ * fields also accept integers (JavaScript encoders send 12.0 as 12).
+ * Histograms are pr_hist_pack()'s sparse form and pr_hist_unpack()'s
+ * rejections (PR_EBAD_HIST...) are passed through. Every rejection fills
+ * struct pr_error with the code and a message naming the message type and
+ * key ("PLAN.tables[3].lo: ..."). No input crashes the decoder (fuzzed,
+ * tests/fuzz/fuzz_msg.c); memory used is bounded by a small multiple of the
+ * input length.
+ *
+ * The encoder enforces the same limits and the same cross-field checks, so
+ * anything pr_msg_encode() accepts, pr_msg_decode() accepts too.
+ *
+ * Ownership. A decoded struct pr_msg owns every string, array and histogram
+ * it points to (heap, pr_xmalloc); pr_msg_clear() frees them. Decoded strings
+ * are never NULL (absent optional strings decode as ""). For encoding, the
+ * struct is only read: its pointers may be borrowed from the caller, a NULL
+ * string encodes as "" and a NULL optional histogram is left out; such a
+ * struct must not be passed to pr_msg_clear().
+ *
+ * Secrets. PLAN.password is sent as given. It must only travel over a CURVE
+ * encrypted or a local (ipc/inproc/loopback spawned-agent) channel, and
+ * callers never log a PLAN (DESIGN.md §8).
+ *
+ * Resends. Each sender numbers the messages it sends on one connection from
+ * 1, strictly increasing by one per new message (a timer's PING and a STATS
+ * each take a fresh number); a resend repeats the number. Control traffic
+ * runs over ordered ZeroMQ connections, so a receiver keeps, per peer, the
+ * run and the highest seq it accepted and drops anything not above it:
+ * pr_seq_accept() does exactly that. A new run id resets the count.
+ *
+ * Thread: all functions are reentrant; a struct belongs to one thread.
+ */
+#ifndef PR_MSG_H
+#define PR_MSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <msgpack.h>
+
+#include "pr_counters.h"
+#include "pr_err.h"
+#include "pr_hist.h"
+
+#define PR_PROTO_VERSION 1
+
+/* Limits, enforced by both encoder and decoder (lengths in bytes, without
+ * the terminating NUL). */
+#define PR_MSG_MAX_BYTES    (4u * 1024 * 1024) /* one encoded message */
+#define PR_MSG_MAX_DEPTH    16                 /* msgpack nesting */
+#define PR_MSG_MAX_KEYS     64                 /* keys in any map */
+#define PR_RUN_ID_MAX       64                 /* "run" */
+#define PR_MSG_NAME_MAX     64                 /* agent, workload, option, region, version names */
+#define PR_MSG_HOST_MAX     255                /* hostnames, DB hosts */
+#define PR_MSG_PATH_MAX     107                /* unix socket paths (sun_path - 1) */
+#define PR_MSG_TEXT_MAX     4096               /* option values, messages, reasons, passwords */
+#define PR_MSG_Z85_KEY_LEN  40                 /* a CURVE public key in Z85 */
+#define PR_MSG_SQLSTATE_LEN 5
+#define PR_MSG_MAX_OPTS     512   /* PLAN.opts */
+#define PR_MSG_MAX_TABLES   65536 /* PLAN.tables */
+#define PR_MSG_MAX_TARGETS  256   /* PLAN.hosts, ports, sockets each */
+#define PR_MSG_MAX_STATS    1024  /* STATS.srv, DONE.kinds */
+
+enum pr_msg_type {
+    PR_MSG_NONE = 0, /* an empty or cleared struct; never on the wire */
+    PR_MSG_HELLO,
+    PR_MSG_PING,
+    PR_MSG_PONG,
+    PR_MSG_PLAN,
+    PR_MSG_READY,
+    PR_MSG_START,
+    PR_MSG_STATS,
+    PR_MSG_DONE,
+    PR_MSG_ABORT,
+    PR_MSG_HEARTBEAT,
+    PR_MSG_ERROR,
+    PR_MSG_BYE,
+    PR_MSG_TYPE_COUNT_
+};
+
+/* PLAN.cmd: "prepare", "run", "cleanup", "prewarm". */
+enum pr_plan_cmd { PR_CMD_PREPARE, PR_CMD_RUN, PR_CMD_CLEANUP, PR_CMD_PREWARM, PR_CMD_COUNT_ };
+
+/* PLAN.part (DESIGN.md §4): "none", "tables", "rows". */
+enum pr_partition { PR_PART_NONE, PR_PART_TABLES, PR_PART_ROWS, PR_PART_COUNT_ };
+
+/* HEARTBEAT.state: "idle", "connecting", "ready", "running", "stopping",
+ * "done"; the coordinator sends its own state the same way. */
+enum pr_agent_state {
+    PR_STATE_IDLE,       /* no plan */
+    PR_STATE_CONNECTING, /* plan received, opening connections / probing */
+    PR_STATE_READY,      /* READY sent, waiting for START */
+    PR_STATE_RUNNING,    /* between t0 and the stop */
+    PR_STATE_STOPPING,   /* draining in-flight statements */
+    PR_STATE_DONE,       /* DONE sent */
+    PR_STATE_COUNT_
+};
+
+/* ERROR.phase: "gather", "clock", "plan", "connect", "prepare", "run",
+ * "cleanup", "prewarm", "finish". */
+enum pr_phase {
+    PR_PHASE_GATHER,
+    PR_PHASE_CLOCK,
+    PR_PHASE_PLAN,
+    PR_PHASE_CONNECT,
+    PR_PHASE_PREPARE,
+    PR_PHASE_RUN,
+    PR_PHASE_CLEANUP,
+    PR_PHASE_PREWARM,
+    PR_PHASE_FINISH,
+    PR_PHASE_COUNT_
+};
+
+/* HELLO, agent -> coordinator on connect. The protocol version the agent
+ * speaks is the envelope's `v` (struct pr_msg.v). */
+struct pr_msg_hello {
+    char *name;                          /* "name" agent name, <= PR_MSG_NAME_MAX */
+    char *version;                       /* "ver" stampede version string, <= PR_MSG_NAME_MAX */
+    uint32_t cores;                      /* "cores" online CPUs */
+    char *hostname;                      /* "host" <= PR_MSG_HOST_MAX */
+    char *region;                        /* "region" region tag, may be "", <= PR_MSG_NAME_MAX */
+    char pubkey[PR_MSG_Z85_KEY_LEN + 1]; /* "key" CURVE public key (Z85) or "" */
+};
+
+/* PING, either way. clock_ns is the sender's pr clock (monotonic ns). */
+struct pr_msg_ping {
+    uint64_t id;       /* "id" ping id, echoed by PONG */
+    uint64_t clock_ns; /* "clk" sender's clock at send */
+};
+
+/* PONG, reply to PING: echoes id and the pinger's clock, adds the
+ * responder's own clock at reply. With t4 the pinger's clock on receipt,
+ * offset = peer_clock_ns - (ping_clock_ns + t4) / 2, rtt = t4 - ping_clock_ns. */
+struct pr_msg_pong {
+    uint64_t id;            /* "id" */
+    uint64_t ping_clock_ns; /* "clk" echo of PING.clock_ns */
+    uint64_t peer_clock_ns; /* "pclk" responder's clock at reply */
+};
+
+/* One workload option, passed through verbatim ("--name=value"). Wire: a
+ * 2-element array [name, value]. */
+struct pr_msg_opt {
+    char *name;  /* <= PR_MSG_NAME_MAX, without "--" */
+    char *value; /* <= PR_MSG_TEXT_MAX */
+};
+
+/* A table (or id range of one) assigned to this agent. Wire: map
+ * {"n", "lo", "hi", "ct", "ci"}, all required. id_lo <= id_hi. */
+struct pr_msg_table {
+    uint32_t table;    /* "n" table number (sbtest<n>), >= 1 */
+    uint64_t id_lo;    /* "lo" first id, inclusive */
+    uint64_t id_hi;    /* "hi" last id, inclusive */
+    bool create_table; /* "ct" this agent creates the table */
+    bool create_index; /* "ci" this agent builds the secondary index */
+};
+
+/* A named counter. Wire: a 2-element array [name, uint]. */
+struct pr_msg_stat {
+    char *name; /* <= PR_MSG_NAME_MAX */
+    uint64_t value;
+};
+
+/* PLAN, coordinator -> agent. Checks: agent_count >= 1, agent_index <
+ * agent_count, conn_first + conns <= conns_total, report_ms >= 1. */
+struct pr_msg_plan {
+    enum pr_plan_cmd cmd;        /* "cmd" */
+    char *workload;              /* "wl" workload name, <= PR_MSG_NAME_MAX */
+    struct pr_msg_opt *opts;     /* "opts" all workload/sysbench options */
+    uint32_t n_opts;             /* <= PR_MSG_MAX_OPTS */
+    uint32_t agent_index;        /* "ai" this agent's index in name order */
+    uint32_t agent_count;        /* "an" */
+    uint32_t conns;              /* "conns" connections on this agent */
+    uint64_t conn_first;         /* "c0" global index of its first connection */
+    uint64_t conns_total;        /* "ctot" connections over all agents */
+    uint64_t rate;               /* "rate" events/s share, 0 = closed loop */
+    uint64_t events;             /* "events" event limit share, 0 = none */
+    uint64_t time_s;             /* "time" time limit s, 0 = none */
+    uint32_t report_ms;          /* "ri" report interval ms */
+    uint64_t seed;               /* "seed" run seed (--rand-seed) */
+    bool lead;                   /* "lead" this agent samples server status */
+    enum pr_partition part;      /* "part" */
+    struct pr_msg_table *tables; /* "tables" */
+    uint32_t n_tables;           /* <= PR_MSG_MAX_TABLES */
+    char **hosts;                /* "hosts" each <= PR_MSG_HOST_MAX */
+    uint32_t n_hosts;            /* <= PR_MSG_MAX_TARGETS */
+    uint16_t *ports;             /* "ports" */
+    uint32_t n_ports;            /* <= PR_MSG_MAX_TARGETS */
+    char **sockets;              /* "socks" each <= PR_MSG_PATH_MAX */
+    uint32_t n_sockets;          /* <= PR_MSG_MAX_TARGETS */
+    char *user;                  /* "user" <= PR_MSG_NAME_MAX */
+    char *database;              /* "db" <= PR_MSG_NAME_MAX */
+    char *password;              /* "pw" <= PR_MSG_TEXT_MAX; see "Secrets" */
+    uint64_t plan_hash;          /* "hash" echoed in READY */
+};
+
+/* READY, agent -> coordinator: pool open, statements prepared. */
+struct pr_msg_ready {
+    uint64_t plan_hash; /* "hash" PLAN.plan_hash */
+    uint64_t db_rtt_us; /* "rtt" baseline DB round trip, µs */
+    uint32_t conns;     /* "conns" connections opened */
+};
+
+/* START, coordinator -> agent. interval_ms >= 1. */
+struct pr_msg_start {
+    uint64_t t0_ns;       /* "t0" start instant, coordinator clock ns */
+    uint32_t interval_ms; /* "ivl" report interval length */
+};
+
+/* STATS(k), agent -> coordinator, one per interval. cpu_pct >= 0. */
+struct pr_msg_stats {
+    uint64_t k;              /* "k" interval index */
+    struct pr_counters ctr;  /* "ctr" map of PR_COUNTERS_FIELDS names */
+    pr_hist *lat;            /* "lat" latency histogram (required) */
+    pr_hist *svc;            /* "svc" (opt) service time, rate mode */
+    double cpu_pct;          /* "cpu" user+sys over the interval, % of
+                                one core (may exceed 100) */
+    uint64_t lag_max_us;     /* "lagmax" event loop lag, max */
+    uint64_t lag_p99_us;     /* "lag99" event loop lag, p99 */
+    uint64_t slip_us;        /* "slip" send slip (rate mode), max */
+    struct pr_msg_stat *srv; /* "srv" (opt) SHOW GLOBAL STATUS sample */
+    uint32_t n_srv;          /* <= PR_MSG_MAX_STATS */
+};
+
+/* DONE, agent -> coordinator: exact whole-run totals. */
+struct pr_msg_done {
+    struct pr_counters ctr;    /* "ctr" */
+    pr_hist *lat;              /* "lat" whole-run latency (required) */
+    uint64_t intervals;        /* "ivls" STATS messages sent */
+    int32_t status;            /* "code" 0 or a negative PR_E / -errno code */
+    char *reason;              /* "why" "" or why it ended, <= PR_MSG_TEXT_MAX */
+    int64_t start_skew_us;     /* "skew" actual start - t0, µs (signed) */
+    struct pr_msg_stat *kinds; /* "kinds" (opt) statements per kind */
+    uint32_t n_kinds;          /* <= PR_MSG_MAX_STATS */
+};
+
+/* ABORT, coordinator -> agent, or BYE either way. */
+struct pr_msg_abort {
+    char *reason; /* "why" <= PR_MSG_TEXT_MAX */
+};
+
+/* HEARTBEAT, both ways every second. */
+struct pr_msg_heartbeat {
+    enum pr_agent_state state; /* "state" */
+    uint64_t clock_ns;         /* "clk" sender's clock */
+};
+
+/* ERROR, agent -> coordinator (instead of READY, or during the run). */
+struct pr_msg_error {
+    int32_t code;                           /* "code" PR_E* or -errno */
+    enum pr_phase phase;                    /* "phase" */
+    uint32_t db_errno;                      /* "dberr" server errno, 0 if none */
+    char sqlstate[PR_MSG_SQLSTATE_LEN + 1]; /* "sqlstate" 5 chars or "" */
+    char *message;                          /* "msg" <= PR_MSG_TEXT_MAX */
+    char *stmt_kind;                        /* "kind" "" or <= PR_MSG_NAME_MAX */
+};
+
+/* The envelope: header plus the body selected by type. */
+struct pr_msg {
+    uint32_t v;                  /* protocol version */
+    enum pr_msg_type type;       /* selects the union member */
+    char run[PR_RUN_ID_MAX + 1]; /* run id, "" before a run */
+    uint64_t seq;                /* see "Resends" */
+    union {
+        struct pr_msg_hello hello;
+        struct pr_msg_ping ping;
+        struct pr_msg_pong pong;
+        struct pr_msg_plan plan;
+        struct pr_msg_ready ready;
+        struct pr_msg_start start;
+        struct pr_msg_stats stats;
+        struct pr_msg_done done;
+        struct pr_msg_abort abort; /* ABORT */
+        struct pr_msg_heartbeat heartbeat;
+        struct pr_msg_error error;
+        struct pr_msg_abort bye; /* BYE: same shape as ABORT */
+    } u;
+};
+
+/* Zero *m and set its header: v = PR_PROTO_VERSION, type, run (NULL = "",
+ * truncated to PR_RUN_ID_MAX) and seq. The caller then fills m->u.<type>. */
+void pr_msg_init(struct pr_msg *m, enum pr_msg_type type, const char *run, uint64_t seq);
+
+/* Encode m and append it to sb (initialized by the caller). Returns 0, or a
+ * negative code with err filled (when not NULL) and sb left as it was:
+ * PR_EINVAL (bad type, NULL required histogram, cross-field check failed),
+ * PR_ETOO_BIG, PR_ERANGE, or a pr_hist_pack() code. m is only read. */
+int pr_msg_encode(const struct pr_msg *m, msgpack_sbuffer *sb, struct pr_error *err);
+
+/* Decode exactly one message from buf[0..len) into *m, which is overwritten
+ * (not freed: clear it first if it held a decoded message). Returns 0 or a
+ * negative code with err filled (see the file comment). On any return the
+ * caller calls pr_msg_clear(m) when done; on failure m holds nothing except
+ * after PR_EVERSION, when m->v, m->type (PR_MSG_NONE if unknown), m->run,
+ * m->seq and, for HELLO, m->u.hello.name (or NULL) are filled best effort,
+ * so the caller can say "agent X speaks protocol N". */
+int pr_msg_decode(struct pr_msg *m, const void *buf, size_t len, struct pr_error *err);
+
+/* Free everything a decoded m owns and zero it (type becomes PR_MSG_NONE).
+ * Safe on a zeroed struct and twice in a row. */
+void pr_msg_clear(struct pr_msg *m);
+
+/* Wire names: "HELLO"..., "prepare"..., "none"..., "idle"..., "gather"...;
+ * "?" for out-of-range values. Static strings. */
+const char *pr_msg_type_name(enum pr_msg_type type);
+const char *pr_plan_cmd_name(enum pr_plan_cmd cmd);
+const char *pr_partition_name(enum pr_partition part);
+const char *pr_agent_state_name(enum pr_agent_state state);
+const char *pr_phase_name(enum pr_phase phase);
+
+/* Per-peer duplicate filter (see "Resends"). Zero-initialize. */
+struct pr_seq_track {
+    char run[PR_RUN_ID_MAX + 1]; /* run of the last accepted message */
+    uint64_t last_seq;           /* highest accepted seq in that run, 0 = none */
+};
+
+/* True when m is new for this peer: its run differs from the tracked one
+ * (the tracker moves to it) or its seq is above the last accepted (which
+ * becomes seq). False for a resend or a stale message: drop it. */
+bool pr_seq_accept(struct pr_seq_track *t, const struct pr_msg *m);
+
+#endif

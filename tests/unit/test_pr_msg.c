@@ -1,0 +1,1002 @@
+/* test_pr_msg: the control-message codec (proto/pr_msg.h).
+ *
+ * Round trips of every type with every field set, then the decoder's
+ * rejections, each checked for its code and, where it matters, for the
+ * message naming the type and key: missing keys, wrong types, ranges,
+ * sizes, duplicates, version and type, truncation at every length, trailing
+ * bytes, hostile msgpack headers and random garbage. Wire variants are made
+ * by re-packing a decoded msgpack object with one edit at a path, so every
+ * case starts from a valid message and breaks exactly one thing. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pr_msg.h"
+#include "testlib.h"
+
+static const char *const all_keys_hdr[] = {"v", "t", "run", "seq"};
+
+/* The wire keys of each type as the design says them, with (opt) marks:
+ * written here independently of the codec's tables. */
+struct keyspec {
+    enum pr_msg_type type;
+    const char *req[24];
+    const char *opt[4];
+};
+
+static const struct keyspec keyspecs[] = {
+    {PR_MSG_HELLO, {"name", "ver", "cores", "host", "region", "key"}, {NULL}},
+    {PR_MSG_PING, {"id", "clk"}, {NULL}},
+    {PR_MSG_PONG, {"id", "clk", "pclk"}, {NULL}},
+    {PR_MSG_PLAN,
+     {"cmd",   "wl",     "opts",  "ai",   "an",   "conns", "c0",   "ctot",
+      "rate",  "events", "time",  "ri",   "seed", "lead",  "part", "tables",
+      "hosts", "ports",  "socks", "user", "db",   "pw",    "hash"},
+     {NULL}},
+    {PR_MSG_READY, {"hash", "rtt", "conns"}, {NULL}},
+    {PR_MSG_START, {"t0", "ivl"}, {NULL}},
+    {PR_MSG_STATS, {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"}, {"svc", "srv"}},
+    {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why", "skew"}, {"kinds"}},
+    {PR_MSG_ABORT, {"why"}, {NULL}},
+    {PR_MSG_HEARTBEAT, {"state", "clk"}, {NULL}},
+    {PR_MSG_ERROR, {"code", "phase", "dberr", "sqlstate", "msg", "kind"}, {NULL}},
+    {PR_MSG_BYE, {"why"}, {NULL}},
+};
+#define N_TYPES (sizeof(keyspecs) / sizeof(keyspecs[0]))
+
+/* ---- Populated messages -------------------------------------------------- */
+
+static struct pr_msg_opt test_opts[] = {
+    {(char *)"tables", (char *)"4"},
+    {(char *)"table-size", (char *)"100000"},
+    {(char *)"rate-mode", (char *)"uniform"},
+};
+static struct pr_msg_table test_tables[] = {
+    {1, 1, 100000, true, false},
+    {2, 1, 50000, true, true},
+    {2, 50001, 100000, false, false},
+};
+static char *test_hosts[] = {(char *)"127.0.0.1", (char *)"db2.example"};
+static uint16_t test_ports[] = {3306, 3307};
+static char *test_socks[] = {(char *)"/run/mysqld/mysqld.sock"};
+static struct pr_msg_stat test_srv[] = {
+    {(char *)"Questions", 123456789},
+    {(char *)"Threads_running", 17},
+};
+static struct pr_msg_stat test_kinds[] = {
+    {(char *)"point_select", 1000},
+    {(char *)"commit", 100},
+};
+
+static pr_hist *hist_lat, *hist_svc;
+
+static void fill_counters(struct pr_counters *c, uint64_t base)
+{
+    uint64_t v = base;
+#define FILL(name) c->name = v++;
+    PR_COUNTERS_FIELDS(FILL)
+#undef FILL
+}
+
+static void fill_plan(struct pr_msg_plan *p)
+{
+    p->cmd = PR_CMD_RUN;
+    p->workload = (char *)"oltp_read_write";
+    p->opts = test_opts;
+    p->n_opts = 3;
+    p->agent_index = 2;
+    p->agent_count = 3;
+    p->conns = 21;
+    p->conn_first = 43;
+    p->conns_total = 64;
+    p->rate = 3333;
+    p->events = 100000;
+    p->time_s = 60;
+    p->report_ms = 1000;
+    p->seed = 0xdeadbeefcafeULL;
+    p->lead = true;
+    p->part = PR_PART_ROWS;
+    p->tables = test_tables;
+    p->n_tables = 3;
+    p->hosts = test_hosts;
+    p->n_hosts = 2;
+    p->ports = test_ports;
+    p->n_ports = 2;
+    p->sockets = test_socks;
+    p->n_sockets = 1;
+    p->user = (char *)"sbtest";
+    p->database = (char *)"sbtest";
+    p->password = (char *)"s3cr\xc3\xa9t \"quoted\"";
+    p->plan_hash = 0x0123456789abcdefULL;
+}
+
+/* Every field of the body set to a non-default value. The struct borrows
+ * static data: never pr_msg_clear() it. */
+static void fill(struct pr_msg *m, enum pr_msg_type t)
+{
+    pr_msg_init(m, t, "run-2026-11-30T07:00:00Z-7f3a", 4242);
+    switch (t) {
+    case PR_MSG_HELLO:
+        m->u.hello.name = (char *)"agent-eu-1";
+        m->u.hello.version = (char *)"0.1.0";
+        m->u.hello.cores = 64;
+        m->u.hello.hostname = (char *)"loadgen1.example";
+        m->u.hello.region = (char *)"eu-west";
+        strcpy(m->u.hello.pubkey, "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7");
+        break;
+    case PR_MSG_PING:
+        m->u.ping.id = 7;
+        m->u.ping.clock_ns = 1234567890123ULL;
+        break;
+    case PR_MSG_PONG:
+        m->u.pong.id = 7;
+        m->u.pong.ping_clock_ns = 1234567890123ULL;
+        m->u.pong.peer_clock_ns = UINT64_MAX - 5;
+        break;
+    case PR_MSG_PLAN:
+        fill_plan(&m->u.plan);
+        break;
+    case PR_MSG_READY:
+        m->u.ready.plan_hash = 0x0123456789abcdefULL;
+        m->u.ready.db_rtt_us = 87;
+        m->u.ready.conns = 21;
+        break;
+    case PR_MSG_START:
+        m->u.start.t0_ns = 99999999999ULL;
+        m->u.start.interval_ms = 1000;
+        break;
+    case PR_MSG_STATS:
+        m->u.stats.k = 12;
+        fill_counters(&m->u.stats.ctr, 100);
+        m->u.stats.lat = hist_lat;
+        m->u.stats.svc = hist_svc;
+        m->u.stats.cpu_pct = 187.25;
+        m->u.stats.lag_max_us = 900;
+        m->u.stats.lag_p99_us = 120;
+        m->u.stats.slip_us = 33;
+        m->u.stats.srv = test_srv;
+        m->u.stats.n_srv = 2;
+        break;
+    case PR_MSG_DONE:
+        fill_counters(&m->u.done.ctr, 1ULL << 40);
+        m->u.done.lat = hist_lat;
+        m->u.done.intervals = 60;
+        m->u.done.status = PR_EVERSION;
+        m->u.done.reason = (char *)"time limit reached";
+        m->u.done.start_skew_us = -42;
+        m->u.done.kinds = test_kinds;
+        m->u.done.n_kinds = 2;
+        break;
+    case PR_MSG_ABORT:
+        m->u.abort.reason = (char *)"SIGINT";
+        break;
+    case PR_MSG_HEARTBEAT:
+        m->u.heartbeat.state = PR_STATE_STOPPING;
+        m->u.heartbeat.clock_ns = 5555;
+        break;
+    case PR_MSG_ERROR:
+        m->u.error.code = -111;
+        m->u.error.phase = PR_PHASE_PREPARE;
+        m->u.error.db_errno = 1045;
+        strcpy(m->u.error.sqlstate, "28000");
+        m->u.error.message = (char *)"Access denied for user 'sbtest'@'localhost'";
+        m->u.error.stmt_kind = (char *)"point_select";
+        break;
+    case PR_MSG_BYE:
+        m->u.bye.reason = (char *)"daemon shutting down";
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- Comparison ----------------------------------------------------------- */
+
+#define STREQ(a, b) CHECK_MSG(strcmp((a), (b)) == 0, "'%s' != '%s'", (a), (b))
+
+static void check_counters(const struct pr_counters *a, const struct pr_counters *b)
+{
+#define CMP(name) CHECK_EQ_U64(a->name, b->name);
+    PR_COUNTERS_FIELDS(CMP)
+#undef CMP
+}
+
+static void check_stats_list(const struct pr_msg_stat *a, uint32_t na, const struct pr_msg_stat *b,
+                             uint32_t nb)
+{
+    CHECK_EQ_U64(na, nb);
+    for (uint32_t i = 0; i < na && i < nb; i++) {
+        STREQ(a[i].name, b[i].name);
+        CHECK_EQ_U64(a[i].value, b[i].value);
+    }
+}
+
+static void check_plan(const struct pr_msg_plan *a, const struct pr_msg_plan *b)
+{
+    CHECK(a->cmd == b->cmd && a->part == b->part && a->lead == b->lead);
+    STREQ(a->workload, b->workload);
+    CHECK_EQ_U64(a->n_opts, b->n_opts);
+    for (uint32_t i = 0; i < a->n_opts && i < b->n_opts; i++) {
+        STREQ(a->opts[i].name, b->opts[i].name);
+        STREQ(a->opts[i].value, b->opts[i].value);
+    }
+    CHECK_EQ_U64(a->agent_index, b->agent_index);
+    CHECK_EQ_U64(a->agent_count, b->agent_count);
+    CHECK_EQ_U64(a->conns, b->conns);
+    CHECK_EQ_U64(a->conn_first, b->conn_first);
+    CHECK_EQ_U64(a->conns_total, b->conns_total);
+    CHECK_EQ_U64(a->rate, b->rate);
+    CHECK_EQ_U64(a->events, b->events);
+    CHECK_EQ_U64(a->time_s, b->time_s);
+    CHECK_EQ_U64(a->report_ms, b->report_ms);
+    CHECK_EQ_U64(a->seed, b->seed);
+    CHECK_EQ_U64(a->n_tables, b->n_tables);
+    for (uint32_t i = 0; i < a->n_tables && i < b->n_tables; i++)
+        CHECK(a->tables[i].table == b->tables[i].table &&
+              a->tables[i].id_lo == b->tables[i].id_lo &&
+              a->tables[i].id_hi == b->tables[i].id_hi &&
+              a->tables[i].create_table == b->tables[i].create_table &&
+              a->tables[i].create_index == b->tables[i].create_index);
+    CHECK_EQ_U64(a->n_hosts, b->n_hosts);
+    for (uint32_t i = 0; i < a->n_hosts && i < b->n_hosts; i++)
+        STREQ(a->hosts[i], b->hosts[i]);
+    CHECK_EQ_U64(a->n_ports, b->n_ports);
+    for (uint32_t i = 0; i < a->n_ports && i < b->n_ports; i++)
+        CHECK_EQ_U64(a->ports[i], b->ports[i]);
+    CHECK_EQ_U64(a->n_sockets, b->n_sockets);
+    for (uint32_t i = 0; i < a->n_sockets && i < b->n_sockets; i++)
+        STREQ(a->sockets[i], b->sockets[i]);
+    STREQ(a->user, b->user);
+    STREQ(a->database, b->database);
+    STREQ(a->password, b->password);
+    CHECK_EQ_U64(a->plan_hash, b->plan_hash);
+}
+
+static void check_body(const struct pr_msg *a, const struct pr_msg *b)
+{
+    switch (a->type) {
+    case PR_MSG_HELLO:
+        STREQ(a->u.hello.name, b->u.hello.name);
+        STREQ(a->u.hello.version, b->u.hello.version);
+        CHECK_EQ_U64(a->u.hello.cores, b->u.hello.cores);
+        STREQ(a->u.hello.hostname, b->u.hello.hostname);
+        STREQ(a->u.hello.region, b->u.hello.region);
+        STREQ(a->u.hello.pubkey, b->u.hello.pubkey);
+        break;
+    case PR_MSG_PING:
+        CHECK_EQ_U64(a->u.ping.id, b->u.ping.id);
+        CHECK_EQ_U64(a->u.ping.clock_ns, b->u.ping.clock_ns);
+        break;
+    case PR_MSG_PONG:
+        CHECK_EQ_U64(a->u.pong.id, b->u.pong.id);
+        CHECK_EQ_U64(a->u.pong.ping_clock_ns, b->u.pong.ping_clock_ns);
+        CHECK_EQ_U64(a->u.pong.peer_clock_ns, b->u.pong.peer_clock_ns);
+        break;
+    case PR_MSG_PLAN:
+        check_plan(&a->u.plan, &b->u.plan);
+        break;
+    case PR_MSG_READY:
+        CHECK_EQ_U64(a->u.ready.plan_hash, b->u.ready.plan_hash);
+        CHECK_EQ_U64(a->u.ready.db_rtt_us, b->u.ready.db_rtt_us);
+        CHECK_EQ_U64(a->u.ready.conns, b->u.ready.conns);
+        break;
+    case PR_MSG_START:
+        CHECK_EQ_U64(a->u.start.t0_ns, b->u.start.t0_ns);
+        CHECK_EQ_U64(a->u.start.interval_ms, b->u.start.interval_ms);
+        break;
+    case PR_MSG_STATS:
+        CHECK_EQ_U64(a->u.stats.k, b->u.stats.k);
+        check_counters(&a->u.stats.ctr, &b->u.stats.ctr);
+        CHECK(b->u.stats.lat != NULL && pr_hist_equal(a->u.stats.lat, b->u.stats.lat));
+        CHECK((a->u.stats.svc == NULL) == (b->u.stats.svc == NULL));
+        if (a->u.stats.svc != NULL && b->u.stats.svc != NULL)
+            CHECK(pr_hist_equal(a->u.stats.svc, b->u.stats.svc));
+        CHECK(a->u.stats.cpu_pct == b->u.stats.cpu_pct);
+        CHECK_EQ_U64(a->u.stats.lag_max_us, b->u.stats.lag_max_us);
+        CHECK_EQ_U64(a->u.stats.lag_p99_us, b->u.stats.lag_p99_us);
+        CHECK_EQ_U64(a->u.stats.slip_us, b->u.stats.slip_us);
+        check_stats_list(a->u.stats.srv, a->u.stats.n_srv, b->u.stats.srv, b->u.stats.n_srv);
+        break;
+    case PR_MSG_DONE:
+        check_counters(&a->u.done.ctr, &b->u.done.ctr);
+        CHECK(b->u.done.lat != NULL && pr_hist_equal(a->u.done.lat, b->u.done.lat));
+        CHECK_EQ_U64(a->u.done.intervals, b->u.done.intervals);
+        CHECK(a->u.done.status == b->u.done.status);
+        STREQ(a->u.done.reason, b->u.done.reason);
+        CHECK(a->u.done.start_skew_us == b->u.done.start_skew_us);
+        check_stats_list(a->u.done.kinds, a->u.done.n_kinds, b->u.done.kinds, b->u.done.n_kinds);
+        break;
+    case PR_MSG_ABORT:
+        STREQ(a->u.abort.reason, b->u.abort.reason);
+        break;
+    case PR_MSG_HEARTBEAT:
+        CHECK(a->u.heartbeat.state == b->u.heartbeat.state);
+        CHECK_EQ_U64(a->u.heartbeat.clock_ns, b->u.heartbeat.clock_ns);
+        break;
+    case PR_MSG_ERROR:
+        CHECK(a->u.error.code == b->u.error.code && a->u.error.phase == b->u.error.phase);
+        CHECK_EQ_U64(a->u.error.db_errno, b->u.error.db_errno);
+        STREQ(a->u.error.sqlstate, b->u.error.sqlstate);
+        STREQ(a->u.error.message, b->u.error.message);
+        STREQ(a->u.error.stmt_kind, b->u.error.stmt_kind);
+        break;
+    case PR_MSG_BYE:
+        STREQ(a->u.bye.reason, b->u.bye.reason);
+        break;
+    default:
+        CHECK(!"unexpected type");
+    }
+}
+
+static void check_same(const struct pr_msg *a, const struct pr_msg *b)
+{
+    CHECK(a->type == b->type);
+    CHECK_EQ_U64(a->v, b->v);
+    STREQ(a->run, b->run);
+    CHECK_EQ_U64(a->seq, b->seq);
+    if (a->type == b->type)
+        check_body(a, b);
+}
+
+/* ---- Wire editing ---------------------------------------------------------- */
+
+enum edit_op { ED_DROP, ED_SET, ED_ADD, ED_DUP };
+
+struct edit {
+    enum edit_op op;
+    const char *path;          /* "tables.1.hi": map keys and array indexes */
+    const msgpack_object *val; /* ED_SET / ED_ADD */
+};
+
+static bool comp_is(const msgpack_object *k, const char *comp, size_t n)
+{
+    return k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+           memcmp(k->via.str.ptr, comp, n) == 0;
+}
+
+/* Pack o into pk with e applied at path p (relative to o). */
+static void pack_edit(msgpack_packer *pk, const msgpack_object *o, const char *p,
+                      const struct edit *e)
+{
+    size_t n = strcspn(p, ".");
+    bool last = p[n] == '\0';
+    const char *rest = last ? p + n : p + n + 1;
+
+    if (o->type == MSGPACK_OBJECT_ARRAY) {
+        uint32_t idx = (uint32_t)strtoul(p, NULL, 10);
+        msgpack_pack_array(pk, o->via.array.size);
+        for (uint32_t i = 0; i < o->via.array.size; i++) {
+            if (i == idx && !last)
+                pack_edit(pk, &o->via.array.ptr[i], rest, e);
+            else if (i == idx && e->op == ED_SET)
+                msgpack_pack_object(pk, *e->val);
+            else
+                msgpack_pack_object(pk, o->via.array.ptr[i]);
+        }
+        return;
+    }
+    uint32_t size = o->via.map.size;
+    size += last && e->op == ED_DROP ? (uint32_t)-1 : 0;
+    size += last && (e->op == ED_ADD || e->op == ED_DUP) ? 1 : 0;
+    msgpack_pack_map(pk, size);
+    for (uint32_t i = 0; i < o->via.map.size; i++) {
+        const msgpack_object_kv *kv = &o->via.map.ptr[i];
+        bool hit = comp_is(&kv->key, p, n);
+        if (hit && last && e->op == ED_DROP)
+            continue;
+        msgpack_pack_object(pk, kv->key);
+        if (hit && !last)
+            pack_edit(pk, &kv->val, rest, e);
+        else if (hit && e->op == ED_SET)
+            msgpack_pack_object(pk, *e->val);
+        else
+            msgpack_pack_object(pk, kv->val);
+        if (hit && last && e->op == ED_DUP) {
+            msgpack_pack_object(pk, kv->key);
+            msgpack_pack_object(pk, kv->val);
+        }
+    }
+    if (last && e->op == ED_ADD) {
+        msgpack_pack_str_with_body(pk, p, n);
+        msgpack_pack_object(pk, *e->val);
+    }
+}
+
+/* Encode fill(t), apply edit, decode; returns the decode code. */
+static int decode_edited(enum pr_msg_type t, const struct edit *e, struct pr_msg *out,
+                         struct pr_error *err)
+{
+    struct pr_msg m;
+    msgpack_sbuffer sb, sb2;
+    msgpack_unpacked up;
+    msgpack_packer pk;
+    size_t off = 0;
+
+    fill(&m, t);
+    msgpack_sbuffer_init(&sb);
+    msgpack_sbuffer_init(&sb2);
+    CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+    msgpack_unpacked_init(&up);
+    CHECK(msgpack_unpack_next(&up, sb.data, sb.size, &off) == MSGPACK_UNPACK_SUCCESS);
+    msgpack_packer_init(&pk, &sb2, msgpack_sbuffer_write);
+    pack_edit(&pk, &up.data, e->path, e);
+    int rc = pr_msg_decode(out, sb2.data, sb2.size, err);
+    msgpack_unpacked_destroy(&up);
+    msgpack_sbuffer_destroy(&sb);
+    msgpack_sbuffer_destroy(&sb2);
+    return rc;
+}
+
+static int try_edit(enum pr_msg_type t, enum edit_op op, const char *path,
+                    const msgpack_object *val, struct pr_error *err)
+{
+    struct pr_msg out;
+    struct edit e = {op, path, val};
+    int rc = decode_edited(t, &e, &out, err);
+    pr_msg_clear(&out);
+    return rc;
+}
+
+static msgpack_object obj_nil(void)
+{
+    msgpack_object o = {.type = MSGPACK_OBJECT_NIL};
+    return o;
+}
+
+static msgpack_object obj_uint(uint64_t v)
+{
+    msgpack_object o = {.type = MSGPACK_OBJECT_POSITIVE_INTEGER};
+    o.via.u64 = v;
+    return o;
+}
+
+static msgpack_object obj_int(int64_t v)
+{
+    msgpack_object o = {.type = MSGPACK_OBJECT_NEGATIVE_INTEGER};
+    o.via.i64 = v;
+    return o;
+}
+
+static msgpack_object obj_str(const char *s, size_t n)
+{
+    msgpack_object o = {.type = MSGPACK_OBJECT_STR};
+    o.via.str.ptr = s;
+    o.via.str.size = (uint32_t)n;
+    return o;
+}
+
+static msgpack_object obj_dbl(double d)
+{
+    msgpack_object o = {.type = MSGPACK_OBJECT_FLOAT64};
+    o.via.f64 = d;
+    return o;
+}
+
+#define EXPECT_CODE(rc, want, err)                                                                 \
+    CHECK_MSG((rc) == (want), "got %s (%s), want %s", pr_errname(rc), (err).msg, pr_errname(want))
+
+/* ---- Tests ----------------------------------------------------------------- */
+
+static void test_roundtrip(void)
+{
+    for (size_t i = 0; i < N_TYPES; i++) {
+        struct pr_msg m, d, d2;
+        struct pr_error err;
+        msgpack_sbuffer sb, sb2;
+        fill(&m, keyspecs[i].type);
+        msgpack_sbuffer_init(&sb);
+        msgpack_sbuffer_init(&sb2);
+        CHECK(pr_msg_encode(&m, &sb, &err) == 0 && err.code == 0);
+        int rc = pr_msg_decode(&d, sb.data, sb.size, &err);
+        EXPECT_CODE(rc, 0, err);
+        check_same(&m, &d);
+        /* Re-encoding the decoded struct gives the same bytes. */
+        CHECK(pr_msg_encode(&d, &sb2, NULL) == 0);
+        CHECK(sb.size == sb2.size && memcmp(sb.data, sb2.data, sb.size) == 0);
+        /* Decode again into a cleared struct: no leak, same result. */
+        pr_msg_clear(&d);
+        CHECK(d.type == PR_MSG_NONE);
+        CHECK(pr_msg_decode(&d2, sb2.data, sb2.size, NULL) == 0);
+        check_same(&m, &d2);
+        pr_msg_clear(&d2);
+        pr_msg_clear(&d2); /* twice is safe */
+        msgpack_sbuffer_destroy(&sb);
+        msgpack_sbuffer_destroy(&sb2);
+    }
+}
+
+/* Empty lists, NULL strings and an absent optional histogram. */
+static void test_minimal(void)
+{
+    struct pr_msg m, d;
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+
+    pr_msg_init(&m, PR_MSG_PLAN, NULL, 1);
+    m.u.plan.agent_count = 1;
+    m.u.plan.report_ms = 1;
+    CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+    CHECK(pr_msg_decode(&d, sb.data, sb.size, NULL) == 0);
+    CHECK(d.run[0] == '\0' && d.u.plan.n_opts == 0 && d.u.plan.n_tables == 0);
+    CHECK(d.u.plan.workload != NULL && d.u.plan.workload[0] == '\0');
+    CHECK(d.u.plan.password != NULL && d.u.plan.password[0] == '\0');
+    CHECK(d.u.plan.cmd == PR_CMD_PREPARE && d.u.plan.part == PR_PART_NONE);
+    pr_msg_clear(&d);
+
+    sb.size = 0;
+    fill(&m, PR_MSG_STATS);
+    m.u.stats.svc = NULL;
+    m.u.stats.n_srv = 0;
+    m.u.stats.srv = NULL;
+    CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+    CHECK(pr_msg_decode(&d, sb.data, sb.size, NULL) == 0);
+    CHECK(d.u.stats.svc == NULL && d.u.stats.lat != NULL && d.u.stats.n_srv == 0);
+    pr_msg_clear(&d);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static bool msg_mentions(const struct pr_error *err, const char *a, const char *b)
+{
+    return strstr(err->msg, a) != NULL && (b == NULL || strstr(err->msg, b) != NULL);
+}
+
+static void test_missing_keys(void)
+{
+    struct pr_error err;
+    for (size_t i = 0; i < N_TYPES; i++) {
+        enum pr_msg_type t = keyspecs[i].type;
+        const char *tn = pr_msg_type_name(t);
+        for (size_t k = 0; k < 4; k++) {
+            int rc = try_edit(t, ED_DROP, all_keys_hdr[k], NULL, &err);
+            EXPECT_CODE(rc, PR_EMISSING_KEY, err);
+            CHECK_MSG(msg_mentions(&err, all_keys_hdr[k], NULL), "%s", err.msg);
+        }
+        for (size_t k = 0; keyspecs[i].req[k] != NULL; k++) {
+            int rc = try_edit(t, ED_DROP, keyspecs[i].req[k], NULL, &err);
+            EXPECT_CODE(rc, PR_EMISSING_KEY, err);
+            CHECK_MSG(msg_mentions(&err, tn, keyspecs[i].req[k]), "%s", err.msg);
+        }
+        for (size_t k = 0; keyspecs[i].opt[k] != NULL; k++) {
+            int rc = try_edit(t, ED_DROP, keyspecs[i].opt[k], NULL, &err);
+            EXPECT_CODE(rc, 0, err);
+        }
+    }
+    /* Nested required keys. */
+    int rc = try_edit(PR_MSG_PLAN, ED_DROP, "tables.1.hi", NULL, &err);
+    EXPECT_CODE(rc, PR_EMISSING_KEY, err);
+    CHECK_MSG(msg_mentions(&err, "PLAN.tables[1]", "'hi'"), "%s", err.msg);
+    rc = try_edit(PR_MSG_STATS, ED_DROP, "ctr.reconnects", NULL, &err);
+    EXPECT_CODE(rc, PR_EMISSING_KEY, err);
+    CHECK_MSG(msg_mentions(&err, "STATS.ctr", "reconnects"), "%s", err.msg);
+    rc = try_edit(PR_MSG_DONE, ED_DROP, "lat.b", NULL, &err);
+    EXPECT_CODE(rc, PR_EMISSING_KEY, err);
+    CHECK_MSG(msg_mentions(&err, "DONE.lat", NULL), "%s", err.msg);
+}
+
+/* nil is a wrong type for every key of every message. */
+static void test_wrong_types(void)
+{
+    struct pr_error err;
+    msgpack_object nil = obj_nil(), s = obj_str("x", 1), u = obj_uint(1), f = obj_dbl(1.5);
+    msgpack_object bt = {.type = MSGPACK_OBJECT_BOOLEAN};
+    bt.via.boolean = true;
+
+    for (size_t i = 0; i < N_TYPES; i++) {
+        enum pr_msg_type t = keyspecs[i].type;
+        for (size_t k = 0; keyspecs[i].req[k] != NULL; k++) {
+            const char *key = keyspecs[i].req[k];
+            int rc = try_edit(t, ED_SET, key, &nil, &err);
+            EXPECT_CODE(rc, PR_EBAD_TYPE, err);
+            CHECK_MSG(msg_mentions(&err, pr_msg_type_name(t), key), "%s", err.msg);
+        }
+        for (size_t k = 0; keyspecs[i].opt[k] != NULL; k++) {
+            int rc = try_edit(t, ED_SET, keyspecs[i].opt[k], &nil, &err);
+            EXPECT_CODE(rc, PR_EBAD_TYPE, err);
+        }
+        for (size_t k = 1; k < 4; k++) {
+            int rc = try_edit(t, ED_SET, all_keys_hdr[k], &bt, &err);
+            EXPECT_CODE(rc, PR_EBAD_TYPE, err);
+        }
+    }
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "v", &s, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "t", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "id", &s, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "id", &f, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "lead", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "wl", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "opts.0", &s, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "opts.1.1", &u, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(msg_mentions(&err, "PLAN.opts[1]", NULL), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.0", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.2.ct", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "hosts.1", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ports.1", &s, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "srv.0.1", &s, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "ctr.reads", &f, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &s, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "lat", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "lat.n", &s, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(msg_mentions(&err, "STATS.lat", NULL), "%s", err.msg);
+    /* A float field takes an integer. */
+    struct pr_msg out;
+    struct edit e = {ED_SET, "cpu", &u};
+    CHECK(decode_edited(PR_MSG_STATS, &e, &out, &err) == 0 && out.u.stats.cpu_pct == 1.0);
+    pr_msg_clear(&out);
+}
+
+static void test_ranges(void)
+{
+    struct pr_error err;
+    msgpack_object neg = obj_int(-1), big32 = obj_uint(1ULL << 32), big16 = obj_uint(65536);
+    msgpack_object zero = obj_uint(0), three = obj_uint(3), nan = obj_dbl(NAN);
+    msgpack_object inf = obj_dbl(INFINITY), negf = obj_dbl(-0.5), i32 = obj_uint(1ULL << 31);
+    msgpack_object bad_enum = obj_str("walk", 4), lo_big = obj_uint(100001);
+
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "seq", &neg, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "cores", &big32, &err), PR_ERANGE, err);
+    CHECK_MSG(msg_mentions(&err, "HELLO.cores", NULL), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ports.0", &big16, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_ERROR, ED_SET, "code", &i32, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "skew", &i32, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &nan, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &inf, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &negf, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "cmd", &bad_enum, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_HEARTBEAT, ED_SET, "state", &bad_enum, &err), PR_ERANGE, err);
+    /* Cross-field checks. */
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ai", &three, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "an", &zero, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "c0", &three, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ctot", &three, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ri", &zero, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.0.lo", &lo_big, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.0.n", &zero, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_START, ED_SET, "ivl", &zero, &err), PR_ERANGE, err);
+
+    /* The encoder refuses what the decoder would. */
+    struct pr_msg m;
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_sbuffer_write(&sb, "xyz", 3);
+    fill(&m, PR_MSG_PLAN);
+    m.u.plan.agent_index = 3;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_ERANGE && sb.size == 3);
+    fill(&m, PR_MSG_STATS);
+    m.u.stats.cpu_pct = NAN;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_ERANGE && sb.size == 3);
+    fill(&m, PR_MSG_HEARTBEAT);
+    m.u.heartbeat.state = PR_STATE_COUNT_;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_ERANGE && sb.size == 3);
+    fill(&m, PR_MSG_DONE);
+    m.u.done.lat = NULL;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL && sb.size == 3);
+    fill(&m, PR_MSG_ERROR);
+    strcpy(m.u.error.sqlstate, "2800");
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL && sb.size == 3);
+    fill(&m, PR_MSG_HELLO);
+    m.u.hello.pubkey[3] = ' ';
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL && sb.size == 3);
+    pr_msg_init(&m, PR_MSG_TYPE_COUNT_, "r", 1);
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL && sb.size == 3);
+    fill(&m, PR_MSG_PING);
+    m.v = 2;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_EVERSION && sb.size == 3);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static void test_sizes(void)
+{
+    struct pr_error err;
+    static char text[PR_MSG_TEXT_MAX + 2];
+    memset(text, 'a', sizeof(text) - 1);
+    msgpack_object name64 = obj_str(text, PR_MSG_NAME_MAX), name65 = obj_str(text, 65);
+    msgpack_object text_max = obj_str(text, PR_MSG_TEXT_MAX);
+    msgpack_object text_over = obj_str(text, PR_MSG_TEXT_MAX + 1);
+    msgpack_object run65 = obj_str(text, PR_RUN_ID_MAX + 1), nul = obj_str("a\0b", 3);
+    msgpack_object sql4 = obj_str("2800", 4), key39 = obj_str(text, 39), key40 = obj_str(text, 40);
+    msgpack_object key_bad = obj_str("rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8] f7", 40);
+
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "name", &name64, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "name", &name65, &err), PR_ETOO_BIG, err);
+    CHECK_MSG(msg_mentions(&err, "HELLO.name", NULL), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_ABORT, ED_SET, "why", &text_max, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_ABORT, ED_SET, "why", &text_over, &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "run", &run65, &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "opts.2.0", &name65, &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "hosts.0", &nul, &err), PR_EINVAL, err);
+    EXPECT_CODE(try_edit(PR_MSG_ERROR, ED_SET, "sqlstate", &sql4, &err), PR_EINVAL, err);
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "key", &key39, &err), PR_EINVAL, err);
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "key", &key40, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "key", &key_bad, &err), PR_EINVAL, err);
+
+    /* Arrays one over their cap (elements nil: the cap is checked first). */
+    struct {
+        const char *key;
+        uint32_t cap;
+    } caps[] = {{"opts", PR_MSG_MAX_OPTS},
+                {"tables", PR_MSG_MAX_TABLES},
+                {"hosts", PR_MSG_MAX_TARGETS},
+                {"ports", PR_MSG_MAX_TARGETS},
+                {"socks", PR_MSG_MAX_TARGETS}};
+    msgpack_object *elems = calloc(PR_MSG_MAX_TABLES + 1, sizeof(*elems));
+    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+        msgpack_object arr = {.type = MSGPACK_OBJECT_ARRAY};
+        arr.via.array.ptr = elems;
+        arr.via.array.size = caps[i].cap + 1;
+        EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, caps[i].key, &arr, &err), PR_ETOO_BIG, err);
+        CHECK_MSG(msg_mentions(&err, "PLAN", caps[i].key), "%s", err.msg);
+    }
+    msgpack_object arr = {.type = MSGPACK_OBJECT_ARRAY};
+    arr.via.array.ptr = elems;
+    arr.via.array.size = PR_MSG_MAX_STATS + 1;
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "srv", &arr, &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kinds", &arr, &err), PR_ETOO_BIG, err);
+    free(elems);
+
+    /* Encoder side of the same limits. */
+    struct pr_msg m;
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    fill(&m, PR_MSG_HELLO);
+    text[65] = '\0';
+    m.u.hello.name = text;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_ETOO_BIG && sb.size == 0);
+    CHECK_MSG(msg_mentions(&err, "HELLO.name", NULL), "%s", err.msg);
+    fill(&m, PR_MSG_PLAN);
+    m.u.plan.n_opts = PR_MSG_MAX_OPTS + 1;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_ETOO_BIG && sb.size == 0);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static void test_version_type_dup(void)
+{
+    struct pr_error err;
+    struct pr_msg out;
+    msgpack_object two = obj_uint(2), foo = obj_str("FOO", 3), x = obj_uint(7);
+    msgpack_object lower = obj_str("hello", 5);
+
+    struct edit e = {ED_SET, "v", &two};
+    int rc = decode_edited(PR_MSG_HELLO, &e, &out, &err);
+    EXPECT_CODE(rc, PR_EVERSION, err);
+    CHECK(out.v == 2 && out.type == PR_MSG_HELLO && out.seq == 4242);
+    CHECK(out.u.hello.name != NULL && strcmp(out.u.hello.name, "agent-eu-1") == 0);
+    CHECK_MSG(msg_mentions(&err, "version 2", "expected 1"), "%s", err.msg);
+    pr_msg_clear(&out);
+    /* A mismatched version wins over anything else wrong. */
+    e.path = "v";
+    rc = decode_edited(PR_MSG_PLAN, &e, &out, &err);
+    EXPECT_CODE(rc, PR_EVERSION, err);
+    pr_msg_clear(&out);
+
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "t", &foo, &err), PR_EUNKNOWN_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "t", &lower, &err), PR_EUNKNOWN_TYPE, err);
+    for (size_t i = 0; i < N_TYPES; i++) {
+        enum pr_msg_type t = keyspecs[i].type;
+        EXPECT_CODE(try_edit(t, ED_ADD, "zz_future", &x, &err), 0, err);
+        EXPECT_CODE(try_edit(t, ED_DUP, "seq", NULL, &err), PR_EDUP_KEY, err);
+        EXPECT_CODE(try_edit(t, ED_DUP, keyspecs[i].req[0], NULL, &err), PR_EDUP_KEY, err);
+    }
+    /* Unknown keys, nested unknown keys; duplicates of unknown keys too. */
+    e = (struct edit){ED_ADD, "zz_future", &x};
+    rc = decode_edited(PR_MSG_STATS, &e, &out, &err);
+    EXPECT_CODE(rc, 0, err);
+    struct pr_msg ref;
+    fill(&ref, PR_MSG_STATS);
+    check_same(&ref, &out);
+    pr_msg_clear(&out);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_ADD, "tables.1.zz", &x, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_ADD, "ctr.zz", &x, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_DUP, "tables.1.lo", NULL, &err), PR_EDUP_KEY, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_DUP, "ctr.writes", NULL, &err), PR_EDUP_KEY, err);
+
+    /* Duplicate unknown key and a non-string key, built by hand. */
+    const uint8_t dup_unknown[] = {0x86, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B', 'Y',
+                                   'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
+                                   'q',  0x01, 0xa1, 'z',  0x01, 0xa1, 'z',  0x02};
+    rc = pr_msg_decode(&out, dup_unknown, sizeof(dup_unknown), &err);
+    EXPECT_CODE(rc, PR_EDUP_KEY, err);
+    const uint8_t int_key[] = {0x86, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B',  'Y',
+                               'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's',  'e',
+                               'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa0, 0x07, 0x01};
+    rc = pr_msg_decode(&out, int_key, sizeof(int_key), &err);
+    EXPECT_CODE(rc, PR_EBAD_TYPE, err);
+    const uint8_t bye_ok[] = {0x85, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B', 'Y',
+                              'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
+                              'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa2, 'o', 'k'};
+    rc = pr_msg_decode(&out, bye_ok, sizeof(bye_ok), &err);
+    EXPECT_CODE(rc, 0, err);
+    CHECK(out.type == PR_MSG_BYE && strcmp(out.u.bye.reason, "ok") == 0);
+    pr_msg_clear(&out);
+}
+
+static void test_framing(void)
+{
+    struct pr_error err;
+    struct pr_msg out;
+    for (size_t i = 0; i < N_TYPES; i++) {
+        struct pr_msg m;
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        fill(&m, keyspecs[i].type);
+        CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+        for (size_t len = 0; len < sb.size; len++) {
+            /* A private copy so ASan sees any read past len. */
+            char *cut = malloc(len ? len : 1);
+            memcpy(cut, sb.data, len);
+            int rc = pr_msg_decode(&out, cut, len, &err);
+            EXPECT_CODE(rc, PR_ETRUNCATED, err);
+            CHECK(out.type == PR_MSG_NONE);
+            pr_msg_clear(&out);
+            free(cut);
+        }
+        msgpack_sbuffer_write(&sb, "\xc0", 1);
+        int rc = pr_msg_decode(&out, sb.data, sb.size, &err);
+        EXPECT_CODE(rc, PR_ETRAILING, err);
+        pr_msg_clear(&out);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    struct {
+        const char *bytes;
+        size_t len;
+        int code;
+    } cases[] = {
+        {"\xdd\xff\xff\xff\xff", 5, PR_ETRUNCATED}, /* array of 4G elements */
+        {"\xdf\xff\xff\xff\xff", 5, PR_ETOO_BIG},   /* map of 4G keys */
+        {"\xdb\xff\xff\xff\xff"
+         "ab",
+         7, PR_ETRUNCATED},                             /* str of 4 GB */
+        {"\xc9\xff\xff\xff\xff\x01", 6, PR_ETRUNCATED}, /* ext of 4 GB */
+        {"\xc1", 1, PR_EINVAL},
+        {"\x93\x01\x02\x03", 4, PR_ENOTMAP},
+        {"\xc0", 1, PR_ENOTMAP},
+        {"\x80", 1, PR_EMISSING_KEY},
+        {"\x81\xa1v\x02", 4, PR_EVERSION},
+        {"\x81\xa1v\xcc\xff", 5, PR_EVERSION},
+        {"\x81\xa1v\xd0\xff", 5, PR_ERANGE},
+        {"\x81\xa1v\x01", 4, PR_EMISSING_KEY},
+        {"\x82\xa1v\x01\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
+        {"\x82\xa1v\x01\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
+        {"", 0, PR_ETRUNCATED},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = pr_msg_decode(&out, cases[i].bytes, cases[i].len, &err);
+        CHECK_MSG(rc == cases[i].code, "case %zu: got %s (%s)", i, pr_errname(rc), err.msg);
+        pr_msg_clear(&out);
+    }
+    /* Nesting: 17 arrays deep is refused, 16 is structurally fine. */
+    uint8_t deep[40];
+    memset(deep, 0x91, sizeof(deep));
+    deep[PR_MSG_MAX_DEPTH + 1] = 0xc0;
+    CHECK(pr_msg_decode(&out, deep, PR_MSG_MAX_DEPTH + 2, &err) == PR_ETOO_BIG);
+    deep[PR_MSG_MAX_DEPTH] = 0xc0;
+    CHECK(pr_msg_decode(&out, deep, PR_MSG_MAX_DEPTH + 1, &err) == PR_ENOTMAP);
+    /* Over the size limit. */
+    char *huge = calloc(1, PR_MSG_MAX_BYTES + 1);
+    CHECK(pr_msg_decode(&out, huge, PR_MSG_MAX_BYTES + 1, &err) == PR_ETOO_BIG);
+    free(huge);
+    /* err may be NULL. */
+    CHECK(pr_msg_decode(&out, "\xc1", 1, NULL) == PR_EINVAL);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Random bytes and random mutations of valid messages: no crash, and what
+ * decodes must encode again. */
+static void test_garbage(void)
+{
+    struct pr_msg out;
+    int ok = 0, fail = 0;
+    uint8_t buf[512];
+
+    for (int iter = 0; iter < 200000; iter++) {
+        size_t len = rng() % sizeof(buf);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)rng();
+        if (len > 0 && iter % 2)
+            buf[0] = (uint8_t)(0x80 | (rng() & 0x0f)); /* look like a map */
+        int rc = pr_msg_decode(&out, buf, len, NULL);
+        rc == 0 ? ok++ : fail++;
+        pr_msg_clear(&out);
+    }
+    for (size_t t = 0; t < N_TYPES; t++) {
+        struct pr_msg m;
+        msgpack_sbuffer sb, sb2;
+        msgpack_sbuffer_init(&sb);
+        msgpack_sbuffer_init(&sb2);
+        fill(&m, keyspecs[t].type);
+        CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+        uint8_t *copy = malloc(sb.size);
+        for (int iter = 0; iter < 5000; iter++) {
+            memcpy(copy, sb.data, sb.size);
+            for (int k = 0; k < 1 + iter % 4; k++)
+                copy[rng() % sb.size] ^= (uint8_t)(1u << (rng() % 8));
+            int rc = pr_msg_decode(&out, copy, sb.size, NULL);
+            if (rc == 0) {
+                sb2.size = 0;
+                CHECK(pr_msg_encode(&out, &sb2, NULL) == 0);
+                ok++;
+            } else {
+                fail++;
+            }
+            pr_msg_clear(&out);
+        }
+        free(copy);
+        msgpack_sbuffer_destroy(&sb);
+        msgpack_sbuffer_destroy(&sb2);
+    }
+    printf("garbage: %d decoded, %d rejected\n", ok, fail);
+    CHECK(fail > 0 && ok > 0);
+}
+
+static void test_seq_track(void)
+{
+    struct pr_seq_track tr = {{0}, 0};
+    struct pr_msg m;
+
+    pr_msg_init(&m, PR_MSG_STATS, "run-a", 1);
+    CHECK(pr_seq_accept(&tr, &m)); /* run "" -> "run-a" */
+    pr_msg_init(&m, PR_MSG_STATS, "run-a", 5);
+    CHECK(pr_seq_accept(&tr, &m));
+    CHECK(!pr_seq_accept(&tr, &m)); /* resend */
+    m.seq = 4;
+    CHECK(!pr_seq_accept(&tr, &m)); /* stale */
+    m.seq = 6;
+    CHECK(pr_seq_accept(&tr, &m));
+    pr_msg_init(&m, PR_MSG_HELLO, "run-b", 1);
+    CHECK(pr_seq_accept(&tr, &m)); /* a new run restarts the count */
+    CHECK(!pr_seq_accept(&tr, &m));
+    CHECK(strcmp(tr.run, "run-b") == 0 && tr.last_seq == 1);
+
+    struct pr_seq_track fresh = {{0}, 0};
+    pr_msg_init(&m, PR_MSG_PING, NULL, 0);
+    CHECK(!pr_seq_accept(&fresh, &m)); /* seq starts at 1 */
+    m.seq = 1;
+    CHECK(pr_seq_accept(&fresh, &m));
+}
+
+static void test_names(void)
+{
+    CHECK(strcmp(pr_msg_type_name(PR_MSG_HEARTBEAT), "HEARTBEAT") == 0);
+    CHECK(strcmp(pr_msg_type_name(PR_MSG_TYPE_COUNT_), "?") == 0);
+    CHECK(strcmp(pr_plan_cmd_name(PR_CMD_PREWARM), "prewarm") == 0);
+    CHECK(strcmp(pr_partition_name(PR_PART_TABLES), "tables") == 0);
+    CHECK(strcmp(pr_agent_state_name(PR_STATE_CONNECTING), "connecting") == 0);
+    CHECK(strcmp(pr_phase_name(PR_PHASE_FINISH), "finish") == 0);
+    CHECK(strcmp(pr_phase_name((enum pr_phase)99), "?") == 0);
+}
+
+int main(void)
+{
+    hist_lat = pr_hist_new();
+    hist_svc = pr_hist_new();
+    for (uint64_t v = 1; v < 5000000; v = v * 3 + 1)
+        pr_hist_record(hist_lat, v, v % 7 + 1);
+    pr_hist_record(hist_svc, 250, 1000);
+    pr_hist_record(hist_svc, 99999, 1);
+
+    test_roundtrip();
+    test_minimal();
+    test_missing_keys();
+    test_wrong_types();
+    test_ranges();
+    test_sizes();
+    test_version_type_dup();
+    test_framing();
+    test_garbage();
+    test_seq_track();
+    test_names();
+
+    pr_hist_destroy(&hist_lat);
+    pr_hist_destroy(&hist_svc);
+    return TEST_END();
+}
