@@ -449,6 +449,11 @@ ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_ind
     return c;
 }
 
+void ag_cursor_set_rng(ag_cursor *c, uint64_t s0, uint64_t s1)
+{
+    ag_rand_set_state(&c->rng, s0, s1);
+}
+
 void ag_cursor_destroy(ag_cursor **c)
 {
     if (!*c)

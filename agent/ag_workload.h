@@ -126,6 +126,10 @@ typedef struct ag_cursor ag_cursor;
 ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_index,
                          uint32_t conns_total);
 
+/* Replace the cursor's RNG state (s0, s1 not both 0), e.g. with the state
+ * sysbench derives from libc random(), for bit-exact comparisons. */
+void ag_cursor_set_rng(ag_cursor *c, uint64_t s0, uint64_t s1);
+
 /* Free the cursor and NULL *c. */
 void ag_cursor_destroy(ag_cursor **c);
 
