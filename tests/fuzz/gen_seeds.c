@@ -1,0 +1,264 @@
+/* gen_seeds: writes seed corpora for the fuzzers (tests/fuzz/meson.build).
+ *
+ *   gen_seeds msg DIR     encoded messages of every type, populated and
+ *                         minimal, plus a version-mismatched HELLO
+ *   gen_seeds hist DIR    pr_hist_pack() sparse histograms (msgpack)
+ *   gen_seeds hdrlog DIR  HdrHistogram V2 encodings, raw and base64
+ *
+ * Every seed is produced by the real encoders, so the corpus follows the
+ * formats as they change. Exits 0, or 1 with a message on any failure. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pr_hdrlog.h"
+#include "pr_hist.h"
+#include "pr_msg.h"
+
+static const char *out_dir;
+static int n_written;
+
+static int write_seed(const char *name, const void *data, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", out_dir, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "gen_seeds: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    n_written++;
+    return 0;
+}
+
+/* Four histograms of different shapes: empty, one value, a wide spread and
+ * values clamped at both ends. */
+static void make_hists(pr_hist *h[4])
+{
+    for (int i = 0; i < 4; i++)
+        h[i] = pr_hist_new();
+    pr_hist_record(h[1], 1234, 1);
+    for (uint64_t v = 1; v < PR_HIST_MAX_US; v = v * 5 / 4 + 1)
+        pr_hist_record(h[2], v, v % 11 + 1);
+    pr_hist_record(h[3], 0, 3);
+    pr_hist_record(h[3], PR_HIST_MAX_US * 2, 2);
+    pr_hist_record(h[3], 500, 1000);
+}
+
+static struct pr_msg_opt opts[] = {{(char *)"tables", (char *)"8"},
+                                   {(char *)"table-size", (char *)"10000"}};
+static struct pr_msg_table tables[] = {{1, 1, 10000, true, true}, {2, 1, 5000, true, false}};
+static char *hosts[] = {(char *)"127.0.0.1"};
+static uint16_t ports[] = {3306};
+static char *socks[] = {(char *)"/tmp/mysql.sock"};
+static struct pr_msg_stat stats[] = {{(char *)"Questions", 42}, {(char *)"Com_select", 40}};
+
+static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
+{
+    switch (m->type) {
+    case PR_MSG_HELLO:
+        m->u.hello = (struct pr_msg_hello){(char *)"agent-1", (char *)"0.1.0", 8,
+                                           (char *)"host1",   (char *)"eu",    ""};
+        memcpy(m->u.hello.pubkey, "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7", 41);
+        break;
+    case PR_MSG_PING:
+        m->u.ping = (struct pr_msg_ping){3, 123456789};
+        break;
+    case PR_MSG_PONG:
+        m->u.pong = (struct pr_msg_pong){3, 123456789, 987654321};
+        break;
+    case PR_MSG_PLAN:
+        m->u.plan = (struct pr_msg_plan){PR_CMD_PREPARE,
+                                         (char *)"oltp_read_only",
+                                         opts,
+                                         2,
+                                         0,
+                                         2,
+                                         8,
+                                         0,
+                                         16,
+                                         100,
+                                         0,
+                                         10,
+                                         1000,
+                                         42,
+                                         true,
+                                         PR_PART_TABLES,
+                                         tables,
+                                         2,
+                                         hosts,
+                                         1,
+                                         ports,
+                                         1,
+                                         socks,
+                                         1,
+                                         (char *)"sbtest",
+                                         (char *)"sbtest",
+                                         (char *)"pw",
+                                         0xabcdef};
+        break;
+    case PR_MSG_READY:
+        m->u.ready = (struct pr_msg_ready){0xabcdef, 120, 8};
+        break;
+    case PR_MSG_START:
+        m->u.start = (struct pr_msg_start){5000000000ULL, 1000};
+        break;
+    case PR_MSG_STATS:
+        m->u.stats = (struct pr_msg_stats){.k = 3,
+                                           .lat = lat,
+                                           .svc = svc,
+                                           .cpu_pct = 55.5,
+                                           .lag_max_us = 300,
+                                           .lag_p99_us = 40,
+                                           .slip_us = 7,
+                                           .srv = stats,
+                                           .n_srv = 2};
+        m->u.stats.ctr.transactions = 100;
+        m->u.stats.ctr.reads = 1400;
+        break;
+    case PR_MSG_DONE:
+        m->u.done = (struct pr_msg_done){.lat = lat,
+                                         .intervals = 10,
+                                         .status = 0,
+                                         .reason = (char *)"time limit",
+                                         .start_skew_us = -3,
+                                         .kinds = stats,
+                                         .n_kinds = 2};
+        m->u.done.ctr.writes = 77;
+        break;
+    case PR_MSG_ABORT:
+    case PR_MSG_BYE:
+        m->u.abort.reason = (char *)"operator";
+        break;
+    case PR_MSG_HEARTBEAT:
+        m->u.heartbeat = (struct pr_msg_heartbeat){PR_STATE_RUNNING, 77};
+        break;
+    case PR_MSG_ERROR:
+        m->u.error = (struct pr_msg_error){-2,      PR_PHASE_CONNECT,        2003,
+                                           "HY000", (char *)"Can't connect", (char *)"connect"};
+        break;
+    default:
+        break;
+    }
+}
+
+static int emit_msg(const struct pr_msg *m, const char *variant)
+{
+    msgpack_sbuffer sb;
+    struct pr_error err;
+    char name[64];
+    int rc;
+
+    msgpack_sbuffer_init(&sb);
+    if ((rc = pr_msg_encode(m, &sb, &err)) < 0) {
+        fprintf(stderr, "gen_seeds: encode %s: %s\n", pr_msg_type_name(m->type), err.msg);
+    } else {
+        snprintf(name, sizeof(name), "msg-%s-%s", pr_msg_type_name(m->type), variant);
+        rc = write_seed(name, sb.data, sb.size);
+        /* Same message claiming protocol 2: "v" is the first key, 0x01. */
+        if (rc == 0 && m->type == PR_MSG_HELLO && sb.size > 3 && sb.data[3] == 0x01) {
+            sb.data[3] = 0x02;
+            snprintf(name, sizeof(name), "msg-HELLO-%s-v2", variant);
+            rc = write_seed(name, sb.data, sb.size);
+        }
+    }
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+static int gen_msg(pr_hist *h[4])
+{
+    struct pr_msg m;
+    for (int t = PR_MSG_HELLO; t < PR_MSG_TYPE_COUNT_; t++) {
+        pr_msg_init(&m, (enum pr_msg_type)t, "run-1", (uint64_t)t);
+        fill_body(&m, h[2], h[3]);
+        if (emit_msg(&m, "full") < 0)
+            return -1;
+        pr_msg_init(&m, (enum pr_msg_type)t, NULL, 1);
+        if (t == PR_MSG_PLAN) {
+            m.u.plan.agent_count = 1;
+            m.u.plan.report_ms = 1;
+        } else if (t == PR_MSG_START) {
+            m.u.start.interval_ms = 1;
+        } else if (t == PR_MSG_STATS) {
+            m.u.stats.lat = h[0];
+        } else if (t == PR_MSG_DONE) {
+            m.u.done.lat = h[1];
+        }
+        if (emit_msg(&m, "min") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int gen_hist(pr_hist *h[4])
+{
+    for (int i = 0; i < 4; i++) {
+        msgpack_sbuffer sb;
+        msgpack_packer pk;
+        char name[32];
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        int rc = pr_hist_pack(h[i], &pk);
+        snprintf(name, sizeof(name), "hist-%d", i);
+        if (rc == 0)
+            rc = write_seed(name, sb.data, sb.size);
+        msgpack_sbuffer_destroy(&sb);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int gen_hdrlog(pr_hist *h[4])
+{
+    for (int i = 0; i < 4; i++) {
+        uint8_t *raw = NULL;
+        char *b64 = NULL, name[32];
+        size_t raw_len = 0, b64_len = 0;
+        int rc = pr_hdrlog_encode_raw(h[i], &raw, &raw_len);
+        if (rc == 0)
+            rc = pr_hdrlog_encode(h[i], &b64, &b64_len);
+        snprintf(name, sizeof(name), "hdr-raw-%d", i);
+        if (rc == 0)
+            rc = write_seed(name, raw, raw_len);
+        snprintf(name, sizeof(name), "hdr-b64-%d", i);
+        if (rc == 0)
+            rc = write_seed(name, b64, b64_len);
+        free(raw);
+        free(b64);
+        if (rc < 0) {
+            fprintf(stderr, "gen_seeds: hdrlog seed %d: %s\n", i, pr_strerror(rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    pr_hist *h[4];
+    int rc;
+
+    if (argc != 3) {
+        fprintf(stderr, "usage: gen_seeds msg|hist|hdrlog DIR\n");
+        return 1;
+    }
+    out_dir = argv[2];
+    make_hists(h);
+    if (strcmp(argv[1], "msg") == 0)
+        rc = gen_msg(h);
+    else if (strcmp(argv[1], "hist") == 0)
+        rc = gen_hist(h);
+    else if (strcmp(argv[1], "hdrlog") == 0)
+        rc = gen_hdrlog(h);
+    else
+        rc = -1, fprintf(stderr, "gen_seeds: unknown kind '%s'\n", argv[1]);
+    for (int i = 0; i < 4; i++)
+        pr_hist_destroy(&h[i]);
+    if (rc == 0)
+        printf("gen_seeds: %d %s seeds in %s\n", n_written, argv[1], out_dir);
+    return rc == 0 ? 0 : 1;
+}
