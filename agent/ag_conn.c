@@ -1,1 +1,670 @@
-#include <stddef.h>
+/* ag_conn: one non-blocking MySQL connection (see ag_conn.h).
+ *
+ * A request (open or exec) is a chain of library operations (connect,
+ * prepare i, execute, store, free, query, next result). Each operation is
+ * started with its _start call and resumed with _cont from the poll or timer
+ * callback until it returns 0; then on_done() inspects the result and starts
+ * the next operation of the chain or completes the request. Completions that
+ * happen inside ag_conn_open/ag_conn_exec themselves are delivered from a
+ * zero timer, so callers never see their callback reentrantly.
+ */
+#include "ag_conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <errmsg.h>
+#include <mysql.h>
+
+#include "pr_err.h"
+
+enum op {
+    OP_NONE,
+    OP_CONNECT,
+    OP_PREPARE,
+    OP_EXECUTE,
+    OP_STMT_STORE,
+    OP_STMT_FREE,
+    OP_QUERY,
+    OP_STORE,
+    OP_NEXT,
+};
+
+enum req { REQ_NONE, REQ_OPEN, REQ_EXEC };
+
+/* One prepared statement of the set, with its preallocated bindings. */
+struct ag__stmt {
+    const struct ag_stmt_def *def; /* borrowed from the workload */
+    MYSQL_STMT *stmt;              /* NULL when closed */
+    MYSQL_BIND *bind;              /* def->nparams entries, allocated once */
+    unsigned long *len;            /* string lengths the bindings point to */
+    bool has_str;                  /* rebind before each execute (string pointers move) */
+    bool is_read;                  /* field count > 0 at prepare (sysbench's tag) */
+};
+
+struct ag_conn {
+    uv_loop_t *loop;                     /* the owning loop */
+    const struct ag_conn_target *target; /* borrowed */
+    const struct ag_conn_opts *opts;     /* borrowed */
+    ag_conn_cb cb;                       /* completion callback */
+    void *data;                          /* callback data */
+    MYSQL *mysql;                        /* NULL when closed */
+    uv_poll_t *poll;                     /* poll on the current socket; freed in its close cb */
+    int poll_fd;                         /* fd poll watches, -1 if none */
+    int poll_events;                     /* events poll is started with (0: stopped) */
+    uv_timer_t timer;                    /* library timeouts and deferred completions */
+    bool timer_armed;                    /* timer started for a library timeout */
+    bool in_request;                     /* inside ag_conn_open/exec: defer completion */
+    bool deferred;                       /* a completion waits for the zero timer */
+    enum ag_conn_status deferred_status; /* its status */
+    enum req req;                        /* request in flight */
+    enum op op;                          /* library operation in flight */
+    bool open;                           /* connected and prepared */
+    bool first_result;                   /* text query: classify by the first result */
+    int32_t cur_stmt;                    /* statement of the operation, -1 for text */
+    size_t nstmts;                       /* size of the statement set (0: text only) */
+    struct ag__stmt *stmts;              /* the set */
+    int ret_int;                         /* _start/_cont results, by type */
+    my_bool ret_bool;
+    MYSQL *ret_mysql;
+    MYSQL_RES *ret_res;
+    enum ag_conn_class cls;   /* class of the last successful statement */
+    struct ag_conn_error err; /* last error */
+    struct ag_call call;      /* the call buffer; INT bindings point into it */
+};
+
+static void run(ag_conn *c, int status);
+static void timer_cb(uv_timer_t *t);
+
+bool ag_conn_errno_is_lost(unsigned err_no)
+{
+    return err_no == CR_SERVER_LOST || err_no == CR_SERVER_GONE_ERROR ||
+           err_no == CR_TCP_CONNECTION || err_no == CR_SERVER_LOST_EXTENDED;
+}
+
+static enum ag_conn_status classify(const ag_conn *c, unsigned err_no)
+{
+    if (ag_conn_errno_is_lost(err_no))
+        return AG_CONN_LOST;
+    if (c->opts->ignore_all)
+        return AG_CONN_IGNORED;
+    for (size_t i = 0; i < c->opts->nignore; i++)
+        if (c->opts->ignore[i] == err_no)
+            return AG_CONN_IGNORED;
+    return AG_CONN_FATAL;
+}
+
+static void set_error(ag_conn *c, unsigned err_no, const char *state, const char *msg,
+                      const char *what, const char *kind)
+{
+    c->err.err_no = err_no;
+    snprintf(c->err.sqlstate, sizeof c->err.sqlstate, "%s", state ? state : "HY000");
+    snprintf(c->err.msg, sizeof c->err.msg, "%s", msg ? msg : "");
+    if (kind)
+        snprintf(c->err.what, sizeof c->err.what, "%s %s", what, kind);
+    else
+        snprintf(c->err.what, sizeof c->err.what, "%s", what);
+}
+
+static void poll_free_cb(uv_handle_t *h)
+{
+    free(h);
+}
+
+static void poll_drop(ag_conn *c)
+{
+    if (c->poll) {
+        uv_close((uv_handle_t *)c->poll, poll_free_cb);
+        c->poll = NULL;
+    }
+    c->poll_fd = -1;
+    c->poll_events = 0;
+}
+
+static int op_cont(ag_conn *c, int ws)
+{
+    MYSQL_STMT *st = c->cur_stmt >= 0 ? c->stmts[c->cur_stmt].stmt : NULL;
+
+    switch (c->op) {
+    case OP_CONNECT:
+        return mysql_real_connect_cont(&c->ret_mysql, c->mysql, ws);
+    case OP_PREPARE:
+        return mysql_stmt_prepare_cont(&c->ret_int, st, ws);
+    case OP_EXECUTE:
+        return mysql_stmt_execute_cont(&c->ret_int, st, ws);
+    case OP_STMT_STORE:
+        return mysql_stmt_store_result_cont(&c->ret_int, st, ws);
+    case OP_STMT_FREE:
+        return mysql_stmt_free_result_cont(&c->ret_bool, st, ws);
+    case OP_QUERY:
+        return mysql_real_query_cont(&c->ret_int, c->mysql, ws);
+    case OP_STORE:
+        return mysql_store_result_cont(&c->ret_res, c->mysql, ws);
+    case OP_NEXT:
+        return mysql_next_result_cont(&c->ret_int, c->mysql, ws);
+    case OP_NONE:
+        break;
+    }
+    return 0;
+}
+
+/* Abort an operation in flight: shut the socket down so every read and
+ * write fails, then let the library's coroutine run to its end. If it does
+ * not end (no socket yet), the handle is leaked rather than freed under a
+ * suspended coroutine. Returns false in that case. */
+static bool abort_op(ag_conn *c)
+{
+    if (c->op == OP_NONE)
+        return true;
+    mariadb_cancel(c->mysql);
+    for (int i = 0; i < 64; i++) {
+        if (op_cont(c, MYSQL_WAIT_READ | MYSQL_WAIT_WRITE) == 0) {
+            if (c->op == OP_STORE && c->ret_res)
+                mysql_free_result(c->ret_res);
+            c->op = OP_NONE;
+            return true;
+        }
+    }
+    c->op = OP_NONE;
+    return false;
+}
+
+/* Close the socket side: poll first (trap 6), then the library handle and
+ * the statement handles it detached. */
+static void teardown(ag_conn *c)
+{
+    poll_drop(c);
+    if (c->timer_armed) {
+        uv_timer_stop(&c->timer);
+        c->timer_armed = false;
+    }
+    if (c->mysql) {
+        bool clean = abort_op(c);
+        if (clean)
+            mysql_close(c->mysql);
+        for (size_t i = 0; i < c->nstmts; i++) {
+            if (c->stmts[i].stmt && clean)
+                mysql_stmt_close(c->stmts[i].stmt);
+            c->stmts[i].stmt = NULL;
+        }
+        c->mysql = NULL;
+    }
+    c->op = OP_NONE;
+    c->open = false;
+}
+
+static void deliver(ag_conn *c, enum ag_conn_status status)
+{
+    c->req = REQ_NONE;
+    c->cb(c, status, c->data);
+}
+
+/* End the request in flight with status. */
+static void complete(ag_conn *c, enum ag_conn_status status)
+{
+    enum req req = c->req;
+
+    c->op = OP_NONE;
+    if (c->timer_armed) {
+        uv_timer_stop(&c->timer);
+        c->timer_armed = false;
+    }
+    if (status == AG_CONN_LOST || (req == REQ_OPEN && status != AG_CONN_OK))
+        teardown(c);
+    else if (req == REQ_OPEN)
+        c->open = true;
+    if (c->in_request) {
+        c->deferred = true;
+        c->deferred_status = status;
+        uv_timer_start(&c->timer, timer_cb, 0, 0);
+        return;
+    }
+    deliver(c, status);
+}
+
+static int fail_mysql(ag_conn *c, const char *what, bool fatal)
+{
+    unsigned e = mysql_errno(c->mysql);
+    const char *kind = c->cur_stmt >= 0 ? c->stmts[c->cur_stmt].def->kind : c->call.kind;
+
+    set_error(c, e, mysql_sqlstate(c->mysql), mysql_error(c->mysql), what, kind);
+    complete(c, fatal ? AG_CONN_FATAL : classify(c, e));
+    return -1;
+}
+
+static int fail_stmt(ag_conn *c, const char *what, bool fatal)
+{
+    MYSQL_STMT *st = c->stmts[c->cur_stmt].stmt;
+    unsigned e = mysql_stmt_errno(st);
+
+    set_error(c, e, mysql_stmt_sqlstate(st), mysql_stmt_error(st), what,
+              c->stmts[c->cur_stmt].def->kind);
+    complete(c, fatal ? AG_CONN_FATAL : classify(c, e));
+    return -1;
+}
+
+static int start_prepare(ag_conn *c, size_t i)
+{
+    if (i >= c->nstmts) {
+        complete(c, AG_CONN_OK);
+        return -1;
+    }
+    const struct ag_stmt_def *def = c->stmts[i].def;
+    c->cur_stmt = (int32_t)i;
+    c->op = OP_PREPARE;
+    return mysql_stmt_prepare_start(&c->ret_int, c->stmts[i].stmt, def->sql, def->sql_len);
+}
+
+static int bind_stmt(ag_conn *c, struct ag__stmt *s)
+{
+    static char empty[1];
+
+    for (uint32_t p = 0; p < s->def->nparams; p++) {
+        MYSQL_BIND *b = &s->bind[p];
+        memset(b, 0, sizeof *b);
+        if (s->def->type[p] == AG_PARAM_INT) {
+            b->buffer_type = MYSQL_TYPE_LONGLONG;
+            b->buffer = &c->call.ival[p];
+        } else {
+            b->buffer_type = MYSQL_TYPE_VAR_STRING;
+            b->buffer = empty;
+            b->length = &s->len[p];
+            s->len[p] = 0;
+        }
+    }
+    return s->def->nparams ? mysql_stmt_bind_param(s->stmt, s->bind) : 0;
+}
+
+/* After prepare i: check the parameter count, tag read/non-read, bind. */
+static int prepared(ag_conn *c)
+{
+    struct ag__stmt *s = &c->stmts[c->cur_stmt];
+
+    if (c->ret_int)
+        return fail_stmt(c, "prepare", true);
+    if (mysql_stmt_param_count(s->stmt) != s->def->nparams) {
+        set_error(c, 0, "HY000", "parameter count differs from the workload's", "prepare",
+                  s->def->kind);
+        complete(c, AG_CONN_FATAL);
+        return -1;
+    }
+    s->is_read = mysql_stmt_field_count(s->stmt) > 0;
+    if (bind_stmt(c, s))
+        return fail_stmt(c, "bind", true);
+    return start_prepare(c, (size_t)c->cur_stmt + 1);
+}
+
+static int connected(ag_conn *c)
+{
+    if (!c->ret_mysql)
+        return fail_mysql(c, "connect", true);
+    for (size_t i = 0; i < c->nstmts; i++) {
+        c->stmts[i].stmt = mysql_stmt_init(c->mysql);
+        if (!c->stmts[i].stmt) {
+            set_error(c, CR_OUT_OF_MEMORY, "HY000", "mysql_stmt_init failed", "prepare",
+                      c->stmts[i].def->kind);
+            complete(c, AG_CONN_FATAL);
+            return -1;
+        }
+    }
+    return start_prepare(c, 0);
+}
+
+static enum ag_conn_class rows_class(my_ulonglong affected)
+{
+    return affected > 0 && affected != (my_ulonglong)-1 ? AG_CONN_WRITE : AG_CONN_OTHER;
+}
+
+static int stored(ag_conn *c)
+{
+    if (c->ret_res) {
+        mysql_free_result(c->ret_res); /* no I/O after store_result (trap 7) */
+        c->ret_res = NULL;
+        if (c->first_result)
+            c->cls = AG_CONN_READ;
+    } else if (mysql_field_count(c->mysql) > 0) {
+        return fail_mysql(c, "query", false);
+    } else if (c->first_result) {
+        c->cls = rows_class(mysql_affected_rows(c->mysql));
+    }
+    c->first_result = false;
+    if (mysql_more_results(c->mysql)) {
+        c->op = OP_NEXT;
+        return mysql_next_result_start(&c->ret_int, c->mysql);
+    }
+    complete(c, AG_CONN_OK);
+    return -1;
+}
+
+/* The operation in flight has finished: continue the chain. Returns the
+ * _start status of the next operation (>= 0), or -1 when the request ended. */
+static int on_done(ag_conn *c)
+{
+    MYSQL_STMT *st = c->cur_stmt >= 0 ? c->stmts[c->cur_stmt].stmt : NULL;
+
+    switch (c->op) {
+    case OP_CONNECT:
+        return connected(c);
+    case OP_PREPARE:
+        return prepared(c);
+    case OP_EXECUTE:
+        if (c->ret_int)
+            return fail_stmt(c, "execute", false);
+        if (c->stmts[c->cur_stmt].is_read) {
+            c->op = OP_STMT_STORE;
+            return mysql_stmt_store_result_start(&c->ret_int, st);
+        }
+        c->cls = rows_class(mysql_stmt_affected_rows(st));
+        complete(c, AG_CONN_OK);
+        return -1;
+    case OP_STMT_STORE:
+        if (c->ret_int)
+            return fail_stmt(c, "execute", false);
+        c->op = OP_STMT_FREE;
+        return mysql_stmt_free_result_start(&c->ret_bool, st);
+    case OP_STMT_FREE:
+        if (c->ret_bool)
+            return fail_stmt(c, "execute", false);
+        c->cls = AG_CONN_READ;
+        complete(c, AG_CONN_OK);
+        return -1;
+    case OP_QUERY:
+        if (c->ret_int)
+            return fail_mysql(c, "query", false);
+        c->op = OP_STORE;
+        return mysql_store_result_start(&c->ret_res, c->mysql);
+    case OP_STORE:
+        return stored(c);
+    case OP_NEXT:
+        if (c->ret_int > 0)
+            return fail_mysql(c, "query", false);
+        if (c->ret_int < 0) {
+            complete(c, AG_CONN_OK);
+            return -1;
+        }
+        c->op = OP_STORE;
+        return mysql_store_result_start(&c->ret_res, c->mysql);
+    case OP_NONE:
+        break;
+    }
+    return -1;
+}
+
+static void poll_cb(uv_poll_t *h, int status, int events)
+{
+    ag_conn *c = h->data;
+    int ws = 0;
+
+    if (c->op == OP_NONE) {
+        /* Readable while idle: the server closed or sent an error packet;
+         * the next statement will see it. Stop level-triggered wakeups. */
+        uv_poll_stop(h);
+        c->poll_events = 0;
+        return;
+    }
+    if (status < 0) {
+        /* libuv stopped the handle; let the library see the error (trap 4). */
+        c->poll_events = 0;
+        ws = MYSQL_WAIT_READ | MYSQL_WAIT_WRITE;
+    } else {
+        if (events & UV_READABLE)
+            ws |= MYSQL_WAIT_READ;
+        if (events & UV_WRITABLE)
+            ws |= MYSQL_WAIT_WRITE;
+        if (events & UV_PRIORITIZED)
+            ws |= MYSQL_WAIT_EXCEPT;
+    }
+    run(c, op_cont(c, ws));
+}
+
+static void timer_cb(uv_timer_t *t)
+{
+    ag_conn *c = t->data;
+
+    if (c->deferred) {
+        c->deferred = false;
+        deliver(c, c->deferred_status);
+        return;
+    }
+    c->timer_armed = false;
+    if (c->op != OP_NONE)
+        run(c, op_cont(c, MYSQL_WAIT_TIMEOUT));
+}
+
+/* Wait for what the library asked: poll the (possibly new) socket, arm the
+ * timeout. Returns 0 or a negative uv code. */
+static int wait_for(ag_conn *c, int status)
+{
+    int fd = (int)mysql_get_socket(c->mysql);
+    int ev = 0;
+
+    if (status & MYSQL_WAIT_READ)
+        ev |= UV_READABLE;
+    if (status & MYSQL_WAIT_WRITE)
+        ev |= UV_WRITABLE;
+    if (status & MYSQL_WAIT_EXCEPT)
+        ev |= UV_PRIORITIZED;
+    if (fd != c->poll_fd) {
+        poll_drop(c); /* a new fd needs a new handle (trap 6) */
+        if (fd >= 0) {
+            uv_poll_t *p = pr_xmalloc(sizeof *p);
+            int rc = uv_poll_init(c->loop, p, fd);
+            if (rc < 0) {
+                free(p);
+                return rc;
+            }
+            p->data = c;
+            c->poll = p;
+            c->poll_fd = fd;
+        }
+    }
+    if (c->poll && ev != c->poll_events) { /* restart only on change (trap 5) */
+        int rc = ev ? uv_poll_start(c->poll, ev, poll_cb) : uv_poll_stop(c->poll);
+        if (rc < 0)
+            return rc;
+        c->poll_events = ev;
+    }
+    if (status & MYSQL_WAIT_TIMEOUT) {
+        uv_timer_start(&c->timer, timer_cb, mysql_get_timeout_value_ms(c->mysql), 0);
+        c->timer_armed = true;
+    } else if (c->timer_armed) {
+        uv_timer_stop(&c->timer);
+        c->timer_armed = false;
+    }
+    return 0;
+}
+
+static void run(ag_conn *c, int status)
+{
+    while (status == 0) {
+        status = on_done(c);
+        if (status < 0)
+            return;
+    }
+    int rc = wait_for(c, status);
+    if (rc < 0) {
+        set_error(c, CR_UNKNOWN_ERROR, "HY000", uv_strerror(rc), "poll", NULL);
+        teardown(c);
+        complete(c, AG_CONN_LOST);
+    }
+}
+
+ag_conn *ag_conn_new(uv_loop_t *loop, const struct ag_conn_target *target,
+                     const struct ag_conn_opts *opts, const ag_workload *wl, ag_conn_cb cb,
+                     void *data)
+{
+    ag_conn *c = pr_xcalloc(1, sizeof *c);
+
+    c->loop = loop;
+    c->target = target;
+    c->opts = opts;
+    c->cb = cb;
+    c->data = data;
+    c->poll_fd = -1;
+    c->cur_stmt = -1;
+    uv_timer_init(loop, &c->timer);
+    c->timer.data = c;
+    if (wl && ag_workload_uses_ps(wl))
+        c->nstmts = ag_workload_nstmts(wl);
+    if (c->nstmts) {
+        c->stmts = pr_xcalloc(c->nstmts, sizeof *c->stmts);
+        for (size_t i = 0; i < c->nstmts; i++) {
+            struct ag__stmt *s = &c->stmts[i];
+            s->def = ag_workload_stmt(wl, i);
+            s->bind = pr_xcalloc(s->def->nparams + 1, sizeof *s->bind);
+            s->len = pr_xcalloc(s->def->nparams + 1, sizeof *s->len);
+            for (uint32_t p = 0; p < s->def->nparams; p++)
+                if (s->def->type[p] == AG_PARAM_STR)
+                    s->has_str = true;
+        }
+    }
+    return c;
+}
+
+static void conn_free_cb(uv_handle_t *h)
+{
+    ag_conn *c = h->data;
+
+    for (size_t i = 0; i < c->nstmts; i++) {
+        free(c->stmts[i].bind);
+        free(c->stmts[i].len);
+    }
+    free(c->stmts);
+    free(c);
+}
+
+void ag_conn_destroy(ag_conn **cp)
+{
+    if (!cp || !*cp)
+        return;
+    ag_conn *c = *cp;
+    *cp = NULL;
+    ag_conn_close(c);
+    uv_close((uv_handle_t *)&c->timer, conn_free_cb);
+}
+
+static void set_timeouts(ag_conn *c)
+{
+    unsigned ct = c->opts->connect_timeout_s, rt = c->opts->read_timeout_s;
+    unsigned wt = c->opts->write_timeout_s;
+
+    mysql_options(c->mysql, MYSQL_OPT_CONNECT_TIMEOUT, &ct);
+    mysql_options(c->mysql, MYSQL_OPT_READ_TIMEOUT, &rt);
+    mysql_options(c->mysql, MYSQL_OPT_WRITE_TIMEOUT, &wt);
+}
+
+int ag_conn_open(ag_conn *c)
+{
+    const struct ag_conn_target *t = c->target;
+
+    if (c->req != REQ_NONE || c->mysql)
+        return -EBUSY;
+    c->mysql = mysql_init(NULL);
+    if (!c->mysql)
+        abort();
+    /* Non-blocking first, or connect crashes (trap 1). */
+    mysql_options(c->mysql, MYSQL_OPT_NONBLOCK, 0);
+    set_timeouts(c);
+    c->req = REQ_OPEN;
+    c->in_request = true;
+    c->cur_stmt = -1;
+    c->op = OP_CONNECT;
+    int status =
+        mysql_real_connect_start(&c->ret_mysql, c->mysql, t->socket ? "localhost" : t->host,
+                                 c->opts->user, c->opts->password, c->opts->db,
+                                 t->socket ? 0 : t->port, t->socket, CLIENT_MULTI_STATEMENTS);
+    run(c, status);
+    c->in_request = false;
+    return 0;
+}
+
+struct ag_call *ag_conn_call(ag_conn *c)
+{
+    return &c->call;
+}
+
+/* Point string bindings at this call's buffers (they move per call). */
+static int rebind(ag_conn *c, struct ag__stmt *s)
+{
+    for (uint32_t p = 0; p < s->def->nparams; p++) {
+        if (s->def->type[p] != AG_PARAM_STR)
+            continue;
+        s->bind[p].buffer = (void *)c->call.sval[p];
+        s->bind[p].buffer_length = c->call.slen[p];
+        s->len[p] = c->call.slen[p];
+    }
+    return mysql_stmt_bind_param(s->stmt, s->bind);
+}
+
+int ag_conn_exec(ag_conn *c)
+{
+    const struct ag_call *call = &c->call;
+    int status;
+
+    if (c->req != REQ_NONE)
+        return -EBUSY;
+    if (!c->open)
+        return -ENOTCONN;
+    if (call->stmt >= 0) {
+        if ((size_t)call->stmt >= c->nstmts || call->nparams != c->stmts[call->stmt].def->nparams)
+            return -EINVAL;
+        struct ag__stmt *s = &c->stmts[call->stmt];
+        c->req = REQ_EXEC;
+        c->in_request = true;
+        c->cur_stmt = call->stmt;
+        if (s->has_str && rebind(c, s)) {
+            fail_stmt(c, "bind", true);
+            c->in_request = false;
+            return 0;
+        }
+        c->op = OP_EXECUTE;
+        status = mysql_stmt_execute_start(&c->ret_int, s->stmt);
+    } else {
+        c->req = REQ_EXEC;
+        c->in_request = true;
+        c->cur_stmt = -1;
+        c->first_result = true;
+        c->op = OP_QUERY;
+        status = mysql_real_query_start(&c->ret_int, c->mysql, call->text, call->text_len);
+    }
+    run(c, status);
+    c->in_request = false;
+    return 0;
+}
+
+void ag_conn_close(ag_conn *c)
+{
+    if (c->deferred) {
+        c->deferred = false;
+        uv_timer_stop(&c->timer);
+    }
+    teardown(c);
+    c->req = REQ_NONE;
+}
+
+enum ag_conn_class ag_conn_class(const ag_conn *c)
+{
+    return c->cls;
+}
+
+const struct ag_conn_error *ag_conn_error(const ag_conn *c)
+{
+    return &c->err;
+}
+
+bool ag_conn_is_open(const ag_conn *c)
+{
+    return c->open;
+}
+
+bool ag_conn_is_busy(const ag_conn *c)
+{
+    return c->req != REQ_NONE;
+}
+
+void *ag_conn_data(const ag_conn *c)
+{
+    return c->data;
+}

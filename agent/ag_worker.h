@@ -1,0 +1,125 @@
+/* ag_worker: one worker thread with its own libuv loop, owning a share of the
+ * agent's connections, their cursors, counters and histograms (DESIGN.md §6).
+ *
+ * Nothing is shared on the hot path: the worker fills its current struct
+ * ag_wstats without locks. The engine (ag_engine) talks to it by posting
+ * commands (a small mailbox under a mutex + uv_async_send) and reads replies
+ * after its notify callback fires:
+ *   setup  open every connection and prepare the statement set;
+ *   start  begin load at a CLOCK_MONOTONIC instant;
+ *   swap   hand back the filled interval stats and continue with a fresh
+ *          buffer the engine supplies;
+ *   stop   graceful (no new events, in-flight ones finish, bounded by the
+ *          grace period) or immediate (close every DB connection now);
+ *   pieces run text command streams (prepare/cleanup/prewarm), one stream
+ *          per connection at a time.
+ *
+ * Closed loop: each connection runs events back to back; latency is from the
+ * first statement sent to the last result read, restarts included. Open loop
+ * (rate > 0): Poisson (or uniform) arrivals are generated lazily in order, so
+ * a backlog is just "arrivals already due" and never overflows; latency runs
+ * from the intended start (coordinated-omission correct), service time from
+ * the actual start.
+ *
+ * Thread: every function here is for the engine's (control) thread.
+ */
+#ifndef AG_WORKER_H
+#define AG_WORKER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ag_conn.h"
+#include "ag_workload.h"
+#include "pr_counters.h"
+#include "pr_hist.h"
+
+/* One interval's statistics of one worker. Histograms are owned. */
+struct ag_wstats {
+    struct pr_counters ctr; /* counters (pr_counters.h) */
+    pr_hist *lat;           /* event latency, µs */
+    pr_hist *svc;           /* rate mode: service time, µs */
+    pr_hist *lag;           /* event-loop lag samples, µs */
+    uint64_t slip_max_us;   /* rate mode: worst actual - intended start, µs */
+};
+
+/* Allocate the histograms / free them / empty everything / dst += src. */
+void ag_wstats_init(struct ag_wstats *s);
+void ag_wstats_close(struct ag_wstats *s);
+void ag_wstats_reset(struct ag_wstats *s);
+void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
+
+/* A text command stream: next() yields the statements to run in order on one
+ * connection (false at the end). Used by one thread at a time. */
+struct ag_piece {
+    void *it;
+    bool (*next)(void *it, const char **sql, size_t *sql_len);
+};
+
+/* State shared by all workers of an engine. Owned by the engine; read-only
+ * for workers except the atomics. */
+struct ag_worker_shared {
+    const ag_workload *wl;                /* NULL: command mode (text only, no cursors) */
+    const struct ag_conn_opts *conn_opts; /* credentials, timeouts, ignore list */
+    uint64_t time_ns;                     /* run length, 0 = none */
+    uint64_t events;                      /* event budget of the agent, 0 = none */
+    atomic_uint_fast64_t tickets;         /* events begun (the budget's ticket counter) */
+    atomic_bool abort;                    /* a fatal error somewhere: stop starting events */
+    bool rate_uniform;                    /* uniform instead of Poisson arrivals */
+    uint32_t stop_grace_ms;               /* bound on in-flight events at stop */
+    struct ag_piece *pieces;              /* command mode streams */
+    size_t npieces;
+    atomic_size_t next_piece;  /* next stream to hand out */
+    void (*notify)(void *arg); /* called (from a worker thread) on any reply */
+    void *notify_arg;
+};
+
+/* One connection of a worker. */
+struct ag_worker_conn {
+    const struct ag_conn_target *target; /* borrowed */
+    uint64_t seed;                       /* cursor seed */
+    uint32_t index;                      /* global connection index */
+};
+
+enum ag_worker_phase {
+    AG_WORKER_IDLE,     /* created */
+    AG_WORKER_SETUP,    /* opening connections */
+    AG_WORKER_READY,    /* all open and prepared */
+    AG_WORKER_RUNNING,  /* start posted */
+    AG_WORKER_FINISHED, /* run (or pieces) over, connections closed */
+    AG_WORKER_FAILED,   /* a fatal error: see ag_worker_error */
+};
+
+typedef struct ag_worker ag_worker;
+
+/* Start a worker thread for conns[0..n) (copied). conns_total is the global
+ * connection count (for cursors); rate is this worker's events/s (0: closed
+ * loop); rng_seed seeds its arrival schedule; stats is its first interval
+ * buffer (ownership stays with the caller, who gets it back from swaps).
+ * NULL if the thread cannot be created. */
+ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_conn *conns, size_t n,
+                         uint32_t conns_total, double rate, uint64_t rng_seed,
+                         struct ag_wstats *stats);
+
+/* Close everything, stop and join the thread, free; *w = NULL. */
+void ag_worker_destroy(ag_worker **w);
+
+void ag_worker_post_setup(ag_worker *w);
+void ag_worker_post_start(ag_worker *w, uint64_t t0_ns);
+void ag_worker_post_stop(ag_worker *w, bool immediate);
+void ag_worker_post_pieces(ag_worker *w);
+/* Give the worker a fresh (empty) buffer; its filled one comes back through
+ * ag_worker_take_swap once the notify callback has fired. */
+void ag_worker_post_swap(ag_worker *w, struct ag_wstats *fresh);
+/* True and *old set when the swap posted last has been done. */
+bool ag_worker_take_swap(ag_worker *w, struct ag_wstats **old);
+
+/* Current phase; when FAILED and err is not NULL, the first fatal error,
+ * with *conn_index its global connection index. */
+enum ag_worker_phase ag_worker_phase(ag_worker *w, struct ag_conn_error *err, uint32_t *conn_index);
+/* Actual start instant (CLOCK_MONOTONIC ns), 0 before start. */
+uint64_t ag_worker_started_ns(ag_worker *w);
+
+#endif

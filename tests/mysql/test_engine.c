@@ -1,0 +1,700 @@
+/* test_engine: the execution engine (ag_conn, ag_worker, ag_engine) against a
+ * real MariaDB (STAMPEDE_TEST_MYSQL_*; exit 77 without).
+ *
+ * Usage: test_engine [case]   (no case: all). Cases:
+ *   counts    each workload ~2 s, PS and text mode: the engine's statement
+ *             counts equal the server's SHOW GLOBAL STATUS deltas exactly
+ *   events    --events is an exact budget across workers
+ *   intervals the sum of interval stats equals the totals
+ *   rate      open loop: arrivals, latency and service histograms
+ *   errors    wrong password / closed port / missing db / silent server fail
+ *             fast with the server's (or library's) message
+ *   deadlock  hot rows: ignored errors counted, events restarted, never
+ *             double counted
+ *   reconnect connections killed mid-run are re-opened and counted
+ *   stop      an immediate stop closes every connection at once
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <arpa/inet.h>
+#include <mysql.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "ag_engine.h"
+#include "ag_workload.h"
+#include "testlib.h"
+
+#define TABLES     2
+#define TABLE_SIZE 1000
+
+static const char *env_host, *env_port, *env_sock, *env_user, *env_pass, *env_db;
+static MYSQL *db; /* the test's own blocking client */
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* The status counters we compare. */
+#define STATUS_NAMES(X)                                                                            \
+    X(Com_stmt_execute)                                                                            \
+    X(Com_select) X(Com_insert) X(Com_update) X(Com_delete) X(Com_begin) X(Com_commit)             \
+        X(Com_stmt_prepare) X(Com_show_status)
+
+struct status {
+#define S_FIELD(n) uint64_t n;
+    STATUS_NAMES(S_FIELD)
+#undef S_FIELD
+};
+
+static void status_get(struct status *s)
+{
+    memset(s, 0, sizeof *s);
+    if (mysql_query(db, "SHOW GLOBAL STATUS"))
+        exit(1);
+    MYSQL_RES *r = mysql_store_result(db);
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(r))) {
+#define S_READ(n)                                                                                  \
+    if (strcasecmp(row[0], #n) == 0)                                                               \
+        s->n = strtoull(row[1], NULL, 10);
+        STATUS_NAMES(S_READ)
+#undef S_READ
+    }
+    mysql_free_result(r);
+}
+
+/* after - before - overhead, where overhead is what one status read itself
+ * adds (measured by two back-to-back reads): our own queries are excluded. */
+static void status_delta(struct status *d, const struct status *before, const struct status *after,
+                         const struct status *overhead)
+{
+#define S_DELTA(n) d->n = after->n - before->n - overhead->n;
+    STATUS_NAMES(S_DELTA)
+#undef S_DELTA
+}
+
+static void status_overhead(struct status *o)
+{
+    struct status a, b, zero = {0};
+    status_get(&a);
+    status_get(&b);
+    status_delta(o, &a, &b, &zero);
+}
+
+static ag_workload *wl_make(const char *name, const char *ps, const char *extra_name,
+                            const char *extra_val)
+{
+    char tables[16], size[16];
+    snprintf(tables, sizeof tables, "%d", TABLES);
+    snprintf(size, sizeof size, "%d", TABLE_SIZE);
+    struct ag_kv kv[4] = {
+        {"tables", tables}, {"table_size", size}, {"db-ps-mode", ps}, {extra_name, extra_val}};
+    struct pr_error err = {0};
+    ag_workload *wl = ag_workload_new(name, kv, extra_name ? 4 : 3, &err);
+    if (!wl) {
+        fprintf(stderr, "ag_workload_new(%s): %s\n", name, err.msg);
+        exit(1);
+    }
+    return wl;
+}
+
+static uint16_t env_port_num(void)
+{
+    return (uint16_t)atoi(env_port);
+}
+
+static void cfg_init(struct ag_engine_config *cfg, const ag_workload *wl, uint32_t conns)
+{
+    static const char *hosts[1];
+    static uint16_t ports[1];
+
+    hosts[0] = env_host;
+    ports[0] = env_port_num();
+    memset(cfg, 0, sizeof *cfg);
+    cfg->wl = wl;
+    cfg->hosts = hosts;
+    cfg->nhosts = 1;
+    cfg->ports = ports;
+    cfg->nports = 1;
+    cfg->user = env_user;
+    cfg->password = env_pass;
+    cfg->db = env_db;
+    cfg->conns = conns;
+    cfg->conns_total = conns;
+    cfg->workers = 2;
+    cfg->seed = 42;
+    cfg->connect_timeout_s = 5;
+    cfg->read_timeout_s = 30;
+    cfg->write_timeout_s = 30;
+}
+
+static double now_s(void)
+{
+    return (double)uv_hrtime() / 1e9;
+}
+
+/* ---- table preparation through ag_engine_run_pieces ------------------- */
+
+struct table_it {
+    int table;
+    int step;
+    char buf[512];
+};
+
+static bool table_next(void *arg, const char **q, size_t *len)
+{
+    struct table_it *it = arg;
+    int n = it->table;
+
+    switch (it->step++) {
+    case 0:
+        snprintf(it->buf, sizeof it->buf, "DROP TABLE IF EXISTS sbtest%d", n);
+        break;
+    case 1:
+        snprintf(it->buf, sizeof it->buf,
+                 "CREATE TABLE sbtest%d(id INTEGER NOT NULL AUTO_INCREMENT, "
+                 "k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, "
+                 "pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) ENGINE=InnoDB",
+                 n);
+        break;
+    case 2:
+        snprintf(it->buf, sizeof it->buf,
+                 "INSERT INTO sbtest%d(k, c, pad) SELECT 400 + seq %% 200, "
+                 "RPAD(CONCAT(seq, '-'), 119, '7'), RPAD(CONCAT(seq, '-'), 59, '3') "
+                 "FROM seq_1_to_%d",
+                 n, TABLE_SIZE);
+        break;
+    case 3:
+        snprintf(it->buf, sizeof it->buf, "CREATE INDEX k_%d ON sbtest%d(k)", n, n);
+        break;
+    default:
+        return false;
+    }
+    *q = it->buf;
+    *len = strlen(it->buf);
+    return true;
+}
+
+/* (Re)create sbtest1..TABLES with TABLE_SIZE rows, one table per piece. */
+static void prepare_tables(void)
+{
+    struct ag_engine_config cfg;
+    struct table_it its[TABLES];
+    struct ag_piece pieces[TABLES];
+    struct pr_error perr = {0};
+    struct ag_engine_error err;
+
+    cfg_init(&cfg, NULL, TABLES);
+    ag_engine *e = ag_engine_new(&cfg, &perr);
+    CHECK(e != NULL);
+    CHECK(ag_engine_setup(e, &err) == 0);
+    for (int i = 0; i < TABLES; i++) {
+        its[i] = (struct table_it){.table = i + 1};
+        pieces[i] = (struct ag_piece){&its[i], table_next};
+    }
+    int rc = ag_engine_run_pieces(e, pieces, TABLES, &err);
+    CHECK_MSG(rc == 0, "run_pieces: %u %s (%s)", err.err_no, err.msg, err.what);
+    ag_engine_destroy(&e);
+    for (int i = 0; i < TABLES; i++)
+        CHECK_EQ_U64(its[i].step, 5);
+}
+
+/* ---- one run ---------------------------------------------------------- */
+
+struct run_result {
+    struct ag_engine_stats tot; /* totals */
+    struct pr_counters ivl_sum; /* sum of interval counters */
+    uint64_t ivl_lat_count;     /* sum of interval latency counts */
+    int intervals;              /* collects made */
+    struct status srv;          /* server deltas */
+    bool failed;                /* engine reported a fatal error */
+    struct ag_engine_error err; /* that error */
+    double wall_s;              /* start to end */
+};
+
+typedef void (*mid_run_fn)(ag_engine *e, int interval);
+
+static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_run_fn mid,
+                       struct run_result *res)
+{
+    struct pr_error perr = {0};
+    struct ag_engine_error err;
+    struct status s0, s1, overhead;
+    memset(res, 0, sizeof *res);
+    res->tot.lat = pr_hist_new();
+    res->tot.svc = pr_hist_new();
+
+    ag_engine *e = ag_engine_new(cfg, &perr);
+    CHECK(e != NULL);
+    int rc = ag_engine_setup(e, &err);
+    CHECK_MSG(rc == 0, "setup: %u %s (%s)", err.err_no, err.msg, err.what);
+    if (rc) {
+        ag_engine_destroy(&e);
+        res->failed = true;
+        return;
+    }
+    status_overhead(&overhead);
+    status_get(&s0);
+    double t0 = now_s();
+    CHECK(ag_engine_start(e, uv_hrtime() + 20000000ULL) == 0);
+    struct ag_engine_stats iv = {.lat = pr_hist_new(), .svc = pr_hist_new()};
+    for (int k = 0;; k++) {
+        int done = ag_engine_wait(e, interval_ms);
+        CHECK(ag_engine_collect(e, &iv) == 0);
+        pr_counters_add(&res->ivl_sum, &iv.ctr);
+        res->ivl_lat_count += pr_hist_count(iv.lat);
+        res->intervals++;
+        if (done)
+            break;
+        if (mid)
+            mid(e, k);
+    }
+    res->wall_s = now_s() - t0;
+    CHECK(ag_engine_totals(e, &res->tot) == 0);
+    res->failed = ag_engine_error(e, &res->err);
+    ag_engine_destroy(&e);
+    status_get(&s1);
+    status_delta(&res->srv, &s0, &s1, &overhead);
+    pr_hist_destroy(&iv.lat);
+    pr_hist_destroy(&iv.svc);
+}
+
+static void run_free(struct run_result *res)
+{
+    pr_hist_destroy(&res->tot.lat);
+    pr_hist_destroy(&res->tot.svc);
+}
+
+static void print_run(const char *name, const char *ps, const struct run_result *r)
+{
+    const struct pr_counters *c = &r->tot.ctr;
+    printf("%-22s %-7s tx %6" PRIu64 " r/w/o %6" PRIu64 "/%5" PRIu64 "/%5" PRIu64 " err %3" PRIu64
+           " reconn %2" PRIu64 " | srv exec %6" PRIu64 " sel %6" PRIu64 " ins %5" PRIu64
+           " upd %5" PRIu64 " del %5" PRIu64 " begin %5" PRIu64 " commit %5" PRIu64
+           " | p95 %" PRIu64 " us cpu %.0f%% lag %" PRIu64 " us\n",
+           name, ps, c->transactions, c->reads, c->writes, c->other, c->errors, c->reconnects,
+           r->srv.Com_stmt_execute, r->srv.Com_select, r->srv.Com_insert, r->srv.Com_update,
+           r->srv.Com_delete, r->srv.Com_begin, r->srv.Com_commit,
+           pr_hist_value_at_percentile(r->tot.lat, 95), r->tot.cpu_pct, r->tot.lag_max_us);
+}
+
+/* Engine counters vs server counters. Every statement the engine sent is
+ * either counted as read/write/other or as an (ignored) error. */
+static void check_counts(const char *name, bool ps, const struct run_result *r)
+{
+    const struct pr_counters *c = &r->tot.ctr;
+    uint64_t sent = pr_counters_queries(c) + c->errors;
+
+    CHECK_MSG(!r->failed, "%s: fatal %u %s", name, r->err.err_no, r->err.msg);
+    CHECK_MSG(c->transactions > 0, "%s: no transactions", name);
+    CHECK_EQ_U64(c->reconnects, 0);
+    CHECK_EQ_U64(pr_hist_count(r->tot.lat), c->transactions);
+    if (ps && strcmp(name, "oltp_insert") != 0 && strcmp(name, "bulk_insert") != 0) {
+        CHECK_MSG(r->srv.Com_stmt_execute == sent,
+                  "%s: Com_stmt_execute %" PRIu64 " != engine %" PRIu64, name,
+                  r->srv.Com_stmt_execute, sent);
+    } else {
+        CHECK_MSG(r->srv.Com_stmt_execute == 0, "%s text: %" PRIu64 " executes", name,
+                  r->srv.Com_stmt_execute);
+    }
+    /* Per kind (the server counts executes of prepared statements under
+     * their Com_ kind as well): selects are exactly the reads. */
+    uint64_t dml = r->srv.Com_insert + r->srv.Com_update + r->srv.Com_delete;
+    uint64_t all = r->srv.Com_select + dml + r->srv.Com_begin + r->srv.Com_commit;
+    CHECK_MSG(all == sent, "%s: server select+dml+begin+commit %" PRIu64 " != engine %" PRIu64,
+              name, all, sent);
+    if (c->errors == 0) {
+        CHECK_MSG(r->srv.Com_select == c->reads, "%s: Com_select %" PRIu64 " != reads %" PRIu64,
+                  name, r->srv.Com_select, c->reads);
+        CHECK_MSG(dml + r->srv.Com_begin + r->srv.Com_commit == c->writes + c->other,
+                  "%s: server writes+other mismatch", name);
+    }
+}
+
+static void case_counts(void)
+{
+    static const char *const names[] = {
+        "oltp_read_write",      "oltp_read_only",        "oltp_write_only", "oltp_point_select",
+        "oltp_update_index",    "oltp_update_non_index", "oltp_delete",     "oltp_insert",
+        "select_random_points", "select_random_ranges",
+    };
+    static const char *const modes[] = {"auto", "disable"};
+
+    for (size_t m = 0; m < 2; m++) {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            if (strcmp(names[i], "oltp_delete") == 0 || strcmp(names[i], "oltp_insert") == 0)
+                prepare_tables(); /* they drain / grow the tables */
+            ag_workload *wl = wl_make(names[i], modes[m], NULL, NULL);
+            struct ag_engine_config cfg;
+            struct run_result r;
+            cfg_init(&cfg, wl, 4);
+            cfg.time_ms = 2000;
+            run_engine(&cfg, 500, NULL, &r);
+            print_run(names[i], modes[m], &r);
+            check_counts(names[i], m == 0, &r);
+            CHECK_EQ_U64(r.ivl_sum.transactions, r.tot.ctr.transactions);
+            run_free(&r);
+            ag_workload_destroy(&wl);
+        }
+    }
+    prepare_tables();
+}
+
+static void case_events(void)
+{
+    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 8);
+    cfg.workers = 3;
+    cfg.events = 777;
+    run_engine(&cfg, 1000, NULL, &r);
+    print_run("events=777", "auto", &r);
+    CHECK_EQ_U64(r.tot.ctr.transactions, 777);
+    check_counts("oltp_read_write", true, &r);
+    CHECK_EQ_U64(r.srv.Com_commit, 777);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
+static void case_intervals(void)
+{
+    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 6);
+    cfg.workers = 3;
+    cfg.time_ms = 2000;
+    run_engine(&cfg, 200, NULL, &r);
+    printf("intervals: %d collects, %" PRIu64 " events, loop lag max %" PRIu64 " us\n", r.intervals,
+           r.tot.ctr.transactions, r.tot.lag_max_us);
+    CHECK(r.intervals >= 8);
+    CHECK(memcmp(&r.ivl_sum, &r.tot.ctr, sizeof r.ivl_sum) == 0);
+    CHECK_EQ_U64(r.ivl_lat_count, pr_hist_count(r.tot.lat));
+    CHECK(r.wall_s < 3.5);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
+static void case_rate(void)
+{
+    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 4);
+    cfg.time_ms = 2000;
+    cfg.rate = 500;
+    run_engine(&cfg, 500, NULL, &r);
+    const struct pr_counters *c = &r.tot.ctr;
+    print_run("rate=500", "auto", &r);
+    printf("rate: started %" PRIu64 " queued %" PRIu64 " late %" PRIu64 " dropped %" PRIu64
+           " slip max %" PRIu64 " us, svc p50 %" PRIu64 " us, lat p50 %" PRIu64 " us\n",
+           c->ev_started, c->ev_queued, c->ev_late, c->ev_dropped, r.tot.slip_max_us,
+           pr_hist_value_at_percentile(r.tot.svc, 50), pr_hist_value_at_percentile(r.tot.lat, 50));
+    /* 1000 expected arrivals; Poisson sd ~32: allow a wide margin. */
+    CHECK_MSG(c->ev_started > 850 && c->ev_started < 1150, "started %" PRIu64, c->ev_started);
+    CHECK_EQ_U64(c->transactions, c->ev_started);
+    CHECK_EQ_U64(pr_hist_count(r.tot.svc), c->transactions);
+    CHECK_EQ_U64(r.srv.Com_select, c->reads);
+    CHECK(pr_hist_value_at_percentile(r.tot.lat, 50) >= pr_hist_value_at_percentile(r.tot.svc, 50));
+    run_free(&r);
+
+    /* Overload: one connection, a rate it cannot serve. The backlog grows,
+     * latency from the intended start grows, nothing aborts. */
+    cfg_init(&cfg, wl, 1);
+    cfg.workers = 1;
+    cfg.time_ms = 1000;
+    cfg.rate = 200000;
+    run_engine(&cfg, 500, NULL, &r);
+    c = &r.tot.ctr;
+    printf("overload: started %" PRIu64 " queued %" PRIu64 " late %" PRIu64 " dropped %" PRIu64
+           " lat p99 %" PRIu64 " us svc p99 %" PRIu64 " us\n",
+           c->ev_started, c->ev_queued, c->ev_late, c->ev_dropped,
+           pr_hist_value_at_percentile(r.tot.lat, 99), pr_hist_value_at_percentile(r.tot.svc, 99));
+    CHECK(!r.failed);
+    CHECK(c->ev_dropped > 100000);
+    CHECK(c->ev_queued > 0);
+    CHECK(pr_hist_value_at_percentile(r.tot.lat, 99) >
+          10 * pr_hist_value_at_percentile(r.tot.svc, 99));
+    CHECK_EQ_U64(r.srv.Com_select, c->reads);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static int setup_error(struct ag_engine_config *cfg, struct ag_engine_error *err, double *secs)
+{
+    struct pr_error perr = {0};
+    ag_engine *e = ag_engine_new(cfg, &perr);
+    if (!e)
+        return -1;
+    double t0 = now_s();
+    int rc = ag_engine_setup(e, err);
+    *secs = now_s() - t0;
+    ag_engine_destroy(&e);
+    return rc;
+}
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    bind(fd, (struct sockaddr *)&a, sizeof a);
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* A listener that accepts (the kernel does) and never says a word. */
+static int silent_listener(uint16_t *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 64))
+        return -1;
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void case_errors(void)
+{
+    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct ag_engine_error err;
+    double secs;
+    static uint16_t port;
+
+    cfg_init(&cfg, wl, 8);
+    cfg.password = "definitely-wrong";
+    CHECK(setup_error(&cfg, &err, &secs) < 0);
+    printf("wrong password: %u %s '%s' (%s, %s) in %.3f s\n", err.err_no, err.sqlstate, err.msg,
+           err.what, err.target, secs);
+    CHECK_EQ_U64(err.err_no, 1045);
+    CHECK(strstr(err.msg, "Access denied") != NULL);
+    CHECK(strcmp(err.sqlstate, "28000") == 0);
+    CHECK(strstr(err.msg, "definitely-wrong") == NULL);
+    CHECK(secs < 2);
+
+    cfg_init(&cfg, wl, 8);
+    cfg.db = "no_such_db_here";
+    CHECK(setup_error(&cfg, &err, &secs) < 0);
+    printf("missing db: %u '%s' in %.3f s\n", err.err_no, err.msg, secs);
+    CHECK(err.err_no == 1049 || err.err_no == 1044); /* 1044 when the user may not see it */
+    CHECK(strstr(err.msg, "no_such_db_here") != NULL);
+    CHECK(secs < 2);
+
+    cfg_init(&cfg, wl, 8);
+    port = (uint16_t)free_port();
+    cfg.ports = &port;
+    CHECK(setup_error(&cfg, &err, &secs) < 0);
+    printf("closed port: %u '%s' (%s) in %.3f s\n", err.err_no, err.msg, err.target, secs);
+    CHECK(err.err_no == 2002 || err.err_no == 2003);
+    CHECK(secs < 2);
+
+    cfg_init(&cfg, wl, 4);
+    static const char *bad_host[] = {"no-such-host.invalid"};
+    cfg.hosts = bad_host;
+    CHECK(setup_error(&cfg, &err, &secs) < 0);
+    printf("bad host: %u '%s' in %.3f s\n", err.err_no, err.msg, secs);
+    CHECK_EQ_U64(err.err_no, 2005);
+
+    /* Missing table: prepare fails with the server's message. */
+    ag_workload *wl9 = NULL;
+    {
+        struct ag_kv kv[] = {{"tables", "9"}, {"table_size", "1000"}};
+        struct pr_error perr = {0};
+        wl9 = ag_workload_new("oltp_point_select", kv, 2, &perr);
+    }
+    cfg_init(&cfg, wl9, 2);
+    CHECK(setup_error(&cfg, &err, &secs) < 0);
+    printf("missing table: %u '%s' (%s)\n", err.err_no, err.msg, err.what);
+    CHECK_EQ_U64(err.err_no, 1146);
+    CHECK(strstr(err.what, "prepare") != NULL);
+    ag_workload_destroy(&wl9);
+
+    uint16_t sport;
+    int lfd = silent_listener(&sport);
+    CHECK(lfd >= 0);
+    cfg_init(&cfg, wl, 4);
+    cfg.ports = &sport;
+    cfg.connect_timeout_s = 1;
+    cfg.read_timeout_s = 1;
+    CHECK(setup_error(&cfg, &err, &secs) < 0);
+    printf("silent server: %u '%s' in %.3f s\n", err.err_no, err.msg, secs);
+    CHECK(err.err_no == 2013 || err.err_no == 2002 || err.err_no == 2003);
+    CHECK(secs >= 0.9 && secs < 4);
+    close(lfd);
+    ag_workload_destroy(&wl);
+}
+
+/* ---- deadlocks -------------------------------------------------------- */
+
+static void case_deadlock(void)
+{
+    /* Hot rows: write-only transactions over 4 ids. */
+    struct ag_kv kv[] = {{"tables", "1"}, {"table_size", "4"}, {"rand-type", "uniform"}};
+    struct pr_error perr = {0};
+    ag_workload *wl = ag_workload_new("oltp_write_only", kv, 3, &perr);
+    CHECK(wl != NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 16);
+    cfg.time_ms = 2000;
+    run_engine(&cfg, 500, NULL, &r);
+    print_run("deadlock mix", "auto", &r);
+    const struct pr_counters *c = &r.tot.ctr;
+    CHECK(!r.failed);
+    CHECK_MSG(c->errors > 0, "no deadlock provoked");
+    CHECK_EQ_U64(r.srv.Com_stmt_execute, pr_counters_queries(c) + c->errors);
+    /* Each attempt runs one BEGIN; each attempt ends in a commit or one
+     * ignored error: completed transactions are counted once. */
+    CHECK_EQ_U64(r.srv.Com_begin, c->transactions + c->errors);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+    prepare_tables();
+}
+
+/* ---- reconnect -------------------------------------------------------- */
+
+static void kill_sbtest(ag_engine *e, int k)
+{
+    if (k != 2)
+        return;
+    MYSQL *root = mysql_init(NULL);
+    /* the sbtest user may kill its own connections */
+    if (!mysql_real_connect(root, env_host, env_user, env_pass, env_db, env_port_num(), NULL, 0))
+        return;
+    char q[256];
+    snprintf(q, sizeof q,
+             "SELECT id FROM information_schema.processlist WHERE user='%s' AND id <> "
+             "CONNECTION_ID() AND id <> %lu",
+             env_user, mysql_thread_id(db));
+    mysql_query(root, q);
+    MYSQL_RES *res = mysql_store_result(root);
+    MYSQL_ROW row;
+    int n = 0;
+    while (res && (row = mysql_fetch_row(res))) {
+        snprintf(q, sizeof q, "KILL CONNECTION %s", row[0]);
+        if (mysql_query(root, q) == 0)
+            n++;
+    }
+    if (res)
+        mysql_free_result(res);
+    printf("killed %d connections\n", n);
+    mysql_close(root);
+}
+
+static void case_reconnect(void)
+{
+    ag_workload *wl = wl_make("oltp_read_only", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 6);
+    cfg.time_ms = 3000;
+    run_engine(&cfg, 300, kill_sbtest, &r);
+    print_run("reconnect", "auto", &r);
+    const struct pr_counters *c = &r.tot.ctr;
+    CHECK(!r.failed);
+    CHECK_MSG(c->reconnects == 6, "reconnects %" PRIu64, c->reconnects);
+    CHECK(c->transactions > 0);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
+static void case_stop(void)
+{
+    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct pr_error perr = {0};
+    struct ag_engine_error err;
+
+    cfg_init(&cfg, wl, 10);
+    cfg.time_ms = 0; /* endless */
+    ag_engine *e = ag_engine_new(&cfg, &perr);
+    CHECK(ag_engine_setup(e, &err) == 0);
+    CHECK(ag_engine_start(e, uv_hrtime()) == 0);
+    CHECK(ag_engine_wait(e, 500) == 0);
+    double t0 = now_s();
+    ag_engine_stop(e, true);
+    CHECK(ag_engine_wait(e, 2000) == 1);
+    double secs = now_s() - t0;
+    printf("immediate stop: %.3f s\n", secs);
+    CHECK(secs < 0.5);
+    usleep(200000);
+    char q[256];
+    snprintf(q, sizeof q,
+             "SELECT COUNT(*) FROM information_schema.processlist WHERE user='%s' AND id <> "
+             "CONNECTION_ID()",
+             env_user);
+    mysql_query(db, q);
+    MYSQL_RES *res = mysql_store_result(db);
+    MYSQL_ROW row = mysql_fetch_row(res);
+    CHECK_MSG(atoi(row[0]) == 0, "%s connections left", row[0]);
+    mysql_free_result(res);
+    struct ag_engine_stats tot = {0};
+    CHECK(ag_engine_totals(e, &tot) == 0);
+    CHECK(tot.ctr.transactions > 0);
+    ag_engine_destroy(&e);
+    ag_workload_destroy(&wl);
+}
+
+int main(int argc, char **argv)
+{
+    env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
+    if (!env_host || !*env_host)
+        TEST_SKIP("STAMPEDE_TEST_MYSQL_HOST is not set");
+    env_port = getenv("STAMPEDE_TEST_MYSQL_PORT");
+    env_sock = getenv("STAMPEDE_TEST_MYSQL_SOCKET");
+    env_user = getenv("STAMPEDE_TEST_MYSQL_USER");
+    env_pass = getenv("STAMPEDE_TEST_MYSQL_PASSWORD");
+    env_db = getenv("STAMPEDE_TEST_MYSQL_DB");
+    if (!env_port)
+        env_port = "3306";
+    if (!env_user)
+        env_user = "sbtest";
+    if (!env_pass)
+        env_pass = "";
+    if (!env_db)
+        env_db = "sbtest";
+    (void)env_sock;
+
+    db = mysql_init(NULL);
+    if (!mysql_real_connect(db, env_host, env_user, env_pass, env_db, env_port_num(), NULL, 0)) {
+        fprintf(stderr, "cannot connect: %s\n", mysql_error(db));
+        return 1;
+    }
+    const char *only = argc > 1 ? argv[1] : NULL;
+#define CASE(n)                                                                                    \
+    if (!only || strcmp(only, #n) == 0) {                                                          \
+        printf("== %s\n", #n);                                                                     \
+        fflush(stdout);                                                                            \
+        case_##n();                                                                                \
+    }
+    prepare_tables();
+    CASE(counts)
+    CASE(events)
+    CASE(intervals)
+    CASE(rate)
+    CASE(errors)
+    CASE(deadlock)
+    CASE(reconnect)
+    CASE(stop)
+    mysql_close(db);
+    mysql_library_end();
+    return TEST_END();
+}
