@@ -13,6 +13,9 @@
  *             double counted
  *   reconnect connections killed mid-run are re-opened and counted
  *   stop      an immediate stop closes every connection at once
+ *   targets   host x port rotation by global index (port fastest), sockets
+ *   restart   a server restart mid-run (deploy/sandbox-db stop/start):
+ *             every connection reconnects and the load resumes
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,14 +40,27 @@
 
 static const char *env_host, *env_port, *env_sock, *env_user, *env_pass, *env_db;
 static MYSQL *db; /* the test's own blocking client */
+static uint16_t env_port_num(void);
 
 /* ---- helpers ---------------------------------------------------------- */
+
+static void db_connect(void)
+{
+    if (db)
+        mysql_close(db);
+    db = mysql_init(NULL);
+    if (!mysql_real_connect(db, env_host, env_user, env_pass, env_db, env_port_num(), NULL, 0)) {
+        fprintf(stderr, "cannot connect: %s\n", mysql_error(db));
+        exit(1);
+    }
+}
 
 /* The status counters we compare. */
 #define STATUS_NAMES(X)                                                                            \
     X(Com_stmt_execute)                                                                            \
-    X(Com_select) X(Com_insert) X(Com_update) X(Com_delete) X(Com_begin) X(Com_commit)             \
-        X(Com_stmt_prepare) X(Com_show_status)
+    X(Com_select)                                                                                  \
+    X(Com_insert) X(Com_update) X(Com_delete) X(Com_begin) X(Com_commit) X(Com_stmt_prepare)       \
+        X(Com_show_status)
 
 struct status {
 #define S_FIELD(n) uint64_t n;
@@ -653,6 +669,101 @@ static void case_stop(void)
     ag_workload_destroy(&wl);
 }
 
+/* ---- targets ---------------------------------------------------------- */
+
+static void case_targets(void)
+{
+    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct ag_engine_error err;
+    struct run_result r;
+    double secs;
+
+    /* Port varies fastest: global index 1 lands on the second (closed) port. */
+    static uint16_t ports[2];
+    ports[0] = env_port_num();
+    ports[1] = (uint16_t)free_port();
+    cfg_init(&cfg, wl, 2);
+    cfg.ports = ports;
+    cfg.nports = 2;
+    cfg.conns_total = 4;
+    CHECK(setup_error(&cfg, &err, &secs) < 0);
+    printf("rotation: conn %" PRIu64 " -> %s: %s\n", err.conn_index, err.target, err.msg);
+    CHECK_EQ_U64(err.conn_index, 1);
+    char want[64];
+    snprintf(want, sizeof want, "127.0.0.1:%u", ports[1]);
+    CHECK(strcmp(err.target, want) == 0 || strstr(err.target, want) != NULL);
+    /* Global indexes 2 and 4 both land on the open port. */
+    cfg_init(&cfg, wl, 1);
+    cfg.ports = ports;
+    cfg.nports = 2;
+    cfg.conn_first = 2;
+    cfg.conns_total = 5;
+    cfg.time_ms = 300;
+    run_engine(&cfg, 1000, NULL, &r);
+    CHECK(!r.failed && r.tot.ctr.transactions > 0);
+    run_free(&r);
+
+    if (env_sock && *env_sock) {
+        static const char *socks[1];
+        socks[0] = env_sock;
+        cfg_init(&cfg, wl, 3);
+        cfg.sockets = socks;
+        cfg.nsockets = 1;
+        cfg.time_ms = 500;
+        run_engine(&cfg, 1000, NULL, &r);
+        print_run("unix socket", "auto", &r);
+        check_counts("oltp_point_select", true, &r);
+        run_free(&r);
+    }
+    ag_workload_destroy(&wl);
+}
+
+/* ---- server restart --------------------------------------------------- */
+
+static bool restarted;
+
+static void restart_server(ag_engine *e, int k)
+{
+    const char *script = getenv("STAMPEDE_SANDBOX_DB");
+    const char *dir = getenv("STAMPEDE_TEST_SANDBOX_DIR");
+    if (k != 3 || restarted)
+        return;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' stop '%s' >/dev/null && '%s' start '%s' >/dev/null", script,
+             dir, script, dir);
+    double t0 = now_s();
+    restarted = system(cmd) == 0;
+    printf("server restarted in %.2f s: %s\n", now_s() - t0, restarted ? "ok" : "FAILED");
+    db_connect();
+}
+
+static void case_restart(void)
+{
+    if (!getenv("STAMPEDE_SANDBOX_DB") || !getenv("STAMPEDE_TEST_SANDBOX_DIR")) {
+        printf("restart: skipped (no sandbox script/dir)\n");
+        return;
+    }
+    ag_workload *wl = wl_make("oltp_read_only", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 4);
+    cfg.time_ms = 6000;
+    run_engine(&cfg, 300, restart_server, &r);
+    print_run("restart", "auto", &r);
+    CHECK(restarted);
+    CHECK(!r.failed);
+    CHECK_MSG(r.tot.ctr.reconnects >= 4, "reconnects %" PRIu64, r.tot.ctr.reconnects);
+    /* load resumed after the restart: the new server saw commits */
+    struct status since;
+    status_get(&since);
+    printf("commits since restart: %" PRIu64 "\n", since.Com_commit);
+    CHECK(since.Com_commit > 0);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
 int main(int argc, char **argv)
 {
     env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
@@ -673,11 +784,7 @@ int main(int argc, char **argv)
         env_db = "sbtest";
     (void)env_sock;
 
-    db = mysql_init(NULL);
-    if (!mysql_real_connect(db, env_host, env_user, env_pass, env_db, env_port_num(), NULL, 0)) {
-        fprintf(stderr, "cannot connect: %s\n", mysql_error(db));
-        return 1;
-    }
+    db_connect();
     const char *only = argc > 1 ? argv[1] : NULL;
 #define CASE(n)                                                                                    \
     if (!only || strcmp(only, #n) == 0) {                                                          \
@@ -694,6 +801,8 @@ int main(int argc, char **argv)
     CASE(deadlock)
     CASE(reconnect)
     CASE(stop)
+    CASE(targets)
+    CASE(restart)
     mysql_close(db);
     mysql_library_end();
     return TEST_END();
