@@ -3,7 +3,9 @@
  *   gen_seeds msg DIR     encoded messages of every type, populated and
  *                         minimal, plus a version-mismatched HELLO
  *   gen_seeds hist DIR    pr_hist_pack() sparse histograms (msgpack)
- *   gen_seeds hdrlog DIR  HdrHistogram V2 encodings, raw and base64
+ *   gen_seeds hdrlog DIR  HdrHistogram V2 encodings as fuzz_hdrlog reads
+ *                         them: a layer byte (0 base64, 1 raw compressed,
+ *                         2 uncompressed) then the bytes
  *
  * Every seed is produced by the real encoders, so the corpus follows the
  * formats as they change. Exits 0, or 1 with a message on any failure. */
@@ -12,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "pr_hdrlog.h"
 #include "pr_hist.h"
@@ -212,25 +216,56 @@ static int gen_hist(pr_hist *h[4])
     return 0;
 }
 
+/* fuzz_hdrlog reads its first byte as the layer to feed: 0 base64 text,
+ * 1 raw V2 compressed bytes, 2 the uncompressed V2 encoding. */
+static int write_layer(const char *name, uint8_t layer, const void *data, size_t len)
+{
+    uint8_t *buf = malloc(len + 1);
+    int rc = -1;
+    if (buf != NULL) {
+        buf[0] = layer;
+        memcpy(buf + 1, data, len);
+        rc = write_seed(name, buf, len + 1);
+    }
+    free(buf);
+    return rc;
+}
+
+/* The zlib stream inside a raw V2 encoding (after cookie and length). */
+static int write_inflated(const char *name, const uint8_t *raw, size_t raw_len)
+{
+    uLongf out_len = 64 + 9 * (uLongf)pr_hist_counts_len();
+    uint8_t *out = malloc(out_len);
+    int rc = -1;
+    if (out != NULL && raw_len > 8 &&
+        uncompress(out, &out_len, raw + 8, (uLong)(raw_len - 8)) == Z_OK)
+        rc = write_layer(name, 2, out, out_len);
+    free(out);
+    return rc;
+}
+
 static int gen_hdrlog(pr_hist *h[4])
 {
     for (int i = 0; i < 4; i++) {
         uint8_t *raw = NULL;
-        char *b64 = NULL, name[32];
+        char *b64 = NULL, name[3][32];
         size_t raw_len = 0, b64_len = 0;
         int rc = pr_hdrlog_encode_raw(h[i], &raw, &raw_len);
         if (rc == 0)
             rc = pr_hdrlog_encode(h[i], &b64, &b64_len);
-        snprintf(name, sizeof(name), "hdr-raw-%d", i);
+        snprintf(name[0], sizeof(name[0]), "hdr-b64-%d", i);
+        snprintf(name[1], sizeof(name[1]), "hdr-raw-%d", i);
+        snprintf(name[2], sizeof(name[2]), "hdr-v2-%d", i);
         if (rc == 0)
-            rc = write_seed(name, raw, raw_len);
-        snprintf(name, sizeof(name), "hdr-b64-%d", i);
+            rc = write_layer(name[0], 0, b64, b64_len);
         if (rc == 0)
-            rc = write_seed(name, b64, b64_len);
+            rc = write_layer(name[1], 1, raw, raw_len);
+        if (rc == 0)
+            rc = write_inflated(name[2], raw, raw_len);
         free(raw);
         free(b64);
         if (rc < 0) {
-            fprintf(stderr, "gen_seeds: hdrlog seed %d: %s\n", i, pr_strerror(rc));
+            fprintf(stderr, "gen_seeds: hdrlog seed %d failed (%s)\n", i, pr_strerror(rc));
             return -1;
         }
     }
