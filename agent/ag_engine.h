@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "ag_conn.h"
+#include "ag_load.h"
 #include "ag_worker.h"
 #include "ag_workload.h"
 #include "pr_counters.h"
@@ -143,6 +144,10 @@ int64_t ag_engine_start_skew_ns(ag_engine *e);
  * connections are closed afterwards. pieces must stay valid until return. */
 int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
                          struct ag_engine_error *err);
+
+/* A piece over an ag_load iterator (prepare/cleanup/prewarm statements);
+ * l is borrowed and must outlive the run. */
+struct ag_piece ag_engine_load_piece(ag_load *l);
 
 /* The connection's seed used for cursors: a mix of seed and global index. */
 uint64_t ag_engine_conn_seed(uint64_t seed, uint64_t conn_index);

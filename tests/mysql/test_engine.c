@@ -59,8 +59,8 @@ static void db_connect(void)
 #define STATUS_NAMES(X)                                                                            \
     X(Com_stmt_execute)                                                                            \
     X(Com_select)                                                                                  \
-    X(Com_insert) X(Com_update) X(Com_delete) X(Com_begin) X(Com_commit) X(Com_stmt_prepare)       \
-        X(Com_show_status)
+    X(Com_insert)                                                                                  \
+    X(Com_update) X(Com_delete) X(Com_begin) X(Com_commit) X(Com_stmt_prepare) X(Com_show_status)
 
 struct status {
 #define S_FIELD(n) uint64_t n;
@@ -157,68 +157,63 @@ static double now_s(void)
 
 /* ---- table preparation through ag_engine_run_pieces ------------------- */
 
-struct table_it {
-    int table;
-    int step;
-    char buf[512];
-};
-
-static bool table_next(void *arg, const char **q, size_t *len)
-{
-    struct table_it *it = arg;
-    int n = it->table;
-
-    switch (it->step++) {
-    case 0:
-        snprintf(it->buf, sizeof it->buf, "DROP TABLE IF EXISTS sbtest%d", n);
-        break;
-    case 1:
-        snprintf(it->buf, sizeof it->buf,
-                 "CREATE TABLE sbtest%d(id INTEGER NOT NULL AUTO_INCREMENT, "
-                 "k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, "
-                 "pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) ENGINE=InnoDB",
-                 n);
-        break;
-    case 2:
-        snprintf(it->buf, sizeof it->buf,
-                 "INSERT INTO sbtest%d(k, c, pad) SELECT 400 + seq %% 200, "
-                 "RPAD(CONCAT(seq, '-'), 119, '7'), RPAD(CONCAT(seq, '-'), 59, '3') "
-                 "FROM seq_1_to_%d",
-                 n, TABLE_SIZE);
-        break;
-    case 3:
-        snprintf(it->buf, sizeof it->buf, "CREATE INDEX k_%d ON sbtest%d(k)", n, n);
-        break;
-    default:
-        return false;
-    }
-    *q = it->buf;
-    *len = strlen(it->buf);
-    return true;
-}
-
-/* (Re)create sbtest1..TABLES with TABLE_SIZE rows, one table per piece. */
-static void prepare_tables(void)
+/* (Re)create sbtest1..TABLES with TABLE_SIZE rows the way sysbench's
+ * prepare does (ag_load), one table per piece, after a cleanup. */
+static void run_load(ag_load **loads, size_t n)
 {
     struct ag_engine_config cfg;
-    struct table_it its[TABLES];
     struct ag_piece pieces[TABLES];
     struct pr_error perr = {0};
     struct ag_engine_error err;
 
-    cfg_init(&cfg, NULL, TABLES);
+    cfg_init(&cfg, NULL, (uint32_t)n);
     ag_engine *e = ag_engine_new(&cfg, &perr);
     CHECK(e != NULL);
     CHECK(ag_engine_setup(e, &err) == 0);
-    for (int i = 0; i < TABLES; i++) {
-        its[i] = (struct table_it){.table = i + 1};
-        pieces[i] = (struct ag_piece){&its[i], table_next};
-    }
-    int rc = ag_engine_run_pieces(e, pieces, TABLES, &err);
+    for (size_t i = 0; i < n; i++)
+        pieces[i] = ag_engine_load_piece(loads[i]);
+    int rc = ag_engine_run_pieces(e, pieces, n, &err);
     CHECK_MSG(rc == 0, "run_pieces: %u %s (%s)", err.err_no, err.msg, err.what);
     ag_engine_destroy(&e);
-    for (int i = 0; i < TABLES; i++)
-        CHECK_EQ_U64(its[i].step, 5);
+    for (size_t i = 0; i < n; i++) {
+        struct ag_load_stmt st;
+        CHECK(!ag_load_next(loads[i], &st)); /* every statement was run */
+        ag_load_destroy(&loads[i]);
+    }
+}
+
+static void prepare_tables(void)
+{
+    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    ag_load *loads[TABLES];
+    uint32_t tables[TABLES];
+    struct pr_error perr = {0};
+
+    for (uint32_t i = 0; i < TABLES; i++)
+        tables[i] = i + 1;
+    loads[0] = ag_load_cleanup_new(wl, tables, TABLES);
+    run_load(loads, 1);
+    for (uint32_t i = 0; i < TABLES; i++) {
+        struct ag_load_piece p = {.table = i + 1,
+                                  .id_lo = 1,
+                                  .id_hi = TABLE_SIZE,
+                                  .create_table = true,
+                                  .create_index = true};
+        loads[i] = ag_load_prepare_new(wl, &p, 1000 + i, &perr);
+        CHECK(loads[i] != NULL);
+    }
+    run_load(loads, TABLES);
+    ag_workload_destroy(&wl);
+    char q[128];
+    for (int i = 1; i <= TABLES; i++) {
+        snprintf(q, sizeof q, "SELECT COUNT(*), MAX(id) FROM sbtest%d", i);
+        mysql_query(db, q);
+        MYSQL_RES *res = mysql_store_result(db);
+        MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+        CHECK(row && atoi(row[0]) == TABLE_SIZE && atoi(row[1]) == TABLE_SIZE);
+        if (res)
+            mysql_free_result(res);
+    }
 }
 
 /* ---- one run ---------------------------------------------------------- */
