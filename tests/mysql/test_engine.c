@@ -13,6 +13,7 @@
  *             double counted
  *   reconnect connections killed mid-run are re-opened and counted
  *   stop      an immediate stop closes every connection at once
+ *   bulk      bulk_insert: every appended row reaches the server (final flush)
  *   targets   host x port rotation by global index (port fastest), sockets
  *   restart   a server restart mid-run (deploy/sandbox-db stop/start):
  *             every connection reconnects and the load resumes
@@ -162,7 +163,7 @@ static double now_s(void)
 static void run_load(ag_load **loads, size_t n)
 {
     struct ag_engine_config cfg;
-    struct ag_piece pieces[TABLES];
+    struct ag_piece pieces[8];
     struct pr_error perr = {0};
     struct ag_engine_error err;
 
@@ -172,6 +173,8 @@ static void run_load(ag_load **loads, size_t n)
     CHECK(ag_engine_setup(e, &err) == 0);
     for (size_t i = 0; i < n; i++)
         pieces[i] = ag_engine_load_piece(loads[i]);
+    if (n > sizeof pieces / sizeof pieces[0])
+        abort();
     int rc = ag_engine_run_pieces(e, pieces, n, &err);
     CHECK_MSG(rc == 0, "run_pieces: %u %s (%s)", err.err_no, err.msg, err.what);
     ag_engine_destroy(&e);
@@ -664,6 +667,60 @@ static void case_stop(void)
     ag_workload_destroy(&wl);
 }
 
+/* ---- bulk_insert: the final flush after the last event ---------------- */
+
+static void case_bulk(void)
+{
+    enum { FIRST = 10, N = 4 };
+    ag_workload *wl = wl_make("bulk_insert", "auto", NULL, NULL);
+    ag_load *loads[N];
+    uint32_t tables[N];
+    struct pr_error perr = {0};
+
+    for (uint32_t i = 0; i < N; i++)
+        tables[i] = FIRST + i + 1;
+    loads[0] = ag_load_cleanup_new(wl, tables, N);
+    run_load(loads, 1);
+    for (uint32_t i = 0; i < N; i++) {
+        struct ag_load_piece p = {.table = tables[i], .id_lo = 1, .id_hi = 0, .create_table = true};
+        loads[i] = ag_load_prepare_new(wl, &p, 1, &perr);
+        CHECK(loads[i] != NULL);
+    }
+    run_load(loads, N);
+
+    struct ag_engine_config cfg;
+    struct run_result r;
+    cfg_init(&cfg, wl, N);
+    cfg.conn_first = FIRST; /* global indexes 10..13: tables sbtest11..14 */
+    cfg.conns_total = FIRST + N;
+    cfg.time_ms = 1500;
+    run_engine(&cfg, 500, NULL, &r);
+    print_run("bulk_insert", "text", &r);
+    const struct pr_counters *c = &r.tot.ctr;
+    CHECK(!r.failed);
+    CHECK(c->writes >= N); /* at least each connection's final flush */
+    CHECK_EQ_U64(r.srv.Com_insert, c->writes);
+    CHECK_EQ_U64(r.srv.Com_stmt_execute, 0);
+    uint64_t rows = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        char q[96];
+        snprintf(q, sizeof q, "SELECT COUNT(*) FROM sbtest%u", tables[i]);
+        mysql_query(db, q);
+        MYSQL_RES *res = mysql_store_result(db);
+        MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+        rows += row ? strtoull(row[0], NULL, 10) : 0;
+        if (res)
+            mysql_free_result(res);
+    }
+    printf("bulk rows %" PRIu64 " events %" PRIu64 "\n", rows, c->transactions);
+    /* every event appended one row, and every row reached the server */
+    CHECK_EQ_U64(rows, c->transactions);
+    run_free(&r);
+    loads[0] = ag_load_cleanup_new(wl, tables, N);
+    run_load(loads, 1);
+    ag_workload_destroy(&wl);
+}
+
 /* ---- targets ---------------------------------------------------------- */
 
 static void case_targets(void)
@@ -797,6 +854,7 @@ int main(int argc, char **argv)
     CASE(reconnect)
     CASE(stop)
     CASE(targets)
+    CASE(bulk)
     CASE(restart)
     mysql_close(db);
     mysql_library_end();
