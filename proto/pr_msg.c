@@ -1110,6 +1110,25 @@ void pr_msg_init(struct pr_msg *m, enum pr_msg_type type, const char *run, uint6
     }
 }
 
+int pr_msg_plan_hash(const struct pr_msg_plan *plan, uint64_t *hash)
+{
+    struct pr_msg m;
+    msgpack_sbuffer sb;
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 offset basis */
+
+    pr_msg_init(&m, PR_MSG_PLAN, NULL, 0);
+    m.u.plan = *plan;
+    m.u.plan.plan_hash = 0;
+    msgpack_sbuffer_init(&sb);
+    int rc = pr_msg_encode(&m, &sb, NULL);
+    for (size_t i = 0; rc == 0 && i < sb.size; i++)
+        h = (h ^ (uint8_t)sb.data[i]) * 0x100000001b3ULL;
+    msgpack_sbuffer_destroy(&sb);
+    if (rc == 0)
+        *hash = h;
+    return rc;
+}
+
 bool pr_seq_accept(struct pr_seq_track *t, const struct pr_msg *m)
 {
     if (strncmp(t->run, m->run, sizeof(t->run)) != 0) {

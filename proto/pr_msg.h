@@ -31,15 +31,16 @@
  * rejections (PR_EBAD_HIST...) are passed through. Every rejection fills
  * struct pr_error with the code and a message naming the message type and
  * key ("PLAN.tables[3].lo: ..."). No input crashes the decoder (fuzzed,
- * tests/fuzz/fuzz_msg.c); memory used is bounded by a small multiple of the
- * input length.
+ * tests/fuzz/fuzz_msg.c); memory used is bounded: about 50 times the input
+ * length (msgpack-c objects) plus one pr_hist per histogram key.
  *
  * The encoder enforces the same limits and the same cross-field checks, so
  * anything pr_msg_encode() accepts, pr_msg_decode() accepts too.
  *
  * Ownership. A decoded struct pr_msg owns every string, array and histogram
  * it points to (heap, pr_xmalloc); pr_msg_clear() frees them. Decoded strings
- * are never NULL (absent optional strings decode as ""). For encoding, the
+ * are never NULL; an empty or absent array is NULL with count 0; an absent
+ * optional histogram is NULL. For encoding, the
  * struct is only read: its pointers may be borrowed from the caller, a NULL
  * string encodes as "" and a NULL optional histogram is left out; such a
  * struct must not be passed to pr_msg_clear().
@@ -310,8 +311,10 @@ void pr_msg_init(struct pr_msg *m, enum pr_msg_type type, const char *run, uint6
 
 /* Encode m and append it to sb (initialized by the caller). Returns 0, or a
  * negative code with err filled (when not NULL) and sb left as it was:
- * PR_EINVAL (bad type, NULL required histogram, cross-field check failed),
- * PR_ETOO_BIG, PR_ERANGE, or a pr_hist_pack() code. m is only read. */
+ * PR_EINVAL (unknown type, NULL required histogram or array, bad sqlstate
+ * or key), PR_EVERSION (m->v is not PR_PROTO_VERSION), PR_ETOO_BIG (a
+ * limit above), PR_ERANGE (enum out of range, non-finite float, a failed
+ * cross-field check), -ENOMEM, or a pr_hist_pack() code. m is only read. */
 int pr_msg_encode(const struct pr_msg *m, msgpack_sbuffer *sb, struct pr_error *err);
 
 /* Decode exactly one message from buf[0..len) into *m, which is overwritten
@@ -334,6 +337,13 @@ const char *pr_plan_cmd_name(enum pr_plan_cmd cmd);
 const char *pr_partition_name(enum pr_partition part);
 const char *pr_agent_state_name(enum pr_agent_state state);
 const char *pr_phase_name(enum pr_phase phase);
+
+/* Hash of a plan's content: FNV-1a 64 over its canonical encoding with
+ * plan_hash, run and seq left out, so the coordinator can fill plan_hash
+ * with it and an agent can recompute it from the PLAN it decoded. Returns
+ * 0 with *hash set, or pr_msg_encode()'s error (the plan breaks a limit or
+ * a cross-field check). Allocates a scratch buffer; not for hot paths. */
+int pr_msg_plan_hash(const struct pr_msg_plan *plan, uint64_t *hash);
 
 /* Per-peer duplicate filter (see "Resends"). Zero-initialize. */
 struct pr_seq_track {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_fuzz.sh FUZZER GEN_SEEDS KIND SECONDS ARTIFACT_DIR
+# run_fuzz.sh FUZZER GEN_SEEDS KIND SECONDS ARTIFACT_DIR [DICT]
 #
 # One bounded libFuzzer run, as the `fuzz` suite does it: fresh seeds from
 # gen_seeds into a temporary directory, new corpus units written beside
@@ -15,7 +15,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/seeds" "$tmp/corpus" "$art" || exit 1
 "$gen" "$kind" "$tmp/seeds" || { echo "run_fuzz: seed generation failed"; exit 1; }
 
-"$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+if [ -n "${6:-}" ]; then set -- "-dict=$6"; else set --; fi
+"$fuzzer" "$@" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
     -artifact_prefix="$art/" "$tmp/corpus" "$tmp/seeds"
 rc=$?

@@ -964,6 +964,34 @@ static void test_seq_track(void)
     CHECK(pr_seq_accept(&fresh, &m));
 }
 
+static void test_plan_hash(void)
+{
+    struct pr_msg m, d;
+    msgpack_sbuffer sb;
+    uint64_t h1 = 0, h2 = 0, h3 = 0;
+
+    fill(&m, PR_MSG_PLAN);
+    CHECK(pr_msg_plan_hash(&m.u.plan, &h1) == 0);
+    m.u.plan.plan_hash = h1;
+    m.seq = 99; /* neither the hash field nor the envelope count */
+    CHECK(pr_msg_plan_hash(&m.u.plan, &h2) == 0 && h1 == h2);
+    msgpack_sbuffer_init(&sb);
+    CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+    CHECK(pr_msg_decode(&d, sb.data, sb.size, NULL) == 0);
+    CHECK(pr_msg_plan_hash(&d.u.plan, &h3) == 0 && h3 == d.u.plan.plan_hash);
+    pr_msg_clear(&d);
+    msgpack_sbuffer_destroy(&sb);
+    /* Any content change moves it. */
+    m.u.plan.tables = (struct pr_msg_table[]){
+        {1, 1, 100000, true, false}, {2, 1, 50000, true, true}, {2, 50001, 100001, false, false}};
+    CHECK(pr_msg_plan_hash(&m.u.plan, &h2) == 0 && h2 != h1);
+    fill(&m, PR_MSG_PLAN);
+    m.u.plan.password = (char *)"other";
+    CHECK(pr_msg_plan_hash(&m.u.plan, &h2) == 0 && h2 != h1);
+    m.u.plan.agent_index = 9;
+    CHECK(pr_msg_plan_hash(&m.u.plan, &h2) == PR_ERANGE);
+}
+
 static void test_names(void)
 {
     CHECK(strcmp(pr_msg_type_name(PR_MSG_HEARTBEAT), "HEARTBEAT") == 0);
@@ -994,6 +1022,7 @@ int main(void)
     test_framing();
     test_garbage();
     test_seq_track();
+    test_plan_hash();
     test_names();
 
     pr_hist_destroy(&hist_lat);
