@@ -11,10 +11,14 @@
  * What is reproduced exactly (specs/sysbench-1.0.20.md sections 4, 5, 6.1):
  * statement texts (incl. select_random_* whitespace), statement order per
  * event, the prepared-statement set and its order, parameter draws in
- * sysbench's RNG draw order (one table per statement group; id/k draws with
- * --rand-type; c/pad strings), --db-ps-mode=disable rendering (integers %lld,
- * strings quoted and not escaped), oltp_insert's text protocol, bulk_insert's
- * 512 KiB buffer.
+ * sysbench's RNG draw order (one table per statement group, drawn even when
+ * the group's count is 0; id/k draws with --rand-type; c/pad strings),
+ * --db-ps-mode=disable rendering (integers %lld, strings quoted and not
+ * escaped), oltp_insert's text protocol, bulk_insert's 512 KiB buffer.
+ * Verified: loaded with the RNG state sysbench derives from srandom(seed),
+ * a cursor yields the very statements the real sysbench 1.0.20 sent to
+ * MariaDB (general log) for every workload here, in both ps modes
+ * (tests/unit/test_ag_workload.c keeps a golden excerpt).
  *
  * Deliberate deviations from sysbench 1.0.20 (README material):
  * - Seeding. Each connection's xoroshiro128+ is seeded from a 64-bit seed via
@@ -22,22 +26,29 @@
  *   connection index), not from libc random() in racy thread order, so a run
  *   with a given --rand-seed and split is reproducible (sysbench issue #524).
  *   Streams therefore differ from sysbench's for the same --rand-seed.
+ * - No hidden per-event RNG draw for the histogram slot (sysbench draws one
+ *   uint64 per event when --percentile>0), so a cursor's stream matches
+ *   sysbench's --percentile=0 stream.
  * - rand.unique() (oltp_insert with --auto_inc=off) is seeded from the run's
  *   --rand-seed option (the coordinator passes the effective seed, never 0,
  *   so each run gets a fresh sequence) instead of unseeded libc random()
  *   (issue #414: duplicate keys on every second run). All connections share
  *   the permutation and each draws from its own slice of the 2^32 input
  *   space (by global connection index), so ids never repeat within a run.
- * - No hidden per-event RNG draw for the histogram slot (sysbench draws one
- *   uint64 per event when --percentile>0): our histograms are per thread.
  * - --rand-type=zipfian and --rand-zipfian-exp (default 0.8) are accepted,
  *   as in sysbench master; 1.0.20 rejects them.
  * - Numeric script options (tables, table_size, ...) must be integers
  *   (1e4 is accepted, 10.5 is an error); sysbench takes any Lua number.
- * - bulk_insert uses table sbtest<conn_index+1> with the GLOBAL connection
- *   index, so several agents never share a table.
+ *   Options are range-checked (e.g. --threads >= 1, --percentile 0..100,
+ *   random_points 1..128, number_of_ranges 1..64) where sysbench is silent.
  * - An event restarted after an ignorable error draws new parameters, as
- *   sysbench does; bulk_insert re-sends its pending flush instead.
+ *   sysbench does; bulk_insert re-sends its pending flush instead of
+ *   failing.
+ * - Prepare data is seeded (ag_load.h), and a table split across
+ *   connections is loaded with explicit ids.
+ * Note: bulk_insert's table is sbtest<conn_index+1> and select_random_*'s k
+ * segment uses conn_index / conns_total: with GLOBAL indexes that is
+ * sysbench's thread id and --threads, so agents never share a segment.
  */
 #ifndef AG_WORKLOAD_H
 #define AG_WORKLOAD_H
