@@ -1,0 +1,116 @@
+/* co_report: the coordinator's sysbench 1.0.20-compatible text report.
+ *
+ * Writes to a FILE * the labels, spacing and number formats of sysbench
+ * 1.0.20 (specs/sysbench-1.0.20.md §9 and Appendix A), byte for byte, so
+ * scripts that parse sysbench output keep working. The inputs are plain data
+ * the coordinator has already merged over its agents: struct pr_counters, a
+ * pr_hist of latencies in microseconds, times in seconds, options. Nothing
+ * here keeps state or allocates; every function only reads its arguments.
+ *
+ * Where we differ from sysbench, on purpose:
+ * - The first line is "stampede <version> (sysbench 1.0.20 compatible)".
+ * - Percentiles come from pr_hist (HdrHistogram layout, within 0.1% of the
+ *   true value, rank ceil(p/100 * N), see pr_hist.h), not from sysbench's
+ *   1024 log buckets (1.8% steps, rank floor(N * p/100 + 0.5), 100 s
+ *   ceiling). min, avg, max and sum are exact in both.
+ * - The --histogram block folds our buckets onto sysbench's 1024 buckets, so
+ *   it has sysbench's rows and values (co_report_histogram()).
+ * - An interval line may end with markers (CO_REPORT_LATE, ...).
+ * - A rate whose time denominator is not positive prints 0.00 (sysbench
+ *   would print inf or nan).
+ * - No checkpoint reports, no "Forcing shutdown" line, no --debug lines.
+ *
+ * Errors: every function returns 0, PR_EINVAL for bad arguments (checked
+ * before anything is written) or -EIO when the stream reports an error after
+ * writing (ferror()). Thread: none of its own; the caller owns the FILE.
+ */
+#ifndef CO_REPORT_H
+#define CO_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pr_counters.h"
+#include "pr_hist.h"
+
+/* The run options the report shows (sysbench's names in quotes). */
+struct co_report_opts {
+    uint32_t threads;           /* connections over all agents ("--threads") */
+    uint64_t rate;              /* target events/s over all agents; 0: closed loop */
+    uint32_t report_interval_s; /* "--report-interval"; 0: no interval lines */
+    uint64_t seed;              /* "--rand-seed"; 0: seeded from the current time */
+    uint32_t percentile;        /* "--percentile", 0..100; 0 disables percentiles */
+    bool histogram;             /* "--histogram": co_report_final() prints the block */
+};
+
+/* Interval markers, appended after "reconn/s: X.XX" so that sysbench
+ * regexes (which match fields, not the end of line) still parse the line. */
+#define CO_REPORT_LATE    0x1u /* " [late]": some agent's figures came after the deadline */
+#define CO_REPORT_PARTIAL 0x2u /* " [partial]": some agent's figures are missing (lost) */
+
+/* One interval line (sysbench's report_intermediate). */
+struct co_report_interval {
+    double time_s;               /* run time at the report, printed "[ %.0fs ]" */
+    double interval_s;           /* seconds the interval covers: denominator of the rates */
+    uint32_t threads_running;    /* connections running ("thds:") */
+    struct pr_counters counters; /* what happened during the interval */
+    const pr_hist *hist;         /* latencies of the interval only (borrowed) */
+    uint64_t queue_len;          /* rate mode: arrivals waiting for a connection */
+    uint64_t concurrency;        /* rate mode: events in flight */
+    unsigned marks;              /* CO_REPORT_LATE | CO_REPORT_PARTIAL, or 0 */
+};
+
+/* One unit of "Threads fairness": a connection (as sysbench's threads) or,
+ * when only per-agent totals are known, an agent. */
+struct co_report_unit {
+    uint64_t events;     /* events it completed */
+    uint64_t lat_sum_us; /* sum of their latencies */
+};
+
+/* The final report (sysbench's report_cumulative). */
+struct co_report_final {
+    struct pr_counters counters;        /* the whole run */
+    const pr_hist *hist;                /* latencies of the whole run (borrowed) */
+    double total_time_s;                /* printed as "total time" */
+    double rate_time_s;                 /* denominator of "per sec."; <= 0: total_time_s */
+    const struct co_report_unit *units; /* fairness units (borrowed), n_units >= 1 */
+    size_t n_units;
+};
+
+/* The run header, from the version line down to "Initializing worker
+ * threads..." and its blank line: options, target rate when opts->rate > 0,
+ * report interval when set, seed line. */
+int co_report_header(FILE *out, const struct co_report_opts *opts);
+
+/* "Threads started!" and its blank line: print when the load starts. */
+int co_report_started(FILE *out);
+
+/* One interval line "[ Ns ] thds: ... reconn/s: X.XX" plus its markers, and
+ * in rate mode (opts->rate > 0) the "[ Ns ] queue length: Q, concurrency: C"
+ * line. lat is the opts->percentile-th percentile of iv->hist in ms (0.00
+ * when the percentile is 0 or the interval is empty). */
+int co_report_interval(FILE *out, const struct co_report_opts *opts,
+                       const struct co_report_interval *iv);
+
+/* The --histogram block: the title, one row per non-empty sysbench bucket
+ * ("%12.3f |%-40.*s %lu", stars scaled to the fullest row) and the " " line.
+ * Mapping: each of our buckets goes, whole, into the sysbench bucket (1024
+ * log buckets over 0.001 .. 100000 ms, index floor(ln(v / 0.001 ms) * M +
+ * 0.5), M = 1023 / ln(1e8)) of its midpoint v; our buckets are at most 0.1%
+ * wide, so only a value within 0.05% of a sysbench boundary can land one row
+ * off. Each row shows sysbench's value for its bucket, 0.001 * e^(i/M) ms.
+ * An empty histogram prints only the title and the " " line, as sysbench. */
+int co_report_histogram(FILE *out, const pr_hist *hist);
+
+/* The final report: the --histogram block first when opts->histogram, then
+ * "SQL statistics", "General statistics", "Latency (ms)" (min/avg/max/sum
+ * exact from fin->hist, the percentile from it too, or "percentile stats:
+ * disabled" when opts->percentile is 0) and "Threads fairness" (averages
+ * over fin->n_units units, population standard deviations), each section
+ * followed by a blank line. PR_EINVAL when fin->n_units is 0. */
+int co_report_final(FILE *out, const struct co_report_opts *opts,
+                    const struct co_report_final *fin);
+
+#endif

@@ -1,0 +1,784 @@
+/* Tests for co_report. The main checks reproduce sysbench 1.0.20's own
+ * output byte for byte: specs/sysbench-samples/plain.out and run.out (copied
+ * below without their first line, which is the one we change), from inputs
+ * chosen so that every printed figure follows exactly from them (counts,
+ * exact min/max/sum, a percentile rank, the histogram rows). The rest checks
+ * widths, markers, edge cases and errors. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <regex.h>
+
+#include "co_report.h"
+#include "pr_err.h"
+#include "testlib.h"
+
+#define VERSION_LINE "stampede " STAMPEDE_VERSION " (sysbench 1.0.20 compatible)\n"
+
+/* sysbench-samples/plain.out from its second line, one string a line:
+ * oltp_read_write, 1 thread,
+ * --time=1. */
+static const char *const plain_out[] = {
+    "",
+    "Running the test with following options:",
+    "Number of threads: 1",
+    "Initializing random number generator from current time",
+    "",
+    "",
+    "Initializing worker threads...",
+    "",
+    "Threads started!",
+    "",
+    "SQL statistics:",
+    "    queries performed:",
+    "        read:                            5712",
+    "        write:                           1628",
+    "        other:                           820",
+    "        total:                           8160",
+    "    transactions:                        408    (406.60 per sec.)",
+    "    queries:                             8160   (8132.07 per sec.)",
+    "    ignored errors:                      0      (0.00 per sec.)",
+    "    reconnects:                          0      (0.00 per sec.)",
+    "",
+    "General statistics:",
+    "    total time:                          1.0023s",
+    "    total number of events:              408",
+    "",
+    "Latency (ms):",
+    "         min:                                    0.76",
+    "         avg:                                    2.45",
+    "         max:                                    7.61",
+    "         95th percentile:                        2.81",
+    "         sum:                                 1001.01",
+    "",
+    "Threads fairness:",
+    "    events (avg/stddev):           408.0000/0.00",
+    "    execution time (avg/stddev):   1.0010/0.00",
+    "",
+};
+
+/* sysbench-samples/run.out from its second line: the same with
+ * --report-interval=1 --histogram --time=2. */
+static const char *const run_out[] = {
+    "",
+    "Running the test with following options:",
+    "Number of threads: 1",
+    "Report intermediate results every 1 second(s)",
+    "Initializing random number generator from current time",
+    "",
+    "",
+    "Initializing worker threads...",
+    "",
+    "Threads started!",
+    "",
+    "[ 1s ] thds: 1 tps: 451.46 qps: 9042.09 (r/w/o: 6332.36/1805.82/903.91) lat (ms,95%): 3.02 "
+    "err/s: 0.00 reconn/s: 0.00",
+    "[ 2s ] thds: 1 tps: 441.06 qps: 8810.29 (r/w/o: 6163.90/1764.26/882.13) lat (ms,95%): 2.61 "
+    "err/s: 0.00 reconn/s: 0.00",
+    "Latency histogram (values are in milliseconds)",
+    "       value  ------------- distribution ------------- count",
+    "       0.665 |*                                        2",
+    "       0.677 |****                                     6",
+    "       0.690 |****                                     5",
+    "       0.702 |*                                        2",
+    "       0.715 |****                                     5",
+    "       0.728 |*                                        1",
+    "       0.741 |*                                        2",
+    "       0.755 |*                                        1",
+    "       0.768 |**                                       3",
+    "       0.782 |*                                        2",
+    "       0.797 |*                                        2",
+    "       0.811 |*                                        2",
+    "       0.826 |*                                        2",
+    "       0.841 |*                                        2",
+    "       0.856 |**                                       3",
+    "       0.872 |*                                        1",
+    "       0.888 |*                                        2",
+    "       0.920 |*                                        1",
+    "       0.937 |*                                        1",
+    "       0.954 |*                                        1",
+    "       0.971 |*                                        1",
+    "       0.989 |*                                        1",
+    "       1.007 |*                                        2",
+    "       1.044 |*                                        1",
+    "       1.063 |*                                        2",
+    "       1.082 |*                                        2",
+    "       1.102 |*                                        2",
+    "       1.122 |*                                        1",
+    "       1.142 |*                                        2",
+    "       1.184 |*                                        2",
+    "       1.227 |*                                        1",
+    "       1.250 |*                                        2",
+    "       1.295 |*                                        1",
+    "       1.319 |**                                       3",
+    "       1.367 |*                                        1",
+    "       1.392 |*                                        1",
+    "       1.417 |*                                        1",
+    "       1.443 |*                                        2",
+    "       1.469 |**                                       3",
+    "       1.523 |*                                        2",
+    "       1.579 |*                                        1",
+    "       1.608 |*                                        2",
+    "       1.637 |****                                     5",
+    "       1.667 |*                                        2",
+    "       1.697 |*                                        2",
+    "       1.728 |***                                      4",
+    "       1.759 |*****                                    7",
+    "       1.791 |****                                     5",
+    "       1.824 |****                                     5",
+    "       1.857 |********                                 11",
+    "       1.891 |******                                   8",
+    "       1.925 |****************                         23",
+    "       1.960 |*****************                        24",
+    "       1.996 |**********************                   32",
+    "       2.032 |***************************              39",
+    "       2.069 |*************************                36",
+    "       2.106 |****************************             40",
+    "       2.145 |****************************             40",
+    "       2.184 |*******************************          44",
+    "       2.223 |********************                     28",
+    "       2.264 |****************************             40",
+    "       2.305 |****************************             40",
+    "       2.347 |********************************         45",
+    "       2.389 |*********************************        47",
+    "       2.433 |**************************************** 57",
+    "       2.477 |************************************     51",
+    "       2.522 |**************************               37",
+    "       2.568 |********************                     28",
+    "       2.615 |***************                          21",
+    "       2.662 |*********                                13",
+    "       2.710 |********                                 11",
+    "       2.760 |***                                      4",
+    "       2.810 |*****                                    7",
+    "       2.861 |*****                                    7",
+    "       2.913 |******                                   9",
+    "       2.966 |**                                       3",
+    "       3.020 |*                                        2",
+    "       3.075 |*                                        1",
+    "       3.130 |*                                        1",
+    "       3.187 |*                                        2",
+    "       3.245 |*                                        1",
+    "       3.364 |*                                        1",
+    "       3.425 |*                                        2",
+    "       3.488 |*                                        2",
+    "       3.551 |**                                       3",
+    "       3.615 |*                                        2",
+    "       3.681 |*                                        2",
+    "       3.748 |*                                        2",
+    "       3.816 |*                                        1",
+    "       3.885 |*                                        1",
+    "       3.956 |*                                        2",
+    "       4.028 |*                                        2",
+    "       4.407 |*                                        1",
+    "       4.910 |*                                        1",
+    "       5.090 |*                                        1",
+    "       5.277 |*                                        1",
+    "       5.671 |*                                        1",
+    "       7.167 |*                                        1",
+    "       7.702 |*                                        2",
+    "       7.985 |*                                        1",
+    "       8.581 |*                                        1",
+    " ",
+    "SQL statistics:",
+    "    queries performed:",
+    "        read:                            12516",
+    "        write:                           3576",
+    "        other:                           1788",
+    "        total:                           17880",
+    "    transactions:                        894    (445.63 per sec.)",
+    "    queries:                             17880  (8912.59 per sec.)",
+    "    ignored errors:                      0      (0.00 per sec.)",
+    "    reconnects:                          0      (0.00 per sec.)",
+    "",
+    "General statistics:",
+    "    total time:                          2.0053s",
+    "    total number of events:              894",
+    "",
+    "Latency (ms):",
+    "         min:                                    0.66",
+    "         avg:                                    2.24",
+    "         max:                                    8.65",
+    "         95th percentile:                        2.91",
+    "         sum:                                 2002.05",
+    "",
+    "Threads fairness:",
+    "    events (avg/stddev):           894.0000/0.00",
+    "    execution time (avg/stddev):   2.0020/0.00",
+    "",
+};
+
+/* (value µs, count) behind run.out's histogram and final latencies: each
+ * row's sysbench value in µs, except one sample of the first row at 660 and
+ * the last row's sample at 8650 (the sample's exact min 0.66 and max 8.65,
+ * inside those rows' buckets) and 43 samples of the 2.433 row at 2435 (so
+ * the exact sum is 2002046 µs: sum 2002.05, avg 2.24, fairness 2.0020). The
+ * 850th of 894 samples is 2913 µs: p95 2.91. */
+struct sample {
+    uint64_t value_us;
+    uint64_t count;
+};
+
+static const struct sample run_samples[] = {
+    {660, 1},   {665, 1},   {677, 6},   {690, 5},   {702, 2},   {715, 5},   {728, 1},   {741, 2},
+    {755, 1},   {768, 3},   {782, 2},   {797, 2},   {811, 2},   {826, 2},   {841, 2},   {856, 3},
+    {872, 1},   {888, 2},   {920, 1},   {937, 1},   {954, 1},   {971, 1},   {989, 1},   {1007, 2},
+    {1044, 1},  {1063, 2},  {1082, 2},  {1102, 2},  {1122, 1},  {1142, 2},  {1184, 2},  {1227, 1},
+    {1250, 2},  {1295, 1},  {1319, 3},  {1367, 1},  {1392, 1},  {1417, 1},  {1443, 2},  {1469, 3},
+    {1523, 2},  {1579, 1},  {1608, 2},  {1637, 5},  {1667, 2},  {1697, 2},  {1728, 4},  {1759, 7},
+    {1791, 5},  {1824, 5},  {1857, 11}, {1891, 8},  {1925, 23}, {1960, 24}, {1996, 32}, {2032, 39},
+    {2069, 36}, {2106, 40}, {2145, 40}, {2184, 44}, {2223, 28}, {2264, 40}, {2305, 40}, {2347, 45},
+    {2389, 47}, {2433, 14}, {2435, 43}, {2477, 51}, {2522, 37}, {2568, 28}, {2615, 21}, {2662, 13},
+    {2710, 11}, {2760, 4},  {2810, 7},  {2861, 7},  {2913, 9},  {2966, 3},  {3020, 2},  {3075, 1},
+    {3130, 1},  {3187, 2},  {3245, 1},  {3364, 1},  {3425, 2},  {3488, 2},  {3551, 3},  {3615, 2},
+    {3681, 2},  {3748, 2},  {3816, 1},  {3885, 1},  {3956, 2},  {4028, 2},  {4407, 1},  {4910, 1},
+    {5090, 1},  {5277, 1},  {5671, 1},  {7167, 1},  {7702, 2},  {7985, 1},  {8650, 1},
+};
+
+/* Output captured in memory. */
+struct cap {
+    FILE *f;
+    char *buf;
+    size_t len;
+};
+
+static FILE *cap_open(struct cap *c)
+{
+    c->buf = NULL;
+    c->len = 0;
+    c->f = open_memstream(&c->buf, &c->len);
+    if (!c->f) {
+        perror("open_memstream");
+        exit(1);
+    }
+    return c->f;
+}
+
+/* Closes the stream; the text stays valid until cap_free(). */
+static const char *cap_text(struct cap *c)
+{
+    fclose(c->f);
+    c->f = NULL;
+    return c->buf;
+}
+
+static void cap_free(struct cap *c)
+{
+    free(c->buf);
+    c->buf = NULL;
+}
+
+/* Byte-for-byte comparison, reporting the first differing line. */
+#define CHECK_TEXT(got, want) check_text(__LINE__, (got), (want))
+static void check_text(int line, const char *got, const char *want)
+{
+    size_t i = 0;
+    while (got[i] && got[i] == want[i])
+        i++;
+    testlib_checks++;
+    if (got[i] == want[i])
+        return;
+    size_t bol = i;
+    while (bol > 0 && want[bol - 1] != '\n')
+        bol--;
+    testlib_failures++;
+    fprintf(stderr, "%s:%d: text differs at byte %zu\n want: %.*s\n  got: %.*s\n", __FILE__, line,
+            i, (int)strcspn(want + bol, "\n"), want + bol, (int)strcspn(got + bol, "\n"),
+            got + bol);
+}
+
+/* The lines joined, each ended by a newline (caller frees). */
+static char *join_lines(const char *const *lines, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(lines[i]) + 1;
+    char *s = malloc(len), *p = s;
+    if (!s)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s\n", lines[i]);
+    *p = '\0';
+    return s;
+}
+
+/* n samples: one at min_us, one at max_us, n_p at p_us and the rest at two
+ * adjacent values between min_us and p_us so that the sum is sum_us. */
+static pr_hist *make_hist(uint64_t n, uint64_t min_us, uint64_t max_us, uint64_t p_us, uint64_t n_p,
+                          uint64_t sum_us)
+{
+    pr_hist *h = pr_hist_new();
+    uint64_t rest_n = n - 2 - n_p;
+    uint64_t rest_sum = sum_us - min_us - max_us - n_p * p_us;
+    uint64_t base = rest_sum / rest_n;
+
+    CHECK(base > min_us && base + 1 < p_us);
+    pr_hist_record(h, min_us, 1);
+    pr_hist_record(h, base, rest_n - rest_sum % rest_n);
+    pr_hist_record(h, base + 1, rest_sum % rest_n);
+    pr_hist_record(h, p_us, n_p);
+    pr_hist_record(h, max_us, 1);
+    CHECK_EQ_U64(pr_hist_count(h), n);
+    CHECK_EQ_U64(pr_hist_sum(h), sum_us);
+    return h;
+}
+
+static struct pr_counters counters(uint64_t tx, uint64_t r, uint64_t w, uint64_t o)
+{
+    struct pr_counters c = {0};
+    c.transactions = tx;
+    c.reads = r;
+    c.writes = w;
+    c.other = o;
+    return c;
+}
+
+/* plain.out: header, "Threads started!", final report. 408 events with
+ * min 760, max 7610, p95 rank 388 at 2810 (bucket 2810-2811 µs: 2.81) and
+ * sum 1001010 µs; rates over 1.0034345 s (sysbench's denominator is taken
+ * after "total time", 1.0023 s). */
+static void test_plain_out(void)
+{
+    const struct co_report_opts opts = {.threads = 1, .percentile = 95};
+    pr_hist *h = make_hist(408, 760, 7610, 2810, 20, 1001010);
+    const struct co_report_unit unit = {408, 1001010};
+    const struct co_report_final fin = {
+        .counters = counters(408, 5712, 1628, 820),
+        .hist = h,
+        .total_time_s = 1.0023,
+        .rate_time_s = 1.0034345,
+        .units = &unit,
+        .n_units = 1,
+    };
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    CHECK(co_report_header(f, &opts) == 0);
+    CHECK(co_report_started(f) == 0);
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    const char *got = cap_text(&c);
+    CHECK(strncmp(got, VERSION_LINE, strlen(VERSION_LINE)) == 0);
+    char *want = join_lines(plain_out, sizeof plain_out / sizeof plain_out[0]);
+    CHECK_TEXT(got + strlen(VERSION_LINE), want);
+    free(want);
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+/* run.out: two interval lines, the --histogram block and the final report.
+ * Interval counts over the actual interval lengths reproduce every rate; the
+ * interval percentiles are bucket 3020-3021 and 2610-2611 µs. */
+static void test_run_out(void)
+{
+    const struct co_report_opts opts = {
+        .threads = 1, .report_interval_s = 1, .percentile = 95, .histogram = true};
+    pr_hist *h1 = pr_hist_new(), *h2 = pr_hist_new(), *h = pr_hist_new();
+    struct co_report_interval iv1 = {
+        .time_s = 1.0012, .interval_s = 1.001207, .threads_running = 1, .hist = h1};
+    struct co_report_interval iv2 = {
+        .time_s = 2.0011, .interval_s = 0.999854, .threads_running = 1, .hist = h2};
+    const struct co_report_unit unit = {894, 2002046};
+    const struct co_report_final fin = {
+        .counters = counters(894, 12516, 3576, 1788),
+        .hist = h,
+        .total_time_s = 2.0053,
+        .rate_time_s = 2.00615,
+        .units = &unit,
+        .n_units = 1,
+    };
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    iv1.counters = counters(452, 6340, 1808, 905);
+    iv2.counters = counters(441, 6163, 1764, 882);
+    pr_hist_record(h1, 3020, 452);
+    pr_hist_record(h2, 2610, 441);
+    for (size_t i = 0; i < sizeof run_samples / sizeof run_samples[0]; i++)
+        pr_hist_record(h, run_samples[i].value_us, run_samples[i].count);
+    CHECK(co_report_header(f, &opts) == 0);
+    CHECK(co_report_started(f) == 0);
+    CHECK(co_report_interval(f, &opts, &iv1) == 0);
+    CHECK(co_report_interval(f, &opts, &iv2) == 0);
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    const char *got = cap_text(&c);
+    CHECK(strncmp(got, VERSION_LINE, strlen(VERSION_LINE)) == 0);
+    char *want = join_lines(run_out, sizeof run_out / sizeof run_out[0]);
+    CHECK_TEXT(got + strlen(VERSION_LINE), want);
+    free(want);
+    cap_free(&c);
+    pr_hist_destroy(&h1);
+    pr_hist_destroy(&h2);
+    pr_hist_destroy(&h);
+}
+
+static void test_header_rate_seed(void)
+{
+    const struct co_report_opts opts = {
+        .threads = 64, .rate = 50, .report_interval_s = 10, .seed = 42, .percentile = 99};
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    CHECK(co_report_header(f, &opts) == 0);
+    CHECK_TEXT(cap_text(&c), VERSION_LINE "\n"
+                                          "Running the test with following options:\n"
+                                          "Number of threads: 64\n"
+                                          "Target transaction rate: 50/sec\n"
+                                          "Report intermediate results every 10 second(s)\n"
+                                          "Initializing random number generator from seed (42).\n"
+                                          "\n"
+                                          "\n"
+                                          "Initializing worker threads...\n"
+                                          "\n");
+    cap_free(&c);
+}
+
+/* The pattern sysbench parsers use (fields, not end of line). */
+#define SB_LINE_RE                                                                                 \
+    "^\\[ ([0-9]+)s \\] thds: ([0-9]+) tps: ([0-9.]+) qps: ([0-9.]+) "                             \
+    "\\(r/w/o: ([0-9.]+)/([0-9.]+)/([0-9.]+)\\) lat \\(ms,([0-9]+)%\\): ([0-9.]+) "                \
+    "err/s: ([0-9.]+) reconn/s: ([0-9.]+)"
+
+static void test_interval_rate_marks(void)
+{
+    const struct co_report_opts opts = {.threads = 64, .rate = 50, .percentile = 99};
+    pr_hist *h = pr_hist_new();
+    struct co_report_interval iv = {
+        .time_s = 10.4,
+        .interval_s = 10.0,
+        .threads_running = 64,
+        .hist = h,
+        .queue_len = 7,
+        .concurrency = 3,
+        .marks = CO_REPORT_LATE | CO_REPORT_PARTIAL,
+    };
+    struct cap c;
+    regex_t re;
+    regmatch_t m[12];
+
+    iv.counters = counters(500, 7000, 2000, 1000);
+    iv.counters.errors = 3;
+    iv.counters.reconnects = 1;
+    pr_hist_record(h, 5000, 500); /* bucket 5000-5003 µs */
+    FILE *f = cap_open(&c);
+    CHECK(co_report_interval(f, &opts, &iv) == 0);
+    const char *got = cap_text(&c);
+    CHECK_TEXT(got, "[ 10s ] thds: 64 tps: 50.00 qps: 1000.00 (r/w/o: 700.00/200.00/100.00) "
+                    "lat (ms,99%): 5.00 err/s: 0.30 reconn/s: 0.10 [late] [partial]\n"
+                    "[ 10s ] queue length: 7, concurrency: 3\n");
+    CHECK(regcomp(&re, SB_LINE_RE, REG_EXTENDED | REG_NEWLINE) == 0);
+    CHECK(regexec(&re, got, 12, m, 0) == 0);
+    CHECK(m[11].rm_eo - m[11].rm_so == 4 && strncmp(got + m[11].rm_so, "0.10", 4) == 0);
+    regfree(&re);
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+/* --percentile=0: "disabled" in the final report, 0.00 in interval lines. */
+static void test_percentile_disabled(void)
+{
+    const struct co_report_opts opts = {.threads = 2};
+    pr_hist *h = make_hist(100, 500, 9000, 2000, 5, 150000);
+    const struct co_report_unit units[2] = {{50, 70000}, {50, 80000}};
+    const struct co_report_final fin = {.counters = counters(100, 0, 0, 0),
+                                        .hist = h,
+                                        .total_time_s = 1,
+                                        .units = units,
+                                        .n_units = 2};
+    struct co_report_interval iv = {.time_s = 1, .interval_s = 1, .threads_running = 2, .hist = h};
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    CHECK(co_report_interval(f, &opts, &iv) == 0);
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    const char *got = cap_text(&c);
+    CHECK(strstr(got, " lat (ms,0%): 0.00 err/s: ") != NULL);
+    CHECK(strstr(got, "\n         max:                                    9.00\n"
+                      "         percentile stats:               disabled\n"
+                      "         sum:                                  150.00\n") != NULL);
+    CHECK(strstr(got, "th percentile") == NULL);
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+/* Length of the line starting at s, without its newline. */
+static size_t line_len(const char *s)
+{
+    return strcspn(s, "\n");
+}
+
+/* Every "Latency (ms)" line is 53 characters; every labelled value of the
+ * SQL and General sections starts at column 42. */
+static void check_widths(const char *text)
+{
+    const char *lat = strstr(text, "Latency (ms):\n");
+    const char *fair = strstr(text, "Threads fairness:\n");
+    CHECK(lat && fair);
+    if (!lat || !fair)
+        return;
+    int n_lat = 0;
+    for (const char *l = lat + line_len(lat) + 1; *l != '\n'; l += line_len(l) + 1, n_lat++)
+        CHECK_MSG(line_len(l) == 53, "%zu: %.*s", line_len(l), (int)line_len(l), l);
+    CHECK(n_lat == 5);
+    int n_col = 0;
+    for (const char *l = text; l < lat; l += line_len(l) + 1) {
+        if (line_len(l) <= 41 || l[line_len(l) - 1] == ':')
+            continue; /* section titles */
+        n_col++;
+        CHECK_MSG(l[40] == ' ' && l[41] != ' ', "%.*s", (int)line_len(l), l);
+    }
+    CHECK(n_col == 10);
+}
+
+static void test_widths(void)
+{
+    static const uint32_t pcts[] = {1, 50, 95, 99, 100};
+    pr_hist *h = pr_hist_new();
+    const struct co_report_unit unit = {2001, 0};
+    struct co_report_final fin = {.hist = h, .total_time_s = 86400.5, .units = &unit, .n_units = 1};
+
+    pr_hist_record(h, 1, 1);
+    pr_hist_record(h, 1234, 1000);
+    pr_hist_record(h, PR_HIST_MAX_US, 1000); /* sum 3.6e9 ms */
+    fin.counters = counters(2001, 123456789012ULL, 9, 0);
+    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+        const struct co_report_opts opts = {.threads = 1, .percentile = pcts[i]};
+        struct cap c;
+        FILE *f = cap_open(&c);
+        CHECK(co_report_final(f, &opts, &fin) == 0);
+        check_widths(cap_text(&c));
+        cap_free(&c);
+    }
+    pr_hist_destroy(&h);
+}
+
+/* The 100th percentile is the exact max, not its bucket's top (10007). */
+static void test_100th_percentile(void)
+{
+    const struct co_report_opts opts = {.threads = 1, .percentile = 100};
+    pr_hist *h = pr_hist_new();
+    const struct co_report_unit unit = {2, 11001};
+    const struct co_report_final fin = {.counters = counters(2, 0, 0, 0),
+                                        .hist = h,
+                                        .total_time_s = 1,
+                                        .units = &unit,
+                                        .n_units = 1};
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    pr_hist_record(h, 1000, 1);
+    pr_hist_record(h, 10001, 1);
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(strstr(cap_text(&c), "\n        100th percentile:                       10.00\n") !=
+          NULL);
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+/* No events at all, no time elapsed: zeros everywhere, no inf or nan. */
+static void test_zero_events(void)
+{
+    const struct co_report_opts opts = {.threads = 4, .percentile = 95, .histogram = true};
+    pr_hist *h = pr_hist_new();
+    const struct co_report_unit units[4] = {{0, 0}};
+    const struct co_report_final fin = {.hist = h, .units = units, .n_units = 4};
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK_TEXT(cap_text(&c), "Latency histogram (values are in milliseconds)\n"
+                             " \n"
+                             "SQL statistics:\n"
+                             "    queries performed:\n"
+                             "        read:                            0\n"
+                             "        write:                           0\n"
+                             "        other:                           0\n"
+                             "        total:                           0\n"
+                             "    transactions:                        0      (0.00 per sec.)\n"
+                             "    queries:                             0      (0.00 per sec.)\n"
+                             "    ignored errors:                      0      (0.00 per sec.)\n"
+                             "    reconnects:                          0      (0.00 per sec.)\n"
+                             "\n"
+                             "General statistics:\n"
+                             "    total time:                          0.0000s\n"
+                             "    total number of events:              0\n"
+                             "\n"
+                             "Latency (ms):\n"
+                             "         min:                                    0.00\n"
+                             "         avg:                                    0.00\n"
+                             "         max:                                    0.00\n"
+                             "         95th percentile:                        0.00\n"
+                             "         sum:                                    0.00\n"
+                             "\n"
+                             "Threads fairness:\n"
+                             "    events (avg/stddev):           0.0000/0.00\n"
+                             "    execution time (avg/stddev):   0.0000/0.00\n"
+                             "\n");
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+/* Counts wider than "%-6" push the rate right, as in sysbench. */
+static void test_huge_numbers(void)
+{
+    const struct co_report_opts opts = {.threads = 1, .percentile = 95};
+    pr_hist *h = pr_hist_new();
+    const struct co_report_unit unit = {UINT64_MAX, 0};
+    struct co_report_final fin = {
+        .counters = counters(UINT64_MAX, 10000000000000000000ULL, 0, 0),
+        .hist = h,
+        .total_time_s = 1,
+        .units = &unit,
+        .n_units = 1,
+    };
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    fin.counters.errors = 1234567;
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    const char *got = cap_text(&c);
+    CHECK(strstr(got, "\n        read:                            10000000000000000000\n"));
+    CHECK(strstr(got, "\n    transactions:                        18446744073709551615 "
+                      "(18446744073709551616.00 per sec.)\n"));
+    CHECK(
+        strstr(got, "\n    ignored errors:                      1234567 (1234567.00 per sec.)\n"));
+    CHECK(strstr(got, "\n    total number of events:              18446744073709551615\n"));
+    CHECK(strstr(got, "\n    events (avg/stddev):           18446744073709551616.0000/0.00\n"));
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+/* Population standard deviation over the units, events and seconds. */
+static void test_fairness(void)
+{
+    const struct co_report_opts opts = {.threads = 2, .percentile = 95};
+    pr_hist *h = pr_hist_new();
+    const struct co_report_unit units[2] = {{100, 1000000}, {300, 3000000}};
+    const struct co_report_final fin = {.counters = counters(400, 0, 0, 0),
+                                        .hist = h,
+                                        .total_time_s = 10,
+                                        .units = units,
+                                        .n_units = 2};
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    pr_hist_record(h, 10000, 400);
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(strstr(cap_text(&c), "Threads fairness:\n"
+                               "    events (avg/stddev):           200.0000/100.00\n"
+                               "    execution time (avg/stddev):   2.0000/1.00\n\n") != NULL);
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+/* sysbench's bucket index of a value in ms (sb_histogram_update()). */
+static size_t sb_index(double ms)
+{
+    double deduct = log(0.001), mult = 1023 / (log(100000.0) - deduct);
+    double i = floor((log(ms) - deduct) * mult + 0.5);
+    return i < 0 ? 0 : i > 1023 ? 1023 : (size_t)i;
+}
+
+/* The extreme rows, and a histogram with every value 1 µs .. 100 ms: the
+ * rows hold every sample, in sysbench's rows, each row's count within
+ * one of our buckets (64 µs wide at most here) of sysbench's own count. */
+static void test_histogram_block(void)
+{
+    pr_hist *h = pr_hist_new();
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    pr_hist_record(h, 1, 1);
+    pr_hist_record(h, PR_HIST_MAX_US, 2);
+    CHECK(co_report_histogram(f, h) == 0);
+    CHECK_TEXT(cap_text(&c), "Latency histogram (values are in milliseconds)\n"
+                             "       value  ------------- distribution ------------- count\n"
+                             "       0.001 |********************                     1\n"
+                             "  100000.000 |**************************************** 2\n"
+                             " \n");
+    cap_free(&c);
+
+    static uint64_t want[1024];
+    uint64_t want_rows = 0;
+    pr_hist_reset(h);
+    for (uint64_t v = 1; v <= 100000; v++) {
+        pr_hist_record(h, v, 1);
+        want_rows += want[sb_index((double)v / 1000.0)]++ == 0;
+    }
+    f = cap_open(&c);
+    CHECK(co_report_histogram(f, h) == 0);
+    const char *l = strstr(cap_text(&c), "count\n");
+    uint64_t total = 0, rows = 0;
+    double value, prev = 0;
+    unsigned long count;
+    /* A row: "%12.3f |", 40 columns of stars then spaces, " ", the count. */
+    for (l = l ? l + 6 : ""; line_len(l) > 55 && sscanf(l, "%12lf |", &value) == 1;
+         l += line_len(l) + 1) {
+        size_t stars = strspn(l + 14, "*");
+        CHECK(strspn(l + 14 + stars, " ") == 41 - stars);
+        count = strtoul(l + 55, NULL, 10);
+        size_t i = sb_index(value);
+        uint64_t diff = count > want[i] ? count - want[i] : want[i] - count;
+        CHECK_MSG(diff <= 64, "row %.3f: %lu vs sysbench %" PRIu64, value, count, want[i]);
+        CHECK(value > prev);
+        prev = value;
+        total += count;
+        rows++;
+    }
+    CHECK(strcmp(l, " \n") == 0);
+    CHECK_EQ_U64(total, 100000);
+    CHECK_EQ_U64(rows, want_rows);
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
+static void test_errors(void)
+{
+    const struct co_report_opts opts = {.threads = 1, .percentile = 95};
+    const struct co_report_opts bad_pct = {.threads = 1, .percentile = 101};
+    pr_hist *h = pr_hist_new();
+    const struct co_report_unit unit = {0, 0};
+    struct co_report_final fin = {.hist = h, .units = &unit, .n_units = 0};
+    struct co_report_interval iv = {.hist = h};
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    CHECK(co_report_final(f, &opts, &fin) == PR_EINVAL);
+    fin.n_units = 1;
+    CHECK(co_report_final(f, &bad_pct, &fin) == PR_EINVAL);
+    CHECK(co_report_header(f, &bad_pct) == PR_EINVAL);
+    CHECK(co_report_interval(f, &bad_pct, &iv) == PR_EINVAL);
+    iv.hist = NULL;
+    CHECK(co_report_interval(f, &opts, &iv) == PR_EINVAL);
+    CHECK(co_report_histogram(f, NULL) == PR_EINVAL);
+    CHECK(strlen(cap_text(&c)) == 0); /* a failed call writes nothing */
+    cap_free(&c);
+
+    FILE *ro = fopen("/dev/null", "r"); /* writes fail: ferror() */
+    CHECK(ro != NULL);
+    if (ro) {
+        CHECK(co_report_started(ro) == -EIO);
+        fclose(ro);
+    }
+    pr_hist_destroy(&h);
+}
+
+int main(void)
+{
+    test_plain_out();
+    test_run_out();
+    test_header_rate_seed();
+    test_interval_rate_marks();
+    test_percentile_disabled();
+    test_widths();
+    test_100th_percentile();
+    test_zero_events();
+    test_huge_numbers();
+    test_fairness();
+    test_histogram_block();
+    test_errors();
+    return TEST_END();
+}
