@@ -112,6 +112,32 @@ static void fill_plan(struct pr_msg_plan *p)
     p->plan_hash = 0x0123456789abcdefULL;
 }
 
+static void fill_stats(struct pr_msg_stats *st)
+{
+    st->k = 12;
+    fill_counters(&st->ctr, 100);
+    st->lat = hist_lat;
+    st->svc = hist_svc;
+    st->cpu_pct = 187.25;
+    st->lag_max_us = 900;
+    st->lag_p99_us = 120;
+    st->slip_us = 33;
+    st->srv = test_srv;
+    st->n_srv = 2;
+}
+
+static void fill_done(struct pr_msg_done *dn)
+{
+    fill_counters(&dn->ctr, 1ULL << 40);
+    dn->lat = hist_lat;
+    dn->intervals = 60;
+    dn->status = PR_EVERSION;
+    dn->reason = (char *)"time limit reached";
+    dn->start_skew_us = -42;
+    dn->kinds = test_kinds;
+    dn->n_kinds = 2;
+}
+
 /* Every field of the body set to a non-default value. The struct borrows
  * static data: never pr_msg_clear() it. */
 static void fill(struct pr_msg *m, enum pr_msg_type t)
@@ -148,26 +174,10 @@ static void fill(struct pr_msg *m, enum pr_msg_type t)
         m->u.start.interval_ms = 1000;
         break;
     case PR_MSG_STATS:
-        m->u.stats.k = 12;
-        fill_counters(&m->u.stats.ctr, 100);
-        m->u.stats.lat = hist_lat;
-        m->u.stats.svc = hist_svc;
-        m->u.stats.cpu_pct = 187.25;
-        m->u.stats.lag_max_us = 900;
-        m->u.stats.lag_p99_us = 120;
-        m->u.stats.slip_us = 33;
-        m->u.stats.srv = test_srv;
-        m->u.stats.n_srv = 2;
+        fill_stats(&m->u.stats);
         break;
     case PR_MSG_DONE:
-        fill_counters(&m->u.done.ctr, 1ULL << 40);
-        m->u.done.lat = hist_lat;
-        m->u.done.intervals = 60;
-        m->u.done.status = PR_EVERSION;
-        m->u.done.reason = (char *)"time limit reached";
-        m->u.done.start_skew_us = -42;
-        m->u.done.kinds = test_kinds;
-        m->u.done.n_kinds = 2;
+        fill_done(&m->u.done);
         break;
     case PR_MSG_ABORT:
         m->u.abort.reason = (char *)"SIGINT";
@@ -254,6 +264,32 @@ static void check_plan(const struct pr_msg_plan *a, const struct pr_msg_plan *b)
     CHECK_EQ_U64(a->plan_hash, b->plan_hash);
 }
 
+static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats *b)
+{
+    CHECK_EQ_U64(a->k, b->k);
+    check_counters(&a->ctr, &b->ctr);
+    CHECK(b->lat != NULL && pr_hist_equal(a->lat, b->lat));
+    CHECK((a->svc == NULL) == (b->svc == NULL));
+    if (a->svc != NULL && b->svc != NULL)
+        CHECK(pr_hist_equal(a->svc, b->svc));
+    CHECK(a->cpu_pct == b->cpu_pct);
+    CHECK_EQ_U64(a->lag_max_us, b->lag_max_us);
+    CHECK_EQ_U64(a->lag_p99_us, b->lag_p99_us);
+    CHECK_EQ_U64(a->slip_us, b->slip_us);
+    check_stats_list(a->srv, a->n_srv, b->srv, b->n_srv);
+}
+
+static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
+{
+    check_counters(&a->ctr, &b->ctr);
+    CHECK(b->lat != NULL && pr_hist_equal(a->lat, b->lat));
+    CHECK_EQ_U64(a->intervals, b->intervals);
+    CHECK(a->status == b->status);
+    STREQ(a->reason, b->reason);
+    CHECK(a->start_skew_us == b->start_skew_us);
+    check_stats_list(a->kinds, a->n_kinds, b->kinds, b->n_kinds);
+}
+
 static void check_body(const struct pr_msg *a, const struct pr_msg *b)
 {
     switch (a->type) {
@@ -287,26 +323,10 @@ static void check_body(const struct pr_msg *a, const struct pr_msg *b)
         CHECK_EQ_U64(a->u.start.interval_ms, b->u.start.interval_ms);
         break;
     case PR_MSG_STATS:
-        CHECK_EQ_U64(a->u.stats.k, b->u.stats.k);
-        check_counters(&a->u.stats.ctr, &b->u.stats.ctr);
-        CHECK(b->u.stats.lat != NULL && pr_hist_equal(a->u.stats.lat, b->u.stats.lat));
-        CHECK((a->u.stats.svc == NULL) == (b->u.stats.svc == NULL));
-        if (a->u.stats.svc != NULL && b->u.stats.svc != NULL)
-            CHECK(pr_hist_equal(a->u.stats.svc, b->u.stats.svc));
-        CHECK(a->u.stats.cpu_pct == b->u.stats.cpu_pct);
-        CHECK_EQ_U64(a->u.stats.lag_max_us, b->u.stats.lag_max_us);
-        CHECK_EQ_U64(a->u.stats.lag_p99_us, b->u.stats.lag_p99_us);
-        CHECK_EQ_U64(a->u.stats.slip_us, b->u.stats.slip_us);
-        check_stats_list(a->u.stats.srv, a->u.stats.n_srv, b->u.stats.srv, b->u.stats.n_srv);
+        check_stats(&a->u.stats, &b->u.stats);
         break;
     case PR_MSG_DONE:
-        check_counters(&a->u.done.ctr, &b->u.done.ctr);
-        CHECK(b->u.done.lat != NULL && pr_hist_equal(a->u.done.lat, b->u.done.lat));
-        CHECK_EQ_U64(a->u.done.intervals, b->u.done.intervals);
-        CHECK(a->u.done.status == b->u.done.status);
-        STREQ(a->u.done.reason, b->u.done.reason);
-        CHECK(a->u.done.start_skew_us == b->u.done.start_skew_us);
-        check_stats_list(a->u.done.kinds, a->u.done.n_kinds, b->u.done.kinds, b->u.done.n_kinds);
+        check_done(&a->u.done, &b->u.done);
         break;
     case PR_MSG_ABORT:
         STREQ(a->u.abort.reason, b->u.abort.reason);
@@ -811,32 +831,10 @@ static void test_version_type_dup(void)
     pr_msg_clear(&out);
 }
 
-static void test_framing(void)
+static void test_hostile(void)
 {
     struct pr_error err;
     struct pr_msg out;
-    for (size_t i = 0; i < N_TYPES; i++) {
-        struct pr_msg m;
-        msgpack_sbuffer sb;
-        msgpack_sbuffer_init(&sb);
-        fill(&m, keyspecs[i].type);
-        CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
-        for (size_t len = 0; len < sb.size; len++) {
-            /* A private copy so ASan sees any read past len. */
-            char *cut = malloc(len ? len : 1);
-            memcpy(cut, sb.data, len);
-            int rc = pr_msg_decode(&out, cut, len, &err);
-            EXPECT_CODE(rc, PR_ETRUNCATED, err);
-            CHECK(out.type == PR_MSG_NONE);
-            pr_msg_clear(&out);
-            free(cut);
-        }
-        msgpack_sbuffer_write(&sb, "\xc0", 1);
-        int rc = pr_msg_decode(&out, sb.data, sb.size, &err);
-        EXPECT_CODE(rc, PR_ETRAILING, err);
-        pr_msg_clear(&out);
-        msgpack_sbuffer_destroy(&sb);
-    }
     struct {
         const char *bytes;
         size_t len;
@@ -876,6 +874,34 @@ static void test_framing(void)
     char *huge = calloc(1, PR_MSG_MAX_BYTES + 1);
     CHECK(pr_msg_decode(&out, huge, PR_MSG_MAX_BYTES + 1, &err) == PR_ETOO_BIG);
     free(huge);
+}
+
+static void test_framing(void)
+{
+    struct pr_error err;
+    struct pr_msg out;
+    for (size_t i = 0; i < N_TYPES; i++) {
+        struct pr_msg m;
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        fill(&m, keyspecs[i].type);
+        CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+        for (size_t len = 0; len < sb.size; len++) {
+            /* A private copy so ASan sees any read past len. */
+            char *cut = malloc(len ? len : 1);
+            memcpy(cut, sb.data, len);
+            int rc = pr_msg_decode(&out, cut, len, &err);
+            EXPECT_CODE(rc, PR_ETRUNCATED, err);
+            CHECK(out.type == PR_MSG_NONE);
+            pr_msg_clear(&out);
+            free(cut);
+        }
+        msgpack_sbuffer_write(&sb, "\xc0", 1);
+        int rc = pr_msg_decode(&out, sb.data, sb.size, &err);
+        EXPECT_CODE(rc, PR_ETRAILING, err);
+        pr_msg_clear(&out);
+        msgpack_sbuffer_destroy(&sb);
+    }
     /* err may be NULL. */
     CHECK(pr_msg_decode(&out, "\xc1", 1, NULL) == PR_EINVAL);
 }
@@ -1020,6 +1046,7 @@ int main(void)
     test_sizes();
     test_version_type_dup();
     test_framing();
+    test_hostile();
     test_garbage();
     test_seq_track();
     test_plan_hash();
