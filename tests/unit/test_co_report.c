@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -585,9 +586,15 @@ static void test_zero_events(void)
     pr_hist *h = pr_hist_new();
     const struct co_report_unit units[4] = {{0, 0}};
     const struct co_report_final fin = {.hist = h, .units = units, .n_units = 4};
+    const struct co_report_interval iv = {.time_s = 0.4, .hist = h};
     struct cap c;
     FILE *f = cap_open(&c);
 
+    CHECK(co_report_interval(f, &opts, &iv) == 0);
+    CHECK_TEXT(cap_text(&c), "[ 0s ] thds: 0 tps: 0.00 qps: 0.00 (r/w/o: 0.00/0.00/0.00) "
+                             "lat (ms,95%): 0.00 err/s: 0.00 reconn/s: 0.00\n");
+    cap_free(&c);
+    f = cap_open(&c);
     CHECK(co_report_final(f, &opts, &fin) == 0);
     CHECK_TEXT(cap_text(&c), "Latency histogram (values are in milliseconds)\n"
                              " \n"
@@ -735,6 +742,38 @@ static void test_histogram_block(void)
     pr_hist_destroy(&h);
 }
 
+/* A bucket of ours that straddles a sysbench boundary goes whole to the
+ * row of its midpoint (co_report.h), whichever of its values was recorded. */
+static void test_histogram_midpoint(void)
+{
+    pr_hist *h = pr_hist_new();
+    int lo_apart = 0, hi_apart = 0; /* buckets where lo's or hi's row is not mid's */
+
+    for (uint64_t v = 2048; v < 1000000 && !(lo_apart && hi_apart);
+         v = pr_hist_highest_equivalent(v) + 1) {
+        uint64_t lo = pr_hist_lowest_equivalent(v), hi = pr_hist_highest_equivalent(v);
+        size_t mid = sb_index(((double)lo + (double)hi) / 2000.0);
+        bool lo_off = sb_index(lo / 1000.0) != mid, hi_off = sb_index(hi / 1000.0) != mid;
+        if ((!lo_off || lo_apart) && (!hi_off || hi_apart))
+            continue;
+        lo_apart += lo_off;
+        hi_apart += hi_off;
+        pr_hist_reset(h);
+        pr_hist_record(h, lo_off ? lo : hi, 1);
+        struct cap c;
+        FILE *f = cap_open(&c);
+        CHECK(co_report_histogram(f, h) == 0);
+        const char *row = strstr(cap_text(&c), "count\n");
+        double value = 0;
+        CHECK(row && sscanf(row + 6, "%12lf |", &value) == 1);
+        CHECK_MSG(sb_index(value) == mid, "bucket %" PRIu64 "-%" PRIu64 " in row %.3f", lo, hi,
+                  value);
+        cap_free(&c);
+    }
+    CHECK(lo_apart && hi_apart);
+    pr_hist_destroy(&h);
+}
+
 static void test_errors(void)
 {
     const struct co_report_opts opts = {.threads = 1, .percentile = 95};
@@ -779,6 +818,7 @@ int main(void)
     test_huge_numbers();
     test_fairness();
     test_histogram_block();
+    test_histogram_midpoint();
     test_errors();
     return TEST_END();
 }
