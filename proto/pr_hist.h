@@ -54,11 +54,12 @@ void pr_hist_destroy(pr_hist **h);
  * counted in pr_hist_clamped(); count 0 is a no-op. Hot path: no
  * allocation, no division, one predictable branch for the rare cases. */
 void pr_hist_record(pr_hist *h, uint64_t value_us, uint64_t count);
-/* Add every sample of src into dst (exact). */
+/* Add every sample of src into dst (exact). Cost is proportional to the
+ * span between src's min and max buckets, not to the 23221 counts. */
 void pr_hist_add(pr_hist *dst, const pr_hist *src);
 /* Empty h (keeps its memory). */
 void pr_hist_reset(pr_hist *h);
-/* Copy src over dst. */
+/* Copy src over dst (dst == src is a no-op). */
 void pr_hist_copy(pr_hist *dst, const pr_hist *src);
 /* True when both hold exactly the same buckets, totals, min, max, sum. */
 bool pr_hist_equal(const pr_hist *a, const pr_hist *b);
@@ -66,17 +67,21 @@ bool pr_hist_equal(const pr_hist *a, const pr_hist *b);
  * clamped count may differ: what an HdrHistogram V2 round trip keeps). */
 bool pr_hist_same_buckets(const pr_hist *a, const pr_hist *b);
 
-uint64_t pr_hist_count(const pr_hist *h);
+/* Accessors: O(1) except stddev and percentiles, which scan the occupied
+ * buckets. All take a histogram the calling thread owns. */
+uint64_t pr_hist_count(const pr_hist *h);   /* samples recorded, clamped ones included */
 uint64_t pr_hist_clamped(const pr_hist *h); /* samples outside [1, MAX] */
 uint64_t pr_hist_min(const pr_hist *h);     /* exact; 0 when empty */
 uint64_t pr_hist_max(const pr_hist *h);     /* exact; 0 when empty */
 uint64_t pr_hist_sum(const pr_hist *h);     /* exact sum of recorded (clamped) values */
-double pr_hist_mean(const pr_hist *h);      /* exact; 0 when empty */
+double pr_hist_mean(const pr_hist *h);      /* sum / count; 0 when empty */
 double pr_hist_stddev(const pr_hist *h);    /* from bucket midpoints, as HdrHistogram */
-/* Value at percentile p in [0, 100], convention above; 0 when empty. */
+/* Value at percentile p in [0, 100] (above 100 means 100, below 0 or NaN
+ * means 0), convention above; 0 when empty. */
 uint64_t pr_hist_value_at_percentile(const pr_hist *h, double p);
 
-/* Bucket helpers, for tests and encoders. */
+/* Bucket helpers, for tests and encoders: the lowest and highest values
+ * sharing value_us's bucket (any uint64_t; 0 maps to 0). */
 uint64_t pr_hist_lowest_equivalent(uint64_t value_us);
 uint64_t pr_hist_highest_equivalent(uint64_t value_us);
 

@@ -162,6 +162,21 @@ static void test_basics(void)
     pr_hist_destroy(NULL);
 }
 
+/* 99.9 / 100 * 1000 is 999.0000000000001 in doubles: a plain ceil() would
+ * ask for the 1000th sample, HdrHistogram's ulp rule for the 999th. */
+static void test_rank_rounding(void)
+{
+    pr_hist *h = pr_hist_new();
+    for (uint64_t v = 1; v <= 1000; v++)
+        pr_hist_record(h, v, 1);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 99.9), 999);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 99.99), 1000);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 50), 500);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, 1e-12), 1);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(h, -5), 1);
+    pr_hist_destroy(&h);
+}
+
 /* Rank used by HdrHistogram for percentile p of n samples (1-based). */
 static uint64_t rank_of(double p, uint64_t n)
 {
@@ -527,6 +542,7 @@ int main(void)
     uint64_t *v = malloc(NSAMPLES * sizeof(*v));
     test_layout();
     test_basics();
+    test_rank_rounding();
     for (int s = 0; s < SHAPE_COUNT; s++)
         test_percentiles((enum shape)s, v);
     test_merge();
