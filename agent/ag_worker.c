@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <pthread.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "pr_err.h"
@@ -62,7 +64,9 @@ struct ag_worker {
     uv_timer_t end_timer;        /* fires at the time limit */
     uv_timer_t grace_timer;      /* bounds in-flight events after stop */
     uv_timer_t lag_timer;        /* measures loop lag */
-    uv_timer_t arrival_timer;    /* rate mode: next arrival */
+    int arrival_fd;              /* rate mode: timerfd for the next arrival (ns precise) */
+    uv_poll_t arrival_poll;      /* watches arrival_fd */
+    bool arrival_armed;          /* arrival_fd is set */
     struct wconn *wc;            /* connection slots */
     size_t n;                    /* their number */
     uint32_t conns_total;        /* global connection count */
@@ -184,6 +188,32 @@ static void record_us(pr_hist *h, uint64_t ns)
     pr_hist_record(h, us ? us : 1, 1);
 }
 
+/* ---- the arrival clock ------------------------------------------------ */
+
+/* uv timers have millisecond resolution on a cached loop time: arrivals
+ * would start up to ~2 ms late, which an open-loop latency (measured from
+ * the intended start) would then include. A timerfd on CLOCK_MONOTONIC (the
+ * clock of uv_hrtime) fires at the nanosecond instant instead. */
+static void arrival_set(ag_worker *w, uint64_t at_ns)
+{
+    struct itimerspec its = {0};
+    its.it_value.tv_sec = (time_t)(at_ns / 1000000000ULL);
+    its.it_value.tv_nsec = (long)(at_ns % 1000000000ULL);
+    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+        its.it_value.tv_nsec = 1; /* 0 would disarm */
+    timerfd_settime(w->arrival_fd, TFD_TIMER_ABSTIME, &its, NULL);
+    w->arrival_armed = true;
+}
+
+static void arrival_disarm(ag_worker *w)
+{
+    struct itimerspec its = {0};
+    if (!w->arrival_armed)
+        return;
+    timerfd_settime(w->arrival_fd, 0, &its, NULL);
+    w->arrival_armed = false;
+}
+
 /* ---- lifecycle of connections ----------------------------------------- */
 
 static void maybe_finished(ag_worker *w)
@@ -193,7 +223,7 @@ static void maybe_finished(ag_worker *w)
     w->finished = true;
     uv_timer_stop(&w->grace_timer);
     uv_timer_stop(&w->end_timer);
-    uv_timer_stop(&w->arrival_timer);
+    arrival_disarm(w);
     if (w->rate > 0 && w->started && w->end_ns != UINT64_MAX) {
         /* Arrivals due before the end that never started. */
         uint64_t k = 0;
@@ -327,10 +357,15 @@ static void end_idle(ag_worker *w)
         conn_end(&w->wc[w->idle[--w->nidle]]);
 }
 
-static void arrival_cb(uv_timer_t *t)
+static void arrival_cb(uv_poll_t *p, int status, int events)
 {
-    ag_worker *w = t->data;
+    ag_worker *w = p->data;
+    uint64_t expirations;
     uint64_t now = uv_hrtime();
+
+    if (read(w->arrival_fd, &expirations, sizeof expirations) < 0 || !w->arrival_armed)
+        return; /* nothing expired, or disarmed since */
+    w->arrival_armed = false;
 
     while (w->nidle > 0 && w->next_arrival_ns <= now) {
         if (w->next_arrival_ns >= w->end_ns || !may_start(w, w->next_arrival_ns)) {
@@ -350,9 +385,7 @@ static void arm_arrival(ag_worker *w)
         end_idle(w);
         return;
     }
-    uint64_t now = uv_hrtime();
-    uint64_t delay = w->next_arrival_ns > now ? (w->next_arrival_ns - now) / 1000000 : 0;
-    uv_timer_start(&w->arrival_timer, arrival_cb, delay, 0);
+    arrival_set(w, w->next_arrival_ns);
 }
 
 /* Rate mode: a connection became free. Take a due arrival (backlog) or wait. */
@@ -681,7 +714,7 @@ static void begin_stop(ag_worker *w)
 static void stop_now(ag_worker *w)
 {
     w->stopping = true;
-    uv_timer_stop(&w->arrival_timer);
+    arrival_disarm(w);
     w->nidle = 0;
     for (size_t i = 0; i < w->n; i++)
         conn_done(&w->wc[i]);
@@ -847,7 +880,12 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     init_timer(w, &w->end_timer);
     init_timer(w, &w->grace_timer);
     init_timer(w, &w->lag_timer);
-    init_timer(w, &w->arrival_timer);
+    w->arrival_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (w->arrival_fd < 0)
+        abort();
+    uv_poll_init(&w->loop, &w->arrival_poll, w->arrival_fd);
+    w->arrival_poll.data = w;
+    uv_poll_start(&w->arrival_poll, UV_READABLE, arrival_cb);
     w->wc = pr_xcalloc(n ? n : 1, sizeof *w->wc);
     w->idle = pr_xcalloc(n ? n : 1, sizeof *w->idle);
     init_conns(w, conns);
@@ -857,6 +895,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
         do_quit(w);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);
+        close(w->arrival_fd);
         for (size_t i = 0; i < n; i++)
             ag_cursor_destroy(&w->wc[i].cur);
         pthread_mutex_destroy(&w->mu);
@@ -885,6 +924,7 @@ void ag_worker_destroy(ag_worker **wp)
     post(w, CMD_QUIT);
     uv_thread_join(&w->thread);
     uv_loop_close(&w->loop);
+    close(w->arrival_fd);
     for (size_t i = 0; i < w->n; i++)
         ag_cursor_destroy(&w->wc[i].cur);
     pthread_mutex_destroy(&w->mu);
