@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -76,7 +77,7 @@ void h_stop(struct harness *h)
 {
     if (h->agent_pid > 0) {
         kill(h->agent_pid, SIGTERM);
-        waitpid(h->agent_pid, NULL, 0);
+        wait4(h->agent_pid, NULL, 0, &h->agent_ru);
     }
     pr_msg_clear(&h->hello);
     if (h->router)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <mysql.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "pr_msg.h"
@@ -24,8 +25,9 @@ struct harness {
     char run[PR_RUN_ID_MAX + 1];
     bool beats; /* send a HEARTBEAT every second while receiving */
     uint64_t next_beat_ns;
-    MYSQL *db;           /* blocking client for checks */
-    struct pr_msg hello; /* the agent's HELLO */
+    MYSQL *db;              /* blocking client for checks */
+    struct pr_msg hello;    /* the agent's HELLO */
+    struct rusage agent_ru; /* the agent's resource use, after h_stop */
 };
 
 uint64_t h_now_ns(void);

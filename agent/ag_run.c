@@ -1,0 +1,435 @@
+#include "ag_run.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mysql.h>
+#include <pthread.h>
+
+#include "ag_engine.h"
+#include "ag_load.h"
+#include "ag_workload.h"
+#include "pr_split.h"
+
+/* Server counters the lead agent samples at every boundary (DESIGN §5). */
+static const char status_sql[] =
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions','Com_select','Com_insert',"
+    "'Com_update','Com_delete','Com_begin','Com_commit','Com_stmt_execute',"
+    "'Com_stmt_prepare','Threads_running','Threads_connected','Innodb_rows_read',"
+    "'Innodb_rows_inserted','Innodb_rows_updated','Innodb_rows_deleted')";
+
+#define PROBE_PINGS 5
+
+enum run_phase { RUN_NEW, RUN_SETUP, RUN_LIVE, RUN_OVER };
+
+struct ag_run {
+    const struct pr_msg_plan *plan; /* borrowed from the session */
+    ag_workload *wl;                /* parsed workload and options */
+    ag_engine *engine;              /* connections and loops */
+    MYSQL *probe;                   /* blocking connection: RTT probe, status samples */
+    uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings */
+    pthread_mutex_t mu;             /* guards phase, cancelled */
+    enum run_phase phase;           /* RUN_LIVE: the engine may be stopped from any thread */
+    bool cancelled, immediate;      /* a stop was requested */
+    bool finished;                  /* the command or run has ended */
+    struct ag_run_error end;        /* how the run ended */
+    ag_load **loads;                /* command mode iterators */
+    struct ag_piece *pieces;        /* command mode pieces over loads */
+    size_t npieces;
+};
+
+uint64_t ag_run_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void set_error(struct ag_run_error *e, int code, enum pr_phase phase, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void set_error(struct ag_run_error *e, int code, enum pr_phase phase, const char *fmt, ...)
+{
+    va_list ap;
+    memset(e, 0, sizeof(*e));
+    e->code = code;
+    e->phase = phase;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    va_end(ap);
+}
+
+/* What to do about a setup error, by server/client errno. */
+static const char *advice(unsigned err_no)
+{
+    switch (err_no) {
+    case 1045:
+        return "check --mysql-user and the password (MYSQL_PWD or --mysql-password)";
+    case 1044:
+    case 1049:
+        return "create the database or name another with --mysql-db";
+    case 1040:
+        return "raise the server's max_connections or lower --threads";
+    case 1146:
+        return "run the workload's prepare command first";
+    case 1461:
+        return "raise the server's max_prepared_stmt_count or use --db-ps-mode=disable";
+    case 2002:
+    case 2003:
+    case 2005:
+        return "check --mysql-host/--mysql-port/--mysql-socket and that the server is up";
+    case 2013:
+        return "the server accepted but did not answer in time: check it is a MySQL server";
+    default:
+        return "see the server's message";
+    }
+}
+
+static void from_engine(struct ag_run_error *e, const struct ag_engine_error *ee)
+{
+    bool connecting = strncmp(ee->what, "connect", 7) == 0;
+    set_error(e, ee->code ? ee->code : PR_EINVAL, connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE,
+              "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
+              (unsigned long long)ee->conn_index, ee->err_no, ee->msg, advice(ee->err_no));
+    e->db_errno = ee->err_no;
+    snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", ee->sqlstate);
+    snprintf(e->stmt_kind, sizeof(e->stmt_kind), "%s", ee->what);
+}
+
+static ag_workload *parse_workload(const struct pr_msg_plan *p, struct ag_run_error *e)
+{
+    struct ag_kv *kv = pr_xcalloc(p->n_opts + 1, sizeof(*kv));
+    struct pr_error err = {0};
+
+    for (uint32_t i = 0; i < p->n_opts; i++)
+        kv[i] = (struct ag_kv){p->opts[i].name, p->opts[i].value};
+    ag_workload *wl = ag_workload_new(p->workload, kv, p->n_opts, &err);
+    free(kv);
+    if (wl == NULL)
+        set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
+    return wl;
+}
+
+static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
+{
+    const struct pr_msg_plan *p = r->plan;
+    const pr_opts *o = ag_workload_opts(r->wl);
+    struct pr_error err = {0};
+    struct ag_engine_config c = {
+        .wl = p->cmd == PR_CMD_RUN ? r->wl : NULL,
+        .hosts = (const char *const *)p->hosts,
+        .nhosts = p->n_hosts,
+        .ports = p->ports,
+        .nports = p->n_ports,
+        .sockets = (const char *const *)p->sockets,
+        .nsockets = p->n_sockets,
+        .user = p->user,
+        .password = p->password,
+        .db = p->database,
+        .ignore_errors = pr_opts_str(o, "mysql-ignore-errors"),
+        .conns = p->conns ? p->conns : 1,
+        .conn_first = p->conn_first,
+        .conns_total = p->conns_total,
+        .workers = (uint32_t)workers,
+        .time_ms = p->time_s * 1000u,
+        .events = p->events,
+        .rate = (double)p->rate,
+        .seed = p->seed,
+    };
+    ag_engine *eng = ag_engine_new(&c, &err);
+    if (eng == NULL)
+        set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
+    return eng;
+}
+
+ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_error *e)
+{
+    ag_run *r = pr_xcalloc(1, sizeof(*r));
+
+    memset(e, 0, sizeof(*e));
+    r->plan = plan;
+    pthread_mutex_init(&r->mu, NULL);
+    r->wl = parse_workload(plan, e);
+    if (r->wl)
+        r->engine = make_engine(r, workers, e);
+    if (r->engine == NULL) {
+        ag_run_destroy(&r);
+        return NULL;
+    }
+    return r;
+}
+
+/* A blocking connection for the RTT probe and (lead) status samples; it
+ * lives on the session thread, never on a loop. */
+static int open_probe(ag_run *r, struct ag_run_error *e)
+{
+    const struct pr_msg_plan *p = r->plan;
+    unsigned timeout = 10;
+    const char *host = p->n_hosts ? p->hosts[0] : "localhost";
+    unsigned port = p->n_ports ? p->ports[0] : 3306;
+    const char *sock = p->n_sockets ? p->sockets[0] : NULL;
+
+    r->probe = mysql_init(NULL);
+    mysql_options(r->probe, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+    mysql_options(r->probe, MYSQL_OPT_READ_TIMEOUT, &timeout);
+    mysql_options(r->probe, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
+    if (!mysql_real_connect(r->probe, sock ? "localhost" : host, p->user, p->password, p->database,
+                            port, sock, 0)) {
+        unsigned n = mysql_errno(r->probe);
+        set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s:%u: error %u: %s; %s",
+                  sock ? sock : host, sock ? 0 : port, n, mysql_error(r->probe), advice(n));
+        e->db_errno = n;
+        snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", mysql_sqlstate(r->probe));
+        snprintf(e->stmt_kind, sizeof(e->stmt_kind), "connect");
+        return e->code;
+    }
+    for (int i = 0; i < PROBE_PINGS; i++) {
+        uint64_t t = ag_run_now_ns();
+        if (mysql_ping(r->probe) != 0)
+            break;
+        uint64_t us = (ag_run_now_ns() - t) / 1000u;
+        if (r->db_rtt_us == 0 || us < r->db_rtt_us)
+            r->db_rtt_us = us ? us : 1;
+    }
+    return 0;
+}
+
+static void set_phase(ag_run *r, enum run_phase ph)
+{
+    pthread_mutex_lock(&r->mu);
+    r->phase = ph;
+    bool stop = r->cancelled && ph == RUN_LIVE;
+    bool imm = r->immediate;
+    pthread_mutex_unlock(&r->mu);
+    if (stop) /* a cancel that arrived during setup */
+        ag_engine_stop(r->engine, imm);
+}
+
+int ag_run_setup(ag_run *r, struct ag_run_error *e)
+{
+    struct ag_engine_error ee = {0};
+    int rc;
+
+    memset(e, 0, sizeof(*e));
+    set_phase(r, RUN_SETUP);
+    rc = open_probe(r, e);
+    if (rc < 0)
+        return rc;
+    rc = ag_engine_setup(r->engine, &ee);
+    if (rc < 0) {
+        from_engine(e, &ee);
+        return rc;
+    }
+    return 0;
+}
+
+uint64_t ag_run_db_rtt_us(const ag_run *r)
+{
+    return r->db_rtt_us;
+}
+
+uint32_t ag_run_conns_open(const ag_run *r)
+{
+    return r->plan->conns ? r->plan->conns : 1;
+}
+
+/* Command mode: one ag_load stream per piece of work. */
+static void add_load(ag_run *r, ag_load *l)
+{
+    r->loads = pr_xrealloc(r->loads, (r->npieces + 1) * sizeof(*r->loads));
+    r->pieces = pr_xrealloc(r->pieces, (r->npieces + 1) * sizeof(*r->pieces));
+    r->loads[r->npieces] = l;
+    r->pieces[r->npieces] = ag_engine_load_piece(l);
+    r->npieces++;
+}
+
+/* Pieces of one agent run in parallel: a table split over several pieces
+ * must be created (and indexed) in separate plans by the coordinator. */
+static int build_pieces(ag_run *r, struct ag_run_error *e)
+{
+    const struct pr_msg_plan *p = r->plan;
+    const pr_opts *o = ag_workload_opts(r->wl);
+    uint32_t ntables = (uint32_t)pr_opts_int(o, "tables");
+    uint64_t table_size = (uint64_t)pr_opts_int(o, "table_size");
+    struct pr_error err = {0};
+
+    if (p->cmd == PR_CMD_PREPARE) {
+        for (uint32_t i = 0; i < p->n_tables; i++) {
+            const struct pr_msg_table *t = &p->tables[i];
+            struct ag_load_piece piece = {t->table,        t->id_lo,
+                                          t->id_hi,        t->create_table,
+                                          t->create_index, t->id_lo != 1 || t->id_hi != table_size};
+            ag_load *l = ag_load_prepare_new(
+                r->wl, &piece, pr_split_seed(p->seed, t->table, (uint32_t)t->id_lo), &err);
+            if (l == NULL) {
+                set_error(e, err.code, PR_PHASE_PREPARE, "%s", err.msg);
+                return err.code;
+            }
+            add_load(r, l);
+        }
+    } else if (p->cmd == PR_CMD_CLEANUP) {
+        uint32_t *nums = pr_xcalloc(ntables + 1, sizeof(*nums));
+        for (uint32_t i = 0; i < ntables; i++)
+            nums[i] = i + 1;
+        add_load(r, ag_load_cleanup_new(r->wl, nums, ntables));
+        free(nums);
+    } else if (p->cmd == PR_CMD_PREWARM) {
+        uint32_t conns = p->conns ? p->conns : 1;
+        uint32_t *nums = pr_xcalloc(ntables + 1, sizeof(*nums));
+        for (uint32_t c = 0; c < conns; c++) {
+            size_t n = ag_load_tables_for(ntables, c, conns, nums, ntables + 1);
+            if (n > 0)
+                add_load(r, ag_load_prewarm_new(r->wl, nums, n));
+        }
+        free(nums);
+    }
+    return 0;
+}
+
+int64_t ag_run_start(ag_run *r, uint64_t t0_ns)
+{
+    struct ag_engine_error ee = {0};
+
+    if (r->plan->cmd == PR_CMD_RUN) {
+        ag_engine_start(r->engine, t0_ns);
+        set_phase(r, RUN_LIVE);
+        return ag_engine_start_skew_ns(r->engine) / 1000;
+    }
+    while (ag_run_now_ns() < t0_ns)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (build_pieces(r, &r->end) == 0) {
+        set_phase(r, RUN_LIVE);
+        if (ag_engine_run_pieces(r->engine, r->pieces, r->npieces, &ee) < 0) {
+            from_engine(&r->end, &ee);
+            r->end.phase = (enum pr_phase)(PR_PHASE_PREPARE + (r->plan->cmd == PR_CMD_CLEANUP) * 2 +
+                                           (r->plan->cmd == PR_CMD_PREWARM) * 3);
+        }
+    }
+    pthread_mutex_lock(&r->mu);
+    r->finished = true;
+    pthread_mutex_unlock(&r->mu);
+    return (int64_t)(ag_run_now_ns() - t0_ns) / 1000;
+}
+
+bool ag_run_is_finished(ag_run *r)
+{
+    if (r->plan->cmd != PR_CMD_RUN) {
+        pthread_mutex_lock(&r->mu);
+        bool f = r->finished;
+        pthread_mutex_unlock(&r->mu);
+        return f;
+    }
+    return ag_engine_wait(r->engine, 0) == 1;
+}
+
+void ag_run_cancel(ag_run *r, bool immediate)
+{
+    if (r == NULL)
+        return;
+    pthread_mutex_lock(&r->mu);
+    r->cancelled = true;
+    r->immediate = r->immediate || immediate;
+    if (r->phase == RUN_LIVE)
+        ag_engine_stop(r->engine, immediate);
+    pthread_mutex_unlock(&r->mu);
+}
+
+void ag_run_stop(ag_run *r, bool immediate)
+{
+    pthread_mutex_lock(&r->mu);
+    bool live = r->phase == RUN_LIVE;
+    pthread_mutex_unlock(&r->mu);
+    if (!live)
+        return;
+    ag_engine_stop(r->engine, immediate);
+    ag_engine_wait(r->engine, -1);
+}
+
+/* Lead agent: one SHOW GLOBAL STATUS sample into iv->srv. */
+static void sample_status(ag_run *r, struct ag_run_interval *iv)
+{
+    if (!r->plan->lead || r->probe == NULL || mysql_query(r->probe, status_sql) != 0)
+        return;
+    MYSQL_RES *res = mysql_store_result(r->probe);
+    if (res == NULL)
+        return;
+    uint64_t n = mysql_num_rows(res);
+    iv->srv = pr_xcalloc(n + 1, sizeof(*iv->srv));
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(res)) != NULL && iv->n_srv < n) {
+        iv->srv[iv->n_srv].name = pr_xstrdup(row[0]);
+        iv->srv[iv->n_srv].value = strtoull(row[1] ? row[1] : "0", NULL, 10);
+        iv->n_srv++;
+    }
+    mysql_free_result(res);
+}
+
+void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
+{
+    struct ag_engine_stats st = {0};
+
+    if (iv->lat == NULL)
+        iv->lat = pr_hist_new();
+    if (iv->svc == NULL && r->plan->rate > 0)
+        iv->svc = pr_hist_new();
+    st.lat = iv->lat;
+    st.svc = iv->svc;
+    if (r->plan->cmd == PR_CMD_RUN && ag_engine_collect(r->engine, &st) == 0) {
+        iv->ctr = st.ctr;
+        iv->cpu_pct = st.cpu_pct;
+        iv->lag_max_us = st.lag_max_us;
+        iv->lag_p99_us = st.lag_p99_us;
+        iv->slip_us = st.slip_max_us;
+    }
+    sample_status(r, iv);
+}
+
+void ag_run_interval_clear(struct ag_run_interval *iv)
+{
+    pr_hist_destroy(&iv->lat);
+    pr_hist_destroy(&iv->svc);
+    for (uint32_t i = 0; i < iv->n_srv; i++)
+        free(iv->srv[i].name);
+    free(iv->srv);
+    memset(iv, 0, sizeof(*iv));
+}
+
+void ag_run_totals(ag_run *r, struct pr_counters *ctr, pr_hist *lat, struct ag_run_error *status)
+{
+    struct ag_engine_stats st = {0};
+    struct ag_engine_error ee = {0};
+
+    memset(ctr, 0, sizeof(*ctr));
+    *status = r->end;
+    if (r->plan->cmd != PR_CMD_RUN)
+        return;
+    st.lat = lat;
+    if (ag_engine_totals(r->engine, &st) == 0)
+        *ctr = st.ctr;
+    if (status->code == 0 && ag_engine_error(r->engine, &ee)) {
+        from_engine(status, &ee);
+        status->phase = PR_PHASE_RUN;
+    }
+}
+
+void ag_run_destroy(ag_run **rp)
+{
+    ag_run *r = rp ? *rp : NULL;
+    if (r == NULL)
+        return;
+    ag_engine_destroy(&r->engine);
+    if (r->probe)
+        mysql_close(r->probe);
+    for (size_t i = 0; i < r->npieces; i++)
+        ag_load_destroy(&r->loads[i]);
+    free(r->loads);
+    free(r->pieces);
+    ag_workload_destroy(&r->wl);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+    *rp = NULL;
+}

@@ -1,0 +1,74 @@
+/* ag_run: one PLAN turned into work for the engine, with blocking calls
+ * meant for the session thread (ag_session).
+ *
+ * It parses the workload and its options from the plan, builds the engine's
+ * configuration (DB targets, credentials, this agent's connections and their
+ * global indexes, limits, seeds), opens and prepares the pool, starts at an
+ * instant, hands out per-interval statistics, and runs prepare / cleanup /
+ * prewarm for the plan's table pieces. Setup failures carry the server's
+ * errno, sqlstate and message and the phase, for an ERROR message.
+ */
+#ifndef AG_RUN_H
+#define AG_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pr_msg.h"
+
+typedef struct ag_run ag_run;
+
+/* Why a run could not be set up or how it ended. Plain data. */
+struct ag_run_error {
+    int code;            /* 0, or a negative PR_E* / -errno code */
+    enum pr_phase phase; /* where it happened */
+    unsigned db_errno;   /* server or client errno, 0 if none */
+    char sqlstate[6];    /* "" if none */
+    char message[512];   /* what happened and what to do; never a password */
+    char stmt_kind[64];  /* statement kind, "" if none */
+};
+
+/* Statistics of one interval. Histograms are allocated by ag_run_collect
+ * when NULL and owned by whoever holds the struct. */
+struct ag_run_interval {
+    struct pr_counters ctr;
+    pr_hist *lat;            /* latency, µs */
+    pr_hist *svc;            /* service time (rate mode), µs; NULL otherwise */
+    double cpu_pct;          /* process user+sys CPU over the interval, % of a core */
+    uint64_t lag_max_us;     /* worst event-loop lag over the workers */
+    uint64_t lag_p99_us;     /* p99 of event-loop lag samples */
+    uint64_t slip_us;        /* rate mode: worst send slip */
+    struct pr_msg_stat *srv; /* lead agent: SHOW GLOBAL STATUS sample, or NULL */
+    uint32_t n_srv;
+};
+
+/* Monotonic clock, ns (CLOCK_MONOTONIC). */
+uint64_t ag_run_now_ns(void);
+
+/* Parse plan (borrowed; must outlive the run) into a run. NULL with *e set
+ * (phase PLAN) on an unknown workload or bad option. */
+ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_error *e);
+/* Open every connection and prepare statements (run), or check that the
+ * database is reachable (prepare/cleanup/prewarm). Blocks; 0 or negative
+ * with *e set (phase CONNECT or PREPARE). */
+int ag_run_setup(ag_run *r, struct ag_run_error *e);
+uint64_t ag_run_db_rtt_us(const ag_run *r);
+uint32_t ag_run_conns_open(const ag_run *r);
+/* Start at t0_ns (waits for it); returns the start skew in µs. */
+int64_t ag_run_start(ag_run *r, uint64_t t0_ns);
+/* True once the run (or command) has ended by itself or by a stop. */
+bool ag_run_is_finished(ag_run *r);
+/* Request a stop from any thread; does not wait. */
+void ag_run_cancel(ag_run *r, bool immediate);
+/* Stop and wait until every worker has stopped and closed its connections. */
+void ag_run_stop(ag_run *r, bool immediate);
+/* Statistics since the previous collect (allocating iv's histograms). */
+void ag_run_collect(ag_run *r, struct ag_run_interval *iv);
+/* Free what iv owns and zero it. */
+void ag_run_interval_clear(struct ag_run_interval *iv);
+/* Whole-run totals (exact) and how the run ended (status->code 0 = ok). */
+void ag_run_totals(ag_run *r, struct pr_counters *ctr, pr_hist *lat, struct ag_run_error *status);
+/* Free the run (stopping it first); *r becomes NULL. */
+void ag_run_destroy(ag_run **r);
+
+#endif
