@@ -11,21 +11,21 @@
 
 #include <stddef.h>
 
-#define PR_ERRNO_MAP(X)                                                                  \
-    X(INVAL, "invalid argument")                                                         \
-    X(TRUNCATED, "message truncated")                                                    \
-    X(TRAILING, "trailing bytes after message")                                          \
-    X(NOTMAP, "message is not a map")                                                    \
-    X(VERSION, "protocol version mismatch")                                              \
-    X(UNKNOWN_TYPE, "unknown message type")                                              \
-    X(MISSING_KEY, "required key missing")                                               \
-    X(BAD_TYPE, "value has the wrong type")                                              \
-    X(TOO_BIG, "value or array exceeds its size limit")                                  \
-    X(RANGE, "value out of range")                                                       \
-    X(DUP_KEY, "duplicate key")                                                          \
-    X(BAD_HIST, "malformed histogram")                                                   \
-    X(BAD_HDR, "malformed HdrHistogram encoding")                                        \
-    X(ZLIB, "zlib failure")                                                              \
+#define PR_ERRNO_MAP(X)                                                                            \
+    X(INVAL, "invalid argument")                                                                   \
+    X(TRUNCATED, "message truncated")                                                              \
+    X(TRAILING, "trailing bytes after message")                                                    \
+    X(NOTMAP, "message is not a map")                                                              \
+    X(VERSION, "protocol version mismatch")                                                        \
+    X(UNKNOWN_TYPE, "unknown message type")                                                        \
+    X(MISSING_KEY, "required key missing")                                                         \
+    X(BAD_TYPE, "value has the wrong type")                                                        \
+    X(TOO_BIG, "value or array exceeds its size limit")                                            \
+    X(RANGE, "value out of range")                                                                 \
+    X(DUP_KEY, "duplicate key")                                                                    \
+    X(BAD_HIST, "malformed histogram")                                                             \
+    X(BAD_HDR, "malformed HdrHistogram encoding")                                                  \
+    X(ZLIB, "zlib failure")                                                                        \
     X(BAD_BASE64, "malformed base64")
 
 enum pr_errno {

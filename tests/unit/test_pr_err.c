@@ -1,8 +1,7 @@
-#include "pr_err.h"
-
 #include <errno.h>
 #include <string.h>
 
+#include "pr_err.h"
 #include "testlib.h"
 
 int main(void)
