@@ -49,6 +49,8 @@ static void test_prepare(struct harness *h)
     struct pr_msg_table tables[2] = {{1, 1, TABLE_SIZE, true, true},
                                      {2, 1, TABLE_SIZE, true, true}};
 
+    /* Other mysql tests share the sandbox: start from no tables. */
+    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest1, sbtest.sbtest2");
     strcpy(h->run, "prepare-1");
     h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
     plan_opts(&m);
