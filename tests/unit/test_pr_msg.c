@@ -660,6 +660,10 @@ static void test_ranges(void)
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ports.0", &big16, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_ERROR, ED_SET, "code", &i32, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "skew", &i32, &err), 0, err);
+    msgpack_object i64min = obj_int(INT64_MIN), neg3 = obj_int(-3);
+    EXPECT_CODE(try_edit(PR_MSG_ERROR, ED_SET, "code", &i64min, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "skew", &i64min, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &neg3, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &nan, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &inf, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &negf, &err), PR_ERANGE, err);
@@ -730,6 +734,9 @@ static void test_sizes(void)
     EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "key", &key39, &err), PR_EINVAL, err);
     EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "key", &key40, &err), 0, err);
     EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "key", &key_bad, &err), PR_EINVAL, err);
+    msgpack_object empty = obj_str("", 0);
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "key", &empty, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_ERROR, ED_SET, "sqlstate", &empty, &err), 0, err);
 
     /* Arrays one over their cap (elements nil: the cap is checked first). */
     struct {
@@ -767,6 +774,9 @@ static void test_sizes(void)
     fill(&m, PR_MSG_PLAN);
     m.u.plan.n_opts = PR_MSG_MAX_OPTS + 1;
     CHECK(pr_msg_encode(&m, &sb, &err) == PR_ETOO_BIG && sb.size == 0);
+    fill(&m, PR_MSG_PLAN);
+    m.u.plan.hosts = NULL; /* n_hosts stays 2 */
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL && sb.size == 0);
     msgpack_sbuffer_destroy(&sb);
 }
 
