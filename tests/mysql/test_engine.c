@@ -14,6 +14,8 @@
  *   reconnect connections killed mid-run are re-opened and counted
  *   stop      an immediate stop closes every connection at once
  *   bulk      bulk_insert: every appended row reaches the server (final flush)
+ *   fatal     a non-ignorable error mid-run stops the run at once, reported
+ *   timeout   statements stuck on locks hit the read timeout, reconnect
  *   targets   host x port rotation by global index (port fastest), sockets
  *   restart   a server restart mid-run (deploy/sandbox-db stop/start):
  *             every connection reconnects and the load resumes
@@ -721,6 +723,76 @@ static void case_bulk(void)
     ag_workload_destroy(&wl);
 }
 
+/* ---- a fatal error mid-run -------------------------------------------- */
+
+static void rename_table(ag_engine *e, int k)
+{
+    if (k == 1 && mysql_query(db, "RENAME TABLE sbtest2 TO sbtest2_away"))
+        fprintf(stderr, "rename: %s\n", mysql_error(db));
+}
+
+static void case_fatal(void)
+{
+    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 4);
+    cfg.time_ms = 10000;
+    run_engine(&cfg, 300, rename_table, &r);
+    mysql_query(db, "RENAME TABLE sbtest2_away TO sbtest2");
+    printf("fatal: %u %s '%s' (%s, conn %" PRIu64 " %s) after %.2f s, %" PRIu64 " events\n",
+           r.err.err_no, r.err.sqlstate, r.err.msg, r.err.what, r.err.conn_index, r.err.target,
+           r.wall_s, r.tot.ctr.transactions);
+    CHECK(r.failed);
+    CHECK_EQ_U64(r.err.err_no, 1146);
+    CHECK(strcmp(r.err.sqlstate, "42S02") == 0);
+    CHECK(strstr(r.err.msg, "sbtest2") != NULL);
+    CHECK(strcmp(r.err.what, "execute point_selects") == 0);
+    CHECK(r.wall_s < 3); /* the run stops at once, not at --time */
+    CHECK(r.tot.ctr.transactions > 0);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
+/* ---- read timeout mid-run --------------------------------------------- */
+
+static void lock_rows(ag_engine *e, int k)
+{
+    if (k == 0) {
+        mysql_query(db, "BEGIN");
+        mysql_query(db, "SELECT COUNT(*) FROM sbtest1 FOR UPDATE");
+        mysql_free_result(mysql_store_result(db));
+        mysql_query(db, "SELECT COUNT(*) FROM sbtest2 FOR UPDATE");
+        mysql_free_result(mysql_store_result(db));
+        printf("rows locked\n");
+    } else if (k == 7) {
+        mysql_query(db, "COMMIT");
+        printf("rows released\n");
+    }
+}
+
+static void case_timeout(void)
+{
+    ag_workload *wl = wl_make("oltp_update_index", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    cfg_init(&cfg, wl, 4);
+    cfg.read_timeout_s = 1; /* a statement stuck on a lock hits it */
+    cfg.time_ms = 4000;
+    run_engine(&cfg, 300, lock_rows, &r);
+    print_run("read timeout", "auto", &r);
+    const struct pr_counters *c = &r.tot.ctr;
+    CHECK(!r.failed);
+    /* each connection timed out at least once and reconnected */
+    CHECK_MSG(c->reconnects >= 4, "reconnects %" PRIu64, c->reconnects);
+    CHECK(c->transactions > 0); /* load resumed after the release */
+    CHECK(r.wall_s < 6);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
 /* ---- targets ---------------------------------------------------------- */
 
 static void case_targets(void)
@@ -854,6 +926,8 @@ int main(int argc, char **argv)
     CASE(reconnect)
     CASE(stop)
     CASE(targets)
+    CASE(fatal)
+    CASE(timeout)
     CASE(bulk)
     CASE(restart)
     mysql_close(db);
