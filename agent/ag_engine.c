@@ -521,10 +521,12 @@ int64_t ag_engine_start_skew_ns(ag_engine *e)
     uint64_t latest = 0;
     for (size_t i = 0; e->workers && i < e->nworkers; i++) {
         uint64_t t = ag_worker_started_ns(e->workers[i]);
+        if (t == 0)
+            return 0; /* not every worker has started yet */
         if (t > latest)
             latest = t;
     }
-    return latest ? (int64_t)(latest - e->t0_ns) : 0;
+    return latest ? (int64_t)latest - (int64_t)e->t0_ns : 0;
 }
 
 int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,

@@ -135,7 +135,9 @@ int ag_engine_totals(ag_engine *e, struct ag_engine_stats *out);
 /* True (and *err filled when not NULL) once a fatal error occurred. */
 bool ag_engine_error(ag_engine *e, struct ag_engine_error *err);
 
-/* Actual start skew of the run, ns (latest worker start - t0). */
+/* Actual start skew of the run, ns: the latest worker's start minus t0.
+ * 0 until every worker has started (call it after t0, e.g. with the first
+ * collect). */
 int64_t ag_engine_start_skew_ns(ag_engine *e);
 
 /* Command mode: run the text streams pieces[0..n) in parallel, one stream

@@ -739,6 +739,10 @@ static void start_cb(uv_timer_t *t)
     ag_worker *w = t->data;
     uint64_t now = uv_hrtime();
 
+    if (now < w->t0_ns) { /* loop time lags real time: never start early */
+        uv_timer_start(&w->start_timer, start_cb, (w->t0_ns - now + 999999) / 1000000, 0);
+        return;
+    }
     w->started = true;
     pthread_mutex_lock(&w->mu);
     w->started_ns = now;
@@ -770,7 +774,8 @@ static void do_start(ag_worker *w, uint64_t t0_ns)
         return;
     set_phase(w, AG_WORKER_RUNNING);
     w->t0_ns = t0_ns;
-    uv_timer_start(&w->start_timer, start_cb, t0_ns > now ? (t0_ns - now) / 1000000 : 0, 0);
+    uv_timer_start(&w->start_timer, start_cb, t0_ns > now ? (t0_ns - now + 999999) / 1000000 : 0,
+                   0);
 }
 
 static void close_walk_cb(uv_handle_t *h, void *arg)

@@ -232,6 +232,7 @@ struct run_result {
     bool failed;                /* engine reported a fatal error */
     struct ag_engine_error err; /* that error */
     double wall_s;              /* start to end */
+    int64_t skew_ns;            /* latest worker start - t0 */
 };
 
 typedef void (*mid_run_fn)(ag_engine *e, int interval);
@@ -274,6 +275,7 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
     res->wall_s = now_s() - t0;
     CHECK(ag_engine_totals(e, &res->tot) == 0);
     res->failed = ag_engine_error(e, &res->err);
+    res->skew_ns = ag_engine_start_skew_ns(e);
     ag_engine_destroy(&e);
     status_get(&s1);
     status_delta(&res->srv, &s0, &s1, &overhead);
@@ -390,8 +392,10 @@ static void case_intervals(void)
     cfg.workers = 3;
     cfg.time_ms = 2000;
     run_engine(&cfg, 200, NULL, &r);
-    printf("intervals: %d collects, %" PRIu64 " events, loop lag max %" PRIu64 " us\n", r.intervals,
-           r.tot.ctr.transactions, r.tot.lag_max_us);
+    printf("intervals: %d collects, %" PRIu64 " events, loop lag max %" PRIu64
+           " us, start skew %" PRId64 " us\n",
+           r.intervals, r.tot.ctr.transactions, r.tot.lag_max_us, r.skew_ns / 1000);
+    CHECK(r.skew_ns > 0 && r.skew_ns < 500000000); /* never early; late only by load */
     CHECK(r.intervals >= 8);
     CHECK(memcmp(&r.ivl_sum, &r.tot.ctr, sizeof r.ivl_sum) == 0);
     CHECK_EQ_U64(r.ivl_lat_count, pr_hist_count(r.tot.lat));
