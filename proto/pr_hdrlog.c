@@ -298,7 +298,7 @@ int pr_hdrlog_decode_raw(pr_hist *h, const uint8_t *buf, size_t len, struct pr_e
     if (get_be(buf + 4, 4) != len - WRAP_HEADER_LEN)
         return pr_error_set(err, PR_EBAD_HDR, "hdr: compressed length %" PRIu64 " != %zu",
                             get_be(buf + 4, 4), len - WRAP_HEADER_LEN);
-    size_t cap = max_encoded_len(), n;
+    size_t cap = max_encoded_len(), n = 0;
     uint8_t *enc = pr_xmalloc(cap + 1);
     int rc = inflate_capped(buf + WRAP_HEADER_LEN, len - WRAP_HEADER_LEN, enc, cap, &n, err);
     if (rc == 0)
