@@ -1,23 +1,22 @@
-/* ag_worker: a loop thread driving its connections (see ag_worker.h). */
+/* ag_worker: a loop thread driving its connections (see ag_worker.h): the
+ * closed loop, connection callbacks, commands and the public API. The open
+ * loop lives in ag_worker_rate.c, command streams in ag_worker_cmd.c. */
 #include "ag_worker.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pthread.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 #include <uv.h>
 
+#include "ag_worker_int.h"
 #include "pr_err.h"
 
 #define LAG_PERIOD_MS      100
 #define BACKOFF_FIRST_MS   10
 #define BACKOFF_MAX_MS     1000
-#define EMPTY_EVENTS_YIELD 256        /* events without statements before yielding to the loop */
-#define LATE_NS            1000000ULL /* an arrival started later than this is late */
-#define DROP_COUNT_MAX     100000000ULL
+#define EMPTY_EVENTS_YIELD 256 /* events without statements before yielding to the loop */
 
 enum cmd_bits {
     CMD_SETUP = 1u << 0,
@@ -28,80 +27,7 @@ enum cmd_bits {
     CMD_QUIT = 1u << 5,
 };
 
-enum wc_state {
-    WC_CLOSED,  /* not opened yet */
-    WC_OPENING, /* setup: opening */
-    WC_IDLE,    /* open, no event */
-    WC_EVENT,   /* running an event */
-    WC_BACKOFF, /* lost connection: waiting to reopen */
-    WC_REOPEN,  /* reopening, then the event restarts */
-    WC_FINISH,  /* final statements after the last event */
-    WC_PIECE,   /* running a command stream */
-    WC_DONE,    /* closed for good */
-};
-
-/* One connection slot. */
-struct wconn {
-    ag_worker *w;           /* owner */
-    ag_conn *conn;          /* the connection */
-    ag_cursor *cur;         /* its event generator (NULL in command mode) */
-    enum wc_state st;       /* what it is doing */
-    uint32_t index;         /* global connection index */
-    uint64_t ev_start_ns;   /* event start: first send, or intended start (rate) */
-    uint64_t svc_start_ns;  /* rate mode: actual start */
-    uint32_t backoff_ms;    /* current reconnect backoff */
-    uint32_t empty_events;  /* consecutive events without statements */
-    struct ag_piece *piece; /* command stream in progress */
-    uv_timer_t timer;       /* backoff and yields */
-};
-
-struct ag_worker {
-    struct ag_worker_shared *sh; /* engine-owned shared state */
-    uv_thread_t thread;          /* the loop thread */
-    uv_loop_t loop;              /* its loop */
-    uv_async_t async;            /* mailbox doorbell */
-    uv_timer_t start_timer;      /* fires at t0 */
-    uv_timer_t end_timer;        /* fires at the time limit */
-    uv_timer_t grace_timer;      /* bounds in-flight events after stop */
-    uv_timer_t lag_timer;        /* measures loop lag */
-    int arrival_fd;              /* rate mode: timerfd for the next arrival (ns precise) */
-    uv_poll_t arrival_poll;      /* watches arrival_fd */
-    bool arrival_armed;          /* arrival_fd is set */
-    struct wconn *wc;            /* connection slots */
-    size_t n;                    /* their number */
-    uint32_t conns_total;        /* global connection count */
-    struct ag_wstats *cur;       /* interval stats being filled (hot path, no lock) */
-    size_t n_open;               /* setup: connections open */
-    size_t n_done;               /* connections in WC_DONE */
-    size_t n_pieces_busy;        /* connections running a stream */
-    bool started;                /* load began */
-    bool stopping;               /* no new events */
-    bool finished;               /* every connection done */
-    uint64_t t0_ns;              /* intended start */
-    uint64_t end_ns;             /* no event starts at or after this (UINT64_MAX: none) */
-    double rate;                 /* events/s, 0: closed loop */
-    double gap_mean_ns;          /* 1e9 / rate */
-    uint64_t next_arrival_ns;    /* next scheduled arrival */
-    uint64_t rng[2];             /* xoroshiro128+ for arrivals */
-    uint32_t *idle;              /* rate mode: free connection slots (stack) */
-    size_t nidle;
-    uint64_t lag_expect_ns; /* when the lag timer should fire */
-    pthread_mutex_t mu;     /* guards the mailbox fields below */
-    unsigned cmd;           /* posted commands */
-    uint64_t cmd_t0_ns;
-    bool cmd_immediate;
-    struct ag_wstats *swap_in;  /* fresh buffer posted */
-    struct ag_wstats *swap_out; /* filled buffer handed back */
-    bool swap_done;
-    enum ag_worker_phase phase;
-    struct ag_conn_error err; /* first fatal error */
-    uint32_t err_index;
-    uint64_t started_ns;
-};
-
-static void next_event(struct wconn *wc);
-static void conn_end(struct wconn *wc);
-static void piece_next(struct wconn *wc);
+static void next_event(struct ag__wconn *wc);
 
 void ag_wstats_init(struct ag_wstats *s)
 {
@@ -139,35 +65,6 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static double rng_double(ag_worker *w)
-{
-    uint64_t s0 = w->rng[0], s1 = w->rng[1], r = s0 + s1;
-    s1 ^= s0;
-    w->rng[0] = rotl(s0, 55) ^ s1 ^ (s1 << 14);
-    w->rng[1] = rotl(s1, 36);
-    return (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t gap_ns(ag_worker *w)
-{
-    if (w->sh->rate_uniform)
-        return (uint64_t)w->gap_mean_ns;
-    return (uint64_t)(-w->gap_mean_ns * log(1.0 - rng_double(w)));
-}
-
 static void notify(ag_worker *w)
 {
     w->sh->notify(w->sh->notify_arg);
@@ -182,73 +79,40 @@ static void set_phase(ag_worker *w, enum ag_worker_phase p)
     notify(w);
 }
 
-static void record_us(pr_hist *h, uint64_t ns)
+void ag__worker_record_us(pr_hist *h, uint64_t ns)
 {
     uint64_t us = (ns + 500) / 1000;
     pr_hist_record(h, us ? us : 1, 1);
 }
 
-/* ---- the arrival clock ------------------------------------------------ */
-
-/* uv timers have millisecond resolution on a cached loop time: arrivals
- * would start up to ~2 ms late, which an open-loop latency (measured from
- * the intended start) would then include. A timerfd on CLOCK_MONOTONIC (the
- * clock of uv_hrtime) fires at the nanosecond instant instead. */
-static void arrival_set(ag_worker *w, uint64_t at_ns)
-{
-    struct itimerspec its = {0};
-    its.it_value.tv_sec = (time_t)(at_ns / 1000000000ULL);
-    its.it_value.tv_nsec = (long)(at_ns % 1000000000ULL);
-    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-        its.it_value.tv_nsec = 1; /* 0 would disarm */
-    timerfd_settime(w->arrival_fd, TFD_TIMER_ABSTIME, &its, NULL);
-    w->arrival_armed = true;
-}
-
-static void arrival_disarm(ag_worker *w)
-{
-    struct itimerspec its = {0};
-    if (!w->arrival_armed)
-        return;
-    timerfd_settime(w->arrival_fd, 0, &its, NULL);
-    w->arrival_armed = false;
-}
-
 /* ---- lifecycle of connections ----------------------------------------- */
 
-static void maybe_finished(ag_worker *w)
+void ag__worker_maybe_finished(ag_worker *w)
 {
     if (w->finished || w->n_done < w->n)
         return;
     w->finished = true;
     uv_timer_stop(&w->grace_timer);
     uv_timer_stop(&w->end_timer);
-    arrival_disarm(w);
-    if (w->rate > 0 && w->started && w->end_ns != UINT64_MAX) {
-        /* Arrivals due before the end that never started. */
-        uint64_t k = 0;
-        while (w->next_arrival_ns < w->end_ns && k++ < DROP_COUNT_MAX) {
-            w->cur->ctr.ev_dropped++;
-            w->next_arrival_ns += gap_ns(w) + 1;
-        }
-    }
+    ag__worker_arrival_disarm(w);
+    ag__worker_rate_drop(w);
     set_phase(w, AG_WORKER_FINISHED);
 }
 
-static void conn_done(struct wconn *wc)
+void ag__worker_conn_done(struct ag__wconn *wc)
 {
-    if (wc->st == WC_DONE)
+    if (wc->st == AG__WC_DONE)
         return;
     uv_timer_stop(&wc->timer);
     ag_conn_close(wc->conn);
-    wc->st = WC_DONE;
+    wc->st = AG__WC_DONE;
     wc->w->n_done++;
-    maybe_finished(wc->w);
+    ag__worker_maybe_finished(wc->w);
 }
 
 /* A fatal error: record the first one, stop every worker from starting
  * events, and close this worker's connections now. */
-static void fatal(struct wconn *wc, const struct ag_conn_error *e)
+static void fatal(struct ag__wconn *wc, const struct ag_conn_error *e)
 {
     ag_worker *w = wc->w;
 
@@ -262,11 +126,11 @@ static void fatal(struct wconn *wc, const struct ag_conn_error *e)
     atomic_store(&w->sh->abort, true);
     w->stopping = true;
     for (size_t i = 0; i < w->n; i++)
-        conn_done(&w->wc[i]);
+        ag__worker_conn_done(&w->wc[i]);
     notify(w);
 }
 
-static void fatal_code(struct wconn *wc, const char *what, int code)
+static void fatal_code(struct ag__wconn *wc, const char *what, int code)
 {
     struct ag_conn_error e = {0};
     snprintf(e.sqlstate, sizeof e.sqlstate, "HY000");
@@ -275,7 +139,7 @@ static void fatal_code(struct wconn *wc, const char *what, int code)
     fatal(wc, &e);
 }
 
-static bool may_start(ag_worker *w, uint64_t now)
+bool ag__worker_may_start(ag_worker *w, uint64_t now)
 {
     if (w->stopping || now >= w->end_ns ||
         atomic_load_explicit(&w->sh->abort, memory_order_relaxed))
@@ -301,7 +165,7 @@ static void count_ok(ag_worker *w, ag_conn *c)
     }
 }
 
-static void exec(struct wconn *wc)
+void ag__worker_exec(struct ag__wconn *wc)
 {
     int rc = ag_conn_exec(wc->conn);
     if (rc < 0)
@@ -312,149 +176,59 @@ static void exec(struct wconn *wc)
 
 static void yield_cb(uv_timer_t *t)
 {
-    struct wconn *wc = t->data;
-    if (wc->st == WC_IDLE)
+    struct ag__wconn *wc = t->data;
+    if (wc->st == AG__WC_IDLE)
         next_event(wc);
 }
 
-static void rate_take(struct wconn *wc, uint64_t now, bool queued)
-{
-    ag_worker *w = wc->w;
-    uint64_t intended = w->next_arrival_ns;
-
-    w->next_arrival_ns += gap_ns(w);
-    w->cur->ctr.ev_started++;
-    if (queued)
-        w->cur->ctr.ev_queued++;
-    if (now > intended) {
-        if (now - intended > LATE_NS)
-            w->cur->ctr.ev_late++;
-        if ((now - intended) / 1000 > w->cur->slip_max_us)
-            w->cur->slip_max_us = (now - intended) / 1000;
-    }
-    wc->ev_start_ns = intended;
-    wc->svc_start_ns = now;
-    wc->st = WC_EVENT;
-    ag_cursor_begin(wc->cur);
-    struct ag_call *call = ag_conn_call(wc->conn);
-    if (ag_cursor_next(wc->cur, call)) {
-        exec(wc);
-        return;
-    }
-    /* An event without statements completes at once. */
-    w->cur->ctr.transactions++;
-    record_us(w->cur->lat, now - intended);
-    record_us(w->cur->svc, 0);
-    wc->st = WC_IDLE;
-    w->idle[w->nidle++] = (uint32_t)(wc - w->wc);
-}
-
-static void arm_arrival(ag_worker *w);
-
-static void end_idle(ag_worker *w)
-{
-    while (w->nidle > 0)
-        conn_end(&w->wc[w->idle[--w->nidle]]);
-}
-
-static void arrival_cb(uv_poll_t *p, int status, int events)
-{
-    ag_worker *w = p->data;
-    uint64_t expirations;
-    uint64_t now = uv_hrtime();
-
-    if (read(w->arrival_fd, &expirations, sizeof expirations) < 0 || !w->arrival_armed)
-        return; /* nothing expired, or disarmed since */
-    w->arrival_armed = false;
-
-    while (w->nidle > 0 && w->next_arrival_ns <= now) {
-        if (w->next_arrival_ns >= w->end_ns || !may_start(w, w->next_arrival_ns)) {
-            end_idle(w);
-            return;
-        }
-        rate_take(&w->wc[w->idle[--w->nidle]], now, false);
-    }
-    arm_arrival(w);
-}
-
-static void arm_arrival(ag_worker *w)
-{
-    if (w->nidle == 0 || w->finished)
-        return;
-    if (w->stopping || w->next_arrival_ns >= w->end_ns) {
-        end_idle(w);
-        return;
-    }
-    arrival_set(w, w->next_arrival_ns);
-}
-
-/* Rate mode: a connection became free. Take a due arrival (backlog) or wait. */
-static void rate_free(struct wconn *wc)
-{
-    ag_worker *w = wc->w;
-    uint64_t now = uv_hrtime();
-
-    wc->st = WC_IDLE;
-    if (w->next_arrival_ns <= now && !w->stopping) {
-        if (w->next_arrival_ns >= w->end_ns || !may_start(w, w->next_arrival_ns)) {
-            conn_end(wc);
-            return;
-        }
-        rate_take(wc, now, true);
-        return;
-    }
-    w->idle[w->nidle++] = (uint32_t)(wc - w->wc);
-    arm_arrival(w);
-}
-
-static void event_done(struct wconn *wc)
+static void event_done(struct ag__wconn *wc)
 {
     ag_worker *w = wc->w;
     uint64_t now = uv_hrtime();
 
     w->cur->ctr.transactions++;
-    record_us(w->cur->lat, now - wc->ev_start_ns);
+    ag__worker_record_us(w->cur->lat, now - wc->ev_start_ns);
     if (w->rate > 0) {
-        record_us(w->cur->svc, now - wc->svc_start_ns);
-        rate_free(wc);
+        ag__worker_record_us(w->cur->svc, now - wc->svc_start_ns);
+        ag__worker_rate_free(wc);
         return;
     }
-    wc->st = WC_IDLE;
+    wc->st = AG__WC_IDLE;
     next_event(wc);
 }
 
-static void next_stmt(struct wconn *wc)
+static void next_stmt(struct ag__wconn *wc)
 {
     if (!ag_cursor_next(wc->cur, ag_conn_call(wc->conn))) {
         event_done(wc);
         return;
     }
-    exec(wc);
+    ag__worker_exec(wc);
 }
 
 /* Closed loop: begin the next event on an idle connection, or end it. */
-static void next_event(struct wconn *wc)
+static void next_event(struct ag__wconn *wc)
 {
     ag_worker *w = wc->w;
 
     for (;;) {
         uint64_t now = uv_hrtime();
-        if (!may_start(w, now)) {
-            conn_end(wc);
+        if (!ag__worker_may_start(w, now)) {
+            ag__worker_conn_end(wc);
             return;
         }
         wc->ev_start_ns = now;
-        wc->st = WC_EVENT;
+        wc->st = AG__WC_EVENT;
         ag_cursor_begin(wc->cur);
         if (ag_cursor_next(wc->cur, ag_conn_call(wc->conn))) {
             wc->empty_events = 0;
-            exec(wc);
+            ag__worker_exec(wc);
             return;
         }
         /* No statement this event (bulk_insert buffering): it is complete. */
         w->cur->ctr.transactions++;
-        record_us(w->cur->lat, uv_hrtime() - now);
-        wc->st = WC_IDLE;
+        ag__worker_record_us(w->cur->lat, uv_hrtime() - now);
+        wc->st = AG__WC_IDLE;
         if (++wc->empty_events >= EMPTY_EVENTS_YIELD) {
             wc->empty_events = 0;
             uv_timer_start(&wc->timer, yield_cb, 0, 0);
@@ -464,61 +238,61 @@ static void next_event(struct wconn *wc)
 }
 
 /* No more events for this connection: final statements, then close. */
-static void conn_end(struct wconn *wc)
+void ag__worker_conn_end(struct ag__wconn *wc)
 {
-    if (wc->st == WC_DONE)
+    if (wc->st == AG__WC_DONE)
         return;
-    if (wc->cur && !atomic_load(&wc->w->sh->abort) && wc->st != WC_BACKOFF &&
+    if (wc->cur && !atomic_load(&wc->w->sh->abort) && wc->st != AG__WC_BACKOFF &&
         ag_conn_is_open(wc->conn) && ag_cursor_finish(wc->cur, ag_conn_call(wc->conn))) {
-        wc->st = WC_FINISH;
-        exec(wc);
+        wc->st = AG__WC_FINISH;
+        ag__worker_exec(wc);
         return;
     }
-    conn_done(wc);
+    ag__worker_conn_done(wc);
 }
 
 /* ---- connection callbacks --------------------------------------------- */
 
 static void backoff_cb(uv_timer_t *t)
 {
-    struct wconn *wc = t->data;
+    struct ag__wconn *wc = t->data;
     ag_worker *w = wc->w;
 
     if (w->stopping || uv_hrtime() >= w->end_ns || atomic_load(&w->sh->abort)) {
-        conn_done(wc); /* the event in flight is abandoned */
+        ag__worker_conn_done(wc); /* the event in flight is abandoned */
         return;
     }
-    wc->st = WC_REOPEN;
+    wc->st = AG__WC_REOPEN;
     if (ag_conn_open(wc->conn) < 0)
-        conn_done(wc);
+        ag__worker_conn_done(wc);
 }
 
-static void backoff(struct wconn *wc)
+static void backoff(struct ag__wconn *wc)
 {
-    wc->st = WC_BACKOFF;
+    wc->st = AG__WC_BACKOFF;
     wc->backoff_ms = wc->backoff_ms ? wc->backoff_ms * 2 : BACKOFF_FIRST_MS;
     if (wc->backoff_ms > BACKOFF_MAX_MS)
         wc->backoff_ms = BACKOFF_MAX_MS;
     uv_timer_start(&wc->timer, backoff_cb, wc->backoff_ms, 0);
 }
 
-static void on_open(struct wconn *wc, enum ag_conn_status st)
+static void on_open(struct ag__wconn *wc, enum ag_conn_status st)
 {
     ag_worker *w = wc->w;
 
-    if (wc->st == WC_OPENING) {
+    if (wc->st == AG__WC_OPENING) {
         if (st != AG_CONN_OK) {
             fatal(wc, ag_conn_error(wc->conn));
             return;
         }
-        wc->st = WC_IDLE;
+        wc->st = AG__WC_IDLE;
         if (++w->n_open == w->n)
             set_phase(w, AG_WORKER_READY);
         return;
     }
-    /* WC_REOPEN: a reconnect. Any failure retries until the run ends. */
+    /* AG__WC_REOPEN: a reconnect. Any failure retries until the run ends. */
     if (w->stopping || atomic_load(&w->sh->abort)) {
-        conn_done(wc); /* the event in flight is abandoned */
+        ag__worker_conn_done(wc); /* the event in flight is abandoned */
         return;
     }
     if (st != AG_CONN_OK) {
@@ -527,12 +301,12 @@ static void on_open(struct wconn *wc, enum ag_conn_status st)
     }
     w->cur->ctr.reconnects++;
     wc->backoff_ms = 0;
-    wc->st = WC_EVENT;
+    wc->st = AG__WC_EVENT;
     ag_cursor_begin(wc->cur); /* the event restarts from its beginning */
     next_stmt(wc);
 }
 
-static void on_event_result(struct wconn *wc, enum ag_conn_status st)
+static void on_event_result(struct ag__wconn *wc, enum ag_conn_status st)
 {
     ag_worker *w = wc->w;
 
@@ -557,21 +331,21 @@ static void on_event_result(struct wconn *wc, enum ag_conn_status st)
 
 static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
 {
-    struct wconn *wc = data;
+    struct ag__wconn *wc = data;
 
     switch (wc->st) {
-    case WC_OPENING:
-    case WC_REOPEN:
+    case AG__WC_OPENING:
+    case AG__WC_REOPEN:
         on_open(wc, st);
         return;
-    case WC_EVENT:
+    case AG__WC_EVENT:
         on_event_result(wc, st);
         return;
-    case WC_FINISH:
+    case AG__WC_FINISH:
         if (st == AG_CONN_OK) {
             count_ok(wc->w, c);
             if (ag_cursor_finish(wc->cur, ag_conn_call(c))) {
-                exec(wc);
+                ag__worker_exec(wc);
                 return;
             }
         } else if (st == AG_CONN_FATAL) {
@@ -580,85 +354,18 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
         } else {
             wc->w->cur->ctr.errors++;
         }
-        conn_done(wc);
+        ag__worker_conn_done(wc);
         return;
-    case WC_PIECE:
+    case AG__WC_PIECE:
         if (st != AG_CONN_OK) {
             fatal(wc, ag_conn_error(c));
             return;
         }
         count_ok(wc->w, c);
-        piece_next(wc);
+        ag__worker_piece_next(wc);
         return;
     default:
         return;
-    }
-}
-
-/* ---- command streams -------------------------------------------------- */
-
-static bool piece_take(struct wconn *wc)
-{
-    struct ag_worker_shared *sh = wc->w->sh;
-    size_t i = atomic_fetch_add(&sh->next_piece, 1);
-
-    if (i >= sh->npieces || atomic_load(&sh->abort))
-        return false;
-    wc->piece = &sh->pieces[i];
-    return true;
-}
-
-static void piece_next(struct wconn *wc)
-{
-    ag_worker *w = wc->w;
-    struct ag_call *call = ag_conn_call(wc->conn);
-    const char *sql;
-    size_t len;
-
-    while (wc->piece) {
-        if (wc->piece->next(wc->piece->it, &sql, &len)) {
-            call->stmt = -1;
-            call->text = sql;
-            call->text_len = len;
-            call->nparams = 0;
-            call->kind = "command";
-            exec(wc);
-            return;
-        }
-        if (!piece_take(wc))
-            wc->piece = NULL;
-    }
-    wc->st = WC_IDLE;
-    if (--w->n_pieces_busy == 0) {
-        for (size_t i = 0; i < w->n; i++)
-            conn_done(&w->wc[i]);
-        if (w->n == 0)
-            maybe_finished(w);
-    }
-}
-
-static void do_pieces(ag_worker *w)
-{
-    w->n_pieces_busy = w->n;
-    for (size_t i = 0; i < w->n; i++) {
-        struct wconn *wc = &w->wc[i];
-        wc->piece = NULL;
-        if (wc->st != WC_IDLE) {
-            w->n_pieces_busy--;
-            continue;
-        }
-        wc->st = WC_PIECE;
-        if (!piece_take(wc)) {
-            wc->st = WC_IDLE;
-            w->n_pieces_busy--;
-            continue;
-        }
-        piece_next(wc);
-    }
-    if (w->n_pieces_busy == 0) {
-        for (size_t i = 0; i < w->n; i++)
-            conn_done(&w->wc[i]);
-        maybe_finished(w);
     }
 }
 
@@ -669,7 +376,7 @@ static void lag_cb(uv_timer_t *t)
     ag_worker *w = t->data;
     uint64_t now = uv_hrtime();
 
-    record_us(w->cur->lag, now > w->lag_expect_ns ? now - w->lag_expect_ns : 0);
+    ag__worker_record_us(w->cur->lag, now > w->lag_expect_ns ? now - w->lag_expect_ns : 0);
     w->lag_expect_ns = now + LAG_PERIOD_MS * 1000000ULL;
     uv_timer_start(&w->lag_timer, lag_cb, LAG_PERIOD_MS, 0);
 }
@@ -682,8 +389,8 @@ static void do_setup(ag_worker *w)
         return;
     }
     for (size_t i = 0; i < w->n; i++) {
-        struct wconn *wc = &w->wc[i];
-        wc->st = WC_OPENING;
+        struct ag__wconn *wc = &w->wc[i];
+        wc->st = AG__WC_OPENING;
         if (ag_conn_open(wc->conn) < 0) {
             fatal_code(wc, "connect", -EBUSY);
             return;
@@ -701,24 +408,24 @@ static void begin_stop(ag_worker *w)
     if (now < w->end_ns)
         w->end_ns = now;
     for (size_t i = 0; i < w->n; i++) {
-        struct wconn *wc = &w->wc[i];
-        if (wc->st == WC_IDLE || wc->st == WC_CLOSED || wc->st == WC_OPENING)
-            conn_end(wc);
-        else if (wc->st == WC_BACKOFF)
-            conn_done(wc);
+        struct ag__wconn *wc = &w->wc[i];
+        if (wc->st == AG__WC_IDLE || wc->st == AG__WC_CLOSED || wc->st == AG__WC_OPENING)
+            ag__worker_conn_end(wc);
+        else if (wc->st == AG__WC_BACKOFF)
+            ag__worker_conn_done(wc);
     }
     w->nidle = 0;
-    maybe_finished(w);
+    ag__worker_maybe_finished(w);
 }
 
 static void stop_now(ag_worker *w)
 {
     w->stopping = true;
-    arrival_disarm(w);
+    ag__worker_arrival_disarm(w);
     w->nidle = 0;
     for (size_t i = 0; i < w->n; i++)
-        conn_done(&w->wc[i]);
-    maybe_finished(w);
+        ag__worker_conn_done(&w->wc[i]);
+    ag__worker_maybe_finished(w);
 }
 
 static void grace_cb(uv_timer_t *t)
@@ -753,16 +460,11 @@ static void start_cb(uv_timer_t *t)
         uv_timer_start(&w->end_timer, end_cb, left, 0);
     }
     if (w->rate > 0) {
-        w->next_arrival_ns = w->t0_ns + gap_ns(w);
-        w->nidle = 0;
-        for (size_t i = w->n; i-- > 0;)
-            if (w->wc[i].st == WC_IDLE)
-                w->idle[w->nidle++] = (uint32_t)i;
-        arm_arrival(w);
+        ag__worker_rate_start(w);
         return;
     }
     for (size_t i = 0; i < w->n; i++)
-        if (w->wc[i].st == WC_IDLE)
+        if (w->wc[i].st == AG__WC_IDLE)
             next_event(&w->wc[i]);
 }
 
@@ -788,7 +490,7 @@ static void do_quit(ag_worker *w)
 {
     w->stopping = true;
     for (size_t i = 0; i < w->n; i++) {
-        struct wconn *wc = &w->wc[i];
+        struct ag__wconn *wc = &w->wc[i];
         uv_timer_stop(&wc->timer);
         ag_conn_destroy(&wc->conn);
     }
@@ -820,7 +522,7 @@ static void async_cb(uv_async_t *a)
     if (cmd & CMD_SETUP)
         do_setup(w);
     if (cmd & CMD_PIECES)
-        do_pieces(w);
+        ag__worker_do_pieces(w);
     if (cmd & CMD_START)
         do_start(w, t0);
     if (cmd & CMD_STOP) {
@@ -850,7 +552,7 @@ static void init_conns(ag_worker *w, const struct ag_worker_conn *conns)
     struct ag_worker_shared *sh = w->sh;
 
     for (size_t i = 0; i < w->n; i++) {
-        struct wconn *wc = &w->wc[i];
+        struct ag__wconn *wc = &w->wc[i];
         wc->w = w;
         wc->index = conns[i].index;
         wc->conn = ag_conn_new(&w->loop, conns[i].target, sh->conn_opts, sh->wl, conn_cb, wc);
@@ -871,10 +573,6 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     w->n = n;
     w->conns_total = conns_total;
     w->cur = stats;
-    w->rate = rate;
-    w->gap_mean_ns = rate > 0 ? 1e9 / rate : 0;
-    w->rng[0] = splitmix(&rng_seed);
-    w->rng[1] = splitmix(&rng_seed) | 1;
     w->end_ns = UINT64_MAX;
     w->phase = AG_WORKER_IDLE;
     pthread_mutex_init(&w->mu, NULL);
@@ -885,12 +583,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     init_timer(w, &w->end_timer);
     init_timer(w, &w->grace_timer);
     init_timer(w, &w->lag_timer);
-    w->arrival_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (w->arrival_fd < 0)
-        abort();
-    uv_poll_init(&w->loop, &w->arrival_poll, w->arrival_fd);
-    w->arrival_poll.data = w;
-    uv_poll_start(&w->arrival_poll, UV_READABLE, arrival_cb);
+    ag__worker_rate_init(w, rate, rng_seed);
     w->wc = pr_xcalloc(n ? n : 1, sizeof *w->wc);
     w->idle = pr_xcalloc(n ? n : 1, sizeof *w->idle);
     init_conns(w, conns);

@@ -1,0 +1,106 @@
+/* ag_worker_int: internals shared by ag_worker.c, ag_worker_rate.c and
+ * ag_worker_cmd.c. Not part of any public API. */
+#ifndef AG_WORKER_INT_H
+#define AG_WORKER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pthread.h>
+#include <uv.h>
+
+#include "ag_conn.h"
+#include "ag_worker.h"
+#include "ag_workload.h"
+
+enum ag__wc_state {
+    AG__WC_CLOSED,  /* not opened yet */
+    AG__WC_OPENING, /* setup: opening */
+    AG__WC_IDLE,    /* open, no event */
+    AG__WC_EVENT,   /* running an event */
+    AG__WC_BACKOFF, /* lost connection: waiting to reopen */
+    AG__WC_REOPEN,  /* reopening, then the event restarts */
+    AG__WC_FINISH,  /* final statements after the last event */
+    AG__WC_PIECE,   /* running a command stream */
+    AG__WC_DONE,    /* closed for good */
+};
+
+/* One connection slot. */
+struct ag__wconn {
+    ag_worker *w;           /* owner */
+    ag_conn *conn;          /* the connection */
+    ag_cursor *cur;         /* its event generator (NULL in command mode) */
+    enum ag__wc_state st;   /* what it is doing */
+    uint32_t index;         /* global connection index */
+    uint64_t ev_start_ns;   /* event start: first send, or intended start (rate) */
+    uint64_t svc_start_ns;  /* rate mode: actual start */
+    uint32_t backoff_ms;    /* current reconnect backoff */
+    uint32_t empty_events;  /* consecutive events without statements */
+    struct ag_piece *piece; /* command stream in progress */
+    uv_timer_t timer;       /* backoff and yields */
+};
+
+struct ag_worker {
+    struct ag_worker_shared *sh; /* engine-owned shared state */
+    uv_thread_t thread;          /* the loop thread */
+    uv_loop_t loop;              /* its loop */
+    uv_async_t async;            /* mailbox doorbell */
+    uv_timer_t start_timer;      /* fires at t0 */
+    uv_timer_t end_timer;        /* fires at the time limit */
+    uv_timer_t grace_timer;      /* bounds in-flight events after stop */
+    uv_timer_t lag_timer;        /* measures loop lag */
+    int arrival_fd;              /* rate mode: timerfd for the next arrival (ns precise) */
+    uv_poll_t arrival_poll;      /* watches arrival_fd */
+    bool arrival_armed;          /* arrival_fd is set */
+    struct ag__wconn *wc;        /* connection slots */
+    size_t n;                    /* their number */
+    uint32_t conns_total;        /* global connection count */
+    struct ag_wstats *cur;       /* interval stats being filled (hot path, no lock) */
+    size_t n_open;               /* setup: connections open */
+    size_t n_done;               /* connections in AG__WC_DONE */
+    size_t n_pieces_busy;        /* connections running a stream */
+    bool started;                /* load began */
+    bool stopping;               /* no new events */
+    bool finished;               /* every connection done */
+    uint64_t t0_ns;              /* intended start */
+    uint64_t end_ns;             /* no event starts at or after this (UINT64_MAX: none) */
+    double rate;                 /* events/s, 0: closed loop */
+    double gap_mean_ns;          /* 1e9 / rate */
+    uint64_t next_arrival_ns;    /* next scheduled arrival */
+    uint64_t rng[2];             /* xoroshiro128+ for arrivals */
+    uint32_t *idle;              /* rate mode: free connection slots (stack) */
+    size_t nidle;
+    uint64_t lag_expect_ns; /* when the lag timer should fire */
+    pthread_mutex_t mu;     /* guards the mailbox fields below */
+    unsigned cmd;           /* posted commands */
+    uint64_t cmd_t0_ns;
+    bool cmd_immediate;
+    struct ag_wstats *swap_in;  /* fresh buffer posted */
+    struct ag_wstats *swap_out; /* filled buffer handed back */
+    bool swap_done;
+    enum ag_worker_phase phase;
+    struct ag_conn_error err; /* first fatal error */
+    uint32_t err_index;
+    uint64_t started_ns;
+};
+
+/* ag_worker.c */
+void ag__worker_conn_end(struct ag__wconn *wc);        /* no more events: finish, close */
+void ag__worker_conn_done(struct ag__wconn *wc);       /* close for good */
+void ag__worker_maybe_finished(ag_worker *w);          /* every connection done? report */
+bool ag__worker_may_start(ag_worker *w, uint64_t now); /* limits; takes an event ticket */
+void ag__worker_exec(struct ag__wconn *wc);            /* execute ag_conn_call(wc->conn) */
+void ag__worker_record_us(pr_hist *h, uint64_t ns);
+
+/* ag_worker_rate.c: the open loop */
+void ag__worker_rate_init(ag_worker *w, double rate, uint64_t rng_seed);
+void ag__worker_rate_start(ag_worker *w);        /* at t0: first arrival, idle slots */
+void ag__worker_rate_free(struct ag__wconn *wc); /* a connection finished its event */
+void ag__worker_rate_drop(ag_worker *w);         /* at the end: count arrivals never started */
+void ag__worker_arrival_disarm(ag_worker *w);
+
+/* ag_worker_cmd.c: command streams */
+void ag__worker_do_pieces(ag_worker *w);
+void ag__worker_piece_next(struct ag__wconn *wc);
+
+#endif
