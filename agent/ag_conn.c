@@ -80,8 +80,21 @@ static void timer_cb(uv_timer_t *t);
 
 bool ag_conn_errno_is_lost(unsigned err_no)
 {
-    return err_no == CR_SERVER_LOST || err_no == CR_SERVER_GONE_ERROR ||
-           err_no == CR_TCP_CONNECTION || err_no == CR_SERVER_LOST_EXTENDED;
+    switch (err_no) {
+    case CR_SERVER_LOST:          /* 2013 */
+    case CR_SERVER_GONE_ERROR:    /* 2006 */
+    case CR_TCP_CONNECTION:       /* 2011 */
+    case CR_SERVER_LOST_EXTENDED: /* 2055 */
+    /* Server errors sent just before the server closes the connection:
+     * ER_SERVER_SHUTDOWN (restart), ER_CONNECTION_KILLED (MariaDB's KILL),
+     * ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8 idle disconnect). */
+    case 1053:
+    case 1927:
+    case 4031:
+        return true;
+    default:
+        return false;
+    }
 }
 
 static enum ag_conn_status classify(const ag_conn *c, unsigned err_no)

@@ -17,7 +17,9 @@
  *                    rows > 0 -> write, else other);
  *   AG_CONN_IGNORED  a server error in the ignore list (the caller restarts
  *                    its event); the connection stays usable;
- *   AG_CONN_LOST     2013, 2006, 2011 or 2055: the connection is already
+ *   AG_CONN_LOST     2013, 2006, 2011, 2055, or a server error sent as it
+ *                    closes the connection (1053 shutdown, 1927 killed,
+ *                    4031 MySQL idle timeout): the connection is already
  *                    closed; the caller reopens it (reconnect);
  *   AG_CONN_FATAL    any other error, or a failed open: ag_conn_error() has
  *                    errno, sqlstate, message and what was running. A failed
@@ -117,7 +119,7 @@ bool ag_conn_is_busy(const ag_conn *c);
 /* The callback data given at creation. */
 void *ag_conn_data(const ag_conn *c);
 
-/* Lost-connection error numbers (2013, 2006, 2011, 2055). */
+/* Lost-connection error numbers (2013, 2006, 2011, 2055, 1053, 1927, 4031). */
 bool ag_conn_errno_is_lost(unsigned err_no);
 
 #endif

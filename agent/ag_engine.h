@@ -6,7 +6,9 @@
  * --mysql-socket list by GLOBAL connection index, so several agents with
  * consecutive index ranges spread exactly as one sysbench would.
  *
- * Lifecycle (all calls from one control thread; calls may block):
+ * Lifecycle (all calls from one control thread; calls may block; once
+ * setup has returned, ag_engine_stop and ag_engine_error may also be called
+ * from another thread):
  *   ag_engine_new -> ag_engine_setup (connect + prepare everything; first
  *   fatal error reported with errno, sqlstate, message) -> ag_engine_start(t0)
  *   -> ag_engine_collect at each interval boundary -> ag_engine_wait until
@@ -17,7 +19,9 @@
  *
  * Errors and reconnects (DESIGN.md §6, sysbench spec §6.3). Ignorable
  * errors (default 1213, 1020, 1205, or all) restart the event and count as
- * errors. A lost connection (2013, 2006, 2011, 2055) closes the connection,
+ * errors. A lost connection (2013, 2006, 2011, 2055; also the server's
+ * 1053 shutdown, 1927 connection killed, 4031 idle timeout, which arrive
+ * just before it closes the socket) closes the connection,
  * reconnects to the same target with backoff (10 ms doubling to 1 s),
  * re-prepares, counts a reconnect and restarts the event. DEVIATION from
  * sysbench 1.0.20: we reconnect on a lost connection whether or not its code
