@@ -56,6 +56,8 @@ struct ag_conn {
     int poll_events;                     /* events poll is started with (0: stopped) */
     uv_timer_t timer;                    /* library timeouts and deferred completions */
     bool timer_armed;                    /* timer started for a library timeout */
+    uint64_t timer_due_ns;               /* when the armed timer fires (uv_hrtime) */
+    uint64_t timeout_due_ns;             /* the current wait's library deadline, 0: none */
     bool in_request;                     /* inside ag_conn_open/exec: defer completion */
     bool deferred;                       /* a completion waits for the zero timer */
     enum ag_conn_status deferred_status; /* its status */
@@ -77,6 +79,7 @@ struct ag_conn {
 
 static void run(ag_conn *c, int status);
 static void timer_cb(uv_timer_t *t);
+static void arm_timer(ag_conn *c, uint64_t left_ns);
 
 bool ag_conn_errno_is_lost(unsigned err_no)
 {
@@ -220,10 +223,7 @@ static void complete(ag_conn *c, enum ag_conn_status status)
     enum req req = c->req;
 
     c->op = OP_NONE;
-    if (c->timer_armed) {
-        uv_timer_stop(&c->timer);
-        c->timer_armed = false;
-    }
+    c->timeout_due_ns = 0; /* an armed timer stays armed: the callback ignores it */
     if (status == AG_CONN_LOST || (req == REQ_OPEN && status != AG_CONN_OK))
         teardown(c);
     else if (req == REQ_OPEN)
@@ -232,6 +232,7 @@ static void complete(ag_conn *c, enum ag_conn_status status)
         c->deferred = true;
         c->deferred_status = status;
         uv_timer_start(&c->timer, timer_cb, 0, 0);
+        c->timer_armed = false; /* the zero timer replaced any timeout */
         return;
     }
     deliver(c, status);
@@ -436,14 +437,29 @@ static void timer_cb(uv_timer_t *t)
 {
     ag_conn *c = t->data;
 
+    c->timer_armed = false;
     if (c->deferred) {
         c->deferred = false;
         deliver(c, c->deferred_status);
         return;
     }
-    c->timer_armed = false;
-    if (c->op != OP_NONE)
-        run(c, op_cont(c, MYSQL_WAIT_TIMEOUT));
+    if (c->op == OP_NONE || c->timeout_due_ns == 0)
+        return; /* armed for an earlier wait */
+    uint64_t now = uv_hrtime();
+    if (now < c->timeout_due_ns) { /* armed for an earlier, sooner deadline */
+        arm_timer(c, c->timeout_due_ns - now);
+        return;
+    }
+    run(c, op_cont(c, MYSQL_WAIT_TIMEOUT));
+}
+
+/* Arm the timeout timer to fire in left_ns (rounded up to whole ms, so never
+ * before the library's deadline). */
+static void arm_timer(ag_conn *c, uint64_t left_ns)
+{
+    uv_timer_start(&c->timer, timer_cb, (left_ns + 999999) / 1000000, 0);
+    c->timer_armed = true;
+    c->timer_due_ns = uv_hrtime() + left_ns;
 }
 
 /* Wait for what the library asked: poll the (possibly new) socket, arm the
@@ -479,12 +495,16 @@ static int wait_for(ag_conn *c, int status)
             return rc;
         c->poll_events = ev;
     }
+    c->timeout_due_ns = 0;
     if (status & MYSQL_WAIT_TIMEOUT) {
-        uv_timer_start(&c->timer, timer_cb, mysql_get_timeout_value_ms(c->mysql), 0);
-        c->timer_armed = true;
-    } else if (c->timer_armed) {
-        uv_timer_stop(&c->timer);
-        c->timer_armed = false;
+        uint64_t left_ns = (uint64_t)mysql_get_timeout_value_ms(c->mysql) * 1000000ULL;
+        c->timeout_due_ns = uv_hrtime() + left_ns;
+        /* Restarting the timer on every wait costs two heap operations per
+         * statement. A timer armed for an earlier wait fires no later than
+         * needed (its callback re-arms for the rest); restart only when it
+         * would fire too late. */
+        if (!c->timer_armed || c->timer_due_ns > c->timeout_due_ns + 1000000ULL)
+            arm_timer(c, left_ns);
     }
     return 0;
 }
