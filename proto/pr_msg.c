@@ -474,8 +474,8 @@ static char *dup_n(const char *s, uint32_t n)
 static int get_dup(const msgpack_object *o, uint32_t cap, char **out, const char *path,
                    struct pr_error *err)
 {
-    const char *s;
-    uint32_t n;
+    const char *s = NULL;
+    uint32_t n = 0;
     int rc = get_str(o, cap, &s, &n, path, err);
     if (rc == 0)
         *out = dup_n(s, n);
@@ -498,8 +498,8 @@ static bool is_z85_key(const char *s, uint32_t n)
 static int get_inline(const struct field *f, const msgpack_object *o, char *dst, const char *path,
                       struct pr_error *err)
 {
-    const char *s;
-    uint32_t n;
+    const char *s = NULL;
+    uint32_t n = 0;
     int rc = get_str(o, f->cap, &s, &n, path, err);
     if (rc < 0)
         return rc;
@@ -515,8 +515,8 @@ static int get_inline(const struct field *f, const msgpack_object *o, char *dst,
 static int get_enum(const struct field *f, const msgpack_object *o, unsigned *out, const char *path,
                     struct pr_error *err)
 {
-    const char *s;
-    uint32_t n;
+    const char *s = NULL;
+    uint32_t n = 0;
     int rc = get_str(o, PR_MSG_NAME_MAX, &s, &n, path, err);
     if (rc < 0)
         return rc;
@@ -613,7 +613,7 @@ static int get_list(const struct field *f, const msgpack_object *o, char *base, 
         [FK_TABLES] = sizeof(struct pr_msg_table),
     };
     char epath[PATH_LEN];
-    void *arr;
+    void *arr = NULL;
     uint64_t u = 0;
     int rc = get_array(f, o, base, elem_size[f->kind], &arr, path, err);
 
@@ -770,8 +770,8 @@ static enum pr_msg_type type_of(const msgpack_object *t)
 static void salvage_header(struct pr_msg *m, const msgpack_object *o)
 {
     const msgpack_object *x;
-    const char *s;
-    uint32_t n;
+    const char *s = NULL;
+    uint32_t n = 0;
 
     m->type = type_of(find_key(o, "t"));
     if ((x = find_key(o, "run")) && get_str(x, PR_RUN_ID_MAX, &s, &n, "", NULL) == 0) {
