@@ -188,7 +188,16 @@ static bool abort_op(ag_conn *c)
 }
 
 /* Close the socket side: poll first (trap 6), then the library handle and
- * the statement handles it detached. */
+ * the statement handles it detached.
+ *
+ * When a connect fails, the library has already closed its socket when it
+ * returns, so closing the poll handle then issues an epoll_ctl(DEL) on a
+ * stale fd number that another worker thread may have reused (TSan reports
+ * it as a race on that fd). It is harmless: the kernel dropped the closed
+ * socket from our epoll set, the reused number is registered only in the
+ * other thread's set, so the DEL fails with ENOENT; and nothing on this
+ * thread can reuse the number before we get here, as the failure is handled
+ * synchronously. */
 static void teardown(ag_conn *c)
 {
     poll_drop(c);
