@@ -170,10 +170,14 @@ static void on_pong(struct ctl *c, const struct pr_msg_pong *p)
     }
 }
 
+static void drain_session(struct ctl *c);
+
 static void on_plan(struct ctl *c, const struct pr_msg *m)
 {
     const struct pr_msg_plan *p = &m->u.plan;
 
+    /* The previous run may have sent DONE but not been reaped yet. */
+    drain_session(c);
     if (c->session != NULL) {
         send_error(c, PR_PHASE_PLAN, PR_EINVAL, "agent is busy with another run");
         return;
