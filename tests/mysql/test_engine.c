@@ -276,7 +276,10 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
     CHECK(ag_engine_totals(e, &res->tot) == 0);
     res->failed = ag_engine_error(e, &res->err);
     res->skew_ns = ag_engine_start_skew_ns(e);
+    double td = now_s();
     ag_engine_destroy(&e);
+    td = now_s() - td;
+    CHECK_MSG(td < 0.5, "destroy took %.3f s", td); /* joins loops, closes handles */
     status_get(&s1);
     status_delta(&res->srv, &s0, &s1, &overhead);
     pr_hist_destroy(&iv.lat);
