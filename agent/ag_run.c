@@ -297,7 +297,7 @@ int64_t ag_run_start(ag_run *r, uint64_t t0_ns)
     if (r->plan->cmd == PR_CMD_RUN) {
         ag_engine_start(r->engine, t0_ns);
         set_phase(r, RUN_LIVE);
-        return ag_engine_start_skew_ns(r->engine) / 1000;
+        return 0; /* known once every worker has started: ag_run_start_skew_us */
     }
     while (ag_run_now_ns() < t0_ns)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
@@ -312,7 +312,12 @@ int64_t ag_run_start(ag_run *r, uint64_t t0_ns)
     pthread_mutex_lock(&r->mu);
     r->finished = true;
     pthread_mutex_unlock(&r->mu);
-    return (int64_t)(ag_run_now_ns() - t0_ns) / 1000;
+    return 0;
+}
+
+int64_t ag_run_start_skew_us(ag_run *r)
+{
+    return r->plan->cmd == PR_CMD_RUN ? ag_engine_start_skew_ns(r->engine) / 1000 : 0;
 }
 
 bool ag_run_is_finished(ag_run *r)

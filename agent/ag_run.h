@@ -54,8 +54,11 @@ ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_er
 int ag_run_setup(ag_run *r, struct ag_run_error *e);
 uint64_t ag_run_db_rtt_us(const ag_run *r);
 uint32_t ag_run_conns_open(const ag_run *r);
-/* Start at t0_ns (waits for it); returns the start skew in µs. */
+/* Start at t0_ns. A run returns at once; a command (prepare, cleanup,
+ * prewarm) waits for t0 and runs to its end. Returns 0. */
 int64_t ag_run_start(ag_run *r, uint64_t t0_ns);
+/* Latest worker start minus t0, µs; valid once the run has started. */
+int64_t ag_run_start_skew_us(ag_run *r);
 /* True once the run (or command) has ended by itself or by a stop. */
 bool ag_run_is_finished(ag_run *r);
 /* Request a stop from any thread; does not wait. */

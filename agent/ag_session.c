@@ -136,7 +136,7 @@ static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
     post(s, &m);
 }
 
-static void post_done(ag_session *s, uint64_t intervals, int64_t skew_us)
+static void post_done(ag_session *s, uint64_t intervals)
 {
     struct pr_msg m;
     struct ag_run_error e = {0};
@@ -147,7 +147,7 @@ static void post_done(ag_session *s, uint64_t intervals, int64_t skew_us)
     m.u.done.intervals = intervals;
     m.u.done.status = e.code;
     m.u.done.reason = pr_xstrdup(e.code ? e.message : "");
-    m.u.done.start_skew_us = skew_us;
+    m.u.done.start_skew_us = ag_run_start_skew_us(s->run);
     post(s, &m);
 }
 
@@ -189,7 +189,6 @@ static void *session_main(void *arg)
     ag_session *s = arg;
     struct ag_run_error e = {0};
     uint64_t intervals = 0;
-    int64_t skew_us = 0;
 
     set_state(s, PR_STATE_CONNECTING);
     ag_run *r = ag_run_new(&s->plan_msg.u.plan, s->workers, &e);
@@ -216,11 +215,11 @@ static void *session_main(void *arg)
     if (!wait_go(s))
         goto done;
     set_state(s, PR_STATE_RUNNING);
-    skew_us = ag_run_start(s->run, s->t0_ns);
+    ag_run_start(s->run, s->t0_ns);
     intervals = run_intervals(s);
 done:
     ag_run_stop(s->run, false);
-    post_done(s, intervals, skew_us);
+    post_done(s, intervals);
 out:
     pthread_mutex_lock(&s->mu);
     r = s->run;

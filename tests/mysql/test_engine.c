@@ -399,7 +399,8 @@ static void case_intervals(void)
            " us, start skew %" PRId64 " us\n",
            r.intervals, r.tot.ctr.transactions, r.tot.lag_max_us, r.skew_ns / 1000);
     CHECK(r.skew_ns > 0 && r.skew_ns < 500000000); /* never early; late only by load */
-    CHECK(r.intervals >= 8);
+    /* 10 boundaries in 2 s; a loaded (sanitized) loop may merge a few. */
+    CHECK(r.intervals >= 5);
     CHECK(memcmp(&r.ivl_sum, &r.tot.ctr, sizeof r.ivl_sum) == 0);
     CHECK_EQ_U64(r.ivl_lat_count, pr_hist_count(r.tot.lat));
     CHECK(r.wall_s < 3.5);
