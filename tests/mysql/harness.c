@@ -173,12 +173,11 @@ int h_recv(struct harness *h, struct pr_msg *m, enum pr_msg_type want, int timeo
 
 void h_plan_init(struct pr_msg *m, enum pr_plan_cmd cmd, const char *workload)
 {
-    static char *hosts[1], *socks[1];
+    static char *hosts[1];
     static uint16_t ports[1];
 
     hosts[0] = getenv("STAMPEDE_TEST_MYSQL_HOST");
     ports[0] = (uint16_t)atoi(getenv("STAMPEDE_TEST_MYSQL_PORT"));
-    socks[0] = getenv("STAMPEDE_TEST_MYSQL_SOCKET");
     pr_msg_init(m, PR_MSG_PLAN, NULL, 0);
     struct pr_msg_plan *p = &m->u.plan;
     p->cmd = cmd;
@@ -193,7 +192,6 @@ void h_plan_init(struct pr_msg *m, enum pr_plan_cmd cmd, const char *workload)
     p->n_hosts = 1;
     p->ports = ports;
     p->n_ports = 1;
-    (void)socks;
     p->user = getenv("STAMPEDE_TEST_MYSQL_USER");
     p->database = getenv("STAMPEDE_TEST_MYSQL_DB");
     p->password = getenv("STAMPEDE_TEST_MYSQL_PASSWORD");
