@@ -1,0 +1,118 @@
+/* co_args: the stampede command line, sysbench 1.0.20 style.
+ *
+ *   stampede [options] WORKLOAD prepare|run|cleanup|prewarm|help [options]
+ *   stampede keygen DIR [NAME]
+ *   stampede --help | --version
+ *
+ * Options may come before or after WORKLOAD and the command; '-' and '_' are
+ * interchangeable in names; values are "--name=value" (a bare "--name" is a
+ * boolean on). Every sysbench option (general, rand, mysql driver and the
+ * workload's own, pr_opts.h) is accepted with sysbench's defaults;
+ * deprecated aliases are accepted and listed in warnings. --config-file=FILE
+ * reads one option per line ("name=value" or "--name=value", '#' comments),
+ * given before the command line's options, which override it.
+ *
+ * stampede's own options (not passed to agents):
+ *   --agents=N               agents to use (default 1)
+ *   --listen=tcp://ADDR:PORT wait for N remote agents there (default: spawn
+ *                            N local agents on a private ipc endpoint)
+ *   --agent-wait=SECONDS     how long to wait for the agents (default 30)
+ *   --agent-weights=NAME=W,... relative shares (integers), default equal
+ *   --agent-bin=PATH         local agent executable (default: stampede-agent
+ *                            beside this executable, then $PATH)
+ *   --agent-workers=N        event loops per local agent (0 = cores)
+ *   --partition=none|tables|rows  (default none)
+ *   --on-agent-loss=abort|continue (default abort)
+ *   --json=FILE --csv=FILE --hdr-log=FILE
+ *   --secret-key-file=FILE   coordinator CURVE secret key (Z85, first line)
+ *   --authorized-keys=FILE   agent public keys admitted, one per line
+ *   --plaintext              no CURVE (only with a loopback --listen)
+ *   --grace-ms=MS            how long after a boundary a line waits for late
+ *                            agents (default: half the interval, max 1000)
+ *
+ * The database password: --mysql-password (a warning says to prefer the
+ * others), MYSQL_PWD, or --mysql-password-file=FILE (first line).
+ *
+ * Thread: none of its own. Nothing here prints: errors come back in err.
+ */
+#ifndef CO_ARGS_H
+#define CO_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pr_err.h"
+#include "pr_msg.h"
+#include "pr_opts.h"
+
+/* What the user asked for. */
+enum co_action {
+    CO_ACTION_COMMAND, /* WORKLOAD prepare|run|cleanup|prewarm */
+    CO_ACTION_HELP,    /* --help, or no arguments */
+    CO_ACTION_VERSION, /* --version */
+    CO_ACTION_WL_HELP, /* WORKLOAD help: the workload's options */
+    CO_ACTION_KEYGEN,  /* keygen DIR [NAME] */
+};
+
+enum co_on_loss { CO_LOSS_ABORT, CO_LOSS_CONTINUE };
+
+#define CO_ARGS_MAX_WEIGHTS 1024
+
+/* One --agent-weights entry. */
+struct co_weight {
+    char *name;     /* agent name */
+    uint64_t value; /* relative share, >= 0 */
+};
+
+/* The parsed command line. Strings are owned (co_args_clear frees them). */
+struct co_args {
+    enum co_action action;
+    char *workload;             /* canonical workload name (COMMAND, WL_HELP) */
+    int wl;                     /* pr_workload id, -1 when none */
+    enum pr_plan_cmd cmd;       /* COMMAND */
+    pr_opts *opts;              /* every sysbench option, defaults filled; owned */
+    char *keygen_dir;           /* KEYGEN */
+    char *keygen_name;          /* KEYGEN, default "stampede" */
+    uint32_t agents;            /* --agents, >= 1 */
+    char *listen;               /* --listen, NULL: spawn local agents */
+    uint32_t agent_wait_s;      /* --agent-wait */
+    struct co_weight *weights;  /* --agent-weights, n_weights entries */
+    uint32_t n_weights;
+    char *agent_bin;            /* --agent-bin, NULL: default */
+    uint32_t agent_workers;     /* --agent-workers */
+    enum pr_partition part;     /* --partition */
+    enum co_on_loss on_loss;    /* --on-agent-loss */
+    char *json_path;            /* --json, NULL when unset */
+    char *csv_path;             /* --csv */
+    char *hdr_log_path;         /* --hdr-log */
+    char *secret_key_file;      /* --secret-key-file */
+    char *authorized_keys;      /* --authorized-keys */
+    bool plaintext;             /* --plaintext */
+    uint32_t grace_ms;          /* --grace-ms, 0: default rule */
+    char *password;             /* resolved DB password ("" when none); never printed */
+    char *warnings;             /* newline-separated warnings to print, "" when none */
+    char **passthrough;         /* "name=value" of every option given explicitly (sysbench
+                                   and workload options only, canonical names, password
+                                   excluded), in order: sent to agents in PLAN.opts */
+    uint32_t n_passthrough;
+};
+
+/* Parse argv (argv[0] skipped) into *a (overwritten). Returns 0, or
+ * PR_EINVAL with err naming the option or word and what to do (exit code 2
+ * for the caller); *a is then cleared. env_password is MYSQL_PWD's value or
+ * NULL (passed in so tests need not touch the environment). */
+int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_password,
+                  struct pr_error *err);
+
+/* Free what a owns and zero it. Safe twice. */
+void co_args_clear(struct co_args *a);
+
+/* The --help text (general, stampede and mysql options with defaults).
+ * Caller frees. */
+char *co_args_usage(void);
+
+/* "WORKLOAD help": the workload's own options with defaults, as sysbench
+ * prints them. Caller frees; NULL for an unknown workload. */
+char *co_args_workload_usage(const char *workload);
+
+#endif

@@ -1,0 +1,2 @@
+/* co_csv: being written. */
+typedef int co_csv_placeholder_;

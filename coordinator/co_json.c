@@ -1,0 +1,2 @@
+/* co_json: being written. */
+typedef int co_json_placeholder_;

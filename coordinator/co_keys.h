@@ -1,0 +1,77 @@
+/* co_keys: CURVE keys for the coordinator (DESIGN.md §8).
+ *
+ * Key files hold Z85 text (40 characters) on their first line; anything
+ * after the first line is ignored. `stampede keygen DIR NAME` writes
+ * DIR/NAME.secret (mode 0600) and DIR/NAME.pub (0644), refusing to
+ * overwrite. An authorized-keys file lists agent public keys, one per line:
+ * "KEY [comment]"; blank lines and '#' comments are skipped.
+ *
+ * The ZAP handler (ZeroMQ's authentication protocol, RFC 27) admits a CURVE
+ * client whose public key is in the authorized list and refuses any other,
+ * remembering the refused keys so the coordinator can name them. It runs on
+ * the caller's thread: the caller polls co_zap_socket() beside its ROUTER
+ * and calls co_zap_handle() when it is readable.
+ */
+#ifndef CO_KEYS_H
+#define CO_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pr_err.h"
+
+#define CO_KEY_LEN 40 /* Z85 text of a 32-byte key */
+
+struct co_keypair {
+    char public_key[CO_KEY_LEN + 1];
+    char secret_key[CO_KEY_LEN + 1];
+};
+
+/* A fresh key pair (zmq_curve_keypair). 0 or PR_EINVAL (no CURVE support). */
+int co_keys_generate(struct co_keypair *kp, struct pr_error *err);
+
+/* keygen: write DIR/NAME.secret and DIR/NAME.pub (DIR is created 0700 if
+ * missing). 0 or a negative code with err naming the file. */
+int co_keys_write(const char *dir, const char *name, const struct co_keypair *kp,
+                  struct pr_error *err);
+
+/* Read a secret key file and derive its public key. 0 or PR_EINVAL naming
+ * the file and the problem (missing, unreadable, not 40 Z85 chars, group
+ * or world readable: "chmod 600 FILE"). */
+int co_keys_read_secret(const char *path, struct co_keypair *kp, struct pr_error *err);
+
+/* A key given as the key itself or a file holding it. 0 or PR_EINVAL. */
+int co_keys_read_public(const char *key_or_path, char out[CO_KEY_LEN + 1], struct pr_error *err);
+
+typedef struct co_keyring co_keyring; /* authorized agent keys */
+
+/* Load an authorized-keys file. NULL with err set (file, line number). */
+co_keyring *co_keyring_load(const char *path, struct pr_error *err);
+/* An empty keyring, to which keys are added (local spawned agents). */
+co_keyring *co_keyring_new(void);
+/* Add one Z85 public key with a label (e.g. the agent name). 0 or PR_EINVAL. */
+int co_keyring_add(co_keyring *kr, const char *public_key, const char *label);
+/* True when the key is authorized. */
+bool co_keyring_has(const co_keyring *kr, const char *public_key);
+size_t co_keyring_count(const co_keyring *kr);
+void co_keyring_destroy(co_keyring **kr);
+
+typedef struct co_zap co_zap;
+
+/* Bind the ZAP endpoint inproc://zeromq.zap.01 on zctx. Must be called
+ * before the CURVE server socket binds. kr is borrowed. NULL with err. */
+co_zap *co_zap_new(void *zctx, const co_keyring *kr, struct pr_error *err);
+/* The REP socket to poll for ZMQ_POLLIN. */
+void *co_zap_socket(co_zap *z);
+/* Answer every pending request (non-blocking): 200 for an authorized
+ * CURVE key, 400 otherwise. Returns how many were refused by this call. */
+int co_zap_handle(co_zap *z);
+/* Refused so far, and the last refused key (Z85) with its peer address
+ * ("" when unknown). Borrowed strings. */
+uint64_t co_zap_refused(const co_zap *z);
+const char *co_zap_last_refused_key(const co_zap *z);
+const char *co_zap_last_refused_addr(const co_zap *z);
+void co_zap_destroy(co_zap **z);
+
+#endif

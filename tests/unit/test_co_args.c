@@ -1,0 +1,5 @@
+/* test_co_args: being written. */
+int main(void)
+{
+    return 77;
+}
