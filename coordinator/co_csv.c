@@ -1,2 +1,77 @@
-/* co_csv: being written. */
-typedef int co_csv_placeholder_;
+/* co_csv: the --csv=FILE report (see co_csv.h). */
+#include "co_csv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+
+#include "co_json.h"
+
+static const char csv_header[] = "t_s,len_s,threads,tps,qps,reads_s,writes_s,other_s,lat_p50_ms,"
+                                 "lat_p95_ms,lat_p99_ms,lat_max_ms,err_s,reconn_s,"
+                                 "agents_reporting,late,partial,server_qps,printed\n";
+
+/* ",<v>" (or "," alone when v is not finite); first omits the comma. */
+static void csv_num(FILE *f, double v, bool first)
+{
+    char buf[40];
+    co__fmt_double(buf, sizeof(buf), v);
+    fprintf(f, "%s%s", first ? "" : ",", buf);
+}
+
+static double rate(uint64_t count, double len_s)
+{
+    return isfinite(len_s) && len_s > 0 ? (double)count / len_s : NAN;
+}
+
+/* Latency at p in ms, NaN (empty field) without samples. */
+static double lat_ms(const pr_hist *h, double p)
+{
+    if (h == NULL || pr_hist_count(h) == 0)
+        return NAN;
+    uint64_t us = p >= 100.0 ? pr_hist_max(h) : pr_hist_value_at_percentile(h, p);
+    return (double)us / 1000.0;
+}
+
+static void csv_row(FILE *f, const struct co_interval_result *iv)
+{
+    const struct pr_counters *c = &iv->ctr;
+    double len = iv->len_s;
+    csv_num(f, iv->t_s, true);
+    csv_num(f, len, false);
+    fprintf(f, ",%" PRIu32, iv->threads);
+    csv_num(f, rate(c->transactions, len), false);
+    csv_num(f, rate(pr_counters_queries(c), len), false);
+    csv_num(f, rate(c->reads, len), false);
+    csv_num(f, rate(c->writes, len), false);
+    csv_num(f, rate(c->other, len), false);
+    csv_num(f, lat_ms(iv->lat, 50.0), false);
+    csv_num(f, lat_ms(iv->lat, 95.0), false);
+    csv_num(f, lat_ms(iv->lat, 99.0), false);
+    csv_num(f, lat_ms(iv->lat, 100.0), false);
+    csv_num(f, rate(c->errors, len), false);
+    csv_num(f, rate(c->reconnects, len), false);
+    fprintf(f, ",%" PRIu32 ",%d,%d", iv->agents_reporting, iv->late, iv->partial);
+    csv_num(f, iv->has_server ? iv->server_qps : NAN, false);
+    fprintf(f, ",%d\n", iv->printed);
+}
+
+int co_csv_write(const struct co_result *r, FILE *f)
+{
+    fputs(csv_header, f);
+    for (uint32_t i = 0; i < r->n_intervals; i++)
+        csv_row(f, &r->intervals[i]);
+    if (fflush(f) != 0 || ferror(f))
+        return -EIO;
+    return 0;
+}
+
+static int csv_write_cb(FILE *f, const void *arg)
+{
+    return co_csv_write(arg, f);
+}
+
+int co_csv_write_file(const struct co_result *r, const char *path, struct pr_error *err)
+{
+    return co__write_atomic(path, "--csv", csv_write_cb, r, err);
+}

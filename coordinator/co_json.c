@@ -1,2 +1,491 @@
-/* co_json: being written. */
-typedef int co_json_placeholder_;
+/* co_json: the --json=FILE report (see co_json.h and README "JSON output"). */
+#include "co_json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+/* A streaming JSON emitter: pretty-printed, except that containers deeper
+ * than flat_depth go on one line (one interval per line keeps long runs
+ * readable and greppable). Stream errors are checked once, at the end. */
+struct jw {
+    FILE *f;
+    int depth;      /* containers open */
+    bool first;     /* nothing written yet in the innermost container */
+    int flat_depth; /* containers deeper than this are written on one line */
+};
+
+bool co__fmt_double(char *buf, size_t buf_len, double v)
+{
+    if (!isfinite(v)) {
+        buf[0] = '\0';
+        return false;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, buf_len, "%.*g", prec, v);
+        /* A locale with a decimal comma would break both JSON and CSV. */
+        for (char *c = buf; *c != '\0'; c++)
+            if (*c == ',')
+                *c = '.';
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return true;
+}
+
+size_t co__utf8_seq_len(const unsigned char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    uint32_t cp, min;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, cp = c & 0x1fu, min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, cp = c & 0x0fu, min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, cp = c & 0x07u, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* s as a JSON string: quotes, backslash and control characters escaped,
+ * U+2028/2029 escaped (JavaScript source cannot hold them raw), every byte
+ * that is not part of well-formed UTF-8 replaced by \ufffd. */
+static void jw_escaped(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str);
+    fputc('"', f);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t len = co__utf8_seq_len(s + i, n - i);
+        if (len == 0) {
+            fputs("\\ufffd", f);
+            i++;
+        } else if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8) {
+            fprintf(f, "\\u%04x", 0x2000u | (s[i + 2] & 0x3fu));
+            i += 3;
+        } else if (len > 1) {
+            fwrite(s + i, 1, len, f);
+            i += len;
+        } else {
+            const char *esc = c == '"'    ? "\\\""
+                              : c == '\\' ? "\\\\"
+                              : c == '\n' ? "\\n"
+                              : c == '\r' ? "\\r"
+                              : c == '\t' ? "\\t"
+                              : c == '\b' ? "\\b"
+                              : c == '\f' ? "\\f"
+                                          : NULL;
+            if (esc != NULL)
+                fputs(esc, f);
+            else if (c < 0x20 || c == 0x7f)
+                fprintf(f, "\\u%04x", c);
+            else
+                fputc(c, f);
+            i++;
+        }
+    }
+    fputc('"', f);
+}
+
+/* Separator and indentation before a member or element. */
+static void jw_sep(struct jw *w)
+{
+    if (!w->first)
+        fputc(',', w->f);
+    if (w->depth > w->flat_depth) {
+        if (!w->first)
+            fputc(' ', w->f);
+    } else {
+        fprintf(w->f, "\n%*s", 2 * w->depth, "");
+    }
+    w->first = false;
+}
+
+/* Start a member (key not NULL, inside an object) or an element (NULL). */
+static void jw_member(struct jw *w, const char *key)
+{
+    if (w->depth == 0)
+        return;
+    jw_sep(w);
+    if (key != NULL) {
+        jw_escaped(w->f, key);
+        fputs(": ", w->f);
+    }
+}
+
+static void jw_open(struct jw *w, const char *key, char bracket)
+{
+    jw_member(w, key);
+    fputc(bracket, w->f);
+    w->depth++;
+    w->first = true;
+}
+
+static void jw_close(struct jw *w, char bracket)
+{
+    bool flat = w->depth > w->flat_depth;
+    w->depth--;
+    if (!w->first && !flat)
+        fprintf(w->f, "\n%*s", 2 * w->depth, "");
+    fputc(bracket, w->f);
+    w->first = false;
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+    jw_member(w, key);
+    if (s == NULL)
+        fputs("null", w->f);
+    else
+        jw_escaped(w->f, s);
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+    jw_member(w, key);
+    fprintf(w->f, "%" PRIu64, v);
+}
+
+static void jw_i64(struct jw *w, const char *key, int64_t v)
+{
+    jw_member(w, key);
+    fprintf(w->f, "%" PRId64, v);
+}
+
+static void jw_null(struct jw *w, const char *key)
+{
+    jw_member(w, key);
+    fputs("null", w->f);
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+    jw_member(w, key);
+    fputs(v ? "true" : "false", w->f);
+}
+
+/* A number, or null when it is not finite. */
+static void jw_num(struct jw *w, const char *key, double v)
+{
+    char buf[40];
+    jw_member(w, key);
+    fputs(co__fmt_double(buf, sizeof(buf), v) ? buf : "null", w->f);
+}
+
+/* count per second over len_s; NaN (written null) when len_s is not a
+ * positive finite length. */
+static double per_s(uint64_t count, double len_s)
+{
+    return isfinite(len_s) && len_s > 0 ? (double)count / len_s : NAN;
+}
+
+static double us_to_ms(uint64_t us)
+{
+    return (double)us / 1000.0;
+}
+
+/* Latency statistics. */
+enum {
+    LAT_MIN = 1 << 0,
+    LAT_AVG = 1 << 1,
+    LAT_MAX = 1 << 2,
+    LAT_P50 = 1 << 3,
+    LAT_P90 = 1 << 4,
+    LAT_P95 = 1 << 5,
+    LAT_P99 = 1 << 6,
+    LAT_P99_9 = 1 << 7,
+};
+
+static const struct {
+    unsigned bit;
+    const char *key;
+    double p;
+} lat_pcts[] = {
+    {LAT_P50, "p50", 50.0}, {LAT_P90, "p90", 90.0},     {LAT_P95, "p95", 95.0},
+    {LAT_P99, "p99", 99.0}, {LAT_P99_9, "p99_9", 99.9},
+};
+
+/* Object of the chosen latency statistics in ms; each null when h is NULL
+ * or empty (no sample, no latency). */
+static void jw_latency(struct jw *w, const char *key, const pr_hist *h, unsigned which)
+{
+    bool has = h != NULL && pr_hist_count(h) > 0;
+    jw_open(w, key, '{');
+    if (which & LAT_MIN)
+        jw_num(w, "min", has ? us_to_ms(pr_hist_min(h)) : NAN);
+    if (which & LAT_AVG)
+        jw_num(w, "avg", has ? pr_hist_mean(h) / 1000.0 : NAN);
+    if (which & LAT_MAX)
+        jw_num(w, "max", has ? us_to_ms(pr_hist_max(h)) : NAN);
+    for (size_t i = 0; i < sizeof(lat_pcts) / sizeof(lat_pcts[0]); i++)
+        if (which & lat_pcts[i].bit)
+            jw_num(w, lat_pcts[i].key,
+                   has ? us_to_ms(pr_hist_value_at_percentile(h, lat_pcts[i].p)) : NAN);
+    jw_close(w, '}');
+}
+
+static void jw_counters(struct jw *w, const char *key, const struct pr_counters *c)
+{
+    jw_open(w, key, '{');
+#define CO__JSON_COUNTER(name) jw_u64(w, #name, c->name);
+    PR_COUNTERS_FIELDS(CO__JSON_COUNTER)
+#undef CO__JSON_COUNTER
+    jw_close(w, '}');
+}
+
+static void write_header(struct jw *w, const struct co_result *r)
+{
+    jw_str(w, "tool", r->tool);
+    jw_str(w, "version", r->version);
+    jw_str(w, "workload", r->workload);
+    jw_str(w, "command", r->command);
+    jw_open(w, "options", '{');
+    for (uint32_t i = 0; i < r->n_opts; i++)
+        if (r->opt_names != NULL && r->opt_names[i] != NULL)
+            jw_str(w, r->opt_names[i], r->opt_values != NULL ? r->opt_values[i] : NULL);
+    jw_close(w, '}');
+    jw_u64(w, "threads", r->threads);
+    jw_u64(w, "report_interval_s", r->report_interval_s);
+    jw_u64(w, "percentile", r->percentile);
+}
+
+static void write_agent(struct jw *w, const struct co_agent_result *a, double time_s)
+{
+    jw_open(w, NULL, '{');
+    jw_str(w, "name", a->name);
+    jw_str(w, "host", a->host);
+    jw_str(w, "region", a->region);
+    jw_u64(w, "cores", a->cores);
+    jw_u64(w, "threads", a->threads);
+    jw_u64(w, "rate", a->rate);
+    jw_u64(w, "transactions", a->ctr.transactions);
+    jw_u64(w, "queries", pr_counters_queries(&a->ctr));
+    jw_num(w, "tps", per_s(a->ctr.transactions, time_s));
+    jw_latency(w, "latency_ms", a->lat,
+               LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
+    jw_open(w, "cpu_pct", '{');
+    jw_num(w, "avg", a->cpu_pct_avg);
+    jw_num(w, "max", a->cpu_pct_max);
+    jw_close(w, '}');
+    jw_open(w, "loop_lag_ms", '{');
+    jw_num(w, "max", us_to_ms(a->lag_max_us));
+    jw_num(w, "p99", us_to_ms(a->lag_p99_us));
+    jw_close(w, '}');
+    jw_num(w, "slip_max_ms", us_to_ms(a->slip_max_us));
+    jw_num(w, "clock_offset_ms", (double)a->clock_offset_ns / 1e6);
+    jw_num(w, "clock_rtt_ms", (double)a->clock_rtt_ns / 1e6);
+    jw_num(w, "db_rtt_ms", us_to_ms(a->db_rtt_us));
+    jw_num(w, "start_skew_ms", (double)a->start_skew_us / 1000.0);
+    jw_u64(w, "intervals", a->intervals);
+    jw_u64(w, "late_intervals", a->late_intervals);
+    jw_bool(w, "saturated", a->saturated);
+    jw_bool(w, "done", a->done);
+    jw_bool(w, "lost", a->lost);
+    jw_num(w, "lost_at_s", a->lost ? a->lost_at_s : NAN);
+    jw_i64(w, "status", a->status);
+    jw_str(w, "reason", a->reason != NULL ? a->reason : "");
+    jw_counters(w, "counters", &a->ctr);
+    jw_close(w, '}');
+}
+
+static void write_interval(struct jw *w, const struct co_interval_result *iv)
+{
+    const struct pr_counters *c = &iv->ctr;
+    double len = iv->len_s;
+    jw_open(w, NULL, '{');
+    jw_u64(w, "k", iv->k);
+    jw_num(w, "t_s", iv->t_s);
+    jw_num(w, "len_s", len);
+    jw_u64(w, "threads", iv->threads);
+    jw_num(w, "tps", per_s(c->transactions, len));
+    jw_num(w, "qps", per_s(pr_counters_queries(c), len));
+    jw_num(w, "reads_s", per_s(c->reads, len));
+    jw_num(w, "writes_s", per_s(c->writes, len));
+    jw_num(w, "other_s", per_s(c->other, len));
+    jw_latency(w, "latency_ms", iv->lat,
+               LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P90 | LAT_P95 | LAT_P99 | LAT_P99_9);
+    jw_num(w, "err_s", per_s(c->errors, len));
+    jw_num(w, "reconn_s", per_s(c->reconnects, len));
+    jw_u64(w, "agents_reporting", iv->agents_reporting);
+    jw_u64(w, "agents_expected", iv->agents_expected);
+    jw_bool(w, "late", iv->late);
+    jw_bool(w, "partial", iv->partial);
+    jw_bool(w, "printed", iv->printed);
+    jw_num(w, "cpu_pct_max", iv->cpu_pct_max);
+    jw_num(w, "loop_lag_max_ms", us_to_ms(iv->lag_max_us));
+    jw_num(w, "server_qps", iv->has_server ? iv->server_qps : NAN);
+    jw_counters(w, "counters", c);
+    jw_close(w, '}');
+}
+
+static void write_totals(struct jw *w, const struct co_result *r)
+{
+    const struct pr_counters *c = &r->total;
+    jw_open(w, "totals", '{');
+    jw_u64(w, "transactions", c->transactions);
+    jw_open(w, "queries", '{');
+    jw_u64(w, "read", c->reads);
+    jw_u64(w, "write", c->writes);
+    jw_u64(w, "other", c->other);
+    jw_u64(w, "total", pr_counters_queries(c));
+    jw_close(w, '}');
+    jw_u64(w, "ignored_errors", c->errors);
+    jw_u64(w, "reconnects", c->reconnects);
+    jw_num(w, "time_s", r->time_s);
+    jw_num(w, "tps", per_s(c->transactions, r->time_s));
+    jw_num(w, "qps", per_s(pr_counters_queries(c), r->time_s));
+    jw_num(w, "err_s", per_s(c->errors, r->time_s));
+    jw_num(w, "reconn_s", per_s(c->reconnects, r->time_s));
+    jw_latency(w, "latency_ms", r->lat,
+               LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
+    bool has = r->lat != NULL && pr_hist_count(r->lat) > 0 && r->percentile > 0;
+    jw_num(w, "latency_at_percentile_ms",
+           has ? us_to_ms(pr_hist_value_at_percentile(r->lat, r->percentile)) : NAN);
+    jw_counters(w, "counters", c);
+    jw_close(w, '}');
+}
+
+static void write_server(struct jw *w, const struct co_result *r)
+{
+    jw_open(w, "server", '{');
+    jw_bool(w, "checked", r->server_checked);
+    jw_u64(w, "client_statements", r->client_statements);
+    if (r->server_checked) {
+        jw_bool(w, "match", r->server_match);
+        jw_i64(w, "diff", r->server_diff);
+    } else {
+        jw_null(w, "match");
+        jw_null(w, "diff");
+    }
+    jw_open(w, "counters", '{');
+    for (uint32_t i = 0; i < r->n_server; i++) {
+        const struct co_server_delta *s = &r->server[i];
+        if (s->name == NULL)
+            continue;
+        jw_open(w, s->name, '{');
+        jw_u64(w, "start", s->start);
+        jw_u64(w, "end", s->end);
+        /* Signed: a FLUSH STATUS or a restart makes a counter go back. */
+        jw_i64(w, "delta", (int64_t)(s->end - s->start));
+        jw_close(w, '}');
+    }
+    jw_close(w, '}');
+    jw_close(w, '}');
+}
+
+int co_json_write(const struct co_result *r, FILE *f)
+{
+    struct jw w = {.f = f, .depth = 0, .first = true, .flat_depth = INT_MAX};
+    jw_open(&w, NULL, '{');
+    write_header(&w, r);
+    jw_open(&w, "agents", '[');
+    for (uint32_t i = 0; i < r->n_agents; i++)
+        write_agent(&w, &r->agents[i], r->time_s);
+    jw_close(&w, ']');
+    jw_open(&w, "intervals", '[');
+    w.flat_depth = w.depth;
+    for (uint32_t i = 0; i < r->n_intervals; i++)
+        write_interval(&w, &r->intervals[i]);
+    w.flat_depth = INT_MAX;
+    jw_close(&w, ']');
+    write_totals(&w, r);
+    write_server(&w, r);
+    jw_open(&w, "control", '{');
+    jw_u64(&w, "bad_frames", r->bad_frames);
+    jw_u64(&w, "refused_agents", r->refused_agents);
+    jw_close(&w, '}');
+    jw_open(&w, "exit", '{');
+    jw_i64(&w, "status", r->exit_status);
+    jw_str(&w, "reason", r->exit_reason != NULL ? r->exit_reason : "");
+    jw_close(&w, '}');
+    jw_close(&w, '}');
+    fputc('\n', f);
+    if (fflush(f) != 0 || ferror(f))
+        return -EIO;
+    return 0;
+}
+
+static int json_write_cb(FILE *f, const void *arg)
+{
+    return co_json_write(arg, f);
+}
+
+int co_json_write_file(const struct co_result *r, const char *path, struct pr_error *err)
+{
+    return co__write_atomic(path, "--json", json_write_cb, r, err);
+}
+
+/* Finish the temporary file: flush, fsync, close; -errno on failure. */
+static int finish_tmp(FILE *f)
+{
+    int rc = 0;
+    if (fflush(f) != 0 || ferror(f))
+        rc = errno != 0 ? -errno : -EIO;
+    else if (fsync(fileno(f)) != 0)
+        rc = -errno;
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
+int co__write_atomic(const char *path, const char *what, co__write_fn fn, const void *arg,
+                     struct pr_error *err)
+{
+    if (path == NULL || path[0] == '\0')
+        return pr_error_set(err, PR_EINVAL, "%s: empty file name", what);
+    size_t len = strlen(path);
+    char *tmp = pr_xmalloc(len + sizeof(".tmp"));
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", sizeof(".tmp"));
+    int rc;
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        int e = errno;
+        rc = pr_error_set(err, -e, "%s: cannot create %s: %s", what, tmp, strerror(e));
+        goto out_free;
+    }
+    errno = 0;
+    rc = fn(f, arg);
+    int rc_close = finish_tmp(f);
+    if (rc == 0)
+        rc = rc_close;
+    if (rc != 0) {
+        pr_error_set(err, rc, "%s: cannot write %s: %s", what, tmp, pr_strerror(rc));
+        goto out_unlink;
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        rc = pr_error_set(err, -e, "%s: cannot rename %s to %s: %s", what, tmp, path, strerror(e));
+        goto out_unlink;
+    }
+    free(tmp);
+    return 0;
+out_unlink:
+    unlink(tmp);
+out_free:
+    free(tmp);
+    return rc;
+}

@@ -1,2 +1,61 @@
-/* co_result: being written. */
-typedef int co_result_placeholder_;
+/* co_result: the run's figures as plain data (see co_result.h). */
+#include "co_result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void free_strv(char **v, uint32_t n)
+{
+    if (v == NULL)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void clear_agent(struct co_agent_result *a)
+{
+    free(a->name);
+    free(a->host);
+    free(a->region);
+    free(a->reason);
+    pr_hist_destroy(&a->lat);
+}
+
+/* agent_lat has n_agents entries (co_result.h). */
+static void clear_interval(struct co_interval_result *iv, uint32_t n_agents)
+{
+    pr_hist_destroy(&iv->lat);
+    if (iv->agent_lat != NULL) {
+        for (uint32_t a = 0; a < n_agents; a++)
+            pr_hist_destroy(&iv->agent_lat[a]);
+        free(iv->agent_lat);
+    }
+}
+
+void co_result_clear(struct co_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->tool);
+    free(r->version);
+    free(r->workload);
+    free(r->command);
+    free_strv(r->opt_names, r->n_opts);
+    free_strv(r->opt_values, r->n_opts);
+    if (r->agents != NULL)
+        for (uint32_t i = 0; i < r->n_agents; i++)
+            clear_agent(&r->agents[i]);
+    free(r->agents);
+    if (r->intervals != NULL)
+        for (uint32_t i = 0; i < r->n_intervals; i++)
+            clear_interval(&r->intervals[i], r->n_agents);
+    free(r->intervals);
+    pr_hist_destroy(&r->lat);
+    if (r->server != NULL)
+        for (uint32_t i = 0; i < r->n_server; i++)
+            free(r->server[i].name);
+    free(r->server);
+    free(r->exit_reason);
+    memset(r, 0, sizeof(*r));
+}
