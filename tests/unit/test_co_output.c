@@ -1,5 +1,716 @@
-/* test_co_output: being written. */
+/* Tests for co_json, co_csv, co_hdrout and co_result_clear. A realistic
+ * result (three agents, one with a name full of characters JSON and
+ * HdrHistogram tags cannot hold raw, one lost; a late, two partial and a
+ * short unprinted tail interval; server counters, one going back) is written
+ * to a temporary directory. The JSON is read back by python3's strict json
+ * module (non-finite constants rejected, strict UTF-8) and its figures are
+ * compared with what pr_hist and the counters give, exactly: numbers are
+ * written in a form that reads back to the same double. The CSV is parsed
+ * here; the HdrHistogram log is decoded with pr_hdrlog back to the same
+ * buckets. Error paths: a missing directory, a directory as the target,
+ * /dev/full. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "co_csv.h"
+#include "co_hdrout.h"
+#include "co_json.h"
+#include "co_result.h"
+#include "pr_hdrlog.h"
+#include "testlib.h"
+
+#define N_AGENTS    3
+#define N_INTERVALS 5
+#define START_MS    1700000000250ULL
+
+/* Quote, backslash, newline, tab, a byte that is not UTF-8, U+2028, é, a
+ * comma and a space. */
+#define WEIRD_NAME "ag\"2\\x\n\t\xff\xe2\x80\xa8\xc3\xa9, y"
+/* What python's json.dumps (ensure_ascii) gives for its JSON decoding. */
+#define WEIRD_JSON "\"ag\\\"2\\\\x\\n\\t\\ufffd\\u2028\\u00e9, y\""
+/* Its HdrHistogram tag. */
+#define WEIRD_TAG "ag\"2\\x___\xe2\x80\xa8\xc3\xa9__y"
+
+static char tmpdir[] = "/tmp/test_co_output.XXXXXX";
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static char *path_in(const char *name)
+{
+    char *p = pr_xmalloc(strlen(tmpdir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", tmpdir, name);
+    return p;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* ---- the result ---------------------------------------------------- */
+
+static void fill_agent(struct co_agent_result *a, uint32_t i)
+{
+    static const char *const names[N_AGENTS] = {"ag-1", WEIRD_NAME, "ag-3"};
+    a->name = pr_xstrdup(names[i]);
+    a->host = pr_xstrdup(i == 0 ? "db-client-1" : i == 1 ? "db-client-2" : "db-client-3");
+    a->region = pr_xstrdup(i == 0 ? "eu-west" : "");
+    a->cores = 4;
+    a->threads = 4;
+    a->lat = pr_hist_new();
+    a->cpu_pct_avg = i == 1 ? NAN : 35.5 + i; /* NaN must come out null */
+    a->cpu_pct_max = 61.25 + i;
+    a->lag_max_us = 1500 + i;
+    a->lag_p99_us = 700 + i;
+    a->slip_max_us = 20;
+    a->clock_offset_ns = i == 2 ? -1234567 : 250000;
+    a->clock_rtt_ns = 180000;
+    a->db_rtt_us = 95;
+    a->start_skew_us = 42;
+    a->done = i != 2;
+    a->lost = i == 2;
+    a->lost_at_s = i == 2 ? 3.5 : 0;
+    a->status = i == 2 ? -ETIMEDOUT : 0;
+    a->reason = pr_xstrdup(i == 2 ? "silent for 3 s" : "");
+    a->intervals = i == 2 ? 3 : N_INTERVALS;
+    a->late_intervals = i == 0;
+}
+
+/* Agent a's figures for interval k: n transactions of 16 statements. */
+static void agent_interval(struct co_result *r, uint32_t k, uint32_t a, pr_hist *h,
+                           struct pr_counters *c)
+{
+    uint64_t n = 200 + 50 * a + 10 * k;
+    for (uint64_t s = 0; s < n; s++)
+        pr_hist_record(h, 800 + 500 * a + rng_next() % (2000 + 1000 * k), 1);
+    if (k == 1 && a == 0)
+        pr_hist_record(h, 250000, 1); /* one slow transaction */
+    c->transactions = pr_hist_count(h);
+    c->reads = 10 * c->transactions;
+    c->writes = 4 * c->transactions;
+    c->other = 2 * c->transactions;
+    c->errors = k;
+    c->reconnects = k == 2;
+    pr_counters_add(&r->agents[a].ctr, c);
+    pr_hist_add(r->agents[a].lat, h);
+}
+
+static void fill_interval(struct co_result *r, uint32_t k)
+{
+    struct co_interval_result *iv = &r->intervals[k];
+    iv->k = k;
+    iv->len_s = k == N_INTERVALS - 1 ? 0.4 : 1.0;
+    iv->t_s = k == N_INTERVALS - 1 ? 4.4 : (double)(k + 1);
+    iv->lat = pr_hist_new();
+    iv->agent_lat = pr_xcalloc(N_AGENTS, sizeof(*iv->agent_lat));
+    for (uint32_t a = 0; a < N_AGENTS; a++) {
+        if (a == 2 && k >= 3)
+            continue; /* lost at 3.5 s */
+        struct pr_counters c = {0};
+        iv->agent_lat[a] = pr_hist_new();
+        agent_interval(r, k, a, iv->agent_lat[a], &c);
+        pr_counters_add(&iv->ctr, &c);
+        pr_hist_add(iv->lat, iv->agent_lat[a]);
+        iv->agents_reporting++;
+        iv->threads += r->agents[a].threads;
+    }
+    iv->agents_expected = k >= 3 ? 2 : 3;
+    iv->late = k == 2;
+    iv->partial = k >= 3;
+    iv->printed = k < N_INTERVALS - 1;
+    iv->cpu_pct_max = 60.0 + k;
+    iv->lag_max_us = 900 + k;
+    iv->has_server = k != N_INTERVALS - 1;
+    iv->server_qps = (double)(pr_counters_queries(&iv->ctr) + 3) / iv->len_s;
+    pr_counters_add(&r->total, &iv->ctr);
+    pr_hist_add(r->lat, iv->lat);
+}
+
+static void fill_server(struct co_result *r)
+{
+    r->n_server = 2;
+    r->server = pr_xcalloc(2, sizeof(*r->server));
+    r->server[0].name = pr_xstrdup("Questions");
+    r->server[0].start = 1000;
+    r->server[0].end = 1000 + pr_counters_queries(&r->total) + 7;
+    r->server[1].name = pr_xstrdup("Com_select");
+    r->server[1].start = 10;
+    r->server[1].end = 5; /* a FLUSH STATUS: the delta goes negative */
+    r->client_statements = pr_counters_queries(&r->total);
+    r->server_checked = true;
+    r->server_match = false;
+    r->server_diff = 7;
+}
+
+static void build_result(struct co_result *r)
+{
+    static const char *const opts[][2] = {
+        {"threads", "12"}, {"time", "5"}, {"report-interval", "1"}, {"db-host", "127.0.0.1"}};
+    r->tool = pr_xstrdup("stampede");
+    r->version = pr_xstrdup("0.1.0");
+    r->workload = pr_xstrdup("oltp_read_write");
+    r->command = pr_xstrdup("run");
+    r->n_opts = 4;
+    r->opt_names = pr_xcalloc(4, sizeof(char *));
+    r->opt_values = pr_xcalloc(4, sizeof(char *));
+    for (uint32_t i = 0; i < 4; i++) {
+        r->opt_names[i] = pr_xstrdup(opts[i][0]);
+        r->opt_values[i] = pr_xstrdup(opts[i][1]);
+    }
+    r->threads = 12;
+    r->report_interval_s = 1;
+    r->percentile = 95;
+    r->n_agents = N_AGENTS;
+    r->agents = pr_xcalloc(N_AGENTS, sizeof(*r->agents));
+    for (uint32_t a = 0; a < N_AGENTS; a++)
+        fill_agent(&r->agents[a], a);
+    r->lat = pr_hist_new();
+    r->n_intervals = N_INTERVALS;
+    r->intervals = pr_xcalloc(N_INTERVALS, sizeof(*r->intervals));
+    for (uint32_t k = 0; k < N_INTERVALS; k++)
+        fill_interval(r, k);
+    r->time_s = 4.4;
+    fill_server(r);
+    r->exit_status = CO_EXIT_FAILED;
+    r->exit_reason = pr_xstrdup("agent ag-3 lost at 3.5 s");
+    r->bad_frames = 2;
+}
+
+/* ---- JSON, read back by python3 ------------------------------------ */
+
+static const char query_py[] = "import json, sys\n"
+                               "def reject(c):\n"
+                               "    raise ValueError('non-finite number ' + c)\n"
+                               "with open(sys.argv[1], encoding='utf-8', errors='strict') as f:\n"
+                               "    doc = json.load(f, parse_constant=reject)\n"
+                               "for p in sys.argv[2:]:\n"
+                               "    v = doc\n"
+                               "    for k in p.split('/'):\n"
+                               "        v = v[int(k)] if isinstance(v, list) else v[k]\n"
+                               "    print(json.dumps(v))\n";
+
+#define MAX_QUERIES 160
+
+/* Paths to read from the JSON and what each must be; checked after one
+ * python3 run. */
+struct query {
+    char *paths[MAX_QUERIES];      /* '/'-separated, list indexes as numbers */
+    char *values[MAX_QUERIES];     /* json.dumps of each path's value */
+    double nums[MAX_QUERIES];      /* wanted number (NaN: null) when strs[i] is NULL */
+    const char *strs[MAX_QUERIES]; /* else the wanted json.dumps text */
+    int n;
+};
+
+static void q_vadd(struct query *q, double num, const char *str, const char *fmt, va_list ap)
+{
+    char buf[128];
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    if (q->n >= MAX_QUERIES)
+        abort();
+    q->paths[q->n] = pr_xstrdup(buf);
+    q->nums[q->n] = num;
+    q->strs[q->n] = str;
+    q->n++;
+}
+
+static void q_num(struct query *q, double want, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void q_str(struct query *q, const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The value at the path is the number want exactly (null for NaN). */
+static void q_num(struct query *q, double want, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    q_vadd(q, want, NULL, fmt, ap);
+    va_end(ap);
+}
+
+/* The value at the path, as python's json.dumps writes it, is want. */
+static void q_str(struct query *q, const char *want, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    q_vadd(q, 0, want, fmt, ap);
+    va_end(ap);
+}
+
+static void q_check(const struct query *q, int i)
+{
+    const char *v = q->values[i];
+    if (q->strs[i] != NULL) {
+        CHECK_MSG(strcmp(v, q->strs[i]) == 0, "%s: %s, want %s", q->paths[i], v, q->strs[i]);
+    } else if (isnan(q->nums[i])) {
+        CHECK_MSG(strcmp(v, "null") == 0, "%s: %s, want null", q->paths[i], v);
+    } else {
+        char *end;
+        double got = strtod(v, &end);
+        CHECK_MSG(*end == '\0' && got == q->nums[i], "%s: %s, want %.17g", q->paths[i], v,
+                  q->nums[i]);
+    }
+}
+
+/* Run the script on json_path once for every queued path, check each value
+ * and forget the queue. The script rejects NaN/Infinity and bad UTF-8. */
+static void q_run(struct query *q, const char *json_path)
+{
+    char *script = path_in("query.py");
+    FILE *f = fopen(script, "w");
+    if (f == NULL || fputs(query_py, f) < 0 || fclose(f) != 0)
+        abort();
+    size_t len = strlen(script) + strlen(json_path) + 32;
+    for (int i = 0; i < q->n; i++)
+        len += strlen(q->paths[i]) + 3;
+    char *cmd = pr_xmalloc(len);
+    int off = sprintf(cmd, "python3 %s %s", script, json_path);
+    for (int i = 0; i < q->n; i++)
+        off += sprintf(cmd + off, " '%s'", q->paths[i]);
+    FILE *p = popen(cmd, "r");
+    char line[512];
+    int got = 0;
+    while (p != NULL && got < q->n && fgets(line, sizeof(line), p) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        q->values[got++] = pr_xstrdup(line);
+    }
+    int st = p != NULL ? pclose(p) : -1;
+    CHECK_MSG(st == 0 && got == q->n, "python3 on %s: %d of %d values, status %d", json_path, got,
+              q->n, st);
+    for (int i = 0; i < got; i++)
+        q_check(q, i);
+    for (int i = 0; i < q->n; i++) {
+        free(q->paths[i]);
+        free(q->values[i]);
+        q->values[i] = NULL;
+    }
+    q->n = 0;
+    free(cmd);
+    free(script);
+}
+
+static double ms_at(const pr_hist *h, double p)
+{
+    return (double)pr_hist_value_at_percentile(h, p) / 1000.0;
+}
+
+static const char *json_bool(bool b)
+{
+    return b ? "true" : "false";
+}
+
+static void queue_interval_checks(struct query *q, const struct co_result *r, uint32_t k)
+{
+    const struct co_interval_result *iv = &r->intervals[k];
+    const struct pr_counters *c = &iv->ctr;
+    q_num(q, iv->t_s, "intervals/%u/t_s", k);
+    q_num(q, iv->len_s, "intervals/%u/len_s", k);
+    q_num(q, iv->threads, "intervals/%u/threads", k);
+    q_num(q, (double)c->transactions / iv->len_s, "intervals/%u/tps", k);
+    q_num(q, (double)pr_counters_queries(c) / iv->len_s, "intervals/%u/qps", k);
+    q_num(q, (double)c->writes / iv->len_s, "intervals/%u/writes_s", k);
+    q_num(q, (double)c->errors / iv->len_s, "intervals/%u/err_s", k);
+    q_num(q, (double)c->reconnects / iv->len_s, "intervals/%u/reconn_s", k);
+    q_num(q, ms_at(iv->lat, 50), "intervals/%u/latency_ms/p50", k);
+    q_num(q, ms_at(iv->lat, 95), "intervals/%u/latency_ms/p95", k);
+    q_num(q, ms_at(iv->lat, 99.9), "intervals/%u/latency_ms/p99_9", k);
+    q_num(q, (double)pr_hist_max(iv->lat) / 1000, "intervals/%u/latency_ms/max", k);
+    q_num(q, iv->agents_reporting, "intervals/%u/agents_reporting", k);
+    q_str(q, json_bool(iv->late), "intervals/%u/late", k);
+    q_str(q, json_bool(iv->partial), "intervals/%u/partial", k);
+    q_str(q, json_bool(iv->printed), "intervals/%u/printed", k);
+    q_num(q, iv->has_server ? iv->server_qps : NAN, "intervals/%u/server_qps", k);
+    q_num(q, c->transactions, "intervals/%u/counters/transactions", k);
+}
+
+static void check_json(const struct co_result *r, const char *json_path)
+{
+    struct query q = {0};
+    for (uint32_t k = 0; k < r->n_intervals; k++)
+        queue_interval_checks(&q, r, k);
+    const struct co_agent_result *a1 = &r->agents[1], *a2 = &r->agents[2];
+    q_str(&q, "\"stampede\"", "tool");
+    q_str(&q, "\"run\"", "command");
+    q_str(&q, WEIRD_JSON, "agents/1/name");
+    q_str(&q, "\"ag-1\"", "agents/0/name");
+    q_str(&q, "\"eu-west\"", "agents/0/region");
+    q_num(&q, NAN, "agents/1/cpu_pct/avg");
+    q_num(&q, a1->cpu_pct_max, "agents/1/cpu_pct/max");
+    q_num(&q, a1->ctr.transactions, "agents/1/transactions");
+    q_num(&q, pr_counters_queries(&a1->ctr), "agents/1/queries");
+    q_num(&q, ms_at(a1->lat, 95), "agents/1/latency_ms/p95");
+    q_num(&q, pr_hist_mean(a1->lat) / 1000.0, "agents/1/latency_ms/avg");
+    q_num(&q, NAN, "agents/0/lost_at_s");
+    q_num(&q, 3.5, "agents/2/lost_at_s");
+    q_str(&q, "true", "agents/2/lost");
+    q_str(&q, "false", "agents/2/done");
+    q_num(&q, a2->status, "agents/2/status");
+    q_str(&q, "\"silent for 3 s\"", "agents/2/reason");
+    q_num(&q, -1.234567, "agents/2/clock_offset_ms");
+    q_num(&q, 1.502, "agents/2/loop_lag_ms/max");
+    q_num(&q, 1, "agents/0/late_intervals");
+    q_str(&q, "\"1\"", "options/report-interval");
+    q_str(&q, "\"127.0.0.1\"", "options/db-host");
+    q_num(&q, r->total.transactions, "totals/transactions");
+    q_num(&q, pr_counters_queries(&r->total), "totals/queries/total");
+    q_num(&q, r->total.writes, "totals/queries/write");
+    q_num(&q, r->total.errors, "totals/ignored_errors");
+    q_num(&q, (double)r->total.transactions / 4.4, "totals/tps");
+    q_num(&q, ms_at(r->lat, 95), "totals/latency_ms/p95");
+    q_num(&q, ms_at(r->lat, 99.9), "totals/latency_ms/p99_9");
+    q_num(&q, 250.0, "totals/latency_ms/max");
+    q_num(&q, (double)r->client_statements + 7, "server/counters/Questions/delta");
+    q_num(&q, -5, "server/counters/Com_select/delta");
+    q_str(&q, "false", "server/match");
+    q_num(&q, 7, "server/diff");
+    q_num(&q, 2, "control/bad_frames");
+    q_num(&q, 1, "exit/status");
+    q_str(&q, "\"agent ag-3 lost at 3.5 s\"", "exit/reason");
+    q_run(&q, json_path);
+}
+
+/* A zeroed result with one empty zero-length interval: still valid JSON,
+ * and every figure without a value is null. */
+static void test_json_empty(void)
+{
+    struct co_result r = {0};
+    r.n_intervals = 1;
+    r.intervals = pr_xcalloc(1, sizeof(*r.intervals));
+    r.intervals[0].lat = pr_hist_new();
+    char *p = path_in("empty.json");
+    struct pr_error err = {0};
+    CHECK_EQ_U64(co_json_write_file(&r, p, &err), 0);
+    struct query q = {0};
+    const char *nulls[] = {"tool",       "intervals/0/tps",       "intervals/0/latency_ms/p95",
+                           "totals/tps", "totals/latency_ms/min", "server/match"};
+    for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+        q_num(&q, NAN, "%s", nulls[i]);
+    q_str(&q, "[]", "agents");
+    q_str(&q, "{}", "options");
+    q_run(&q, p);
+    char *c = path_in("empty.csv");
+    CHECK_EQ_U64(co_csv_write_file(&r, c, &err), 0);
+    FILE *f = fopen(c, "r");
+    char line[512] = "";
+    CHECK(f != NULL && fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f));
+    CHECK_MSG(strcmp(line, "0,0,0,,,,,,,,,,,,0,0,0,,0\n") == 0, "row %s", line);
+    if (f != NULL)
+        fclose(f);
+    free(c);
+    free(p);
+    co_result_clear(&r);
+}
+
+/* ---- CSV ------------------------------------------------------------ */
+
+static int split_csv(char *line, char **fields, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\n")] = '\0';
+    for (char *s = line;; s++) {
+        char *comma = strchr(s, ',');
+        if (n < max)
+            fields[n] = s;
+        n++;
+        if (comma == NULL)
+            break;
+        *comma = '\0';
+        s = comma;
+    }
+    return n;
+}
+
+static void check_csv_row(const struct co_result *r, uint32_t k, char **fld)
+{
+    const struct co_interval_result *iv = &r->intervals[k];
+    CHECK(strtod(fld[0], NULL) == iv->t_s);
+    CHECK(strtod(fld[1], NULL) == iv->len_s);
+    CHECK_EQ_U64(strtoull(fld[2], NULL, 10), iv->threads);
+    CHECK(strtod(fld[3], NULL) == (double)iv->ctr.transactions / iv->len_s);
+    CHECK(strtod(fld[4], NULL) == (double)pr_counters_queries(&iv->ctr) / iv->len_s);
+    CHECK(strtod(fld[5], NULL) == (double)iv->ctr.reads / iv->len_s);
+    CHECK(strtod(fld[9], NULL) == ms_at(iv->lat, 95));
+    CHECK(strtod(fld[11], NULL) == (double)pr_hist_max(iv->lat) / 1000.0);
+    CHECK(strtod(fld[12], NULL) == (double)iv->ctr.errors / iv->len_s);
+    CHECK_EQ_U64(strtoull(fld[14], NULL, 10), iv->agents_reporting);
+    CHECK(strcmp(fld[15], iv->late ? "1" : "0") == 0);
+    CHECK(strcmp(fld[16], iv->partial ? "1" : "0") == 0);
+    if (iv->has_server)
+        CHECK(strtod(fld[17], NULL) == iv->server_qps);
+    else
+        CHECK(fld[17][0] == '\0');
+    CHECK(strcmp(fld[18], iv->printed ? "1" : "0") == 0);
+}
+
+static void check_csv(const struct co_result *r, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    char line[1024];
+    char *fld[CO_CSV_COLUMNS];
+    uint32_t rows = 0;
+    CHECK(fgets(line, sizeof(line), f) != NULL);
+    CHECK(strcmp(line, "t_s,len_s,threads,tps,qps,reads_s,writes_s,other_s,lat_p50_ms,"
+                       "lat_p95_ms,lat_p99_ms,lat_max_ms,err_s,reconn_s,agents_reporting,late,"
+                       "partial,server_qps,printed\n") == 0);
+    while (fgets(line, sizeof(line), f) != NULL) {
+        int n = split_csv(line, fld, CO_CSV_COLUMNS);
+        CHECK_EQ_U64(n, CO_CSV_COLUMNS);
+        if (n == CO_CSV_COLUMNS && rows < r->n_intervals)
+            check_csv_row(r, rows, fld);
+        rows++;
+    }
+    CHECK_EQ_U64(rows, r->n_intervals);
+    fclose(f);
+}
+
+/* ---- HdrHistogram log ----------------------------------------------- */
+
+/* The next interval line of f (comments and the column header skipped). */
+static bool next_hdr_line(FILE *f, char *line, size_t len)
+{
+    while (fgets(line, (int)len, f) != NULL)
+        if (line[0] != '#' && line[0] != '"')
+            return true;
+    return false;
+}
+
+/* line is "[Tag=tag,]start,length,max,base64": check it against want. */
+static void check_hdr_line(char *line, const char *tag, const struct co_interval_result *iv,
+                           const pr_hist *want)
+{
+    line[strcspn(line, "\n")] = '\0';
+    char *s = line;
+    if (tag != NULL) {
+        size_t tl = strlen(tag);
+        CHECK_MSG(strncmp(s, "Tag=", 4) == 0 && strncmp(s + 4, tag, tl) == 0 && s[4 + tl] == ',',
+                  "line %s, want tag %s", line, tag);
+        s += 4 + tl + 1;
+    } else {
+        CHECK_MSG(strncmp(s, "Tag=", 4) != 0, "untagged line %s", line);
+    }
+    char start[32], length[32];
+    snprintf(start, sizeof(start), "%.3f,", iv->t_s - iv->len_s);
+    snprintf(length, sizeof(length), "%.3f,", iv->len_s);
+    CHECK_MSG(strncmp(s, start, strlen(start)) == 0, "%s: start, want %s", s, start);
+    s += strlen(start);
+    CHECK_MSG(strncmp(s, length, strlen(length)) == 0, "%s: length, want %s", s, length);
+    char *b64 = strrchr(s, ',') + 1;
+    pr_hist *got = pr_hist_new();
+    struct pr_error err = {0};
+    CHECK_EQ_U64(pr_hdrlog_decode(got, b64, strlen(b64), &err), 0);
+    CHECK(pr_hist_same_buckets(got, want));
+    CHECK_EQ_U64(pr_hist_count(got), pr_hist_count(want));
+    pr_hist_destroy(&got);
+}
+
+static void check_hdr(const struct co_result *r, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    char line[1 << 16];
+    CHECK(fgets(line, sizeof(line), f) != NULL && strncmp(line, "#[stampede 0.1.0 ", 17) == 0);
+    CHECK(fgets(line, sizeof(line), f) &&
+          strcmp(line, "#[Histogram log format version 1.3]\n") == 0);
+    CHECK(fgets(line, sizeof(line), f) && strncmp(line, "#[StartTime: 1700000000.250 ", 28) == 0);
+    CHECK(fgets(line, sizeof(line), f) && strncmp(line, "#[BaseTime: 1700000000.250 ", 27) == 0);
+    char *tags[N_AGENTS];
+    for (uint32_t a = 0; a < N_AGENTS; a++)
+        tags[a] = co_hdrout_agent_tag(r, a);
+    CHECK(strcmp(tags[1], WEIRD_TAG) == 0);
+    int lines = 0, want_lines = 0;
+    for (uint32_t k = 0; k < r->n_intervals; k++) {
+        const struct co_interval_result *iv = &r->intervals[k];
+        want_lines++;
+        if (next_hdr_line(f, line, sizeof(line)) && ++lines)
+            check_hdr_line(line, NULL, iv, iv->lat);
+        for (uint32_t a = 0; a < r->n_agents; a++) {
+            if (iv->agent_lat[a] == NULL)
+                continue;
+            want_lines++;
+            if (next_hdr_line(f, line, sizeof(line)) && ++lines)
+                check_hdr_line(line, tags[a], iv, iv->agent_lat[a]);
+        }
+    }
+    CHECK(!next_hdr_line(f, line, sizeof(line)));
+    CHECK_EQ_U64(lines, want_lines);
+    CHECK_EQ_U64(want_lines, 5 + 3 * 3 + 2 * 2);
+    for (uint32_t a = 0; a < N_AGENTS; a++)
+        free(tags[a]);
+    fclose(f);
+}
+
+static void test_tags(void)
+{
+    struct co_result r = {0};
+    struct co_agent_result agents[4] = {{.name = "a b"}, {.name = "a,b"}, {.name = ""}, {0}};
+    r.agents = agents;
+    r.n_agents = 4;
+    const char *want[] = {"a_b", "a_b~1", "agent2", "agent3"};
+    for (uint32_t i = 0; i < 4; i++) {
+        char *t = co_hdrout_agent_tag(&r, i);
+        CHECK_MSG(t != NULL && strcmp(t, want[i]) == 0, "tag %u: %s", i, t);
+        free(t);
+    }
+    CHECK(co_hdrout_agent_tag(&r, 4) == NULL);
+}
+
+/* ---- errors ---------------------------------------------------------- */
+
+typedef int (*write_file_fn)(const struct co_result *r, const char *path, struct pr_error *err);
+
+static int hdr_write_file(const struct co_result *r, const char *path, struct pr_error *err)
+{
+    return co_hdrout_write_file(r, START_MS, path, err);
+}
+
+static void check_error(const struct co_result *r, write_file_fn fn, const char *path)
+{
+    struct pr_error err = {0};
+    size_t len = strlen(path);
+    char *tmp = pr_xmalloc(len + 5);
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    struct stat before, after;
+    bool existed = lstat(path, &before) == 0;
+    int rc = fn(r, path, &err);
+    CHECK_MSG(rc < 0, "%s: rc %d", path, rc);
+    CHECK_MSG(err.code == rc && strstr(err.msg, path) != NULL, "%s: message '%s'", path, err.msg);
+    CHECK_MSG(!exists(tmp), "%s left behind", tmp);
+    if (existed)
+        CHECK(lstat(path, &after) == 0 && after.st_ino == before.st_ino &&
+              S_ISDIR(after.st_mode) == S_ISDIR(before.st_mode));
+    else
+        CHECK(!exists(path));
+    printf("expected error: %s\n", err.msg);
+    free(tmp);
+}
+
+static void test_errors(const struct co_result *r)
+{
+    write_file_fn fns[] = {co_json_write_file, co_csv_write_file, hdr_write_file};
+    char *missing = path_in("no-such-dir/out");
+    char *dir = path_in("a-dir");
+    CHECK(mkdir(dir, 0700) == 0);
+    for (size_t i = 0; i < 3; i++) {
+        check_error(r, fns[i], missing);
+        check_error(r, fns[i], dir); /* the rename fails: .tmp removed */
+        struct pr_error err = {0};
+        CHECK_EQ_U64(fns[i](r, "", &err), PR_EINVAL);
+    }
+    rmdir(dir);
+    free(dir);
+    free(missing);
+
+    /* A full device: the stream writers report -EIO. */
+    FILE *f = fopen("/dev/full", "w");
+    if (f == NULL)
+        return;
+    CHECK_EQ_U64(co_json_write(r, f), -EIO);
+    clearerr(f);
+    CHECK_EQ_U64(co_csv_write(r, f), -EIO);
+    clearerr(f);
+    CHECK_EQ_U64(co_hdrout_write(r, START_MS, f), -EIO);
+    fclose(f);
+}
+
+/* ---- internals and co_result_clear ---------------------------------- */
+
+static void test_helpers(void)
+{
+    char buf[40];
+    CHECK(co__fmt_double(buf, sizeof(buf), 0.1) && strcmp(buf, "0.1") == 0);
+    CHECK(co__fmt_double(buf, sizeof(buf), 1250.0) && strcmp(buf, "1250") == 0);
+    CHECK(co__fmt_double(buf, sizeof(buf), 1.0 / 3) && strtod(buf, NULL) == 1.0 / 3);
+    CHECK(co__fmt_double(buf, sizeof(buf), -1e300) && strtod(buf, NULL) == -1e300);
+    CHECK(!co__fmt_double(buf, sizeof(buf), NAN) && buf[0] == '\0');
+    CHECK(!co__fmt_double(buf, sizeof(buf), -INFINITY));
+    const struct {
+        const char *s;
+        size_t len;
+    } seqs[] = {
+        {"a", 1},
+        {"\xc3\xa9", 2},
+        {"\xe2\x80\xa8", 3},
+        {"\xf0\x9f\x98\x80", 4},
+        {"\xc0\x80", 0},
+        {"\xe0\x80\x80", 0},
+        {"\xed\xa0\x80", 0},
+        {"\xf4\x90\x80\x80", 0},
+        {"\xc3", 0},
+        {"\xc3(", 0},
+        {"\x80", 0},
+        {"\xff", 0},
+        {"\xf0\x9f\x98", 0},
+    };
+    for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
+        CHECK_MSG(co__utf8_seq_len((const unsigned char *)seqs[i].s, strlen(seqs[i].s)) ==
+                      seqs[i].len,
+                  "sequence %zu", i);
+}
+
 int main(void)
 {
-    return 77;
+    if (mkdtemp(tmpdir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_helpers();
+    test_tags();
+    struct co_result r = {0};
+    build_result(&r);
+    char *json = path_in("run.json"), *csv = path_in("run.csv"), *hlog = path_in("run.hlog");
+    struct pr_error err = {0};
+    CHECK_EQ_U64(co_json_write_file(&r, json, &err), 0);
+    CHECK_EQ_U64(co_csv_write_file(&r, csv, &err), 0);
+    CHECK_EQ_U64(co_hdrout_write_file(&r, START_MS, hlog, &err), 0);
+    char *tmp = path_in("run.json.tmp");
+    CHECK(!exists(tmp));
+    free(tmp);
+    check_json(&r, json);
+    check_csv(&r, csv);
+    check_hdr(&r, hlog);
+    /* Writing again replaces the file whole. */
+    CHECK_EQ_U64(co_json_write_file(&r, json, &err), 0);
+    check_json(&r, json);
+    test_json_empty();
+    test_errors(&r);
+
+    co_result_clear(&r);
+    struct co_result zero = {0};
+    CHECK(memcmp(&r, &zero, sizeof(r)) == 0);
+    co_result_clear(&r); /* twice: a no-op */
+
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    if (getenv("TEST_CO_OUTPUT_KEEP") != NULL) /* to look at the files */
+        printf("kept %s\n", tmpdir);
+    else if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    free(json);
+    free(csv);
+    free(hlog);
+    return TEST_END();
 }
