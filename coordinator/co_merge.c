@@ -1,0 +1,196 @@
+#include "co_merge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+    struct co_interval_result iv; /* merged figures */
+    uint8_t *seen;                /* per agent: its STATS is in */
+    bool closed;                  /* printed or skipped */
+};
+
+struct co_merge {
+    uint32_t n_agents;
+    uint32_t *threads;    /* per agent connections */
+    bool *lost;           /* per agent */
+    uint32_t *n_stats;    /* per agent STATS merged */
+    uint32_t *n_late;     /* per agent late STATS */
+    uint64_t interval_ns; /* I */
+    struct slot *slots;   /* index k */
+    uint64_t n_slots;
+    uint64_t next;         /* lowest interval not closed */
+    bool keep_agent_hists; /* fill co_interval_result.agent_lat */
+};
+
+co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
+                       bool keep_agent_hists)
+{
+    co_merge *m = pr_xcalloc(1, sizeof(*m));
+    m->keep_agent_hists = keep_agent_hists;
+    m->n_agents = n_agents;
+    m->threads = pr_xcalloc(n_agents, sizeof(*m->threads));
+    if (threads)
+        memcpy(m->threads, threads, n_agents * sizeof(*threads));
+    m->lost = pr_xcalloc(n_agents, sizeof(*m->lost));
+    m->n_stats = pr_xcalloc(n_agents, sizeof(*m->n_stats));
+    m->n_late = pr_xcalloc(n_agents, sizeof(*m->n_late));
+    m->interval_ns = (uint64_t)(interval_ms ? interval_ms : 1000) * 1000000u;
+    return m;
+}
+
+static struct slot *slot_at(co_merge *m, uint64_t k)
+{
+    if (k >= m->n_slots) {
+        uint64_t n = k + 1 > m->n_slots * 2 ? k + 1 : m->n_slots * 2;
+        m->slots = pr_xrealloc(m->slots, n * sizeof(*m->slots));
+        memset(m->slots + m->n_slots, 0, (n - m->n_slots) * sizeof(*m->slots));
+        m->n_slots = n;
+    }
+    struct slot *s = &m->slots[k];
+    if (s->seen == NULL) {
+        s->seen = pr_xcalloc(m->n_agents, 1);
+        s->iv.k = k;
+        s->iv.lat = pr_hist_new();
+        s->iv.agent_lat = pr_xcalloc(m->n_agents, sizeof(pr_hist *));
+        s->iv.len_s = (double)m->interval_ns / 1e9;
+        s->iv.t_s = (double)(k + 1) * s->iv.len_s;
+    }
+    return s;
+}
+
+int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, bool *late)
+{
+    *late = false;
+    if (agent >= m->n_agents || st->k >= CO_MERGE_MAX_INTERVALS)
+        return PR_ERANGE;
+    struct slot *s = slot_at(m, st->k);
+    if (s->seen[agent])
+        return PR_ERANGE;
+    s->seen[agent] = 1;
+    struct co_interval_result *iv = &s->iv;
+    pr_counters_add(&iv->ctr, &st->ctr);
+    pr_hist_add(iv->lat, st->lat);
+    if (m->keep_agent_hists) {
+        iv->agent_lat[agent] = pr_hist_new();
+        pr_hist_copy(iv->agent_lat[agent], st->lat);
+    }
+    iv->agents_reporting++;
+    iv->threads += m->threads[agent];
+    if (st->cpu_pct > iv->cpu_pct_max)
+        iv->cpu_pct_max = st->cpu_pct;
+    if (st->lag_max_us > iv->lag_max_us)
+        iv->lag_max_us = st->lag_max_us;
+    m->n_stats[agent]++;
+    if (s->closed) {
+        iv->late = true;
+        m->n_late[agent]++;
+        *late = true;
+    }
+    return 0;
+}
+
+void co_merge_agent_lost(co_merge *m, uint32_t agent)
+{
+    if (agent < m->n_agents)
+        m->lost[agent] = true;
+}
+
+uint32_t co_merge_live(const co_merge *m)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_agents; i++)
+        n += !m->lost[i];
+    return n;
+}
+
+static bool all_live_reported(const co_merge *m, const struct slot *s)
+{
+    for (uint32_t i = 0; i < m->n_agents; i++)
+        if (!m->lost[i] && (s->seen == NULL || !s->seen[i]))
+            return false;
+    return true;
+}
+
+bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t *k, bool *early)
+{
+    uint64_t boundary = (m->next + 1) * m->interval_ns;
+    struct slot *s = m->next < m->n_slots ? &m->slots[m->next] : NULL;
+    bool all = s && s->seen && all_live_reported(m, s);
+
+    *k = m->next;
+    /* 50 ms of tolerance for clock offset error before calling it a tail. */
+    *early = all && elapsed_ns + 50000000u < boundary;
+    return all || elapsed_ns >= boundary + grace_ns;
+}
+
+void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s)
+{
+    struct slot *s = slot_at(m, k);
+    s->closed = true;
+    s->iv.printed = printed;
+    s->iv.len_s = len_s;
+    s->iv.agents_expected = co_merge_live(m);
+    for (uint32_t i = 0; i < m->n_agents; i++)
+        if (!s->seen[i] && m->lost[i])
+            s->iv.partial = true;
+    if (k == m->next)
+        while (m->next < m->n_slots && m->slots[m->next].closed)
+            m->next++;
+}
+
+const struct co_interval_result *co_merge_get(const co_merge *m, uint64_t k)
+{
+    return k < m->n_slots && m->slots[k].seen ? &m->slots[k].iv : NULL;
+}
+
+uint64_t co_merge_count(const co_merge *m)
+{
+    uint64_t n = m->n_slots;
+    while (n > 0 && m->slots[n - 1].seen == NULL)
+        n--;
+    return n;
+}
+
+uint32_t co_merge_agent_intervals(const co_merge *m, uint32_t agent)
+{
+    return agent < m->n_agents ? m->n_stats[agent] : 0;
+}
+
+uint32_t co_merge_agent_late(const co_merge *m, uint32_t agent)
+{
+    return agent < m->n_agents ? m->n_late[agent] : 0;
+}
+
+void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n)
+{
+    uint64_t count = co_merge_count(m);
+    *out = pr_xcalloc(count + 1, sizeof(**out));
+    *n = 0;
+    for (uint64_t k = 0; k < count; k++) {
+        struct slot *s = slot_at(m, k); /* an interval nobody reported is kept, empty */
+        (*out)[(*n)++] = s->iv;
+        memset(&s->iv, 0, sizeof(s->iv));
+    }
+}
+
+void co_merge_destroy(co_merge **mp)
+{
+    co_merge *m = mp ? *mp : NULL;
+    if (m == NULL)
+        return;
+    for (uint64_t k = 0; k < m->n_slots; k++) {
+        struct slot *s = &m->slots[k];
+        pr_hist_destroy(&s->iv.lat);
+        for (uint32_t i = 0; s->iv.agent_lat && i < m->n_agents; i++)
+            pr_hist_destroy(&s->iv.agent_lat[i]);
+        free(s->iv.agent_lat);
+        free(s->seen);
+    }
+    free(m->slots);
+    free(m->threads);
+    free(m->lost);
+    free(m->n_stats);
+    free(m->n_late);
+    free(m);
+    *mp = NULL;
+}

@@ -1,0 +1,72 @@
+/* co_merge: per-interval merging of the agents' STATS (DESIGN.md §2.5, §5).
+ *
+ * Interval k covers [t0 + k*I, t0 + (k+1)*I). Each agent's STATS(k) is
+ * added exactly (counters field by field, histograms bucket by bucket), so
+ * the merged percentiles are those of every sample pooled. A line is due
+ * when every live agent has reported k, or once its boundary plus the grace
+ * period has passed; a STATS arriving after its line was printed is still
+ * merged and marks the interval (and the agent) late. An agent declared
+ * lost is no longer waited for; intervals it did not report are partial.
+ *
+ * Thread: one thread. The intervals are co_result's plain data, moved out
+ * with co_merge_take().
+ */
+#ifndef CO_MERGE_H
+#define CO_MERGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "co_result.h"
+#include "pr_msg.h"
+
+/* Bound on interval indexes accepted (a bad k cannot make us allocate). */
+#define CO_MERGE_MAX_INTERVALS (1u << 22)
+
+typedef struct co_merge co_merge;
+
+/* threads[i]: connections of agent i (for the interval's thread count).
+ * keep_agent_hists: also keep each agent's own histogram per interval
+ * (co_interval_result.agent_lat, for --hdr-log); otherwise agent_lat
+ * entries stay NULL and memory stays one histogram per interval. */
+co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
+                       bool keep_agent_hists);
+
+/* Merge agent's STATS. Returns 0 (with *late true when its line was
+ * already printed) or PR_ERANGE (k beyond the bound, or a second STATS for
+ * the same k from the same agent: ignored). */
+int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, bool *late);
+
+/* From now on the agent is not waited for. */
+void co_merge_agent_lost(co_merge *m, uint32_t agent);
+
+/* The lowest interval not yet printed, when it is due at elapsed_ns (time
+ * since t0 on our clock) with the given grace: returns true and sets *k.
+ * *early is set when every live agent reported it before its boundary (the
+ * agents stopped inside it: a tail interval, not a full one). */
+bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t *k, bool *early);
+
+/* Mark interval k handled: printed (a line went out) or skipped (a tail);
+ * len_s is its length for rates. Later STATS for it count as late. */
+void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s);
+
+/* Interval k (NULL when none arrived for it). Borrowed. */
+const struct co_interval_result *co_merge_get(const co_merge *m, uint64_t k);
+
+/* Number of interval slots (highest k + 1). */
+uint64_t co_merge_count(const co_merge *m);
+
+/* Live agents (not lost). */
+uint32_t co_merge_live(const co_merge *m);
+
+/* Per agent: STATS received and late ones. */
+uint32_t co_merge_agent_intervals(const co_merge *m, uint32_t agent);
+uint32_t co_merge_agent_late(const co_merge *m, uint32_t agent);
+
+/* Move the intervals out (ownership to the caller, who frees them through
+ * co_result_clear). m keeps nothing. */
+void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n);
+
+void co_merge_destroy(co_merge **m);
+
+#endif

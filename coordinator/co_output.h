@@ -1,0 +1,14 @@
+/* co_output: the files a run writes (--json, --csv, --hdr-log), from its
+ * co_result, after the report. A file that cannot be written is reported
+ * on stderr naming it; the others are still written. */
+#ifndef CO_OUTPUT_H
+#define CO_OUTPUT_H
+
+#include "co_args.h"
+#include "co_result.h"
+
+/* Write every file a asks for. 0, or -1 when any failed (each named on
+ * stderr). Prints where each file went. */
+int co_output_write(const struct co_args *a, const struct co_result *res);
+
+#endif

@@ -1,0 +1,839 @@
+#include "co_run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <unistd.h>
+
+#include "co_fleet.h"
+#include "co_keys.h"
+#include "co_merge.h"
+#include "co_plan.h"
+#include "co_report.h"
+#include "co_spawn.h"
+#include "co_summary.h"
+#include "pr_split.h"
+
+#define SETUP_TIMEOUT_MS 60000 /* PLAN to READY, at least */
+#define STOP_WAIT_MS     10000 /* ABORT to DONE */
+#define FINISH_SLACK_MS  60000 /* past --time before we give up on DONE */
+#define START_LEAD_MS    200   /* START goes out this long before t0, at least */
+
+static volatile sig_atomic_t interrupts;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    if (++interrupts >= 2) {
+        static const char msg[] = "\nstampede: interrupted twice: exiting now, without a report\n";
+        if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+            _exit(1);
+        _exit(1);
+    }
+}
+
+/* One agent of the run, in name order. */
+struct agent {
+    int peer;               /* fleet peer number */
+    bool in_phase;          /* has a PLAN in the current phase */
+    bool ready;             /* READY (or ERROR) answered */
+    bool done;              /* DONE received in the current phase */
+    bool lost;              /* lost or said BYE */
+    char error[1024];       /* its setup or run error, "" if none */
+    struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
+    pr_hist *stats_lat;     /* merge of its STATS histograms */
+    double cpu_sum;         /* sum of STATS.cpu */
+};
+
+struct run {
+    const struct co_args *a;
+    FILE *out;
+    struct co_result *res;
+    co_keyring *kr;         /* authorized agent keys */
+    struct co_keypair keys; /* ours (listen mode) */
+    co_spawn *spawn;        /* local agents, or NULL */
+    co_fleet *fleet;
+    co_plan *plan;
+    co_merge *merge;      /* run command only */
+    struct agent *agents; /* n in name order */
+    uint32_t n;
+    uint64_t seed;
+    uint64_t t0_ns; /* START instant, our clock */
+    uint32_t interval_ms;
+    uint64_t end_ns;          /* when the last DONE came */
+    bool stopping;            /* ABORT sent */
+    uint64_t stop_ns;         /* when */
+    struct pr_msg_stat *srv0; /* lead's first server sample */
+    uint32_t n_srv0;
+    struct pr_msg_stat *srv_last; /* lead's latest sample */
+    uint32_t n_srv_last;
+    uint64_t prev_questions; /* lead's previous Questions, for server QPS */
+    bool have_prev_questions;
+    uint64_t rows_done; /* prepare progress */
+    double *srv_qps;    /* per interval: server QPS, < 0 unknown */
+    uint64_t n_srv_qps;
+};
+
+static void fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Record the first reason the run failed; later ones are printed only. */
+static void fail(struct run *r, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "stampede: %s\n", msg);
+    if (r->res->exit_status == CO_EXIT_OK) {
+        r->res->exit_status = CO_EXIT_FAILED;
+        free(r->res->exit_reason);
+        r->res->exit_reason = pr_xstrdup(msg);
+    }
+}
+
+static int agent_of_peer(const struct run *r, int peer)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->agents[i].peer == peer)
+            return (int)i;
+    return -1;
+}
+
+static const char *agent_name(const struct run *r, uint32_t i)
+{
+    return co_fleet_peer(r->fleet, r->agents[i].peer)->name;
+}
+
+static double since_t0_s(const struct run *r)
+{
+    uint64_t now = co_fleet_now_ns();
+    return r->t0_ns && now > r->t0_ns ? (double)(now - r->t0_ns) / 1e9 : 0.0;
+}
+
+/* Keys and endpoint: local spawned agents, or --listen with key files. */
+static int open_fleet(struct run *r, const char *self_exe)
+{
+    const struct co_args *a = r->a;
+    struct pr_error err = {0};
+    struct co_fleet_config fc = {.max_agents = a->agents};
+
+    if (a->listen == NULL) {
+        r->kr = co_keyring_new();
+        r->spawn = co_spawn_new(a->agents, a->agent_bin, self_exe, a->agent_workers, r->kr, &err);
+        if (r->spawn == NULL)
+            goto bad;
+        fc.endpoint = co_spawn_endpoint(r->spawn);
+        fc.keys = co_spawn_server_keys(r->spawn);
+        fc.keyring = r->kr;
+    } else {
+        fc.endpoint = a->listen;
+        if (!a->plaintext) {
+            if (a->secret_key_file == NULL || a->authorized_keys == NULL) {
+                fail(r, "--listen needs --secret-key-file and --authorized-keys (make keys with "
+                        "`stampede keygen DIR NAME`), or --plaintext on loopback");
+                return -1;
+            }
+            if (co_keys_read_secret(a->secret_key_file, &r->keys, &err) != 0 ||
+                (r->kr = co_keyring_load(a->authorized_keys, &err)) == NULL)
+                goto bad;
+            fc.keys = &r->keys;
+            fc.keyring = r->kr;
+        } else {
+            fprintf(stderr,
+                    "stampede: WARNING: control traffic on %s is PLAIN TEXT "
+                    "(unencrypted, unauthenticated; loopback only)\n",
+                    a->listen);
+        }
+    }
+    r->fleet = co_fleet_new(&fc, &err);
+    if (r->fleet == NULL)
+        goto bad;
+    if (r->spawn && co_spawn_start(r->spawn, &err) != 0)
+        goto bad;
+    return 0;
+bad:
+    fail(r, "%s", err.msg);
+    return -1;
+}
+
+/* Wait for --agents agents and their clock pings. */
+static int gather(struct run *r)
+{
+    const struct co_args *a = r->a;
+    uint64_t deadline = co_fleet_now_ns() + (uint64_t)a->agent_wait_s * 1000000000u;
+    struct co_fleet_event ev;
+
+    while (!interrupts) {
+        size_t have = co_fleet_count(r->fleet);
+        bool clocks = have >= a->agents;
+        for (size_t i = 0; clocks && i < have; i++)
+            clocks = co_fleet_peer(r->fleet, (int)i)->pongs >= CO_FLEET_PINGS / 2;
+        if (clocks)
+            return 0;
+        if (co_fleet_now_ns() > deadline) {
+            fail(r, "only %zu of %u agents joined within %u s%s", have, a->agents, a->agent_wait_s,
+                 a->listen ? ": start more agents, check their --coordinator and keys, or lower "
+                             "--agents / raise --agent-wait"
+                           : ": the local agents did not start (see their messages above)");
+            return -1;
+        }
+        if (r->spawn && co_spawn_exited(r->spawn) > 0) {
+            fail(r, "a local stampede-agent exited before the run (see its message above)");
+            return -1;
+        }
+        co_fleet_next(r->fleet, &ev, 100);
+        if (ev.type == CO_FLEET_REFUSED)
+            fprintf(stderr, "stampede: %s\n", ev.text);
+        else if (ev.type == CO_FLEET_LOST || ev.type == CO_FLEET_BYE)
+            fprintf(stderr, "stampede: agent %s left before the run\n",
+                    co_fleet_peer(r->fleet, ev.peer)->name);
+        co_fleet_event_clear(&ev);
+    }
+    fail(r, "interrupted while waiting for agents");
+    return -1;
+}
+
+/* Agents in name order, their weights, the seed and the plan. */
+static int make_plan(struct run *r)
+{
+    const struct co_args *a = r->a;
+    uint32_t n = (uint32_t)co_fleet_count(r->fleet);
+    const char **names = pr_xcalloc(n, sizeof(*names));
+    uint32_t *perm = pr_xcalloc(n, sizeof(*perm));
+    uint64_t *w = NULL;
+    struct pr_error err = {0};
+    int rc = 0;
+
+    for (uint32_t i = 0; i < n; i++)
+        names[i] = co_fleet_peer(r->fleet, (int)i)->name;
+    pr_split_order(names, n, perm);
+    r->n = n;
+    r->agents = pr_xcalloc(n, sizeof(*r->agents));
+    for (uint32_t i = 0; i < n; i++)
+        r->agents[i].peer = (int)perm[i];
+    if (a->n_weights) {
+        w = pr_xcalloc(n, sizeof(*w));
+        for (uint32_t k = 0; k < a->n_weights && rc == 0; k++) {
+            int found = -1;
+            for (uint32_t i = 0; i < n; i++)
+                if (strcmp(agent_name(r, i), a->weights[k].name) == 0)
+                    found = (int)i;
+            if (found < 0) {
+                fail(r, "--agent-weights names '%s', which is not one of the agents",
+                     a->weights[k].name);
+                rc = -1;
+            } else {
+                w[found] = a->weights[k].value;
+            }
+        }
+        for (uint32_t i = 0; rc == 0 && i < n; i++)
+            if (w[i] == 0)
+                w[i] = 1; /* an agent not named keeps the default weight */
+    }
+    r->seed = (uint64_t)pr_opts_int(a->opts, "rand-seed");
+    if (r->seed == 0)
+        r->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (rc == 0 && (r->plan = co_plan_new(a, n, w, r->seed, &err)) == NULL) {
+        fail(r, "%s", err.msg);
+        rc = -1;
+    }
+    free(names);
+    free(perm);
+    free(w);
+    return rc;
+}
+
+static void copy_srv(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
+                     uint32_t n_src)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        free((*dst)[i].name);
+    free(*dst);
+    *dst = pr_xcalloc(n_src + 1, sizeof(**dst));
+    for (uint32_t i = 0; i < n_src; i++)
+        (*dst)[i] = (struct pr_msg_stat){pr_xstrdup(src[i].name), src[i].value};
+    *n = n_src;
+}
+
+static bool srv_value(const struct pr_msg_stat *s, uint32_t n, const char *name, uint64_t *v)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(s[i].name, name) == 0) {
+            *v = s[i].value;
+            return true;
+        }
+    return false;
+}
+
+static void on_error_msg(struct run *r, uint32_t i, const struct pr_msg_error *e)
+{
+    struct agent *ag = &r->agents[i];
+    char db[64] = "";
+    if (e->db_errno)
+        snprintf(db, sizeof(db), " [server error %u, SQLSTATE %s]", e->db_errno, e->sqlstate);
+    snprintf(ag->error, sizeof(ag->error), "%s (%s) %s: %s%s", agent_name(r, i),
+             co_fleet_peer(r->fleet, ag->peer)->host, pr_phase_name(e->phase), e->message, db);
+}
+
+/* Send this phase's PLANs and wait until every agent with one answered. */
+static int setup_phase(struct run *r, uint32_t phase)
+{
+    uint32_t waiting = 0, conns = 0;
+    struct co_fleet_event ev;
+
+    for (uint32_t i = 0; i < r->n; i++) {
+        struct agent *ag = &r->agents[i];
+        const struct pr_msg *plan = co_plan_msg(r->plan, phase, i);
+        ag->in_phase = plan != NULL && !ag->lost;
+        ag->ready = ag->done = false;
+        if (!ag->in_phase)
+            continue;
+        struct pr_msg m = *plan; /* sent as is; co_fleet sets run and seq */
+        co_fleet_send(r->fleet, ag->peer, &m);
+        waiting++;
+        conns += plan->u.plan.conns;
+    }
+    uint64_t deadline = co_fleet_now_ns() + (uint64_t)(SETUP_TIMEOUT_MS + conns * 20u) * 1000000u;
+    while (waiting > 0 && !interrupts && co_fleet_now_ns() < deadline) {
+        co_fleet_next(r->fleet, &ev, 100);
+        int i = ev.peer >= 0 ? agent_of_peer(r, ev.peer) : -1;
+        if (i >= 0 && r->agents[i].in_phase && !r->agents[i].ready) {
+            struct agent *ag = &r->agents[i];
+            if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
+                r->res->agents[i].db_rtt_us = ev.msg.u.ready.db_rtt_us;
+                ag->ready = true;
+                waiting--;
+            } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_ERROR) {
+                on_error_msg(r, (uint32_t)i, &ev.msg.u.error);
+                ag->ready = true;
+                waiting--;
+            } else if (ev.type == CO_FLEET_LOST || ev.type == CO_FLEET_BYE) {
+                snprintf(ag->error, sizeof(ag->error), "%s was lost during setup (%s)",
+                         agent_name(r, (uint32_t)i),
+                         ev.type == CO_FLEET_BYE ? ev.msg.u.bye.reason : ev.text);
+                ag->lost = ag->ready = true;
+                waiting--;
+            }
+        } else if (ev.type == CO_FLEET_REFUSED) {
+            fprintf(stderr, "stampede: %s\n", ev.text);
+        }
+        co_fleet_event_clear(&ev);
+    }
+    bool bad = waiting > 0 || interrupts;
+    for (uint32_t i = 0; i < r->n; i++)
+        bad = bad || r->agents[i].error[0];
+    if (!bad)
+        return 0;
+    co_fleet_broadcast_stop(r->fleet, "the run was aborted during setup", false);
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->agents[i].error[0])
+            fprintf(stderr, "stampede: agent %s\n", r->agents[i].error);
+    if (interrupts)
+        fail(r, "interrupted during setup; no load was started");
+    else if (waiting > 0)
+        fail(r, "%u agent(s) did not answer the plan within %u s; no load was started", waiting,
+             (SETUP_TIMEOUT_MS + conns * 20u) / 1000u);
+    else
+        fail(r, "setup failed on %s; no load was started",
+             r->n > 1 ? "one or more agents (reasons above)" : "the agent (reason above)");
+    return -1;
+}
+
+/* Agents report every --report-interval, or every second without one (the
+ * JSON/CSV intervals and liveness still need them). */
+static uint32_t interval_ms_of(const struct co_args *a)
+{
+    int64_t ri = pr_opts_int(a->opts, "report-interval");
+    return ri > 0 ? (uint32_t)ri * 1000u : 1000u;
+}
+
+static void send_start(struct run *r)
+{
+    uint64_t lead_ns = (uint64_t)START_LEAD_MS * 1000000u;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint64_t rtt = co_fleet_peer(r->fleet, r->agents[i].peer)->rtt_ns;
+        if (2 * rtt + 50000000u > lead_ns)
+            lead_ns = 2 * rtt + 50000000u;
+    }
+    r->t0_ns = co_fleet_now_ns() + lead_ns;
+    r->interval_ms = interval_ms_of(r->a);
+    for (uint32_t i = 0; i < r->n; i++) {
+        if (!r->agents[i].in_phase)
+            continue;
+        struct pr_msg m;
+        pr_msg_init(&m, PR_MSG_START, NULL, 0);
+        m.u.start.t0_ns = r->t0_ns;
+        m.u.start.interval_ms = r->interval_ms;
+        co_fleet_send(r->fleet, r->agents[i].peer, &m);
+    }
+}
+
+/* The lead's server sample: interval server QPS, first and last samples. */
+static void on_server_sample(struct run *r, const struct pr_msg_stats *st)
+{
+    uint64_t q = 0;
+    if (st->n_srv == 0)
+        return;
+    if (r->srv0 == NULL)
+        copy_srv(&r->srv0, &r->n_srv0, st->srv, st->n_srv);
+    copy_srv(&r->srv_last, &r->n_srv_last, st->srv, st->n_srv);
+    if (!srv_value(st->srv, st->n_srv, "Questions", &q))
+        return;
+    if (r->have_prev_questions && st->k < CO_MERGE_MAX_INTERVALS) {
+        if (st->k >= r->n_srv_qps) {
+            r->srv_qps = pr_xrealloc(r->srv_qps, (st->k + 1) * sizeof(*r->srv_qps));
+            for (uint64_t k = r->n_srv_qps; k <= st->k; k++)
+                r->srv_qps[k] = -1.0;
+            r->n_srv_qps = st->k + 1;
+        }
+        r->srv_qps[st->k] = (double)(q - r->prev_questions) / ((double)r->interval_ms / 1000.0);
+    }
+    r->prev_questions = q;
+    r->have_prev_questions = true;
+}
+
+static void on_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
+{
+    struct agent *ag = &r->agents[i];
+    struct co_agent_result *ar = &r->res->agents[i];
+    bool late = false;
+
+    if (r->merge == NULL)
+        return; /* prepare progress: see co_run_progress */
+    if (co_merge_add(r->merge, i, st, &late) != 0)
+        return;
+    pr_counters_add(&ag->sum, &st->ctr);
+    if (ag->stats_lat == NULL)
+        ag->stats_lat = pr_hist_new();
+    pr_hist_add(ag->stats_lat, st->lat);
+    ag->cpu_sum += st->cpu_pct;
+    if (st->cpu_pct > ar->cpu_pct_max)
+        ar->cpu_pct_max = st->cpu_pct;
+    if (st->lag_max_us > ar->lag_max_us)
+        ar->lag_max_us = st->lag_max_us;
+    if (st->lag_p99_us > ar->lag_p99_us)
+        ar->lag_p99_us = st->lag_p99_us;
+    if (st->slip_us > ar->slip_max_us)
+        ar->slip_max_us = st->slip_us;
+    if (i == 0)
+        on_server_sample(r, st);
+}
+
+static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
+{
+    struct agent *ag = &r->agents[i];
+    struct co_agent_result *ar = &r->res->agents[i];
+
+    ag->done = true;
+    r->end_ns = co_fleet_now_ns();
+    pr_counters_add(&ar->ctr, &d->ctr);
+    if (ar->lat == NULL)
+        ar->lat = pr_hist_new();
+    pr_hist_add(ar->lat, d->lat);
+    ar->done = true;
+    ar->start_skew_us = d->start_skew_us;
+    if (d->status != 0) {
+        ar->status = d->status;
+        free(ar->reason);
+        ar->reason = pr_xstrdup(d->reason);
+        fail(r, "agent %s failed: %s", agent_name(r, i), d->reason);
+        if (!r->stopping) {
+            co_fleet_broadcast_stop(r->fleet, "another agent failed", false);
+            r->stopping = true;
+            r->stop_ns = co_fleet_now_ns();
+        }
+    }
+}
+
+static void on_lost(struct run *r, uint32_t i, const char *why)
+{
+    struct agent *ag = &r->agents[i];
+    struct co_agent_result *ar = &r->res->agents[i];
+    const struct co_peer *p = co_fleet_peer(r->fleet, ag->peer);
+
+    if (ag->lost)
+        return;
+    ag->lost = true;
+    ar->lost = true;
+    ar->lost_at_s = since_t0_s(r);
+    ar->status = PR_EINVAL;
+    free(ar->reason);
+    ar->reason = pr_xstrdup(why);
+    if (r->merge)
+        co_merge_agent_lost(r->merge, i);
+    fprintf(stderr, "stampede: agent %s (%s) lost at %.1f s: %s\n", p->name, p->host, ar->lost_at_s,
+            why);
+    if (ag->done || r->stopping)
+        return;
+    if (r->a->on_loss == CO_LOSS_ABORT) {
+        fail(r,
+             "agent %s (%s) was lost; run aborted (--on-agent-loss=continue finishes with "
+             "the others)",
+             p->name, p->host);
+        co_fleet_broadcast_stop(r->fleet, "another agent was lost", false);
+        r->stopping = true;
+        r->stop_ns = co_fleet_now_ns();
+    } else {
+        fprintf(stderr, "stampede: continuing with the other agents (--on-agent-loss=continue)\n");
+    }
+}
+
+static void print_interval(struct run *r, uint64_t k)
+{
+    const struct co_interval_result *iv = co_merge_get(r->merge, k);
+    const struct co_args *a = r->a;
+    uint32_t live = co_merge_live(r->merge);
+    pr_hist *empty = NULL;
+
+    if (pr_opts_int(a->opts, "report-interval") <= 0)
+        return;
+    if (iv == NULL)
+        empty = pr_hist_new();
+    struct co_report_opts o = {
+        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
+        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
+        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
+        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+    };
+    struct co_report_interval line = {
+        .time_s = (double)(k + 1) * r->interval_ms / 1000.0,
+        .interval_s = r->interval_ms / 1000.0,
+        .threads_running = iv ? iv->threads : 0,
+        .counters = iv ? iv->ctr : (struct pr_counters){0},
+        .hist = iv ? iv->lat : empty,
+        .queue_len = iv ? iv->ctr.ev_queued : 0,
+        .concurrency = iv ? iv->threads : 0,
+    };
+    uint32_t reporting = iv ? iv->agents_reporting : 0;
+    uint32_t lost = r->n - live;
+    if (reporting < r->n && reporting + lost < r->n)
+        line.marks |= CO_REPORT_LATE;
+    if (lost > 0 && reporting < r->n)
+        line.marks |= CO_REPORT_PARTIAL;
+    co_report_interval(r->out, &o, &line);
+    fflush(r->out);
+    pr_hist_destroy(&empty);
+}
+
+/* Print (or skip, for a tail) every interval that is due. final: the run
+ * is over, everything left is due. */
+static void flush_intervals(struct run *r, bool final)
+{
+    uint64_t k, now = co_fleet_now_ns();
+    uint64_t elapsed = now > r->t0_ns ? now - r->t0_ns : 0;
+    uint64_t ivl_ns = (uint64_t)r->interval_ms * 1000000u;
+    uint64_t grace = r->a->grace_ms ? (uint64_t)r->a->grace_ms * 1000000u
+                                    : (ivl_ns / 2 < 1000000000u ? ivl_ns / 2 : 1000000000u);
+    bool early;
+
+    if (r->merge == NULL || r->t0_ns == 0)
+        return;
+    while (co_merge_due(r->merge, final ? UINT64_MAX / 2 : elapsed, grace, &k, &early)) {
+        if (final && k >= co_merge_count(r->merge))
+            break;
+        uint64_t start = k * ivl_ns, end = (k + 1) * ivl_ns;
+        uint64_t stop = r->end_ns > r->t0_ns ? r->end_ns - r->t0_ns : elapsed;
+        bool tail = early || (final && end > stop + 50000000u);
+        double len = (double)r->interval_ms / 1000.0;
+        if (tail)
+            len = stop > start ? (double)((stop < end ? stop : end) - start) / 1e9 : 0.0;
+        if (!tail)
+            print_interval(r, k);
+        co_merge_close(r->merge, k, !tail, len);
+    }
+}
+
+static bool phase_over(const struct run *r)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->agents[i].in_phase && !r->agents[i].done && !r->agents[i].lost)
+            return false;
+    return true;
+}
+
+static void request_stop(struct run *r, const char *why)
+{
+    if (r->stopping)
+        return;
+    co_fleet_broadcast_stop(r->fleet, why, false);
+    r->stopping = true;
+    r->stop_ns = co_fleet_now_ns();
+}
+
+/* Watchdogs: agents that do not finish after a stop or long past --time. */
+static void check_overdue(struct run *r)
+{
+    uint64_t now = co_fleet_now_ns();
+    uint64_t time_s = (uint64_t)pr_opts_int(r->a->opts, "time");
+    bool after_stop = r->stopping && now > r->stop_ns + (uint64_t)STOP_WAIT_MS * 1000000u;
+    bool overdue = r->a->cmd == PR_CMD_RUN && time_s > 0 &&
+                   now > r->t0_ns + (time_s * 1000u + FINISH_SLACK_MS) * 1000000u;
+
+    if (!after_stop && !overdue)
+        return;
+    if (overdue && !r->stopping) {
+        fail(r, "the agents did not finish %d s after --time=%" PRIu64 "; stopping them",
+             FINISH_SLACK_MS / 1000, time_s);
+        request_stop(r, "the run is overdue");
+        return;
+    }
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->agents[i].in_phase && !r->agents[i].done && !r->agents[i].lost)
+            on_lost(r, i, "no DONE within 10 s of the stop");
+}
+
+static void handle_event(struct run *r, struct co_fleet_event *ev)
+{
+    int i = ev->peer >= 0 ? agent_of_peer(r, ev->peer) : -1;
+
+    if (ev->type == CO_FLEET_REFUSED) {
+        fprintf(stderr, "stampede: %s\n", ev->text);
+        return;
+    }
+    if (i < 0)
+        return;
+    if (ev->type == CO_FLEET_LOST) {
+        on_lost(r, (uint32_t)i, ev->text);
+    } else if (ev->type == CO_FLEET_BYE) {
+        if (!r->agents[i].done)
+            on_lost(r, (uint32_t)i, ev->msg.u.bye.reason);
+    } else if (ev->msg.type == PR_MSG_STATS) {
+        on_stats(r, (uint32_t)i, &ev->msg.u.stats);
+    } else if (ev->msg.type == PR_MSG_DONE) {
+        on_done(r, (uint32_t)i, &ev->msg.u.done);
+    } else if (ev->msg.type == PR_MSG_ERROR) {
+        on_error_msg(r, (uint32_t)i, &ev->msg.u.error);
+        fprintf(stderr, "stampede: agent %s\n", r->agents[i].error);
+    }
+}
+
+/* START, then events until every agent of the phase is done or lost. */
+static void drive_phase(struct run *r)
+{
+    struct co_fleet_event ev;
+    int seen_interrupts = 0;
+
+    send_start(r);
+    while (!phase_over(r)) {
+        co_fleet_next(r->fleet, &ev, 50);
+        handle_event(r, &ev);
+        co_fleet_event_clear(&ev);
+        if (interrupts > seen_interrupts) {
+            seen_interrupts = interrupts;
+            fprintf(stderr, "\nstampede: interrupted: stopping the agents (again to exit at "
+                            "once)\n");
+            fail(r, "interrupted by the user; results are partial");
+            request_stop(r, "interrupted on the coordinator");
+        }
+        flush_intervals(r, false);
+        check_overdue(r);
+    }
+    if (r->end_ns == 0)
+        r->end_ns = co_fleet_now_ns();
+    flush_intervals(r, true);
+}
+
+/* Per-agent identity and clock figures, in name order. */
+static void init_results(struct run *r)
+{
+    struct co_result *res = r->res;
+    res->n_agents = r->n;
+    res->agents = pr_xcalloc(r->n + 1, sizeof(*res->agents));
+    for (uint32_t i = 0; i < r->n; i++) {
+        const struct co_peer *p = co_fleet_peer(r->fleet, r->agents[i].peer);
+        struct co_agent_result *ar = &res->agents[i];
+        const struct pr_msg *plan = co_plan_msg(r->plan, co_plan_phases(r->plan) - 1, i);
+        ar->name = pr_xstrdup(p->name);
+        ar->host = pr_xstrdup(p->host);
+        ar->region = pr_xstrdup(p->region);
+        ar->cores = p->cores;
+        ar->threads = plan ? plan->u.plan.conns : 0;
+        ar->rate = plan ? plan->u.plan.rate : 0;
+        ar->clock_offset_ns = p->offset_ns;
+        ar->clock_rtt_ns = p->rtt_ns;
+        ar->reason = pr_xstrdup("");
+    }
+}
+
+/* Totals of lost agents from their STATS; CPU means; intervals; server. */
+static void finish_results(struct run *r)
+{
+    struct co_result *res = r->res;
+
+    for (uint32_t i = 0; i < r->n; i++) {
+        struct agent *ag = &r->agents[i];
+        struct co_agent_result *ar = &res->agents[i];
+        if (!ar->done && ag->stats_lat) {
+            ar->ctr = ag->sum;
+            ar->lat = pr_hist_new();
+            pr_hist_add(ar->lat, ag->stats_lat);
+        }
+        if (r->merge) {
+            ar->intervals = co_merge_agent_intervals(r->merge, i);
+            ar->late_intervals = co_merge_agent_late(r->merge, i);
+            ar->cpu_pct_avg = ar->intervals ? ag->cpu_sum / ar->intervals : 0.0;
+        }
+        if (!ar->lat)
+            ar->lat = pr_hist_new();
+    }
+    if (r->merge) {
+        co_merge_take(r->merge, &res->intervals, &res->n_intervals);
+        for (uint32_t k = 0; k < res->n_intervals; k++) {
+            bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
+            res->intervals[k].has_server = known;
+            res->intervals[k].server_qps = known ? r->srv_qps[k] : 0.0;
+        }
+    }
+    if (r->srv0 && r->srv_last) {
+        res->server = pr_xcalloc(r->n_srv_last + 1, sizeof(*res->server));
+        for (uint32_t i = 0; i < r->n_srv_last; i++) {
+            uint64_t start = 0;
+            if (!srv_value(r->srv0, r->n_srv0, r->srv_last[i].name, &start))
+                continue;
+            res->server[res->n_server++] = (struct co_server_delta){pr_xstrdup(r->srv_last[i].name),
+                                                                    start, r->srv_last[i].value};
+        }
+    }
+    res->time_s = r->end_ns > r->t0_ns ? (double)(r->end_ns - r->t0_ns) / 1e9 : 0.0;
+    res->bad_frames = co_fleet_bad_frames(r->fleet);
+    res->refused_agents = co_fleet_refused(r->fleet);
+    co_summary_totals(res);
+}
+
+static void fill_header(struct run *r)
+{
+    const struct co_args *a = r->a;
+    struct co_result *res = r->res;
+    res->tool = pr_xstrdup("stampede");
+    res->version = pr_xstrdup(STAMPEDE_VERSION);
+    res->workload = pr_xstrdup(a->workload ? a->workload : "");
+    res->command = pr_xstrdup(pr_plan_cmd_name(a->cmd));
+    res->opt_names = pr_xcalloc(a->n_passthrough + 1, sizeof(char *));
+    res->opt_values = pr_xcalloc(a->n_passthrough + 1, sizeof(char *));
+    for (uint32_t i = 0; i < a->n_passthrough; i++) {
+        const char *kv = a->passthrough[i], *eq = strchr(kv, '=');
+        size_t len = eq ? (size_t)(eq - kv) : strlen(kv);
+        res->opt_names[i] = pr_xmalloc(len + 1);
+        memcpy(res->opt_names[i], kv, len);
+        res->opt_names[i][len] = '\0';
+        res->opt_values[i] = pr_xstrdup(eq ? eq + 1 : "on");
+    }
+    res->n_opts = a->n_passthrough;
+    res->threads = (uint32_t)pr_opts_int(a->opts, "threads");
+    res->report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval");
+    res->percentile = (uint32_t)pr_opts_int(a->opts, "percentile");
+    res->exit_reason = pr_xstrdup("");
+}
+
+static void print_header(struct run *r)
+{
+    const struct co_args *a = r->a;
+    if (a->cmd != PR_CMD_RUN) {
+        fprintf(r->out, "stampede %s (sysbench 1.0.20 compatible)\n\n", STAMPEDE_VERSION);
+        return;
+    }
+    struct co_report_opts o = {
+        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
+        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
+        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
+        .seed = (uint64_t)pr_opts_int(a->opts, "rand-seed"),
+        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+    };
+    co_report_header(r->out, &o);
+    fflush(r->out);
+}
+
+/* What a prepare / cleanup / prewarm phase does, before it starts. */
+static void print_phase(struct run *r, uint32_t phase)
+{
+    const struct co_args *a = r->a;
+    uint32_t tables = (uint32_t)pr_opts_int(a->opts, "tables"), busy = 0;
+    for (uint32_t i = 0; i < r->n; i++)
+        busy += r->agents[i].in_phase;
+    const char *name = co_plan_phase_name(r->plan, phase);
+    if (a->cmd == PR_CMD_PREPARE)
+        fprintf(r->out, "%s: %u table(s) of %" PRId64 " rows over %u agent(s)...\n",
+                strcmp(name, "prepare") ? name : "Creating and loading", tables,
+                pr_opts_int(a->opts, "table_size"), busy);
+    else if (a->cmd == PR_CMD_CLEANUP)
+        fprintf(r->out, "Dropping %u table(s) 'sbtest1'..'sbtest%u' through agent %s...\n", tables,
+                tables, agent_name(r, 0));
+    else
+        fprintf(r->out, "Prewarming %u table(s) through agent %s...\n", tables, agent_name(r, 0));
+    fflush(r->out);
+}
+
+static void free_run(struct run *r)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        pr_hist_destroy(&r->agents[i].stats_lat);
+    free(r->agents);
+    copy_srv(&r->srv0, &r->n_srv0, NULL, 0);
+    copy_srv(&r->srv_last, &r->n_srv_last, NULL, 0);
+    free(r->srv0);
+    free(r->srv_last);
+    free(r->srv_qps);
+    co_merge_destroy(&r->merge);
+    co_plan_destroy(&r->plan);
+    if (r->fleet && r->res->exit_status == CO_EXIT_OK)
+        co_fleet_broadcast_stop(r->fleet, "run finished", true);
+    co_fleet_destroy(&r->fleet);
+    co_spawn_destroy(&r->spawn, 3000);
+    co_keyring_destroy(&r->kr);
+    memset(&r->keys, 0, sizeof(r->keys));
+}
+
+static void run_phases(struct run *r)
+{
+    for (uint32_t ph = 0; ph < co_plan_phases(r->plan); ph++) {
+        if (setup_phase(r, ph) != 0)
+            return;
+        if (r->a->cmd == PR_CMD_RUN) {
+            uint32_t *threads = pr_xcalloc(r->n, sizeof(*threads));
+            for (uint32_t i = 0; i < r->n; i++)
+                threads[i] = r->res->agents[i].threads;
+            r->merge =
+                co_merge_new(r->n, threads, interval_ms_of(r->a), r->a->hdr_log_path != NULL);
+            free(threads);
+        } else {
+            print_phase(r, ph);
+        }
+        drive_phase(r);
+        if (r->res->exit_status != CO_EXIT_OK)
+            return;
+    }
+}
+
+int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_result *res)
+{
+    struct run r = {.a = a, .out = out, .res = res};
+    struct sigaction sa = {.sa_handler = on_interrupt};
+
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    interrupts = 0;
+    fill_header(&r);
+    print_header(&r);
+    if (open_fleet(&r, self_exe) == 0 && gather(&r) == 0 && make_plan(&r) == 0) {
+        init_results(&r);
+        run_phases(&r);
+        finish_results(&r);
+        if (a->cmd == PR_CMD_RUN && r.t0_ns) {
+            co_summary_print_final(out, a, res);
+            co_summary_print_agents(out, res);
+        } else if (res->exit_status == CO_EXIT_OK) {
+            fprintf(out, "Done in %.1f s.\n", res->time_s);
+        }
+    }
+    fflush(out);
+    free_run(&r);
+    return res->exit_status;
+}

@@ -1,0 +1,28 @@
+/* co_run: one stampede command carried out end to end (DESIGN.md §2).
+ *
+ * Gather the agents (spawned locally, or remote on --listen), measure their
+ * clocks, send each its PLAN, wait for every READY (any ERROR aborts the
+ * run before load, with every agent's reason), START at one instant,
+ * merge the intervals and print the sysbench lines as they become due,
+ * collect the DONE totals, then print the final report and the stampede
+ * section and fill *res for the output files. SIGINT stops the run
+ * cleanly (a second one exits at once); a lost agent aborts the run or,
+ * with --on-agent-loss=continue, is left out of what follows.
+ *
+ * Thread: the caller's; it installs a SIGINT/SIGTERM handler for the run.
+ */
+#ifndef CO_RUN_H
+#define CO_RUN_H
+
+#include <stdio.h>
+
+#include "co_args.h"
+#include "co_result.h"
+
+/* Carry out a->cmd. Prints the report to out and problems to stderr.
+ * self_exe: this executable's path (to find a local stampede-agent).
+ * Returns CO_EXIT_OK or CO_EXIT_FAILED; *res (zeroed by the caller) holds
+ * everything measured, even after a failure. */
+int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_result *res);
+
+#endif

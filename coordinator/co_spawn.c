@@ -1,0 +1,218 @@
+#include "co_spawn.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct co_spawn {
+    uint32_t n;               /* agents */
+    char dir[64];             /* private directory */
+    char bin[4096];           /* agent executable */
+    char endpoint[128];       /* ipc://dir/coord.sock */
+    struct co_keypair server; /* coordinator keys */
+    pid_t *pids;              /* per agent, 0 = not running */
+};
+
+static bool is_exec(const char *path)
+{
+    return access(path, X_OK) == 0;
+}
+
+/* Beside self, in the build tree, then on $PATH. */
+static int find_agent(co_spawn *s, const char *agent_bin, const char *self_exe,
+                      struct pr_error *err)
+{
+    char self[4096], *dir;
+
+    if (agent_bin) {
+        snprintf(s->bin, sizeof(s->bin), "%s", agent_bin);
+        if (!is_exec(s->bin))
+            return pr_error_set(err, PR_EINVAL, "--agent-bin=%s is not an executable", agent_bin);
+        return 0;
+    }
+    snprintf(self, sizeof(self), "%s", self_exe ? self_exe : "");
+    dir = dirname(self);
+    snprintf(s->bin, sizeof(s->bin), "%s/stampede-agent", dir);
+    if (is_exec(s->bin))
+        return 0;
+    snprintf(s->bin, sizeof(s->bin), "%s/../agent/stampede-agent", dir);
+    if (is_exec(s->bin))
+        return 0;
+    const char *path = getenv("PATH");
+    char *copy = pr_xstrdup(path ? path : "/usr/local/bin:/usr/bin:/bin"), *save = NULL;
+    for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(s->bin, sizeof(s->bin), "%s/stampede-agent", d);
+        if (is_exec(s->bin)) {
+            free(copy);
+            return 0;
+        }
+    }
+    free(copy);
+    return pr_error_set(err, PR_EINVAL,
+                        "cannot find stampede-agent beside %s or on $PATH; install it or give "
+                        "--agent-bin=PATH",
+                        self_exe ? self_exe : "stampede");
+}
+
+static int write_config(co_spawn *s, uint32_t i, const char *name, uint32_t workers,
+                        struct pr_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s.conf", s->dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL)
+        return pr_error_set(err, -errno, "cannot write %s: %s", path, strerror(errno));
+    fprintf(f,
+            "# local agent %u, written by stampede for one run\n"
+            "coordinator = %s\ncoordinator-key = %s\nsecret-key-file = %s/%s.secret\n"
+            "name = %s\nworkers = %u\nlog-level = warn\n",
+            i + 1, s->endpoint, s->server.public_key, s->dir, name, name, workers);
+    return fclose(f) == 0 ? 0 : pr_error_set(err, -EIO, "cannot write %s", path);
+}
+
+static void agent_name(const co_spawn *s, uint32_t i, char *out, size_t len)
+{
+    int width = s->n >= 1000 ? 4 : s->n >= 100 ? 3 : s->n >= 10 ? 2 : 1;
+    snprintf(out, len, "local-%0*u", width, i + 1);
+}
+
+co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, uint32_t workers,
+                       co_keyring *kr, struct pr_error *err)
+{
+    co_spawn *s = pr_xcalloc(1, sizeof(*s));
+    s->n = n;
+    s->pids = pr_xcalloc(n, sizeof(*s->pids));
+    snprintf(s->dir, sizeof(s->dir), "/tmp/stampede-XXXXXX");
+    if (find_agent(s, agent_bin, self_exe, err) != 0)
+        goto fail;
+    if (mkdtemp(s->dir) == NULL) {
+        pr_error_set(err, -errno, "cannot create a private directory in /tmp: %s", strerror(errno));
+        s->dir[0] = '\0';
+        goto fail;
+    }
+    snprintf(s->endpoint, sizeof(s->endpoint), "ipc://%s/coord.sock", s->dir);
+    if (co_keys_generate(&s->server, err) != 0)
+        goto fail;
+    for (uint32_t i = 0; i < n; i++) {
+        struct co_keypair kp;
+        char name[32];
+        agent_name(s, i, name, sizeof(name));
+        if (co_keys_generate(&kp, err) != 0 || co_keys_write(s->dir, name, &kp, err) != 0 ||
+            write_config(s, i, name, workers, err) != 0 ||
+            co_keyring_add(kr, kp.public_key, name) != 0)
+            goto fail;
+        memset(kp.secret_key, 0, sizeof(kp.secret_key));
+    }
+    return s;
+fail:
+    co_spawn_destroy(&s, 0);
+    return NULL;
+}
+
+const struct co_keypair *co_spawn_server_keys(const co_spawn *s)
+{
+    return &s->server;
+}
+
+const char *co_spawn_endpoint(const co_spawn *s)
+{
+    return s->endpoint;
+}
+
+int co_spawn_start(co_spawn *s, struct pr_error *err)
+{
+    pid_t parent = getpid();
+    for (uint32_t i = 0; i < s->n; i++) {
+        char name[32], conf[160];
+        agent_name(s, i, name, sizeof(name));
+        snprintf(conf, sizeof(conf), "--config=%s/%s.conf", s->dir, name);
+        pid_t pid = fork();
+        if (pid < 0)
+            return pr_error_set(err, -errno, "fork: %s", strerror(errno));
+        if (pid == 0) {
+            setpgid(0, 0);
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (getppid() != parent)
+                _exit(1);
+            execl(s->bin, s->bin, conf, (char *)NULL);
+            fprintf(stderr, "stampede: cannot run %s: %s\n", s->bin, strerror(errno));
+            _exit(127);
+        }
+        s->pids[i] = pid;
+    }
+    return 0;
+}
+
+uint32_t co_spawn_exited(co_spawn *s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (s->pids[i] > 0 && waitpid(s->pids[i], NULL, WNOHANG) == s->pids[i])
+            s->pids[i] = -1;
+        n += s->pids[i] < 0;
+    }
+    return n;
+}
+
+static bool all_reaped(co_spawn *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->pids[i] > 0) {
+            if (waitpid(s->pids[i], NULL, WNOHANG) != s->pids[i])
+                return false;
+            s->pids[i] = -1;
+        }
+    return true;
+}
+
+/* The directory holds only files we wrote and the ipc socket. */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[512];
+
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+void co_spawn_destroy(co_spawn **sp, int timeout_ms)
+{
+    co_spawn *s = sp ? *sp : NULL;
+    if (s == NULL)
+        return;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->pids[i] > 0)
+            kill(s->pids[i], SIGTERM);
+    for (int waited = 0; !all_reaped(s) && waited < timeout_ms; waited += 10)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->pids[i] > 0) {
+            kill(s->pids[i], SIGKILL);
+            waitpid(s->pids[i], NULL, 0);
+        }
+    if (s->dir[0])
+        remove_dir(s->dir);
+    free(s->pids);
+    free(s);
+    *sp = NULL;
+}

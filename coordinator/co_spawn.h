@@ -1,0 +1,44 @@
+/* co_spawn: local agents for a run without --listen (DESIGN.md §1, §8).
+ *
+ * Creates a private directory (0700) holding fresh CURVE keys (one pair for
+ * the coordinator, one per agent), one config file per agent and the ipc
+ * endpoint, so local agents need no setup and no secret is in argv. The
+ * agents run in their own process group (a terminal's Ctrl-C reaches only
+ * the coordinator, which stops them cleanly) and get SIGTERM if the
+ * coordinator dies (PR_SET_PDEATHSIG).
+ *
+ * Agents are named "local-1".."local-N" (zero padded when N >= 10 so name
+ * order is number order).
+ */
+#ifndef CO_SPAWN_H
+#define CO_SPAWN_H
+
+#include <stdint.h>
+
+#include "co_keys.h"
+#include "pr_err.h"
+
+typedef struct co_spawn co_spawn;
+
+/* Prepare n agents: directory, keys (each agent's public key is added to
+ * kr), configs. agent_bin NULL: stampede-agent beside self_exe, then in the
+ * build tree (../agent/), then $PATH. workers: per agent, 0 = cores. NULL
+ * with err on failure. */
+co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, uint32_t workers,
+                       co_keyring *kr, struct pr_error *err);
+
+/* The coordinator's key pair and the endpoint to bind (borrowed). */
+const struct co_keypair *co_spawn_server_keys(const co_spawn *s);
+const char *co_spawn_endpoint(const co_spawn *s);
+
+/* Start the agent processes. 0 or -errno (fork/exec failed). */
+int co_spawn_start(co_spawn *s, struct pr_error *err);
+
+/* Number of agents that exited so far (reaped without blocking). */
+uint32_t co_spawn_exited(co_spawn *s);
+
+/* SIGTERM every agent still running, wait up to timeout_ms, then SIGKILL;
+ * remove the directory; free; *s becomes NULL. */
+void co_spawn_destroy(co_spawn **s, int timeout_ms);
+
+#endif

@@ -1,0 +1,171 @@
+#include "co_summary.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_report.h"
+
+/* Saturation thresholds: mean CPU above this share of the agent's cores,
+ * or event-loop lag p99 above this, says the client was the limit. */
+#define SATURATED_CPU_SHARE 0.85
+#define SATURATED_LAG_US    10000
+
+static bool server_value(const struct co_result *res, const char *name, uint64_t *delta)
+{
+    for (uint32_t i = 0; i < res->n_server; i++)
+        if (strcmp(res->server[i].name, name) == 0) {
+            *delta = res->server[i].end - res->server[i].start;
+            return true;
+        }
+    return false;
+}
+
+/* The agents prepare every statement and execute it with COM_STMT_EXECUTE
+ * (sysbench --db-ps-mode=auto), BEGIN and COMMIT included, so each counted
+ * statement is one Com_stmt_execute on the server. */
+bool co_summary_server_statements(const struct co_result *res, uint64_t *statements)
+{
+    return server_value(res, "Com_stmt_execute", statements);
+}
+
+void co_summary_totals(struct co_result *res)
+{
+    memset(&res->total, 0, sizeof(res->total));
+    if (res->lat == NULL)
+        res->lat = pr_hist_new();
+    pr_hist_reset(res->lat);
+    for (uint32_t i = 0; i < res->n_agents; i++) {
+        struct co_agent_result *ag = &res->agents[i];
+        pr_counters_add(&res->total, &ag->ctr);
+        if (ag->lat)
+            pr_hist_add(res->lat, ag->lat);
+        double cores = ag->cores ? ag->cores : 1;
+        ag->saturated = ag->cpu_pct_avg >= SATURATED_CPU_SHARE * 100.0 * cores ||
+                        ag->lag_p99_us >= SATURATED_LAG_US;
+    }
+    res->client_statements = pr_counters_queries(&res->total);
+    uint64_t srv = 0;
+    res->server_checked = co_summary_server_statements(res, &srv);
+    if (res->server_checked) {
+        res->server_diff = (int64_t)(srv - res->client_statements);
+        res->server_match = res->server_diff == 0;
+    }
+}
+
+/* Threads fairness per connection, as sysbench: each agent's events and
+ * latency sum are spread evenly over its connections (we only know
+ * per-agent totals). */
+static struct co_report_unit *fairness_units(const struct co_result *res, size_t *n)
+{
+    size_t total = 0, k = 0;
+    for (uint32_t i = 0; i < res->n_agents; i++)
+        total += res->agents[i].threads ? res->agents[i].threads : 1;
+    struct co_report_unit *u = pr_xcalloc(total + 1, sizeof(*u));
+    for (uint32_t i = 0; i < res->n_agents; i++) {
+        const struct co_agent_result *ag = &res->agents[i];
+        uint64_t c = ag->threads ? ag->threads : 1;
+        uint64_t sum = ag->lat ? pr_hist_sum(ag->lat) : 0;
+        for (uint64_t j = 0; j < c; j++, k++) {
+            u[k].events = ag->ctr.transactions / c + (j < ag->ctr.transactions % c);
+            u[k].lat_sum_us = sum / c + (j < sum % c);
+        }
+    }
+    *n = total;
+    return u;
+}
+
+int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_result *res)
+{
+    size_t n_units = 0;
+    struct co_report_unit *units = fairness_units(res, &n_units);
+    struct co_report_opts o = {
+        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
+        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
+        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
+        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+        .histogram = pr_opts_bool(a->opts, "histogram"),
+    };
+    struct co_report_final fin = {
+        .counters = res->total,
+        .hist = res->lat,
+        .total_time_s = res->time_s,
+        .units = units,
+        .n_units = n_units,
+    };
+    int rc = co_report_final(out, &o, &fin);
+    free(units);
+    return rc;
+}
+
+static double ms(uint64_t us)
+{
+    return (double)us / 1000.0;
+}
+
+static void print_agent_row(FILE *out, const struct co_agent_result *ag, double time_s)
+{
+    double tps = time_s > 0 ? (double)ag->ctr.transactions / time_s : 0.0;
+    uint64_t p95 = ag->lat ? pr_hist_value_at_percentile(ag->lat, 95.0) : 0;
+    fprintf(
+        out, "    %-16s %-20s %6" PRIu32 " %11.2f %9.2f %7.1f %9.2f %9.3f %8.3f %5" PRIu32 "%s\n",
+        ag->name, ag->host, ag->threads, tps, ms(p95), ag->cpu_pct_avg, ms(ag->lag_p99_us),
+        (double)ag->clock_offset_ns / 1e6, (double)ag->start_skew_us / 1000.0, ag->late_intervals,
+        ag->lost     ? "  LOST"
+        : ag->status ? "  FAILED"
+                     : "");
+}
+
+static void print_server(FILE *out, const struct co_result *res)
+{
+    uint64_t questions = 0, srv = 0;
+    fprintf(out, "Server cross-check (lead agent, SHOW GLOBAL STATUS):\n");
+    if (!res->server_checked) {
+        fprintf(out, "    not available (no server samples from the lead agent)\n\n");
+        return;
+    }
+    double t = res->time_s > 0 ? res->time_s : 1.0;
+    if (server_value(res, "Questions", &questions))
+        fprintf(out, "    queries/s:   client %.2f, server %.2f (Questions)\n",
+                (double)res->client_statements / t, (double)questions / t);
+    co_summary_server_statements(res, &srv);
+    fprintf(out, "    statements:  client %" PRIu64 ", server %" PRIu64 " (Com_stmt_execute): ",
+            res->client_statements, srv);
+    if (res->server_match)
+        fprintf(out, "match\n\n");
+    else
+        fprintf(out,
+                "differ by %+" PRId64 " (other clients on the server, or statements the "
+                "agents did not count)\n\n",
+                res->server_diff);
+}
+
+void co_summary_print_agents(FILE *out, const struct co_result *res)
+{
+    fprintf(out, "Agents:\n");
+    fprintf(out, "    %-16s %-20s %6s %11s %9s %7s %9s %9s %8s %5s\n", "name", "host", "conns",
+            "tps", "p95 ms", "CPU %", "lag99 ms", "offset ms", "skew ms", "late");
+    for (uint32_t i = 0; i < res->n_agents; i++)
+        print_agent_row(out, &res->agents[i], res->time_s);
+    fprintf(out, "\n");
+    print_server(out, res);
+    for (uint32_t i = 0; i < res->n_agents; i++) {
+        const struct co_agent_result *ag = &res->agents[i];
+        if (ag->saturated)
+            fprintf(out,
+                    "WARNING: agent %s was saturated (mean CPU %.0f%% of %" PRIu32
+                    " cores, loop lag p99 %.1f ms): the client, not the server, may have "
+                    "limited this run; add agents or connections per agent elsewhere\n",
+                    ag->name, ag->cpu_pct_avg, ag->cores, ms(ag->lag_p99_us));
+        if (ag->lost)
+            fprintf(out,
+                    "WARNING: agent %s was lost at %.1f s (%s); its totals are the "
+                    "intervals it reported\n",
+                    ag->name, ag->lost_at_s, ag->reason);
+    }
+    if (res->bad_frames || res->refused_agents)
+        fprintf(out,
+                "Control channel: %" PRIu64 " malformed frames ignored, %" PRIu64
+                " agents refused\n",
+                res->bad_frames, res->refused_agents);
+}

@@ -1,0 +1,31 @@
+/* co_summary: the end of a run — totals from the agents, the sysbench final
+ * report, and the stampede section (per-agent table, server cross-check,
+ * client saturation warnings). DESIGN.md §5, §9.
+ */
+#ifndef CO_SUMMARY_H
+#define CO_SUMMARY_H
+
+#include <stdio.h>
+
+#include "co_args.h"
+#include "co_result.h"
+
+/* From res->agents (each with ctr, lat, cpu, lag filled): res->total,
+ * res->lat, each agent's saturated flag, and the server check from
+ * res->server (client_statements, server_match, server_diff,
+ * server_checked). */
+void co_summary_totals(struct co_result *res);
+
+/* The sysbench final report for a run (options from a). 0 or the
+ * co_report error. */
+int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_result *res);
+
+/* The stampede section: agents, server cross-check, warnings. */
+void co_summary_print_agents(FILE *out, const struct co_result *res);
+
+/* Server statements over the run from res->server, by the formula that
+ * matches the agents' counting (documented in the .c); false when the
+ * needed counters are missing. */
+bool co_summary_server_statements(const struct co_result *res, uint64_t *statements);
+
+#endif

@@ -1,0 +1,81 @@
+/* stampede: wires the command line to a run and its output files; nothing
+ * else here. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <unistd.h>
+
+#include "co_args.h"
+#include "co_keys.h"
+#include "co_output.h"
+#include "co_result.h"
+#include "co_run.h"
+
+static int keygen(const struct co_args *a)
+{
+    struct co_keypair kp;
+    struct pr_error err = {0};
+    if (co_keys_generate(&kp, &err) != 0 ||
+        co_keys_write(a->keygen_dir, a->keygen_name, &kp, &err) != 0) {
+        fprintf(stderr, "stampede keygen: %s\n", err.msg);
+        return 1;
+    }
+    printf("wrote %s/%s.secret (keep it private) and %s/%s.pub\n%s\n", a->keygen_dir,
+           a->keygen_name, a->keygen_dir, a->keygen_name, kp.public_key);
+    return 0;
+}
+
+static int help(const struct co_args *a)
+{
+    char *text =
+        a->action == CO_ACTION_HELP ? co_args_usage() : co_args_workload_usage(a->workload);
+    if (text == NULL) {
+        fprintf(stderr, "stampede: unknown workload '%s'\n", a->workload);
+        return 2;
+    }
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
+static const char *self_exe(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0 ? buf : NULL;
+}
+
+int main(int argc, char **argv)
+{
+    char exe[4096];
+    struct co_args a;
+    struct co_result res = {0};
+    struct pr_error err = {0};
+
+    if (co_args_parse(&a, argc, argv, getenv("MYSQL_PWD"), &err) != 0) {
+        fprintf(stderr, "stampede: %s\n", err.msg);
+        return 2;
+    }
+    if (a.warnings && *a.warnings)
+        fprintf(stderr, "%s", a.warnings);
+    int rc = 0;
+    switch (a.action) {
+    case CO_ACTION_VERSION:
+        printf("stampede %s (sysbench 1.0.20 compatible)\n", STAMPEDE_VERSION);
+        break;
+    case CO_ACTION_HELP:
+    case CO_ACTION_WL_HELP:
+        rc = help(&a);
+        break;
+    case CO_ACTION_KEYGEN:
+        rc = keygen(&a);
+        break;
+    case CO_ACTION_COMMAND:
+        rc = co_run(&a, self_exe(exe, sizeof(exe)), stdout, &res);
+        rc = co_output_write(&a, &res) != 0 && rc == 0 ? 1 : rc;
+        co_result_clear(&res);
+        break;
+    }
+    co_args_clear(&a);
+    return rc;
+}
