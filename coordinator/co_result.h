@@ -18,52 +18,52 @@
 
 /* One agent of the run, in name order (its plan index). */
 struct co_agent_result {
-    char *name;               /* HELLO name */
-    char *host;               /* HELLO hostname */
-    char *region;             /* HELLO region, "" when unset */
-    uint32_t cores;           /* HELLO cores */
-    uint32_t threads;         /* connections planned for it */
-    uint64_t rate;            /* its rate share, 0 = closed loop */
-    struct pr_counters ctr;   /* whole run: DONE, or the sum of its STATS if lost */
-    pr_hist *lat;             /* whole run latency (DONE, or merged STATS) */
-    double cpu_pct_avg;       /* mean STATS.cpu over its intervals, % of a core */
-    double cpu_pct_max;       /* highest STATS.cpu */
-    uint64_t lag_max_us;      /* highest STATS.lagmax */
-    uint64_t lag_p99_us;      /* highest STATS.lag99 */
-    uint64_t slip_max_us;     /* highest STATS.slip */
-    int64_t clock_offset_ns;  /* agent clock - coordinator clock, lowest-RTT sample */
-    uint64_t clock_rtt_ns;    /* that sample's round trip */
-    uint64_t db_rtt_us;       /* READY.rtt */
-    int64_t start_skew_us;    /* DONE.skew */
-    uint32_t intervals;       /* STATS received */
-    uint32_t late_intervals;  /* STATS that came after their line was printed */
-    bool saturated;           /* CPU or loop lag says the client was the limit */
-    bool done;                /* DONE received */
-    int32_t status;           /* DONE.code, or a PR_E code when lost/failed */
-    char *reason;             /* "" or why it failed / was lost */
-    bool lost;                /* went silent (DESIGN §7) */
-    double lost_at_s;         /* when it was declared lost, s since t0 */
+    char *name;              /* HELLO name */
+    char *host;              /* HELLO hostname */
+    char *region;            /* HELLO region, "" when unset */
+    uint32_t cores;          /* HELLO cores */
+    uint32_t threads;        /* connections planned for it */
+    uint64_t rate;           /* its rate share, 0 = closed loop */
+    struct pr_counters ctr;  /* whole run: DONE, or the sum of its STATS if lost */
+    pr_hist *lat;            /* whole run latency (DONE, or merged STATS) */
+    double cpu_pct_avg;      /* mean STATS.cpu over its intervals, % of a core */
+    double cpu_pct_max;      /* highest STATS.cpu */
+    uint64_t lag_max_us;     /* highest STATS.lagmax */
+    uint64_t lag_p99_us;     /* highest STATS.lag99 */
+    uint64_t slip_max_us;    /* highest STATS.slip */
+    int64_t clock_offset_ns; /* agent clock - coordinator clock, lowest-RTT sample */
+    uint64_t clock_rtt_ns;   /* that sample's round trip */
+    uint64_t db_rtt_us;      /* READY.rtt */
+    int64_t start_skew_us;   /* DONE.skew */
+    uint32_t intervals;      /* STATS received */
+    uint32_t late_intervals; /* STATS that came after their line was printed */
+    bool saturated;          /* CPU or loop lag says the client was the limit */
+    bool done;               /* DONE received */
+    int32_t status;          /* DONE.code, or a PR_E code when lost/failed */
+    char *reason;            /* "" or why it failed / was lost */
+    bool lost;               /* went silent (DESIGN §7) */
+    double lost_at_s;        /* when it was declared lost, s since t0 */
 };
 
 /* One report interval [t_s - len_s, t_s). */
 struct co_interval_result {
-    uint64_t k;                 /* interval index */
-    double t_s;                 /* end of the interval, s since t0 */
-    double len_s;               /* its length (the last may be shorter) */
-    struct pr_counters ctr;     /* merged over the agents that reported */
-    pr_hist *lat;               /* merged latency */
-    pr_hist **agent_lat;        /* per agent (n_agents entries, NULL: no report) */
-    uint32_t agents_reporting;  /* how many agents' STATS are merged in */
-    uint32_t agents_expected;   /* live agents when the line was due */
-    uint32_t threads;           /* connections of the reporting agents */
-    bool late;                  /* a STATS came after the line was printed */
-    bool partial;               /* an agent's figures are missing (lost) */
-    bool printed;               /* a report line was printed for it (a tail
-                                   interval after the stop is not) */
-    double cpu_pct_max;         /* highest agent CPU in it */
-    uint64_t lag_max_us;        /* highest agent loop lag in it */
-    bool has_server;            /* srv_qps is known */
-    double server_qps;          /* server Questions delta / len_s */
+    uint64_t k;                /* interval index */
+    double t_s;                /* end of the interval, s since t0 */
+    double len_s;              /* its length (the last may be shorter) */
+    struct pr_counters ctr;    /* merged over the agents that reported */
+    pr_hist *lat;              /* merged latency */
+    pr_hist **agent_lat;       /* per agent (n_agents entries, NULL: no report) */
+    uint32_t agents_reporting; /* how many agents' STATS are merged in */
+    uint32_t agents_expected;  /* live agents when the line was due */
+    uint32_t threads;          /* connections of the reporting agents */
+    bool late;                 /* a STATS came after the line was printed */
+    bool partial;              /* an agent's figures are missing (lost) */
+    bool printed;              /* a report line was printed for it (a tail
+                                  interval after the stop is not) */
+    double cpu_pct_max;        /* highest agent CPU in it */
+    uint64_t lag_max_us;       /* highest agent loop lag in it */
+    bool has_server;           /* srv_qps is known */
+    double server_qps;         /* server Questions delta / len_s */
 };
 
 /* A named server counter (SHOW GLOBAL STATUS) over the run. */
@@ -75,12 +75,12 @@ struct co_server_delta {
 enum co_exit_status { CO_EXIT_OK = 0, CO_EXIT_FAILED = 1, CO_EXIT_USAGE = 2 };
 
 struct co_result {
-    char *tool;                 /* "stampede" */
-    char *version;              /* STAMPEDE_VERSION */
-    char *workload;             /* canonical name */
-    char *command;              /* "prepare", "run", ... */
-    char **opt_names;           /* options in effect (explicit ones), n_opts */
-    char **opt_values;          /* password never included */
+    char *tool;        /* "stampede" */
+    char *version;     /* STAMPEDE_VERSION */
+    char *workload;    /* canonical name */
+    char *command;     /* "prepare", "run", ... */
+    char **opt_names;  /* options in effect (explicit ones), n_opts */
+    char **opt_values; /* password never included */
     uint32_t n_opts;
     uint32_t threads;           /* --threads over all agents */
     uint32_t report_interval_s; /* --report-interval, 0 = none */
@@ -89,9 +89,10 @@ struct co_result {
     uint32_t n_agents;
     struct co_interval_result *intervals; /* in k order */
     uint32_t n_intervals;
-    struct pr_counters total;   /* sum of the agents' totals */
-    pr_hist *lat;               /* merged whole-run latency */
-    double time_s;              /* run time (t0 to the last agent's DONE) */
+    struct pr_counters total;       /* sum of the agents' totals */
+    pr_hist *lat;                   /* merged whole-run latency */
+    double time_s;                  /* run time (t0 to the last agent's DONE) */
+    uint64_t start_unix_ms;         /* wall clock at t0, ms since the epoch (0: no start) */
     struct co_server_delta *server; /* lead agent's counters, n_server */
     uint32_t n_server;
     uint64_t client_statements; /* statements the agents counted (queries) */

@@ -362,6 +362,11 @@ static void send_start(struct run *r)
             lead_ns = 2 * rtt + 50000000u;
     }
     r->t0_ns = co_fleet_now_ns() + lead_ns;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    if (r->res->start_unix_ms == 0)
+        r->res->start_unix_ms =
+            (uint64_t)wall.tv_sec * 1000u + (uint64_t)wall.tv_nsec / 1000000u + lead_ns / 1000000u;
     r->interval_ms = interval_ms_of(r->a);
     for (uint32_t i = 0; i < r->n; i++) {
         if (!r->agents[i].in_phase)
@@ -620,6 +625,10 @@ static void drive_phase(struct run *r)
     int seen_interrupts = 0;
 
     send_start(r);
+    if (r->a->cmd == PR_CMD_RUN) {
+        co_report_started(r->out);
+        fflush(r->out);
+    }
     while (!phase_over(r)) {
         co_fleet_next(r->fleet, &ev, 50);
         handle_event(r, &ev);
@@ -781,7 +790,7 @@ static void free_run(struct run *r)
     free(r->srv_qps);
     co_merge_destroy(&r->merge);
     co_plan_destroy(&r->plan);
-    if (r->fleet && r->res->exit_status == CO_EXIT_OK)
+    if (r->fleet && r->spawn == NULL && r->res->exit_status == CO_EXIT_OK)
         co_fleet_broadcast_stop(r->fleet, "run finished", true);
     co_fleet_destroy(&r->fleet);
     co_spawn_destroy(&r->spawn, 3000);

@@ -140,8 +140,20 @@ static void print_server(FILE *out, const struct co_result *res)
                 res->server_diff);
 }
 
+static const char *saturation_why(const struct co_agent_result *ag, char *buf, size_t len)
+{
+    double cores = ag->cores ? ag->cores : 1;
+    if (ag->cpu_pct_avg >= SATURATED_CPU_SHARE * 100.0 * cores)
+        snprintf(buf, len, "mean CPU %.0f%% of its %" PRIu32 " cores", ag->cpu_pct_avg, ag->cores);
+    else
+        snprintf(buf, len, "event-loop lag p99 %.1f ms, above %.0f ms", ms(ag->lag_p99_us),
+                 ms(SATURATED_LAG_US));
+    return buf;
+}
+
 void co_summary_print_agents(FILE *out, const struct co_result *res)
 {
+    char why[128];
     fprintf(out, "Agents:\n");
     fprintf(out, "    %-16s %-20s %6s %11s %9s %7s %9s %9s %8s %5s\n", "name", "host", "conns",
             "tps", "p95 ms", "CPU %", "lag99 ms", "offset ms", "skew ms", "late");
@@ -153,10 +165,9 @@ void co_summary_print_agents(FILE *out, const struct co_result *res)
         const struct co_agent_result *ag = &res->agents[i];
         if (ag->saturated)
             fprintf(out,
-                    "WARNING: agent %s was saturated (mean CPU %.0f%% of %" PRIu32
-                    " cores, loop lag p99 %.1f ms): the client, not the server, may have "
-                    "limited this run; add agents or connections per agent elsewhere\n",
-                    ag->name, ag->cpu_pct_avg, ag->cores, ms(ag->lag_p99_us));
+                    "WARNING: agent %s looks saturated (%s): the client, not the server, may "
+                    "have limited this run; use more or bigger client machines\n",
+                    ag->name, saturation_why(ag, why, sizeof(why)));
         if (ag->lost)
             fprintf(out,
                     "WARNING: agent %s was lost at %.1f s (%s); its totals are the "
