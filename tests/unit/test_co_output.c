@@ -221,6 +221,9 @@ struct query {
 };
 
 static void q_vadd(struct query *q, double num, const char *str, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static void q_vadd(struct query *q, double num, const char *str, const char *fmt, va_list ap)
 {
     char buf[128];
     vsnprintf(buf, sizeof(buf), fmt, ap);
