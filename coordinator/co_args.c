@@ -1,2 +1,901 @@
-/* co_args: being written. */
-typedef int co_args_placeholder_;
+/* co_args: the stampede command line, sysbench 1.0.20 style. See co_args.h.
+ *
+ * Options may come before the workload, so the positional words are found
+ * first; the workload then decides which script options exist, and every
+ * option is applied in order: the --config-file's lines, then argv. */
+#include "co_args.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strings.h>
+#include <sys/stat.h>
+
+#define COMMANDS_MSG "Supported commands: prepare, prewarm, run, cleanup, help"
+#define MAX_AGENTS   100000
+#define MAX_WEIGHT   1000000000ULL
+#define MAX_WAIT_S   86400
+#define MAX_WORKERS  1024
+#define MAX_GRACE_MS 60000
+#define PASSWORD_WARN                                                                              \
+    "--mysql-password puts the password in the process list; prefer MYSQL_PWD or "                 \
+    "--mysql-password-file"
+
+/* Where an option came from, for error messages and the password warning. */
+struct origin {
+    const char *file; /* config file, NULL for argv */
+    unsigned line;    /* its line number */
+};
+
+/* One of stampede's own options: its setter gets the value (NULL when bare). */
+struct own_opt {
+    const char *name; /* canonical, '-' separated */
+    const char *arg;  /* how --help shows the value: "=N", "[=on|off]" */
+    const char *def;  /* default shown by --help, NULL for none */
+    const char *help; /* --help text */
+    int (*set)(struct co_args *a, const char *name, const char *v, struct pr_error *err);
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+/* Compare a (len bytes) with the canonical name b, '-' and '_' equal. */
+static bool name_eq(const char *a, size_t len, const char *b)
+{
+    size_t i = 0;
+
+    for (; i < len && b[i]; i++) {
+        char x = a[i] == '_' ? '-' : a[i];
+        char y = b[i] == '_' ? '-' : b[i];
+        if (x != y)
+            return false;
+    }
+    return i == len && b[i] == '\0';
+}
+
+static void set_str(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = pr_xstrdup(v);
+}
+
+/* Append one "WARNING: ..." line to a->warnings unless already there. */
+static void add_warning(struct co_args *a, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    int n = snprintf(line, sizeof line, "WARNING: ");
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    strcat(line, "\n");
+    if (strstr(a->warnings, line))
+        return;
+    size_t old = strlen(a->warnings);
+    a->warnings = pr_xrealloc(a->warnings, old + strlen(line) + 1);
+    strcpy(a->warnings + old, line);
+}
+
+/* Strict decimal in lo..hi. */
+static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                      struct pr_error *err)
+{
+    char *end;
+
+    if (v == NULL)
+        return pr_error_set(err, PR_EINVAL, "--%s: a value is required", name);
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end || errno || x < lo || x > hi)
+        return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not an integer in %llu..%llu", name, v,
+                            (unsigned long long)lo, (unsigned long long)hi);
+    *out = x;
+    return 0;
+}
+
+static int parse_u32(const char *name, const char *v, uint32_t lo, uint32_t hi, uint32_t *out,
+                     struct pr_error *err)
+{
+    uint64_t x;
+    int rc = parse_uint(name, v, lo, hi, &x, err);
+    if (rc == 0)
+        *out = (uint32_t)x;
+    return rc;
+}
+
+static int need_text(const char *name, const char *v, struct pr_error *err)
+{
+    if (v == NULL || *v == '\0')
+        return pr_error_set(err, PR_EINVAL, "--%s: a value is required (--%s=...)", name, name);
+    return 0;
+}
+
+/* ---- stampede's own options --------------------------------------------- */
+
+static int set_agents(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    return parse_u32(n, v, 1, MAX_AGENTS, &a->agents, err);
+}
+
+static int set_agent_wait(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    return parse_u32(n, v, 1, MAX_WAIT_S, &a->agent_wait_s, err);
+}
+
+static int set_agent_workers(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    return parse_u32(n, v, 0, MAX_WORKERS, &a->agent_workers, err);
+}
+
+static int set_grace(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    return parse_u32(n, v, 0, MAX_GRACE_MS, &a->grace_ms, err);
+}
+
+/* tcp://HOST:PORT (HOST may be [v6] or *) or ipc://PATH. */
+static bool endpoint_ok(const char *v)
+{
+    if (strncmp(v, "ipc://", 6) == 0)
+        return v[6] != '\0';
+    if (strncmp(v, "tcp://", 6) != 0)
+        return false;
+    const char *host = v + 6, *colon = strrchr(host, ':');
+    if (!colon || colon == host || (host[0] == '[' && colon[-1] != ']'))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    return colon[1] >= '0' && colon[1] <= '9' && !*end && !errno && port >= 1 && port <= 65535;
+}
+
+static int set_listen(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    int rc = need_text(n, v, err);
+    if (rc == 0 && !endpoint_ok(v))
+        rc =
+            pr_error_set(err, PR_EINVAL,
+                         "--listen: '%s' must be tcp://HOST:PORT (port 1..65535) or ipc://PATH", v);
+    if (rc == 0)
+        set_str(&a->listen, v);
+    return rc;
+}
+
+static void free_weights(struct co_args *a)
+{
+    for (uint32_t i = 0; i < a->n_weights; i++)
+        free(a->weights[i].name);
+    free(a->weights);
+    a->weights = NULL;
+    a->n_weights = 0;
+}
+
+/* One "NAME=W" item of --agent-weights (item is NUL terminated). */
+static int add_weight(struct co_args *a, char *item, struct pr_error *err)
+{
+    char *eq = strchr(item, '=');
+    uint64_t w;
+
+    if (!eq || eq == item)
+        return pr_error_set(err, PR_EINVAL, "--agent-weights: '%s' is not NAME=WEIGHT", item);
+    *eq = '\0';
+    if (parse_uint("agent-weights", eq + 1, 0, MAX_WEIGHT, &w, err) < 0)
+        return PR_EINVAL;
+    for (uint32_t i = 0; i < a->n_weights; i++)
+        if (strcmp(a->weights[i].name, item) == 0)
+            return pr_error_set(err, PR_EINVAL, "--agent-weights: agent '%s' given twice", item);
+    if (a->n_weights == CO_ARGS_MAX_WEIGHTS)
+        return pr_error_set(err, PR_EINVAL, "--agent-weights: more than %d agents",
+                            CO_ARGS_MAX_WEIGHTS);
+    a->weights = pr_xrealloc(a->weights, (a->n_weights + 1) * sizeof a->weights[0]);
+    a->weights[a->n_weights].name = pr_xstrdup(item);
+    a->weights[a->n_weights].value = w;
+    a->n_weights++;
+    return 0;
+}
+
+static int set_weights(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    int rc = need_text(n, v, err);
+    uint64_t sum = 0;
+
+    free_weights(a); /* a later --agent-weights replaces an earlier one */
+    char *copy = rc == 0 ? pr_xstrdup(v) : NULL;
+    for (char *s = copy, *next; rc == 0 && s; s = next) {
+        next = strchr(s, ',');
+        if (next)
+            *next++ = '\0';
+        rc = add_weight(a, s, err);
+    }
+    free(copy);
+    for (uint32_t i = 0; rc == 0 && i < a->n_weights; i++)
+        sum += a->weights[i].value;
+    if (rc == 0 && sum == 0)
+        rc = pr_error_set(err, PR_EINVAL, "--agent-weights: at least one weight must be > 0");
+    return rc;
+}
+
+static int set_agent_bin(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    int rc = need_text(n, v, err);
+    if (rc == 0)
+        set_str(&a->agent_bin, v);
+    return rc;
+}
+
+static int set_partition(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    for (int i = 0; v && i < PR_PART_COUNT_; i++)
+        if (strcmp(v, pr_partition_name((enum pr_partition)i)) == 0) {
+            a->part = (enum pr_partition)i;
+            return 0;
+        }
+    return pr_error_set(err, PR_EINVAL, "--partition: '%s' is not one of none, tables, rows",
+                        v ? v : "");
+}
+
+static int set_on_loss(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    if (v && strcmp(v, "abort") == 0)
+        a->on_loss = CO_LOSS_ABORT;
+    else if (v && strcmp(v, "continue") == 0)
+        a->on_loss = CO_LOSS_CONTINUE;
+    else
+        return pr_error_set(err, PR_EINVAL, "--on-agent-loss: '%s' is not abort or continue",
+                            v ? v : "");
+    return 0;
+}
+
+/* The string field an option name stores into. */
+static char **path_field(struct co_args *a, const char *n)
+{
+    if (strcmp(n, "json") == 0)
+        return &a->json_path;
+    if (strcmp(n, "csv") == 0)
+        return &a->csv_path;
+    if (strcmp(n, "hdr-log") == 0)
+        return &a->hdr_log_path;
+    if (strcmp(n, "secret-key-file") == 0)
+        return &a->secret_key_file;
+    return &a->authorized_keys;
+}
+
+static int set_path(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    int rc = need_text(n, v, err);
+    if (rc == 0)
+        set_str(path_field(a, n), v);
+    return rc;
+}
+
+static int set_plaintext(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    static const char *const on[] = {"on", "true", "1"}, *const off[] = {"off", "false", "0"};
+
+    for (size_t i = 0; i < 3; i++) {
+        if (!v || strcasecmp(v, on[i]) == 0)
+            return a->plaintext = true, 0;
+        if (strcasecmp(v, off[i]) == 0)
+            return a->plaintext = false, 0;
+    }
+    return pr_error_set(err, PR_EINVAL, "--plaintext: '%s' is not a boolean (on/off)", v);
+}
+
+/* --mysql-password-file: the password is the file's first line, without
+ * its line end. */
+static int set_password_file(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    struct stat st;
+    int rc = need_text(n, v, err);
+    FILE *f = rc == 0 ? fopen(v, "r") : NULL;
+
+    if (rc < 0)
+        return rc;
+    if (!f)
+        return pr_error_set(err, PR_EINVAL, "--mysql-password-file: %s: %s", v, strerror(errno));
+    if (getline(&line, &cap, f) < 0) {
+        free(line);
+        line = pr_xstrdup("");
+    }
+    fclose(f);
+    line[strcspn(line, "\r\n")] = '\0';
+    if (stat(v, &st) == 0 && (st.st_mode & 077))
+        add_warning(a, "--mysql-password-file: %s is readable by group or others; chmod 600 %s", v,
+                    v);
+    free(a->password);
+    a->password = line;
+    return 0;
+}
+
+static const struct own_opt own_opts[] = {
+    {"agents", "=N", "1", "number of agents to use", set_agents},
+    {"listen", "=ENDPOINT", NULL,
+     "wait for remote agents at tcp://ADDR:PORT or ipc://PATH; default: spawn --agents local "
+     "agents on a private endpoint",
+     set_listen},
+    {"agent-wait", "=SECONDS", "30", "how long to wait for the agents", set_agent_wait},
+    {"agent-weights", "=[NAME=W,...]", NULL,
+     "relative shares of the work per agent name (integers); default equal", set_weights},
+    {"agent-bin", "=PATH", NULL,
+     "local agent executable; default stampede-agent beside this program, then $PATH",
+     set_agent_bin},
+    {"agent-workers", "=N", "0", "event loops per local agent. 0 for one per core",
+     set_agent_workers},
+    {"partition", "=STRING", "none",
+     "confine each agent to its own part of the data {none,tables,rows}", set_partition},
+    {"on-agent-loss", "=STRING", "abort", "what a lost agent does to the run {abort,continue}",
+     set_on_loss},
+    {"json", "=FILE", NULL, "write the whole run as JSON to FILE", set_path},
+    {"csv", "=FILE", NULL, "write one CSV row per interval to FILE", set_path},
+    {"hdr-log", "=FILE", NULL, "write an HdrHistogram interval log to FILE", set_path},
+    {"secret-key-file", "=FILE", NULL, "coordinator CURVE secret key (Z85, first line)", set_path},
+    {"authorized-keys", "=FILE", NULL, "agent CURVE public keys admitted, one per line", set_path},
+    {"plaintext", "[=on|off]", "off", "no CURVE encryption (only with a loopback --listen)",
+     set_plaintext},
+    {"grace-ms", "=N", "0",
+     "how long after an interval boundary a line waits for late agents. 0 for half the "
+     "interval, at most 1000",
+     set_grace},
+    {"mysql-password-file", "=FILE", NULL,
+     "read the MySQL password from FILE's first line (or set MYSQL_PWD)", set_password_file},
+};
+
+#define N_OWN (sizeof own_opts / sizeof own_opts[0])
+
+static const struct own_opt *find_own(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_OWN; i++)
+        if (name_eq(name, len, own_opts[i].name))
+            return &own_opts[i];
+    return NULL;
+}
+
+/* ---- applying one option ------------------------------------------------ */
+
+/* Record "canonical=value" for the agents, replacing an earlier value. */
+static void add_passthrough(struct co_args *a, const char *name, const char *value)
+{
+    size_t nlen = strlen(name);
+    char *item = pr_xmalloc(nlen + strlen(value) + 2);
+
+    sprintf(item, "%s=%s", name, value);
+    for (uint32_t i = 0; i < a->n_passthrough; i++)
+        if (strncmp(a->passthrough[i], name, nlen) == 0 && a->passthrough[i][nlen] == '=') {
+            free(a->passthrough[i]);
+            a->passthrough[i] = item;
+            return;
+        }
+    a->passthrough = pr_xrealloc(a->passthrough, (a->n_passthrough + 1) * sizeof(char *));
+    a->passthrough[a->n_passthrough++] = item;
+}
+
+/* A sysbench (pr_opts) option: set it, warn for aliases, pass it through. */
+static int apply_sysbench(struct co_args *a, const char *name, const char *value,
+                          struct pr_error *err)
+{
+    const struct pr_opt_def *def = pr_opts_find(name);
+    const char *wl = a->workload;
+
+    if (!def && a->wl != PR_WL_BULK_INSERT)
+        return pr_error_set(err, PR_EINVAL, "unknown option --%s; see stampede --help", name);
+    if (def && def->group == PR_OPT_SCRIPT && !(def->workloads & (1u << a->wl)))
+        return pr_error_set(err, PR_EINVAL, "unknown option --%s for %s; see stampede %s help",
+                            def->name, wl, wl);
+    int rc = pr_opts_set(a->opts, name, value, err);
+    if (rc < 0)
+        return rc;
+    if (def && def->alias_of)
+        add_warning(a, "--%s is deprecated, use --%s instead", def->name, def->alias_of);
+    const char *canon = def ? (def->alias_of ? def->alias_of : def->name) : name;
+    add_passthrough(a, canon, value ? value : "on");
+    return 0;
+}
+
+/* Apply one "--name[=value]" from o. Help, version and config-file were
+ * taken care of before and are skipped here (refused in a config file). */
+static int apply_option(struct co_args *a, const char *arg, const struct origin *o,
+                        struct pr_error *err)
+{
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0' || arg[2] == '=')
+        return pr_error_set(err, PR_EINVAL, "unknown option %s; see stampede --help", arg);
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const char *value = eq ? eq + 1 : NULL;
+    char nbuf[128];
+
+    if (len >= sizeof nbuf)
+        return pr_error_set(err, PR_EINVAL, "unknown option --%.40s...; see stampede --help", name);
+    memcpy(nbuf, name, len);
+    nbuf[len] = '\0';
+    if (name_eq(name, len, "help") || name_eq(name, len, "version") ||
+        name_eq(name, len, "config-file")) {
+        if (o->file)
+            return pr_error_set(err, PR_EINVAL, "--%s is not allowed in a config file", nbuf);
+        return 0;
+    }
+    const struct own_opt *own = find_own(name, len);
+    if (own)
+        return own->set(a, own->name, value, err);
+    if (name_eq(name, len, "mysql-password")) {
+        if (!value)
+            return pr_error_set(err, PR_EINVAL, "--mysql-password: a value is required");
+        set_str(&a->password, value);
+        if (!o->file)
+            add_warning(a, PASSWORD_WARN);
+        return 0;
+    }
+    return apply_sysbench(a, nbuf, value, err);
+}
+
+/* Prefix err with "FILE:LINE: " for an option from a config file. */
+static int with_origin(int rc, const struct origin *o, struct pr_error *err)
+{
+    if (rc < 0 && o->file && err) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        pr_error_set(err, rc, "%s:%u: %s", o->file, o->line, msg);
+    }
+    return rc;
+}
+
+/* --config-file: one option per line, "name=value" or "--name=value". */
+static int apply_config(struct co_args *a, const char *path, struct pr_error *err)
+{
+    FILE *f = fopen(path, "r");
+    struct origin o = {path, 0};
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = 0;
+
+    if (!f)
+        return pr_error_set(err, PR_EINVAL, "--config-file: %s: %s", path, strerror(errno));
+    while (rc == 0 && getline(&line, &cap, f) >= 0) {
+        o.line++;
+        char *s = line + strspn(line, " \t");
+        size_t len = strcspn(s, "\r\n");
+        while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+            len--;
+        s[len] = '\0';
+        if (*s == '\0' || *s == '#')
+            continue;
+        char *arg = pr_xmalloc(len + 3);
+        sprintf(arg, "%s%s", strncmp(s, "--", 2) == 0 ? "" : "--", s);
+        rc = with_origin(apply_option(a, arg, &o, err), &o, err);
+        free(arg);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* ---- the whole command line --------------------------------------------- */
+
+/* What a first pass over argv finds: the words and the early options. */
+struct scan {
+    int pos[4];              /* argv indexes of positional words (first 4) */
+    int npos;                /* how many positional words */
+    int nopts;               /* how many options besides help/version */
+    bool help, version;      /* --help / --version given (and on) */
+    const char *config_file; /* last --config-file value */
+};
+
+/* True for "--NAME" or "--NAME=on|true|1" (any spelling of NAME); err on a
+ * value that is not a boolean. */
+static int flag_value(const char *arg, const char *name, bool *matched, bool *on,
+                      struct pr_error *err)
+{
+    const char *eq = strchr(arg + 2, '=');
+    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+
+    *matched = name_eq(arg + 2, len, name);
+    if (!*matched)
+        return 0;
+    pr_opts *tmp = pr_opts_new(-1);
+    int rc = pr_opts_set(tmp, name, eq ? eq + 1 : NULL, err);
+    if (rc == 0)
+        *on = pr_opts_bool(tmp, name);
+    pr_opts_destroy(&tmp);
+    return rc;
+}
+
+static int scan_args(int argc, char **argv, struct scan *s, struct pr_error *err)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        bool m = false, on = false;
+        if (arg[0] != '-') {
+            if (s->npos < 4)
+                s->pos[s->npos] = i;
+            s->npos++;
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0)
+            return pr_error_set(err, PR_EINVAL, "unknown option %s; see stampede --help", arg);
+        if (flag_value(arg, "help", &m, &on, err) < 0)
+            return PR_EINVAL;
+        if (m) {
+            s->help |= on;
+            continue;
+        }
+        if (flag_value(arg, "version", &m, &on, err) < 0)
+            return PR_EINVAL;
+        if (m) {
+            s->version |= on;
+            continue;
+        }
+        const char *eq = strchr(arg, '=');
+        if (name_eq(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), "config-file")) {
+            if (!eq || !eq[1])
+                return pr_error_set(err, PR_EINVAL, "--config-file: a file name is required");
+            s->config_file = eq + 1;
+        }
+        s->nopts++;
+    }
+    return 0;
+}
+
+static int workload_list(char *buf, size_t cap)
+{
+    size_t off = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < PR_WL_COUNT_ && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "%s%s", i ? ", " : "", pr_workload_name(i));
+    return 0;
+}
+
+static int parse_command(const char *word, enum pr_plan_cmd *cmd)
+{
+    for (int i = 0; i < PR_CMD_COUNT_; i++)
+        if (strcmp(word, pr_plan_cmd_name((enum pr_plan_cmd)i)) == 0)
+            return *cmd = (enum pr_plan_cmd)i, 0;
+    return -1;
+}
+
+static int parse_keygen(struct co_args *a, int argc, char **argv, const struct scan *s,
+                        struct pr_error *err)
+{
+    if (s->npos < 2 || s->npos > 3)
+        return pr_error_set(err, PR_EINVAL, "usage: stampede keygen DIR [NAME]");
+    if (s->nopts > 0)
+        return pr_error_set(err, PR_EINVAL,
+                            "keygen takes no options; usage: stampede keygen DIR "
+                            "[NAME]");
+    a->action = CO_ACTION_KEYGEN;
+    a->keygen_dir = pr_xstrdup(argv[s->pos[1]]);
+    a->keygen_name = pr_xstrdup(s->npos == 3 ? argv[s->pos[2]] : "stampede");
+    if (!*a->keygen_dir || !*a->keygen_name || strchr(a->keygen_name, '/'))
+        return pr_error_set(err, PR_EINVAL, "keygen: NAME must be a plain file name, not '%s'",
+                            a->keygen_name);
+    return 0;
+}
+
+/* WORKLOAD and command from the positional words. */
+static int parse_words(struct co_args *a, char **argv, const struct scan *s, struct pr_error *err)
+{
+    const char *w = argv[s->pos[0]];
+    char list[256];
+    enum pr_plan_cmd cmd;
+
+    a->wl = pr_workload_from_name(w);
+    if (a->wl < 0) {
+        workload_list(list, sizeof list);
+        if (parse_command(w, &cmd) == 0 || strcmp(w, "help") == 0)
+            return pr_error_set(err, PR_EINVAL, "missing WORKLOAD before '%s'; workloads: %s", w,
+                                list);
+        return pr_error_set(err, PR_EINVAL, "unknown workload '%s'; valid workloads: %s", w, list);
+    }
+    a->workload = pr_xstrdup(pr_workload_name(a->wl));
+    if (s->npos < 2)
+        return pr_error_set(err, PR_EINVAL, "Command is required. " COMMANDS_MSG);
+    const char *c = argv[s->pos[1]];
+    if (strcmp(c, "help") == 0)
+        a->action = CO_ACTION_WL_HELP;
+    else if (parse_command(c, &a->cmd) < 0)
+        return pr_error_set(err, PR_EINVAL, "unknown command '%s'. " COMMANDS_MSG, c);
+    if (s->npos > 2)
+        return pr_error_set(err, PR_EINVAL, "unexpected argument '%s' after '%s %s'",
+                            argv[s->pos[2]], w, c);
+    return 0;
+}
+
+static bool host_is_loopback(const char *host, size_t len)
+{
+    if (len >= 4 && strncmp(host, "127.", 4) == 0)
+        return strspn(host, "0123456789.") >= len;
+    return (len == 9 && strncmp(host, "localhost", 9) == 0) ||
+           (len == 3 && strncmp(host, "::1", 3) == 0) ||
+           (len == 5 && strncmp(host, "[::1]", 5) == 0);
+}
+
+/* Rules between options, once all are in. */
+static int check_combinations(struct co_args *a, struct pr_error *err)
+{
+    bool keys = a->secret_key_file || a->authorized_keys;
+
+    if (a->plaintext && keys)
+        return pr_error_set(err, PR_EINVAL,
+                            "--plaintext cannot be combined with --secret-key-file or "
+                            "--authorized-keys");
+    if (a->listen && strncmp(a->listen, "tcp://", 6) == 0 && a->plaintext) {
+        const char *host = a->listen + 6;
+        if (!host_is_loopback(host, (size_t)(strrchr(host, ':') - host)))
+            return pr_error_set(err, PR_EINVAL,
+                                "--plaintext with --listen=%s: plain text is allowed only on "
+                                "loopback; use keys (--secret-key-file, --authorized-keys)",
+                                a->listen);
+    }
+    if (a->listen && !a->plaintext && (!a->secret_key_file || !a->authorized_keys))
+        return pr_error_set(err, PR_EINVAL,
+                            "--listen needs --secret-key-file and --authorized-keys (see "
+                            "stampede keygen), or --plaintext on a loopback address");
+    if (!a->listen && keys)
+        add_warning(a, "--secret-key-file and --authorized-keys apply only with --listen; local "
+                       "agents use fresh keys");
+    if (a->listen && (a->agent_bin || a->agent_workers))
+        add_warning(a, "--agent-bin and --agent-workers apply only to local agents (no --listen)");
+    if (pr_opts_bool(a->opts, "histogram") && pr_opts_int(a->opts, "percentile") == 0)
+        return pr_error_set(err, PR_EINVAL, "--histogram cannot be used with --percentile=0");
+    if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
+        pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
+        add_warning(a, "Both event and time limits are disabled, running an endless test");
+    return 0;
+}
+
+static int parse_all(struct co_args *a, int argc, char **argv, const char *env_password,
+                     struct pr_error *err)
+{
+    struct scan s;
+    int rc = scan_args(argc, argv, &s, err);
+
+    if (rc < 0)
+        return rc;
+    if (s.help || s.version || s.npos == 0) {
+        if (!s.help && !s.version && s.nopts > 0)
+            return pr_error_set(err, PR_EINVAL,
+                                "no WORKLOAD given; usage: stampede [options] WORKLOAD "
+                                "prepare|run|cleanup|prewarm|help; see stampede --help");
+        a->action = s.version && !s.help ? CO_ACTION_VERSION : CO_ACTION_HELP;
+        return 0;
+    }
+    if (strcmp(argv[s.pos[0]], "keygen") == 0)
+        return parse_keygen(a, argc, argv, &s, err);
+    rc = parse_words(a, argv, &s, err);
+    if (rc < 0)
+        return rc;
+    pr_opts_destroy(&a->opts);
+    a->opts = pr_opts_new(a->wl);
+    if (a->action == CO_ACTION_WL_HELP)
+        return 0;
+    /* MYSQL_PWD is the default: an option in the config file or argv wins. */
+    set_str(&a->password, env_password ? env_password : "");
+    if (s.config_file && (rc = apply_config(a, s.config_file, err)) < 0)
+        return rc;
+    struct origin cmdline = {NULL, 0};
+    for (int i = 1; i < argc && rc == 0; i++)
+        if (argv[i][0] == '-')
+            rc = apply_option(a, argv[i], &cmdline, err);
+    return rc < 0 ? rc : check_combinations(a, err);
+}
+
+int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_password,
+                  struct pr_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->wl = -1;
+    a->agents = 1;
+    a->agent_wait_s = 30;
+    a->part = PR_PART_NONE;
+    a->on_loss = CO_LOSS_ABORT;
+    a->password = pr_xstrdup("");
+    a->warnings = pr_xstrdup("");
+    a->opts = pr_opts_new(-1);
+    int rc = parse_all(a, argc, argv, env_password, err);
+    if (rc < 0)
+        co_args_clear(a);
+    return rc;
+}
+
+void co_args_clear(struct co_args *a)
+{
+    free(a->workload);
+    pr_opts_destroy(&a->opts);
+    free(a->keygen_dir);
+    free(a->keygen_name);
+    free(a->listen);
+    free_weights(a);
+    free(a->agent_bin);
+    free(a->json_path);
+    free(a->csv_path);
+    free(a->hdr_log_path);
+    free(a->secret_key_file);
+    free(a->authorized_keys);
+    if (a->password) /* scrub: the string may end up in a core file otherwise */
+        memset(a->password, 0, strlen(a->password));
+    free(a->password);
+    free(a->warnings);
+    for (uint32_t i = 0; i < a->n_passthrough; i++)
+        free(a->passthrough[i]);
+    free(a->passthrough);
+    memset(a, 0, sizeof *a);
+    a->wl = -1;
+}
+
+/* ---- help texts ---------------------------------------------------------- */
+
+/* One help line: "  --NAME=ARG" padded to width, the help, " [default]". */
+struct help_line {
+    char left[64];    /* "  --name=ARG" */
+    const char *help; /* text */
+    const char *def;  /* default or NULL */
+};
+
+/* How sysbench shows an option's value. */
+static const char *value_form(const struct pr_opt_def *d)
+{
+    if (strcmp(d->name, "thread-stack-size") == 0)
+        return "=SIZE";
+    if (strcmp(d->name, "config-file") == 0)
+        return "=FILENAME";
+    switch (d->type) {
+    case PR_OPT_INT:
+    case PR_OPT_DOUBLE:
+        return "=N";
+    case PR_OPT_BOOL:
+        return "[=on|off]";
+    case PR_OPT_LIST:
+        return "=[LIST,...]";
+    case PR_OPT_STRING:
+        break;
+    }
+    return "=STRING";
+}
+
+/* Print lines aligned as sysbench does: the widest left column plus one space. */
+static void print_block(FILE *f, const struct help_line *l, size_t n)
+{
+    int width = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(l[i].left) > width)
+            width = (int)strlen(l[i].left);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%-*s %s", width, l[i].left, l[i].help);
+        if (l[i].def)
+            fprintf(f, " [%s]", l[i].def);
+        fputc('\n', f);
+    }
+}
+
+static void def_line(struct help_line *l, const struct pr_opt_def *d)
+{
+    snprintf(l->left, sizeof l->left, "  --%s%s", d->name, value_form(d));
+    l->help = d->help;
+    l->def = d->def;
+}
+
+/* sysbench's section of a general option, by name. */
+static int general_section(const char *name)
+{
+    if (strncmp(name, "rand-", 5) == 0)
+        return 1;
+    if (strcmp(name, "verbosity") == 0)
+        return 2;
+    if (strcmp(name, "percentile") == 0 || strcmp(name, "histogram") == 0)
+        return 3;
+    if (strncmp(name, "db-", 3) == 0)
+        return 4;
+    return 0;
+}
+
+/* The schema's options of one group (and general section, or -1). */
+static void print_schema_block(FILE *f, enum pr_opt_group g, int section)
+{
+    size_t n, k = 0;
+    const struct pr_opt_def *s = pr_opts_schema(&n);
+    struct help_line *l = pr_xcalloc(n, sizeof *l);
+
+    for (size_t i = 0; i < n; i++)
+        if (s[i].group == g && (section < 0 || general_section(s[i].name) == section))
+            def_line(&l[k++], &s[i]);
+    print_block(f, l, k);
+    free(l);
+}
+
+static void print_own_block(FILE *f)
+{
+    struct help_line l[N_OWN];
+
+    for (size_t i = 0; i < N_OWN; i++) {
+        const struct own_opt *o = &own_opts[i];
+        snprintf(l[i].left, sizeof l[i].left, "  --%s%s", o->name, o->arg);
+        l[i].help = o->help;
+        l[i].def = o->def;
+    }
+    print_block(f, l, N_OWN);
+}
+
+char *co_args_usage(void)
+{
+    static const char *const titles[] = {
+        "General options:", "Pseudo-Random Numbers Generator options:", "Log options:", NULL,
+        "General database options:\n"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    if (!f)
+        abort();
+    fputs("Usage:\n"
+          "  stampede [options]... WORKLOAD COMMAND [options]...\n"
+          "  stampede keygen DIR [NAME]\n"
+          "\n"
+          "Commands: prepare run cleanup prewarm help\n\n",
+          f);
+    for (int sec = 0; sec < 5; sec++) {
+        if (titles[sec])
+            fprintf(f, "%s\n", titles[sec]);
+        print_schema_block(f, PR_OPT_GENERAL, sec);
+        fputc('\n', f);
+    }
+    fputs("mysql options:\n", f);
+    print_schema_block(f, PR_OPT_MYSQL, -1);
+    fputc('\n', f);
+    fputs("stampede options:\n", f);
+    print_own_block(f);
+    fputs("\nWorkloads:\n", f);
+    for (int i = 0; i < PR_WL_COUNT_; i++)
+        fprintf(f, "  %s\n", pr_workload_name(i));
+    fputs("\nSee 'stampede WORKLOAD help' for a list of options for each workload.\n", f);
+    fclose(f);
+    return buf;
+}
+
+static int cmp_def_name(const void *x, const void *y)
+{
+    const struct pr_opt_def *const *a = x, *const *b = y;
+    return strcmp((*a)->name, (*b)->name);
+}
+
+char *co_args_workload_usage(const char *workload)
+{
+    int wl = pr_workload_from_name(workload);
+    size_t n, k = 0;
+    const struct pr_opt_def *s = pr_opts_schema(&n);
+    char *buf = NULL;
+    size_t len = 0;
+
+    if (wl < 0)
+        return NULL;
+    const struct pr_opt_def **defs = pr_xcalloc(n, sizeof *defs);
+    for (size_t i = 0; i < n; i++)
+        if (s[i].group == PR_OPT_SCRIPT && (s[i].workloads & (1u << wl)))
+            defs[k++] = &s[i];
+    qsort(defs, k, sizeof *defs, cmp_def_name);
+    struct help_line *l = pr_xcalloc(k ? k : 1, sizeof *l);
+    for (size_t i = 0; i < k; i++)
+        def_line(&l[i], defs[i]);
+
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        abort();
+    if (k == 0) {
+        fprintf(f,
+                "'%s' declares no options of its own; it accepts any --name=value (sysbench "
+                "legacy mode).\n",
+                pr_workload_name(wl));
+    } else {
+        fprintf(f, "%s options:\n", pr_workload_name(wl));
+        print_block(f, l, k);
+        fputc('\n', f);
+    }
+    fclose(f);
+    free(l);
+    free(defs);
+    return buf;
+}

@@ -1,5 +1,636 @@
-/* test_co_args: being written. */
+/* test_co_args: the stampede command line. Options before and after the
+ * words, '-'/'_' spellings, deprecated aliases, errors that name the option,
+ * what is passed through to agents, the password's sources, --config-file,
+ * stampede's own options and their rules, keygen, and the help texts
+ * against sysbench 1.0.20's own (captured from `sysbench --help` and
+ * `sysbench oltp_read_write help`). */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "co_args.h"
+#include "pr_err.h"
+#include "testlib.h"
+
+static char tmpdir[64];
+
+/* Parse a NULL-terminated list of words (argv[0] added). */
+static int parse_env(struct co_args *a, struct pr_error *err, const char *env, ...)
+{
+    char *argv[64];
+    int argc = 0;
+    va_list ap;
+
+    argv[argc++] = "stampede";
+    va_start(ap, env);
+    for (char *s; (s = va_arg(ap, char *)) != NULL && argc < 63;)
+        argv[argc++] = s;
+    va_end(ap);
+    argv[argc] = NULL;
+    memset(err, 0, sizeof *err);
+    return co_args_parse(a, argc, argv, env, err);
+}
+
+#define PARSE(a, err, ...) parse_env(a, err, NULL, __VA_ARGS__, (char *)NULL)
+
+static bool has_pass(const struct co_args *a, const char *item)
+{
+    for (uint32_t i = 0; i < a->n_passthrough; i++)
+        if (strcmp(a->passthrough[i], item) == 0)
+            return true;
+    return false;
+}
+
+/* Error case: PR_EINVAL, err mentions both fragments, a cleared. */
+#define EXPECT_ERR(frag1, frag2, ...)                                                              \
+    do {                                                                                           \
+        struct co_args ea;                                                                         \
+        struct pr_error ee;                                                                        \
+        int erc = PARSE(&ea, &ee, __VA_ARGS__);                                                    \
+        CHECK_MSG(erc == PR_EINVAL, "rc %d for %s", erc, #__VA_ARGS__);                            \
+        CHECK_MSG(strstr(ee.msg, frag1) != NULL, "'%s' lacks '%s'", ee.msg, frag1);                \
+        CHECK_MSG(strstr(ee.msg, frag2) != NULL, "'%s' lacks '%s'", ee.msg, frag2);                \
+        CHECK(ea.opts == NULL && ea.password == NULL && ea.passthrough == NULL);                   \
+        co_args_clear(&ea);                                                                        \
+    } while (0)
+
+static char *write_file(const char *name, const char *text, mode_t mode)
+{
+    static char path[8][128];
+    static int next;
+    char *p = path[next++ % 8];
+
+    snprintf(p, 128, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "w");
+    if (!f) {
+        perror(p);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+    chmod(p, mode);
+    return p;
+}
+
+static void test_help_version(void)
+{
+    struct co_args a;
+    struct pr_error err;
+
+    CHECK(PARSE(&a, &err, (char *)NULL) == 0 && a.action == CO_ACTION_HELP);
+    CHECK(a.opts != NULL && strcmp(a.warnings, "") == 0 && strcmp(a.password, "") == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "--help") == 0 && a.action == CO_ACTION_HELP);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--threads=2", "--help") == 0);
+    CHECK(a.action == CO_ACTION_HELP);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "--version") == 0 && a.action == CO_ACTION_VERSION);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "--version=on", "oltp_read_write", "run") == 0);
+    CHECK(a.action == CO_ACTION_VERSION);
+    co_args_clear(&a);
+    /* --help=off is not a request for help. */
+    CHECK(PARSE(&a, &err, "--help=off", "oltp_read_write", "run") == 0);
+    CHECK(a.action == CO_ACTION_COMMAND);
+    CHECK(a.n_passthrough == 0); /* help is not passed to agents */
+    co_args_clear(&a);
+    EXPECT_ERR("--help", "maybe", "--help=maybe");
+    EXPECT_ERR("no WORKLOAD", "stampede --help", "--threads=4");
+
+    CHECK(PARSE(&a, &err, "oltp_read_write", "help") == 0);
+    CHECK(a.action == CO_ACTION_WL_HELP && a.wl == PR_WL_OLTP_READ_WRITE);
+    CHECK(strcmp(a.workload, "oltp_read_write") == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "--tables=2", "select_random_points.lua", "help") == 0);
+    CHECK(a.action == CO_ACTION_WL_HELP && strcmp(a.workload, "select_random_points") == 0);
+    co_args_clear(&a);
+    co_args_clear(&a); /* safe twice */
+}
+
+/* The same options before, between and after the words. */
+static void test_ordering(void)
+{
+    static const char *const orders[][6] = {
+        {"--threads=4", "--tables=3", "oltp_read_only", "run", NULL, NULL},
+        {"oltp_read_only", "--threads=4", "run", "--tables=3", NULL, NULL},
+        {"oltp_read_only", "run", "--tables=3", "--threads=4", NULL, NULL},
+        {"--tables=3", "oltp_read_only.lua", "run", "--threads=4", NULL, NULL},
+    };
+
+    for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+        char *argv[8] = {"stampede"};
+        int argc = 1;
+        for (int i = 0; orders[k][i]; i++)
+            argv[argc++] = (char *)orders[k][i];
+        struct co_args a;
+        struct pr_error err = {0};
+        CHECK_MSG(co_args_parse(&a, argc, argv, NULL, &err) == 0, "%s", err.msg);
+        CHECK(a.action == CO_ACTION_COMMAND && a.cmd == PR_CMD_RUN);
+        CHECK(a.wl == PR_WL_OLTP_READ_ONLY && strcmp(a.workload, "oltp_read_only") == 0);
+        CHECK(pr_opts_int(a.opts, "threads") == 4 && pr_opts_int(a.opts, "tables") == 3);
+        CHECK(pr_opts_int(a.opts, "table_size") == 10000); /* defaults filled */
+        CHECK(a.n_passthrough == 2 && has_pass(&a, "threads=4") && has_pass(&a, "tables=3"));
+        co_args_clear(&a);
+    }
+
+    static const char *const cmds[] = {"prepare", "run", "cleanup", "prewarm"};
+    static const enum pr_plan_cmd ids[] = {PR_CMD_PREPARE, PR_CMD_RUN, PR_CMD_CLEANUP,
+                                           PR_CMD_PREWARM};
+    for (int i = 0; i < 4; i++) {
+        struct co_args a;
+        struct pr_error err;
+        CHECK(PARSE(&a, &err, "oltp_insert", cmds[i]) == 0 && a.cmd == ids[i]);
+        co_args_clear(&a);
+    }
+}
+
+static void test_spellings_and_aliases(void)
+{
+    struct co_args a;
+    struct pr_error err;
+
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--table-size=5", "--mysql_host=db1,db2",
+                "--point-selects=3", "--agent_wait=7", "--on_agent_loss=continue",
+                "--rand_type=uniform") == 0);
+    CHECK(pr_opts_int(a.opts, "table_size") == 5 && pr_opts_int(a.opts, "point_selects") == 3);
+    CHECK(strcmp(pr_opts_str(a.opts, "mysql-host"), "db1,db2") == 0);
+    CHECK(a.agent_wait_s == 7 && a.on_loss == CO_LOSS_CONTINUE);
+    /* Passed through under the schema's canonical spelling. */
+    CHECK(has_pass(&a, "table_size=5") && has_pass(&a, "mysql-host=db1,db2"));
+    CHECK(has_pass(&a, "point_selects=3") && has_pass(&a, "rand-type=uniform"));
+    CHECK(a.n_passthrough == 4);
+    CHECK(strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+
+    CHECK(PARSE(&a, &err, "--num-threads=8", "--max-time=5", "oltp_read_write", "run",
+                "--num_threads=6", "--tx-rate=10", "--max-requests=100") == 0);
+    CHECK(pr_opts_int(a.opts, "threads") == 6 && pr_opts_int(a.opts, "time") == 5);
+    CHECK(pr_opts_int(a.opts, "rate") == 10 && pr_opts_int(a.opts, "events") == 100);
+    CHECK(has_pass(&a, "threads=6") && !has_pass(&a, "threads=8"));
+    CHECK(has_pass(&a, "time=5") && has_pass(&a, "rate=10") && has_pass(&a, "events=100"));
+    CHECK(a.n_passthrough == 4);
+    CHECK(strcmp(a.warnings, "WARNING: --num-threads is deprecated, use --threads instead\n"
+                             "WARNING: --max-time is deprecated, use --time instead\n"
+                             "WARNING: --tx-rate is deprecated, use --rate instead\n"
+                             "WARNING: --max-requests is deprecated, use --events instead\n") == 0);
+    co_args_clear(&a);
+
+    /* A bare boolean means on; bool spellings. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--histogram", "--skip_trx=true",
+                "--range-selects=off") == 0);
+    CHECK(pr_opts_bool(a.opts, "histogram") && pr_opts_bool(a.opts, "skip_trx"));
+    CHECK(!pr_opts_bool(a.opts, "range_selects"));
+    CHECK(has_pass(&a, "histogram=on") && has_pass(&a, "skip_trx=true"));
+    CHECK(has_pass(&a, "range_selects=off"));
+    co_args_clear(&a);
+}
+
+static void test_errors(void)
+{
+    EXPECT_ERR("unknown option --foo;", "see stampede --help", "oltp_read_write", "run", "--foo=1");
+    EXPECT_ERR("unknown option --foo;", "stampede --help", "--foo", "oltp_read_write", "run");
+    EXPECT_ERR("unknown option -t", "--help", "-t", "oltp_read_write", "run");
+    EXPECT_ERR("--random_points", "oltp_read_write", "oltp_read_write", "run", "--random-points=5");
+    EXPECT_ERR("--threads", "'abc'", "oltp_read_write", "run", "--threads=abc");
+    EXPECT_ERR("--threads", "0", "oltp_read_write", "run", "--threads=0");
+    EXPECT_ERR("--tables", "-1", "oltp_read_write", "run", "--tables=-1");
+    EXPECT_ERR("--rand-type", "'bogus'", "oltp_read_write", "run", "--rand-type=bogus");
+    EXPECT_ERR("--mysql-port", "0", "oltp_read_write", "run", "--mysql-port=0");
+    EXPECT_ERR("--table_size", "value is required", "oltp_read_write", "run", "--table-size");
+    EXPECT_ERR("--agents", "'0'", "oltp_read_write", "run", "--agents=0");
+    EXPECT_ERR("--agents", "100001", "oltp_read_write", "run", "--agents=100001");
+    EXPECT_ERR("--agents", "'2x'", "oltp_read_write", "run", "--agents=2x");
+    EXPECT_ERR("--agents", "value is required", "oltp_read_write", "run", "--agents");
+    EXPECT_ERR("--agent-wait", "'0'", "oltp_read_write", "run", "--agent-wait=0");
+    EXPECT_ERR("--partition", "'diagonal'", "oltp_read_write", "run", "--partition=diagonal");
+    EXPECT_ERR("--on-agent-loss", "'maybe'", "oltp_read_write", "run", "--on-agent-loss=maybe");
+    EXPECT_ERR("--agent-weights", "'b'", "oltp_read_write", "run", "--agent-weights=a=1,b");
+    EXPECT_ERR("--agent-weights", "'x'", "oltp_read_write", "run", "--agent-weights=a=x");
+    EXPECT_ERR("--agent-weights", "'a' given twice", "oltp_read_write", "run",
+               "--agent-weights=a=1,a=2");
+    EXPECT_ERR("--agent-weights", "> 0", "oltp_read_write", "run", "--agent-weights=a=0,b=0");
+    EXPECT_ERR("--listen", "'foo'", "oltp_read_write", "run", "--listen=foo");
+    EXPECT_ERR("--listen", "tcp://HOST:PORT", "oltp_read_write", "run", "--listen=tcp://h");
+    EXPECT_ERR("--listen", "'tcp://h:0'", "oltp_read_write", "run", "--listen=tcp://h:0");
+    EXPECT_ERR("--listen", "70000", "oltp_read_write", "run", "--listen=tcp://h:70000");
+    EXPECT_ERR("--listen", "ipc://PATH", "oltp_read_write", "run", "--listen=ipc://");
+    EXPECT_ERR("--plaintext", "'maybe'", "oltp_read_write", "run", "--plaintext=maybe");
+    EXPECT_ERR("--json", "value is required", "oltp_read_write", "run", "--json=");
+    EXPECT_ERR("--grace-ms", "60001", "oltp_read_write", "run", "--grace-ms=60001");
+    EXPECT_ERR("--mysql-password", "value is required", "oltp_read_write", "run",
+               "--mysql-password");
+
+    /* Words. */
+    EXPECT_ERR("unknown workload 'oltp_nothing'", "oltp_read_write, oltp_read_only,",
+               "oltp_nothing", "run");
+    /* The whole list needs more than pr_error's 160 bytes: it starts right. */
+    EXPECT_ERR("unknown workload 'tpcc'", "valid workloads: oltp_read_write, oltp_read_only",
+               "tpcc", "run");
+    EXPECT_ERR("missing WORKLOAD before 'run'", "oltp_point_select", "run", "--threads=2");
+    EXPECT_ERR("Command is required.", "Supported commands: prepare, prewarm, run, cleanup, help",
+               "oltp_read_write");
+    EXPECT_ERR("unknown command 'go'", "Supported commands", "oltp_read_write", "go");
+    EXPECT_ERR("unexpected argument 'extra'", "oltp_read_write run", "oltp_read_write", "run",
+               "extra");
+
+    /* sysbench's own rule. */
+    EXPECT_ERR("--histogram cannot be used with --percentile=0", "", "oltp_read_write", "run",
+               "--histogram", "--percentile=0");
+}
+
+static void test_passthrough(void)
+{
+    struct co_args a;
+    struct pr_error err;
+
+    CHECK(PARSE(&a, &err, "--threads=4", "--agents=3", "--json=out.json", "oltp_read_write",
+                "--mysql-password=s3cr3t", "run", "--tables=2", "--mysql-user=u", "--histogram",
+                "--partition=tables", "--csv=out.csv", "--hdr-log=out.hlog", "--threads=8",
+                "--agent-weights=a1=3,a2=1", "--grace-ms=250", "--agent-workers=2",
+                "--agent-bin=/opt/stampede-agent") == 0);
+    /* In order of first appearance; a repeated option keeps its first slot. */
+    CHECK(a.n_passthrough == 4);
+    CHECK(a.n_passthrough == 4 && strcmp(a.passthrough[0], "threads=8") == 0 &&
+          strcmp(a.passthrough[1], "tables=2") == 0 &&
+          strcmp(a.passthrough[2], "mysql-user=u") == 0 &&
+          strcmp(a.passthrough[3], "histogram=on") == 0);
+    CHECK(a.agents == 3 && a.part == PR_PART_TABLES && a.grace_ms == 250);
+    CHECK(a.agent_workers == 2 && strcmp(a.agent_bin, "/opt/stampede-agent") == 0);
+    CHECK(strcmp(a.json_path, "out.json") == 0 && strcmp(a.csv_path, "out.csv") == 0);
+    CHECK(strcmp(a.hdr_log_path, "out.hlog") == 0);
+    CHECK(a.n_weights == 2 && strcmp(a.weights[0].name, "a1") == 0 && a.weights[0].value == 3);
+    CHECK(a.n_weights == 2 && strcmp(a.weights[1].name, "a2") == 0 && a.weights[1].value == 1);
+    CHECK(strcmp(a.password, "s3cr3t") == 0);
+    for (uint32_t i = 0; i < a.n_passthrough; i++)
+        CHECK(strstr(a.passthrough[i], "s3cr3t") == NULL &&
+              strstr(a.passthrough[i], "password") == NULL);
+    CHECK(strstr(a.warnings, "s3cr3t") == NULL);
+    /* opts never holds the password either. */
+    CHECK(strcmp(pr_opts_str(a.opts, "mysql-password"), "") == 0);
+    CHECK(a.listen == NULL && a.secret_key_file == NULL && !a.plaintext);
+    co_args_clear(&a);
+
+    /* Defaults of stampede's own options. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run") == 0);
+    CHECK(a.agents == 1 && a.agent_wait_s == 30 && a.part == PR_PART_NONE);
+    CHECK(a.on_loss == CO_LOSS_ABORT && a.grace_ms == 0 && a.agent_workers == 0);
+    CHECK(a.n_weights == 0 && a.weights == NULL && a.json_path == NULL && a.agent_bin == NULL);
+    CHECK(a.n_passthrough == 0 && strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+
+    /* bulk_insert keeps unknown options (sysbench legacy mode) and passes them. */
+    CHECK(PARSE(&a, &err, "bulk_insert", "run", "--my_knob=7", "--threads=2") == 0);
+    CHECK(has_pass(&a, "my_knob=7") && has_pass(&a, "threads=2") && a.n_passthrough == 2);
+    co_args_clear(&a);
+    EXPECT_ERR("unknown option --tables for bulk_insert", "", "bulk_insert", "run", "--tables=2");
+}
+
+static void test_password(void)
+{
+    struct co_args a;
+    struct pr_error err;
+    const char *warn = "WARNING: --mysql-password puts the password in the process list; prefer "
+                       "MYSQL_PWD or --mysql-password-file\n";
+
+    CHECK(parse_env(&a, &err, "envpw", "oltp_read_write", "run", (char *)NULL) == 0);
+    CHECK(strcmp(a.password, "envpw") == 0 && strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+    CHECK(parse_env(&a, &err, NULL, "oltp_read_write", "run", (char *)NULL) == 0);
+    CHECK(strcmp(a.password, "") == 0);
+    co_args_clear(&a);
+
+    CHECK(parse_env(&a, &err, "envpw", "oltp_read_write", "run", "--mysql_password=optpw",
+                    (char *)NULL) == 0);
+    CHECK(strcmp(a.password, "optpw") == 0 && strcmp(a.warnings, warn) == 0);
+    CHECK(a.n_passthrough == 0);
+    co_args_clear(&a);
+
+    char *pwf = write_file("pw", "filepw\r\nsecond line\n", 0600);
+    char arg[192];
+    snprintf(arg, sizeof arg, "--mysql-password-file=%s", pwf);
+    CHECK(parse_env(&a, &err, "envpw", "oltp_read_write", "run", arg, (char *)NULL) == 0);
+    CHECK(strcmp(a.password, "filepw") == 0 && strcmp(a.warnings, "") == 0);
+    CHECK(a.n_passthrough == 0);
+    co_args_clear(&a);
+    /* Later wins between the option and the file. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--mysql-password=x", arg) == 0);
+    CHECK(strcmp(a.password, "filepw") == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", arg, "--mysql-password=x") == 0);
+    CHECK(strcmp(a.password, "x") == 0);
+    co_args_clear(&a);
+
+    /* A readable-by-others file works with a warning that names the fix. */
+    chmod(pwf, 0644);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", arg) == 0);
+    CHECK(strstr(a.warnings, "chmod 600") && strstr(a.warnings, pwf));
+    CHECK(strstr(a.warnings, "filepw") == NULL);
+    co_args_clear(&a);
+    /* Empty file: empty password. */
+    write_file("pw", "", 0600);
+    CHECK(parse_env(&a, &err, "envpw", "oltp_read_write", "run", arg, (char *)NULL) == 0);
+    CHECK(strcmp(a.password, "") == 0);
+    co_args_clear(&a);
+    unlink(pwf);
+    EXPECT_ERR("--mysql-password-file", "No such file", "oltp_read_write", "run", arg);
+}
+
+static void test_config_file(void)
+{
+    struct co_args a;
+    struct pr_error err;
+    char arg[192];
+
+    char *cf = write_file("conf",
+                          "# a comment\n"
+                          "\n"
+                          "  threads=3\n"
+                          "--rand-type=uniform\n"
+                          "table_size=77   \r\n"
+                          "agents=2\n"
+                          "num-threads=2\n"
+                          "mysql-password=cfgpw\n",
+                          0600);
+    snprintf(arg, sizeof arg, "--config-file=%s", cf);
+    CHECK(PARSE(&a, &err, arg, "--threads=5", "oltp_read_write", "run") == 0);
+    CHECK_MSG(err.code == 0, "%s", err.msg);
+    CHECK(pr_opts_int(a.opts, "threads") == 5); /* the command line overrides */
+    CHECK(strcmp(pr_opts_str(a.opts, "rand-type"), "uniform") == 0);
+    CHECK(pr_opts_int(a.opts, "table_size") == 77 && a.agents == 2);
+    CHECK(strcmp(a.password, "cfgpw") == 0);
+    /* No process-list warning for a password in a file; the alias still warns. */
+    CHECK(strstr(a.warnings, "process list") == NULL);
+    CHECK(strstr(a.warnings, "--num-threads is deprecated") != NULL);
+    CHECK(has_pass(&a, "threads=5") && !has_pass(&a, "threads=3"));
+    CHECK(has_pass(&a, "rand-type=uniform") && has_pass(&a, "table_size=77"));
+    CHECK(a.n_passthrough == 3);
+    co_args_clear(&a);
+
+    /* The config file's option for another workload, and a bad value: file:line. */
+    char want[192];
+    cf = write_file("conf", "threads=2\n# x\nbogus=1\n", 0644);
+    snprintf(want, sizeof want, "%s:3: unknown option --bogus", cf);
+    EXPECT_ERR(want, "", "oltp_read_write", "run", arg);
+    cf = write_file("conf", "threads=many\n", 0644);
+    snprintf(want, sizeof want, "%s:1: --threads: 'many'", cf);
+    EXPECT_ERR(want, "", "oltp_read_write", "run", arg);
+    cf = write_file("conf", "config-file=/etc/other\n", 0644);
+    EXPECT_ERR(":1: --config-file is not allowed in a config file", "", "oltp_read_write", "run",
+               arg);
+    unlink(cf);
+    EXPECT_ERR("--config-file", "No such file", arg, "oltp_read_write", "run");
+    EXPECT_ERR("--config-file", "file name is required", "--config-file=", "oltp_read_write",
+               "run");
+}
+
+static void test_security_rules(void)
+{
+    struct co_args a;
+    struct pr_error err;
+
+    EXPECT_ERR("plain text is allowed only on loopback; use keys", "tcp://10.0.0.5:5555",
+               "oltp_read_write", "run", "--listen=tcp://10.0.0.5:5555", "--plaintext");
+    EXPECT_ERR("plain text is allowed only on loopback", "", "oltp_read_write", "run",
+               "--listen=tcp://*:5555", "--plaintext");
+    EXPECT_ERR("plain text is allowed only on loopback", "", "oltp_read_write", "run",
+               "--listen=tcp://127.0.0.1.example.com:5555", "--plaintext");
+    EXPECT_ERR("--listen needs --secret-key-file and --authorized-keys", "", "oltp_read_write",
+               "run", "--listen=tcp://0.0.0.0:5555");
+    EXPECT_ERR("--listen needs", "", "oltp_read_write", "run", "--listen=tcp://0.0.0.0:5555",
+               "--secret-key-file=k");
+    EXPECT_ERR("--plaintext cannot be combined", "", "oltp_read_write", "run",
+               "--listen=tcp://127.0.0.1:5555", "--plaintext", "--secret-key-file=k");
+
+    static const char *const loop[] = {"tcp://127.0.0.1:5555", "tcp://localhost:1",
+                                       "tcp://[::1]:5555", "tcp://127.1.2.3:65535",
+                                       "ipc:///tmp/stampede.sock"};
+    for (size_t i = 0; i < sizeof loop / sizeof loop[0]; i++) {
+        char arg[96];
+        snprintf(arg, sizeof arg, "--listen=%s", loop[i]);
+        CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", arg, "--plaintext=on") == 0, "%s: %s",
+                  loop[i], err.msg);
+        CHECK(a.plaintext && a.listen && strcmp(a.listen, loop[i]) == 0);
+        co_args_clear(&a);
+    }
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--listen=tcp://0.0.0.0:5555",
+                "--secret-key-file=/k/c.secret", "--authorized-keys=/k/agents") == 0);
+    CHECK(strcmp(a.secret_key_file, "/k/c.secret") == 0);
+    CHECK(strcmp(a.authorized_keys, "/k/agents") == 0 && !a.plaintext);
+    CHECK(strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+    /* Local agents: plain text is fine (private endpoint); keys are not used. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--plaintext") == 0 && a.plaintext);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--authorized-keys=/k/agents") == 0);
+    CHECK(strstr(a.warnings, "apply only with --listen") != NULL);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--listen=ipc:///tmp/x", "--plaintext",
+                "--agent-bin=/x") == 0);
+    CHECK(strstr(a.warnings, "apply only to local agents") != NULL);
+    co_args_clear(&a);
+}
+
+static void test_limits(void)
+{
+    struct co_args a;
+    struct pr_error err;
+    const char *endless =
+        "WARNING: Both event and time limits are disabled, running an endless test\n";
+
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--time=0", "--events=0") == 0);
+    CHECK(strcmp(a.warnings, endless) == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--time=0", "--events=1000") == 0);
+    CHECK(strcmp(a.warnings, "") == 0 && pr_opts_int(a.opts, "events") == 1000);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "prepare", "--time=0") == 0);
+    CHECK(strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+}
+
+static void test_keygen(void)
+{
+    struct co_args a;
+    struct pr_error err;
+
+    CHECK(PARSE(&a, &err, "keygen", "/etc/stampede") == 0 && a.action == CO_ACTION_KEYGEN);
+    CHECK(strcmp(a.keygen_dir, "/etc/stampede") == 0 && strcmp(a.keygen_name, "stampede") == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "keygen", "keys", "agent-7") == 0 && a.action == CO_ACTION_KEYGEN);
+    CHECK(strcmp(a.keygen_dir, "keys") == 0 && strcmp(a.keygen_name, "agent-7") == 0);
+    CHECK(a.n_passthrough == 0 && a.workload == NULL);
+    co_args_clear(&a);
+    EXPECT_ERR("usage: stampede keygen DIR [NAME]", "", "keygen");
+    EXPECT_ERR("usage: stampede keygen DIR [NAME]", "", "keygen", "a", "b", "c");
+    EXPECT_ERR("keygen takes no options", "", "keygen", "a", "--threads=2");
+    EXPECT_ERR("plain file name", "'x/y'", "keygen", "a", "x/y");
+}
+
+static void test_usage(void)
+{
+    static const char sysbench_mysql_block[] =
+        "mysql options:\n"
+        "  --mysql-host=[LIST,...]          MySQL server host [localhost]\n"
+        "  --mysql-port=[LIST,...]          MySQL server port [3306]\n"
+        "  --mysql-socket=[LIST,...]        MySQL socket\n"
+        "  --mysql-user=STRING              MySQL user [sbtest]\n"
+        "  --mysql-password=STRING          MySQL password []\n"
+        "  --mysql-db=STRING                MySQL database name [sbtest]\n"
+        "  --mysql-ssl[=on|off]             use SSL connections, if available in the client "
+        "library [off]\n"
+        "  --mysql-ssl-cipher=STRING        use specific cipher for SSL connections []\n"
+        "  --mysql-compression[=on|off]     use compression, if available in the client library "
+        "[off]\n"
+        "  --mysql-debug[=on|off]           trace all client library calls [off]\n"
+        "  --mysql-ignore-errors=[LIST,...] list of errors to ignore, or \"all\" "
+        "[1213,1020,1205]\n"
+        "  --mysql-dry-run[=on|off]         Dry run, pretend that all MySQL client API calls are "
+        "successful without executing them [off]\n"
+        "\n";
+    static const char sysbench_general_block[] =
+        "General options:\n"
+        "  --threads=N                     number of threads to use [1]\n"
+        "  --events=N                      limit for total number of events [0]\n"
+        "  --time=N                        limit for total execution time in seconds [10]\n"
+        "  --forced-shutdown=STRING        number of seconds to wait after the --time limit "
+        "before forcing shutdown, or 'off' to disable [off]\n"
+        "  --thread-stack-size=SIZE        size of stack per thread [64K]\n"
+        "  --rate=N                        average transactions rate. 0 for unlimited rate [0]\n"
+        "  --report-interval=N             periodically report intermediate statistics with a "
+        "specified interval in seconds. 0 disables intermediate reports [0]\n"
+        "  --report-checkpoints=[LIST,...] dump full statistics and reset all counters at "
+        "specified points in time. The argument is a list of comma-separated values "
+        "representing the amount of time in seconds elapsed from start of test when report "
+        "checkpoint(s) must be performed. Report checkpoints are off by default. []\n"
+        "  --debug[=on|off]                print more debugging info [off]\n"
+        "  --validate[=on|off]             perform validation checks where possible [off]\n"
+        "  --help[=on|off]                 print help and exit [off]\n"
+        "  --version[=on|off]              print version and exit [off]\n"
+        "  --config-file=FILENAME          File containing command line options\n"
+        "  --tx-rate=N                     deprecated alias for --rate [0]\n"
+        "  --max-requests=N                deprecated alias for --events [0]\n"
+        "  --max-time=N                    deprecated alias for --time [0]\n"
+        "  --num-threads=N                 deprecated alias for --threads [1]\n"
+        "\n";
+    static const char sysbench_log_block[] =
+        "Log options:\n"
+        "  --verbosity=N verbosity level {5 - debug, 0 - only critical messages} [3]\n"
+        "\n"
+        "  --percentile=N       percentile to calculate in latency statistics (1-100). Use the "
+        "special value of 0 to disable percentile calculations [95]\n"
+        "  --histogram[=on|off] print latency histogram in report [off]\n"
+        "\n"
+        "General database options:\n"
+        "\n"
+        "  --db-driver=STRING  specifies database driver to use ('help' to get list of "
+        "available drivers) [mysql]\n"
+        "  --db-ps-mode=STRING prepared statements usage mode {auto, disable} [auto]\n"
+        "  --db-debug[=on|off] print database-specific debug information [off]\n";
+    static const char sysbench_orw_help[] =
+        "oltp_read_write options:\n"
+        "  --auto_inc[=on|off]           Use AUTO_INCREMENT column as Primary Key (for MySQL), "
+        "or its alternatives in other DBMS. When disabled, use client-generated IDs [on]\n"
+        "  --create_secondary[=on|off]   Create a secondary index in addition to the PRIMARY "
+        "KEY [on]\n"
+        "  --delete_inserts=N            Number of DELETE/INSERT combinations per transaction "
+        "[1]\n"
+        "  --distinct_ranges=N           Number of SELECT DISTINCT queries per transaction [1]\n"
+        "  --index_updates=N             Number of UPDATE index queries per transaction [1]\n"
+        "  --mysql_storage_engine=STRING Storage engine, if MySQL is used [innodb]\n"
+        "  --non_index_updates=N         Number of UPDATE non-index queries per transaction [1]\n"
+        "  --order_ranges=N              Number of SELECT ORDER BY queries per transaction [1]\n"
+        "  --pgsql_variant=STRING        Use this PostgreSQL variant when running with the "
+        "PostgreSQL driver. The only currently supported variant is 'redshift'. When enabled, "
+        "create_secondary is automatically disabled, and delete_inserts is set to 0\n"
+        "  --point_selects=N             Number of point SELECT queries per transaction [10]\n"
+        "  --range_selects[=on|off]      Enable/disable all range SELECT queries [on]\n"
+        "  --range_size=N                Range size for range SELECT queries [100]\n"
+        "  --secondary[=on|off]          Use a secondary index in place of the PRIMARY KEY "
+        "[off]\n"
+        "  --simple_ranges=N             Number of simple range SELECT queries per transaction "
+        "[1]\n"
+        "  --skip_trx[=on|off]           Don't start explicit transactions and execute all "
+        "queries in the AUTOCOMMIT mode [off]\n"
+        "  --sum_ranges=N                Number of SELECT SUM() queries per transaction [1]\n"
+        "  --table_size=N                Number of rows per table [10000]\n"
+        "  --tables=N                    Number of tables [1]\n"
+        "\n";
+
+    char *u = co_args_usage();
+    CHECK(u &&
+          strncmp(u, "Usage:\n  stampede [options]... WORKLOAD COMMAND [options]...\n", 58) == 0);
+    CHECK(strstr(u, sysbench_general_block) != NULL);
+    CHECK(strstr(u, sysbench_mysql_block) != NULL);
+    CHECK(strstr(u, sysbench_log_block) != NULL);
+    CHECK(strstr(u, "stampede keygen DIR [NAME]") != NULL);
+    CHECK(strstr(u, "\nstampede options:\n") != NULL);
+    static const char *const own[] = {"  --agents=N ",
+                                      "  --listen=ENDPOINT ",
+                                      "  --agent-wait=SECONDS ",
+                                      "  --agent-weights=[NAME=W,...] ",
+                                      "  --agent-bin=PATH ",
+                                      "  --agent-workers=N ",
+                                      "  --partition=STRING ",
+                                      "  --on-agent-loss=STRING ",
+                                      "  --json=FILE ",
+                                      "  --csv=FILE ",
+                                      "  --hdr-log=FILE ",
+                                      "  --secret-key-file=FILE ",
+                                      "  --authorized-keys=FILE ",
+                                      "  --plaintext[=on|off] ",
+                                      "  --grace-ms=N ",
+                                      "  --mysql-password-file=FILE "};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        CHECK_MSG(strstr(u, own[i]) != NULL, "usage lacks '%s'", own[i]);
+    CHECK(strstr(u, "{none,tables,rows} [none]\n") && strstr(u, "{abort,continue} [abort]\n"));
+    for (int i = 0; i < PR_WL_COUNT_; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "\n  %s\n", pr_workload_name(i));
+        CHECK(strstr(u, line) != NULL);
+    }
+    free(u);
+
+    char *w = co_args_workload_usage("oltp_read_write");
+    CHECK_MSG(w && strcmp(w, sysbench_orw_help) == 0, "got:\n%s", w ? w : "(null)");
+    free(w);
+    w = co_args_workload_usage("select_random_points.lua");
+    CHECK(w && strncmp(w, "select_random_points options:\n", 30) == 0);
+    CHECK(w && strstr(w, "  --random_points=N ") && !strstr(w, "--delta"));
+    free(w);
+    w = co_args_workload_usage("select_random_ranges");
+    CHECK(w && strstr(w, "--delta=N") && strstr(w, "--number_of_ranges=N"));
+    free(w);
+    w = co_args_workload_usage("bulk_insert");
+    CHECK(w && strstr(w, "no options of its own"));
+    free(w);
+    CHECK(co_args_workload_usage("nope") == NULL);
+}
+
 int main(void)
 {
-    return 77;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_co_args.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_help_version();
+    test_ordering();
+    test_spellings_and_aliases();
+    test_errors();
+    test_passthrough();
+    test_password();
+    test_config_file();
+    test_security_rules();
+    test_limits();
+    test_keygen();
+    test_usage();
+    rmdir(tmpdir);
+    return TEST_END();
 }
