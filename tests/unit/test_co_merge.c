@@ -1,0 +1,102 @@
+/* test_co_merge: interval merging is exact, due rules, late and lost. */
+#include "co_merge.h"
+#include "testlib.h"
+
+#define SEC 1000000000ull
+
+static struct pr_msg_stats stats(uint64_t k, uint64_t tx, uint64_t lat_us, uint64_t n)
+{
+    struct pr_msg_stats st = {.k = k};
+    st.ctr.transactions = tx;
+    st.ctr.reads = tx * 14;
+    st.lat = pr_hist_new();
+    for (uint64_t i = 0; i < n; i++)
+        pr_hist_record(st.lat, lat_us + i, 1);
+    return st;
+}
+
+/* Merged counters and histogram equal the pooled samples. */
+static void test_exact(void)
+{
+    uint32_t threads[3] = {4, 4, 2};
+    co_merge *m = co_merge_new(3, threads, 1000, true);
+    pr_hist *pooled = pr_hist_new();
+    bool late = true;
+
+    for (uint32_t a = 0; a < 3; a++) {
+        struct pr_msg_stats st = stats(0, 10 + a, 1000 * (a + 1), 500);
+        pr_hist_add(pooled, st.lat);
+        CHECK(co_merge_add(m, a, &st, &late) == 0);
+        CHECK(!late);
+        CHECK(co_merge_add(m, a, &st, &late) == PR_ERANGE); /* a resend is not counted */
+        pr_hist_destroy(&st.lat);
+    }
+    const struct co_interval_result *iv = co_merge_get(m, 0);
+    CHECK(iv != NULL);
+    CHECK_EQ_U64(iv->ctr.transactions, 33);
+    CHECK_EQ_U64(iv->ctr.reads, 33 * 14);
+    CHECK_EQ_U64(iv->threads, 10);
+    CHECK_EQ_U64(iv->agents_reporting, 3);
+    CHECK(pr_hist_equal(iv->lat, pooled));
+    CHECK(iv->agent_lat[1] != NULL && pr_hist_count(iv->agent_lat[1]) == 500);
+    CHECK_EQ_U64(pr_hist_value_at_percentile(iv->lat, 99.0),
+                 pr_hist_value_at_percentile(pooled, 99.0));
+    pr_hist_destroy(&pooled);
+    co_merge_destroy(&m);
+}
+
+/* Due when all live agents reported, or at boundary + grace; late after. */
+static void test_due_late_lost(void)
+{
+    co_merge *m = co_merge_new(2, NULL, 1000, false);
+    uint64_t k = 99;
+    bool early = true, late = false;
+
+    struct pr_msg_stats a0 = stats(0, 5, 100, 10), b0 = stats(0, 7, 100, 10);
+    CHECK(co_merge_add(m, 0, &a0, &late) == 0);
+    CHECK(!co_merge_due(m, SEC + 1000, SEC / 2, &k, &early)); /* waiting for agent 1 */
+    CHECK(co_merge_due(m, SEC + SEC / 2, SEC / 2, &k, &early) && k == 0 && !early);
+    co_merge_close(m, 0, true, 1.0);
+    CHECK(co_merge_add(m, 1, &b0, &late) == 0 && late); /* after its line: late */
+    CHECK(co_merge_get(m, 0)->late);
+    CHECK_EQ_U64(co_merge_get(m, 0)->ctr.transactions, 12); /* still merged */
+    CHECK_EQ_U64(co_merge_agent_late(m, 1), 1);
+    CHECK(co_merge_get(m, 0)->agent_lat[0] == NULL); /* not kept without hdr-log */
+
+    /* Agent 1 lost: interval 1 is due with agent 0 alone, and partial. */
+    struct pr_msg_stats a1 = stats(1, 3, 100, 10);
+    CHECK(co_merge_add(m, 0, &a1, &late) == 0);
+    CHECK(!co_merge_due(m, 2 * SEC, SEC / 2, &k, &early));
+    co_merge_agent_lost(m, 1);
+    CHECK_EQ_U64(co_merge_live(m), 1);
+    CHECK(co_merge_due(m, 2 * SEC, SEC / 2, &k, &early) && k == 1 && !early);
+    co_merge_close(m, 1, true, 1.0);
+    CHECK(co_merge_get(m, 1)->partial);
+
+    /* A report before its boundary is a tail (the agents stopped early). */
+    struct pr_msg_stats a2 = stats(2, 1, 100, 1);
+    CHECK(co_merge_add(m, 0, &a2, &late) == 0);
+    CHECK(co_merge_due(m, 2 * SEC + SEC / 4, SEC / 2, &k, &early) && k == 2 && early);
+    CHECK(co_merge_add(m, 0, &(struct pr_msg_stats){.k = CO_MERGE_MAX_INTERVALS, .lat = a2.lat},
+                       &late) == PR_ERANGE);
+
+    struct co_interval_result *ivs = NULL;
+    uint32_t n = 0;
+    co_merge_take(m, &ivs, &n);
+    CHECK_EQ_U64(n, 3);
+    CHECK_EQ_U64(ivs[1].ctr.transactions, 3);
+    struct co_result r = {.intervals = ivs, .n_intervals = n, .n_agents = 2};
+    co_result_clear(&r);
+    pr_hist_destroy(&a0.lat);
+    pr_hist_destroy(&b0.lat);
+    pr_hist_destroy(&a1.lat);
+    pr_hist_destroy(&a2.lat);
+    co_merge_destroy(&m);
+}
+
+int main(void)
+{
+    test_exact();
+    test_due_late_lost();
+    return TEST_END();
+}

@@ -1,0 +1,151 @@
+/* test_co_plan: PLANs split exactly, phases order a shared prepare. */
+#include "co_plan.h"
+#include "testlib.h"
+
+static int parse(struct co_args *a, const char *const *argv)
+{
+    int argc = 0;
+    struct pr_error err = {0};
+    while (argv[argc])
+        argc++;
+    int rc = co_args_parse(a, argc, (char **)argv, "secret-pw", &err);
+    if (rc != 0)
+        fprintf(stderr, "parse: %s\n", err.msg);
+    return rc;
+}
+
+static const struct pr_msg_plan *plan_of(const co_plan *p, uint32_t ph, uint32_t i)
+{
+    const struct pr_msg *m = co_plan_msg(p, ph, i);
+    return m ? &m->u.plan : NULL;
+}
+
+static void test_run_split(void)
+{
+    const char *argv[] = {"stampede",
+                          "oltp_read_write",
+                          "run",
+                          "--threads=10",
+                          "--rate=101",
+                          "--events=1000",
+                          "--time=0",
+                          "--mysql-host=h1,h2",
+                          "--mysql-port=3306,3307",
+                          NULL};
+    struct co_args a;
+    struct pr_error err = {0};
+    CHECK(parse(&a, argv) == 0);
+    co_plan *p = co_plan_new(&a, 3, NULL, 42, &err);
+    CHECK(p != NULL);
+    CHECK_EQ_U64(co_plan_phases(p), 1);
+    uint64_t conns = 0, rate = 0, events = 0, first = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        const struct pr_msg_plan *pl = plan_of(p, 0, i);
+        CHECK(pl != NULL);
+        CHECK_EQ_U64(pl->conn_first, first);
+        CHECK_EQ_U64(pl->conns_total, 10);
+        CHECK_EQ_U64(pl->agent_index, i);
+        CHECK_EQ_U64(pl->agent_count, 3);
+        CHECK(pl->lead == (i == 0));
+        CHECK_EQ_U64(pl->seed, 42);
+        CHECK(pl->n_hosts == 2 && pl->n_ports == 2 && pl->ports[1] == 3307);
+        CHECK(strcmp(pl->password, "secret-pw") == 0);
+        for (uint32_t o = 0; o < pl->n_opts; o++)
+            CHECK(strstr(pl->opts[o].value, "secret-pw") == NULL);
+        uint64_t h = 0;
+        CHECK(pr_msg_plan_hash(pl, &h) == 0 && h == pl->plan_hash);
+        first += pl->conns;
+        conns += pl->conns;
+        rate += pl->rate;
+        events += pl->events;
+    }
+    CHECK_EQ_U64(plan_of(p, 0, 0)->conns, 4);
+    CHECK_EQ_U64(conns, 10);
+    CHECK_EQ_U64(rate, 101);
+    CHECK_EQ_U64(events, 1000);
+    co_plan_destroy(&p);
+    CHECK(co_plan_new(&a, 11, NULL, 1, &err) == NULL); /* 10 connections, 11 agents */
+    CHECK(strstr(err.msg, "--threads") != NULL);
+    co_args_clear(&a);
+}
+
+static void test_partitions(void)
+{
+    const char *argv[] = {
+        "stampede",          "oltp_point_select",  "run", "--threads=4", "--tables=5",
+        "--table-size=1000", "--partition=tables", NULL};
+    struct co_args a;
+    struct pr_error err = {0};
+    CHECK(parse(&a, argv) == 0);
+    co_plan *p = co_plan_new(&a, 2, (const uint64_t[]){1, 1}, 7, &err);
+    CHECK(p != NULL);
+    CHECK_EQ_U64(plan_of(p, 0, 0)->n_tables + plan_of(p, 0, 1)->n_tables, 5);
+    CHECK(plan_of(p, 0, 0)->tables[0].table == 1 && plan_of(p, 0, 1)->tables[0].table == 4);
+    co_plan_destroy(&p);
+    a.part = PR_PART_ROWS;
+    p = co_plan_new(&a, 2, NULL, 7, &err);
+    CHECK(p != NULL);
+    CHECK_EQ_U64(plan_of(p, 0, 0)->n_tables, 5);
+    CHECK_EQ_U64(plan_of(p, 0, 0)->tables[0].id_hi + 1, plan_of(p, 0, 1)->tables[0].id_lo);
+    CHECK_EQ_U64(plan_of(p, 0, 1)->tables[4].id_hi, 1000);
+    co_plan_destroy(&p);
+    co_args_clear(&a);
+}
+
+/* One table over three agents: create, load, index in three phases. */
+static void test_prepare_phases(void)
+{
+    const char *argv[] = {"stampede",          "oltp_read_write", "prepare", "--tables=1",
+                          "--table-size=1000", "--threads=3",     NULL};
+    struct co_args a;
+    struct pr_error err = {0};
+    CHECK(parse(&a, argv) == 0);
+    co_plan *p = co_plan_new(&a, 3, NULL, 7, &err);
+    CHECK_MSG(p != NULL, "%s", err.msg);
+    if (p == NULL)
+        return;
+    CHECK_EQ_U64(co_plan_phases(p), 3);
+    CHECK_EQ_U64(co_plan_rows_total(p), 1000);
+    CHECK(strcmp(co_plan_phase_name(p, 0), "create") == 0);
+    uint32_t creators = 0, indexers = 0;
+    uint64_t next = 1;
+    for (uint32_t i = 0; i < 3; i++) {
+        const struct pr_msg_plan *c = plan_of(p, 0, i), *l = plan_of(p, 1, i),
+                                 *x = plan_of(p, 2, i);
+        if (c) {
+            creators++;
+            CHECK(c->tables[0].create_table && !c->tables[0].create_index);
+            CHECK(c->tables[0].id_hi + 1 == c->tables[0].id_lo); /* no rows */
+        }
+        if (x) {
+            indexers++;
+            CHECK(x->tables[0].create_index && !x->tables[0].create_table);
+            CHECK(x->tables[0].id_hi + 1 == x->tables[0].id_lo);
+        }
+        CHECK(l != NULL && !l->tables[0].create_table && !l->tables[0].create_index);
+        CHECK_EQ_U64(l->tables[0].id_lo, next);
+        next = l->tables[0].id_hi + 1;
+    }
+    CHECK_EQ_U64(next, 1001);
+    CHECK(creators == 1 && indexers == 1);
+    co_plan_destroy(&p);
+
+    /* Enough tables: one phase, each agent creates and indexes its own. */
+    const char *argv2[] = {"stampede", "oltp_read_write", "prepare", "--tables=4", NULL};
+    co_args_clear(&a);
+    CHECK(parse(&a, argv2) == 0);
+    p = co_plan_new(&a, 2, NULL, 7, &err);
+    CHECK(p != NULL && co_plan_phases(p) == 1);
+    CHECK(plan_of(p, 0, 1)->n_tables == 2 && plan_of(p, 0, 1)->tables[0].create_table &&
+          plan_of(p, 0, 1)->tables[0].create_index);
+    co_plan_destroy(&p);
+    co_args_clear(&a);
+}
+
+int main(void)
+{
+    test_run_split();
+    test_partitions();
+    test_prepare_phases();
+    return TEST_END();
+}
