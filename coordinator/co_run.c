@@ -64,6 +64,7 @@ struct run {
     uint32_t n;
     uint64_t seed;
     uint64_t t0_ns; /* START instant, our clock */
+    uint64_t first_t0_ns; /* the first phase's t0: total time of a prepare */
     uint32_t interval_ms;
     uint64_t end_ns;          /* when the last DONE came */
     bool stopping;            /* ABORT sent */
@@ -362,6 +363,8 @@ static void send_start(struct run *r)
             lead_ns = 2 * rtt + 50000000u;
     }
     r->t0_ns = co_fleet_now_ns() + lead_ns;
+    if (r->first_t0_ns == 0)
+        r->first_t0_ns = r->t0_ns;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     if (r->res->start_unix_ms == 0)
@@ -709,7 +712,7 @@ static void finish_results(struct run *r)
                                                                     start, r->srv_last[i].value};
         }
     }
-    res->time_s = r->end_ns > r->t0_ns ? (double)(r->end_ns - r->t0_ns) / 1e9 : 0.0;
+    res->time_s = r->end_ns > r->first_t0_ns ? (double)(r->end_ns - r->first_t0_ns) / 1e9 : 0.0;
     res->bad_frames = co_fleet_bad_frames(r->fleet);
     res->refused_agents = co_fleet_refused(r->fleet);
     co_summary_totals(res);
