@@ -41,7 +41,7 @@ enum pr_errno {
  * filled by decoders; msg is always NUL terminated. */
 struct pr_error {
     int code;      /* 0 or a negative code as above */
-    char msg[160]; /* what was rejected, for a log line or an ERROR reply */
+    char msg[512]; /* what was rejected, for a log line or an ERROR reply */
 };
 
 /* Message for a code: a PR_E* code or a negative errno. Never NULL; the
