@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""e2e: SIGINT on the coordinator in the middle of a run (3 local agents).
+
+  - one SIGINT: the agents are stopped, the sysbench final report and the
+    agents table are printed, --json/--csv/--hdr-log are written (JSON
+    exit.status 1, reason "interrupted"), sum of intervals == totals, exit 1,
+    and the server sees the load stop (no sbtest connection left);
+  - two SIGINTs, the first one's stop held up by an agent frozen with
+    SIGSTOP: exit 1 at once after the second (measured), no final report,
+    and the orphaned local agents (the frozen one resumed) stop issuing
+    statements and close their connections within 5 s (server processlist
+    and Com_stmt_execute).
+"""
+import os
+import re
+import signal
+import time
+
+import e2elib as e
+
+
+def start(tag):
+    files = {k: e.path("%s.%s" % (tag, k)) for k in ("json", "csv", "hlog")}
+    p = e.stampede(["oltp_read_write", "run", "--tables=2", "--table-size=5000", "--threads=6",
+                    "--time=60", "--report-interval=1", "--agents=3", "--json=" + files["json"],
+                    "--csv=" + files["csv"], "--hdr-log=" + files["hlog"]] +
+                   e.local_opts() + e.db_opts())
+    return p, files
+
+
+def wait_load_gone(t0, what, budget=5.0):
+    """Poll the server until no sbtest connection is left and
+    Com_stmt_execute stood still for 1 s; check both within budget."""
+    last = e.status("Com_stmt_execute")["Com_stmt_execute"]
+    t_change, t_zero = t0, None
+    while time.monotonic() - t0 < 12:
+        v = e.status("Com_stmt_execute")["Com_stmt_execute"]
+        n = e.sbtest_sessions()
+        now = time.monotonic()
+        if v != last:
+            last, t_change = v, now
+        if n == 0 and t_zero is None:
+            t_zero = now
+        if t_zero is not None and now - t_change > 1.0:
+            break
+        time.sleep(0.05)
+    zero = t_zero - t0 if t_zero is not None else None
+    e.info("%s: statements stopped %.2f s, connections at 0 %s s after the signal" %
+           (what, t_change - t0, "%.2f" % zero if zero is not None else "never"))
+    e.check(t_change - t0 <= budget and zero is not None and zero <= budget,
+            "%s: load gone from the server within %.0f s (statements %.2f s, connections %s s)" %
+            (what, budget, t_change - t0, "%.2f" % zero if zero is not None else "never"))
+
+
+def one_sigint():
+    p, files = start("once")
+    if not e.check(p.wait_line(r"^\[ 2s \]", which="out", timeout=30) is not None,
+                   "once: the run reached its 2 s interval line"):
+        p.dump()
+        return
+    children = p.agent_children()
+    t = time.monotonic()
+    os.kill(p.pid, signal.SIGINT)
+    rc = p.wait(30)
+    dt = time.monotonic() - t
+    e.info("one SIGINT: stampede exited %.2f s later with status %s" % (dt, rc))
+    e.check(rc == 1, "once: exit status %s (want 1)" % rc)
+    e.check(dt <= 5.0, "once: stopped %.2f s after SIGINT (<= 5 s)" % dt)
+    err, out = p.text("err"), p.text("out")
+    e.check("interrupted: stopping the agents" in err, "once: stderr says it stops the agents")
+    e.check("interrupted twice" not in err, "once: not taken for a second SIGINT")
+    e.check(all(s in out for s in ("SQL statistics:", "transactions:", "Latency (ms):",
+                                   "95th percentile:", "Threads fairness:", "Agents:")),
+            "once: the final report and the agents table are printed")
+    for k, f in files.items():
+        e.check(os.path.exists(f) and os.path.getsize(f) > 0, "once: --%s file written" %
+                {"json": "json", "csv": "csv", "hlog": "hdr-log"}[k])
+    if not os.path.exists(files["json"]):
+        p.dump()
+        return
+    d = e.load_json(files["json"])
+    e.check(d["exit"]["status"] == 1 and "interrupted" in d["exit"]["reason"],
+            "once: JSON exit %r" % d["exit"])
+    tot = d["totals"]
+    e.check(tot["transactions"] > 0 and 1.5 <= tot["time_s"] <= 5,
+            "once: partial totals: %d transactions in %.2f s" % (tot["transactions"], tot["time_s"]))
+    e.check(all(a["done"] for a in d["agents"]), "once: every agent sent its DONE after the stop")
+    s = sum(iv["counters"]["transactions"] for iv in d["intervals"])
+    e.check(s == tot["transactions"] == sum(a["transactions"] for a in d["agents"]),
+            "once: sum of intervals %d == totals %d == sum of agents" % (s, tot["transactions"]))
+    m = re.search(r"^\s+transactions:\s+(\d+)\s", out, re.M)
+    e.check(m and int(m.group(1)) == tot["transactions"],
+            "once: stdout transactions %s == JSON %d" % (m and m.group(1), tot["transactions"]))
+    left = [c for c in children if e.pid_alive(c)]
+    e.check(not left, "once: the local agents exited with stampede: left %r" % left)
+    e.check(e.sbtest_sessions() == 0, "once: no sbtest connection left on the server")
+
+
+def two_sigints():
+    """The first SIGINT's stop is kept waiting by a frozen agent (SIGSTOP):
+    the coordinator waits for its DONE; a second SIGINT must end it at once."""
+    p, files = start("twice")
+    if not e.check(p.wait_line(r"^\[ 1s \]", which="out", timeout=30) is not None,
+                   "twice: the run reached its 1 s interval line"):
+        p.dump()
+        return
+    children = p.agent_children()
+    frozen = sorted(children)[0]
+    os.kill(frozen, signal.SIGSTOP)
+    t = time.monotonic()
+    os.kill(p.pid, signal.SIGINT)
+    first = p.wait_line(r"interrupted: stopping the agents", timeout=5, after=t)
+    e.check(first is not None, "twice: the first SIGINT was taken (stopping the agents)")
+    time.sleep(0.3)
+    e.check(p.alive(), "twice: still waiting for the frozen agent's DONE 0.3 s after the first")
+    t2 = time.monotonic()
+    os.kill(p.pid, signal.SIGINT)
+    rc = p.wait(10)
+    dt = time.monotonic() - t2
+    os.kill(frozen, signal.SIGCONT)
+    t_cont = time.monotonic()
+    e.info("two SIGINTs: stampede exited %.3f s after the second, status %s" % (dt, rc))
+    e.check(rc == 1, "twice: exit status %s (want 1)" % rc)
+    e.check(dt <= 0.5, "twice: exited %.3f s after the second SIGINT (at once: <= 0.5 s)" % dt)
+    e.check("interrupted twice" in p.text("err"), "twice: stderr says it was interrupted twice")
+    e.check("SQL statistics:" not in p.text("out"), "twice: no final report")
+    wait_load_gone(t_cont, "twice (orphaned local agents, the frozen one resumed)")
+    time.sleep(0.5)
+    left = [c for c in children if e.pid_alive(c)]
+    e.info("twice: local agents %r; still alive: %r" % (children, left))
+
+
+def main():
+    e.need_sandbox()
+    e.prepare(tables=2, table_size=5000)
+    one_sigint()
+    two_sigints()
+    e.finish()
+
+
+main()
