@@ -61,7 +61,19 @@ static void set_str(char **dst, const char *v)
     *dst = pr_xstrdup(v);
 }
 
+/* Replace the password, scrubbing the old one. */
+static void set_password(struct co_args *a, char *owned)
+{
+    if (a->password)
+        memset(a->password, 0, strlen(a->password));
+    free(a->password);
+    a->password = owned;
+}
+
 /* Append one "WARNING: ..." line to a->warnings unless already there. */
+static void add_warning(struct co_args *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 static void add_warning(struct co_args *a, const char *fmt, ...)
 {
     char line[512];
@@ -99,7 +111,7 @@ static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi,
 static int parse_u32(const char *name, const char *v, uint32_t lo, uint32_t hi, uint32_t *out,
                      struct pr_error *err)
 {
-    uint64_t x;
+    uint64_t x = 0;
     int rc = parse_uint(name, v, lo, hi, &x, err);
     if (rc == 0)
         *out = (uint32_t)x;
@@ -176,7 +188,7 @@ static void free_weights(struct co_args *a)
 static int add_weight(struct co_args *a, char *item, struct pr_error *err)
 {
     char *eq = strchr(item, '=');
-    uint64_t w;
+    uint64_t w = 0;
 
     if (!eq || eq == item)
         return pr_error_set(err, PR_EINVAL, "--agent-weights: '%s' is not NAME=WEIGHT", item);
@@ -306,8 +318,7 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     if (stat(v, &st) == 0 && (st.st_mode & 077))
         add_warning(a, "--mysql-password-file: %s is readable by group or others; chmod 600 %s", v,
                     v);
-    free(a->password);
-    a->password = line;
+    set_password(a, line);
     return 0;
 }
 
@@ -423,9 +434,9 @@ static int apply_option(struct co_args *a, const char *arg, const struct origin 
     if (name_eq(name, len, "mysql-password")) {
         if (!value)
             return pr_error_set(err, PR_EINVAL, "--mysql-password: a value is required");
-        set_str(&a->password, value);
+        set_password(a, pr_xstrdup(value));
         if (!o->file)
-            add_warning(a, PASSWORD_WARN);
+            add_warning(a, "%s", PASSWORD_WARN);
         return 0;
     }
     return apply_sysbench(a, nbuf, value, err);
@@ -502,6 +513,19 @@ static int flag_value(const char *arg, const char *name, bool *matched, bool *on
     return rc;
 }
 
+/* True for "--name" (no '=') naming a known option that is not a boolean:
+ * the next word was probably meant as its value. */
+static bool wants_value(const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0 || strchr(arg, '='))
+        return false;
+    const struct own_opt *own = find_own(arg + 2, strlen(arg + 2));
+    if (own)
+        return own->set != set_plaintext;
+    const struct pr_opt_def *def = pr_opts_find(arg);
+    return def && def->type != PR_OPT_BOOL;
+}
+
 static int scan_args(int argc, char **argv, struct scan *s, struct pr_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -509,6 +533,10 @@ static int scan_args(int argc, char **argv, struct scan *s, struct pr_error *err
         const char *arg = argv[i];
         bool m = false, on = false;
         if (arg[0] != '-') {
+            if (i > 1 && wants_value(argv[i - 1]))
+                return pr_error_set(err, PR_EINVAL,
+                                    "%s needs its value joined: %s=%s (not a separate word)",
+                                    argv[i - 1], argv[i - 1], arg);
             if (s->npos < 4)
                 s->pos[s->npos] = i;
             s->npos++;
@@ -673,7 +701,7 @@ static int parse_all(struct co_args *a, int argc, char **argv, const char *env_p
     if (a->action == CO_ACTION_WL_HELP)
         return 0;
     /* MYSQL_PWD is the default: an option in the config file or argv wins. */
-    set_str(&a->password, env_password ? env_password : "");
+    set_password(a, pr_xstrdup(env_password ? env_password : ""));
     if (s.config_file && (rc = apply_config(a, s.config_file, err)) < 0)
         return rc;
     struct origin cmdline = {NULL, 0};
@@ -715,9 +743,7 @@ void co_args_clear(struct co_args *a)
     free(a->hdr_log_path);
     free(a->secret_key_file);
     free(a->authorized_keys);
-    if (a->password) /* scrub: the string may end up in a core file otherwise */
-        memset(a->password, 0, strlen(a->password));
-    free(a->password);
+    set_password(a, NULL); /* scrubbed: it would otherwise linger in freed memory */
     free(a->warnings);
     for (uint32_t i = 0; i < a->n_passthrough; i++)
         free(a->passthrough[i]);

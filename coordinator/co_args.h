@@ -31,7 +31,19 @@
  *                            agents (default: half the interval, max 1000)
  *
  * The database password: --mysql-password (a warning says to prefer the
- * others), MYSQL_PWD, or --mysql-password-file=FILE (first line).
+ * others), MYSQL_PWD, or --mysql-password-file=FILE (first line). MYSQL_PWD
+ * is the default; the option and the file override it, the later of the two
+ * winning. A password in a --config-file gives no warning.
+ *
+ * Rules checked here (PR_EINVAL): --listen needs --secret-key-file and
+ * --authorized-keys unless --plaintext; --plaintext with a tcp --listen
+ * needs a loopback host (127.x, localhost, ::1) and no key options;
+ * --histogram with --percentile=0 (sysbench's rule). A "--name VALUE" with
+ * a space is refused with a hint (sysbench needs "--name=VALUE" too).
+ * Warnings (not errors): deprecated aliases, --mysql-password, a password
+ * file readable by others, run with --time=0 --events=0 (sysbench's
+ * "Both event and time limits are disabled, running an endless test"), key
+ * options without --listen, --agent-bin/--agent-workers with --listen.
  *
  * Thread: none of its own. Nothing here prints: errors come back in err.
  */
@@ -67,33 +79,39 @@ struct co_weight {
 /* The parsed command line. Strings are owned (co_args_clear frees them). */
 struct co_args {
     enum co_action action;
-    char *workload;             /* canonical workload name (COMMAND, WL_HELP) */
-    int wl;                     /* pr_workload id, -1 when none */
-    enum pr_plan_cmd cmd;       /* COMMAND */
-    pr_opts *opts;              /* every sysbench option, defaults filled; owned */
-    char *keygen_dir;           /* KEYGEN */
-    char *keygen_name;          /* KEYGEN, default "stampede" */
-    uint32_t agents;            /* --agents, >= 1 */
-    char *listen;               /* --listen, NULL: spawn local agents */
-    uint32_t agent_wait_s;      /* --agent-wait */
-    struct co_weight *weights;  /* --agent-weights, n_weights entries */
+    char *workload;            /* canonical workload name (COMMAND, WL_HELP) */
+    int wl;                    /* pr_workload id, -1 when none */
+    enum pr_plan_cmd cmd;      /* COMMAND */
+    pr_opts *opts;             /* every sysbench option, defaults filled; owned; never
+                                  NULL after a successful parse. mysql-password is left
+                                  at its default: the password is only in .password */
+    char *keygen_dir;          /* KEYGEN */
+    char *keygen_name;         /* KEYGEN, default "stampede" */
+    uint32_t agents;           /* --agents, >= 1 */
+    char *listen;              /* --listen, NULL: spawn local agents */
+    uint32_t agent_wait_s;     /* --agent-wait */
+    struct co_weight *weights; /* --agent-weights, n_weights entries */
     uint32_t n_weights;
-    char *agent_bin;            /* --agent-bin, NULL: default */
-    uint32_t agent_workers;     /* --agent-workers */
-    enum pr_partition part;     /* --partition */
-    enum co_on_loss on_loss;    /* --on-agent-loss */
-    char *json_path;            /* --json, NULL when unset */
-    char *csv_path;             /* --csv */
-    char *hdr_log_path;         /* --hdr-log */
-    char *secret_key_file;      /* --secret-key-file */
-    char *authorized_keys;      /* --authorized-keys */
-    bool plaintext;             /* --plaintext */
-    uint32_t grace_ms;          /* --grace-ms, 0: default rule */
-    char *password;             /* resolved DB password ("" when none); never printed */
-    char *warnings;             /* newline-separated warnings to print, "" when none */
-    char **passthrough;         /* "name=value" of every option given explicitly (sysbench
-                                   and workload options only, canonical names, password
-                                   excluded), in order: sent to agents in PLAN.opts */
+    char *agent_bin;         /* --agent-bin, NULL: default */
+    uint32_t agent_workers;  /* --agent-workers */
+    enum pr_partition part;  /* --partition */
+    enum co_on_loss on_loss; /* --on-agent-loss */
+    char *json_path;         /* --json, NULL when unset */
+    char *csv_path;          /* --csv */
+    char *hdr_log_path;      /* --hdr-log */
+    char *secret_key_file;   /* --secret-key-file */
+    char *authorized_keys;   /* --authorized-keys */
+    bool plaintext;          /* --plaintext */
+    uint32_t grace_ms;       /* --grace-ms, 0: default rule */
+    char *password;          /* resolved DB password ("" when none); never printed */
+    char *warnings;          /* lines "WARNING: ...\n" to print as they are, "" when
+                                none */
+    char **passthrough;      /* "name=value" of every option given explicitly (sysbench
+                                and workload options only, canonical names, password
+                                excluded), in order of first appearance (a repeated
+                                option keeps its slot with the last value; bulk_insert's
+                                unknown options as spelled): sent to agents in
+                                PLAN.opts */
     uint32_t n_passthrough;
 };
 
@@ -104,7 +122,7 @@ struct co_args {
 int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_password,
                   struct pr_error *err);
 
-/* Free what a owns and zero it. Safe twice. */
+/* Free what a owns (scrubbing the password) and zero it. Safe twice. */
 void co_args_clear(struct co_args *a);
 
 /* The --help text (general, stampede and mysql options with defaults).
@@ -112,7 +130,8 @@ void co_args_clear(struct co_args *a);
 char *co_args_usage(void);
 
 /* "WORKLOAD help": the workload's own options with defaults, as sysbench
- * prints them. Caller frees; NULL for an unknown workload. */
+ * prints them after its version banner (the banner is not included).
+ * Caller frees; NULL for an unknown workload. */
 char *co_args_workload_usage(const char *workload);
 
 #endif

@@ -31,8 +31,9 @@ struct co_keypair {
 /* A fresh key pair (zmq_curve_keypair). 0 or PR_EINVAL (no CURVE support). */
 int co_keys_generate(struct co_keypair *kp, struct pr_error *err);
 
-/* keygen: write DIR/NAME.secret and DIR/NAME.pub (DIR is created 0700 if
- * missing). 0 or a negative code with err naming the file. */
+/* keygen: write DIR/NAME.secret and DIR/NAME.pub (DIR and its missing
+ * parents are created 0700). 0, or -EEXIST (either file exists: nothing is
+ * written), -errno or PR_EINVAL (NAME with a '/'), err naming the file. */
 int co_keys_write(const char *dir, const char *name, const struct co_keypair *kp,
                   struct pr_error *err);
 
@@ -41,16 +42,20 @@ int co_keys_write(const char *dir, const char *name, const struct co_keypair *kp
  * or world readable: "chmod 600 FILE"). */
 int co_keys_read_secret(const char *path, struct co_keypair *kp, struct pr_error *err);
 
-/* A key given as the key itself or a file holding it. 0 or PR_EINVAL. */
+/* A key given as the key itself or a file holding it (an existing file of
+ * that name wins). 0 or PR_EINVAL naming the argument. */
 int co_keys_read_public(const char *key_or_path, char out[CO_KEY_LEN + 1], struct pr_error *err);
 
 typedef struct co_keyring co_keyring; /* authorized agent keys */
 
-/* Load an authorized-keys file. NULL with err set (file, line number). */
+/* Load an authorized-keys file. The comment after a key is its label
+ * (default "FILE:LINE"); duplicates count once. NULL with err set ("FILE:LINE:
+ * ..." for a bad line; a file with no key is an error too). */
 co_keyring *co_keyring_load(const char *path, struct pr_error *err);
 /* An empty keyring, to which keys are added (local spawned agents). */
 co_keyring *co_keyring_new(void);
-/* Add one Z85 public key with a label (e.g. the agent name). 0 or PR_EINVAL. */
+/* Add one Z85 public key with a label (e.g. the agent name); adding a key
+ * already there is a no-op. 0 or PR_EINVAL (not a 40-character Z85 key). */
 int co_keyring_add(co_keyring *kr, const char *public_key, const char *label);
 /* True when the key is authorized. */
 bool co_keyring_has(const co_keyring *kr, const char *public_key);
@@ -65,7 +70,10 @@ co_zap *co_zap_new(void *zctx, const co_keyring *kr, struct pr_error *err);
 /* The REP socket to poll for ZMQ_POLLIN. */
 void *co_zap_socket(co_zap *z);
 /* Answer every pending request (non-blocking): 200 for an authorized
- * CURVE key, 400 otherwise. Returns how many were refused by this call. */
+ * CURVE key (user id = the Z85 key, seen as the "User-Id" message property
+ * on the ROUTER), 400 otherwise (other mechanisms, malformed requests).
+ * Returns how many were refused by this call. A refused client's libzmq
+ * retries the handshake, so one bad agent may be refused many times. */
 int co_zap_handle(co_zap *z);
 /* Refused so far, and the last refused key (Z85) with its peer address
  * ("" when unknown). Borrowed strings. */

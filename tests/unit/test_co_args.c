@@ -182,6 +182,10 @@ static void test_spellings_and_aliases(void)
                              "WARNING: --max-requests is deprecated, use --events instead\n") == 0);
     co_args_clear(&a);
 
+    CHECK(PARSE(&a, &err, "--histogram", "--plaintext", "oltp_read_write", "run") == 0);
+    CHECK(pr_opts_bool(a.opts, "histogram") && a.plaintext);
+    co_args_clear(&a);
+
     /* A bare boolean means on; bool spellings. */
     CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--histogram", "--skip_trx=true",
                 "--range-selects=off") == 0);
@@ -230,15 +234,22 @@ static void test_errors(void)
     /* Words. */
     EXPECT_ERR("unknown workload 'oltp_nothing'", "oltp_read_write, oltp_read_only,",
                "oltp_nothing", "run");
-    /* The whole list needs more than pr_error's 160 bytes: it starts right. */
-    EXPECT_ERR("unknown workload 'tpcc'", "valid workloads: oltp_read_write, oltp_read_only",
-               "tpcc", "run");
+    EXPECT_ERR("unknown workload 'tpcc'; valid workloads: oltp_read_write, oltp_read_only, "
+               "oltp_write_only, oltp_point_select, oltp_update_index, oltp_update_non_index, "
+               "oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert",
+               "", "tpcc", "run");
     EXPECT_ERR("missing WORKLOAD before 'run'", "oltp_point_select", "run", "--threads=2");
     EXPECT_ERR("Command is required.", "Supported commands: prepare, prewarm, run, cleanup, help",
                "oltp_read_write");
     EXPECT_ERR("unknown command 'go'", "Supported commands", "oltp_read_write", "go");
     EXPECT_ERR("unexpected argument 'extra'", "oltp_read_write run", "oltp_read_write", "run",
                "extra");
+
+    /* A value given as a separate word is caught, not taken as the workload. */
+    EXPECT_ERR("--threads needs its value joined: --threads=4", "", "--threads", "4",
+               "oltp_read_write", "run");
+    EXPECT_ERR("--agents needs its value joined", "", "oltp_read_write", "run", "--agents", "3");
+    /* ...but a bare boolean before the words is fine (tested below). */
 
     /* sysbench's own rule. */
     EXPECT_ERR("--histogram cannot be used with --percentile=0", "", "oltp_read_write", "run",
