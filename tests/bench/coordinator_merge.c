@@ -1,0 +1,1113 @@
+/* coordinator_merge: what merging N agents' STATS costs the coordinator.
+ *
+ * A forked simulator process opens N ZeroMQ DEALER sockets to a real
+ * co_fleet (plain text, ipc://) bound by this process, says HELLO with N
+ * distinct names, answers the fleet's PINGs with PONGs, sends a HEARTBEAT
+ * every second and, once this process has sent START, one STATS(k) per agent
+ * at every 1 s boundary. Each STATS carries a realistic latency histogram
+ * (gen_interval()) and is encoded in advance so the simulator stays cheap;
+ * this side decodes every one, which is the real cost. The coordinator (this
+ * process's main thread) runs co_run.c's run loop (drive_phase): co_fleet_next
+ * -> handle_event -> on_stats (co_merge_add plus the per-agent sums) ->
+ * flush_intervals (co_merge_due, co_report_interval, co_merge_close), the
+ * interval lines going to a memory FILE. co_run's helpers are static, so the
+ * few lines of that loop are mirrored here (marked "as co_run.c").
+ *
+ * Prints for one N: coordinator thread CPU per interval (mean, max, % of one
+ * core), the process's CPU including ZeroMQ's I/O thread, messages per
+ * second, whether each interval was complete (every agent merged before its
+ * line was printed, and the merged totals equal what the simulator sent),
+ * peak RSS, CPU by section of the loop and per-STATS costs of the pieces
+ * (decode, msgpack parse, histogram allocation, merge). Asserts nothing;
+ * exits 1 only when the bench itself could not run. Times are thread CPU
+ * time (CLOCK_THREAD_CPUTIME_ID), steady on a shared machine. The last line
+ * is "RESULT key=value ..." for tests/bench/coordinator-merge.
+ *
+ * Usage: coordinator_merge [--agents=N] [--intervals=K] [--samples=MIN:MAX]
+ *                          [--hdr-log] [--seed=S]
+ *   --samples: transactions per agent-interval, uniform in MIN..MAX
+ *   (default 1000:20000).
+ *   --hdr-log keeps every agent's histogram per interval, as stampede does
+ *   with --hdr-log=FILE (co_merge_new's keep_agent_hists). */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "co_fleet.h"
+#include "co_merge.h"
+#include "co_report.h"
+#include "pr_hist.h"
+#include "pr_msg.h"
+#include "pr_split.h"
+
+#define INTERVAL_MS       1000
+#define GRACE_NS          500000000ull /* co_run's default: min(I / 2, 1 s) */
+#define THREADS_PER_AGENT 16
+#define MAX_INTERVALS     3600
+#define MAX_AGENTS        10000
+#define JOIN_TIMEOUT_S    300
+#define SEQ_MARK          0xA5A5A5A5A5A5A5A5ull /* placeholder patched at send time */
+#define EZ_LEN            (1u << 16)
+#define SIGMA             0.5 /* log-normal shape */
+#define TAIL_PER_MILLE    5   /* samples multiplied by 3..30: lock waits, flushes */
+#define MICRO_STATS       64
+
+/* ---- shared: the latency generator and STATS encoding ---- */
+
+static double ez[EZ_LEN];           /* exp(SIGMA * z), z standard normal */
+static uint64_t min_samples = 1000; /* per agent-interval, --samples=MIN:MAX */
+static uint64_t max_samples = 20000;
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    return mix64(*s += 0x9e3779b97f4a7c15ull);
+}
+
+static double rng_unit(uint64_t *s)
+{
+    return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static void gen_init(uint64_t seed)
+{
+    uint64_t s = seed ^ 0x5bd1e995ull;
+    for (uint32_t i = 0; i < EZ_LEN; i++) {
+        double z = sqrt(-2.0 * log(rng_unit(&s))) * cos(6.283185307179586 * rng_unit(&s));
+        ez[i] = exp(SIGMA * z);
+    }
+}
+
+/* Agent a's median latency, log-uniform in 2..20 ms, fixed for the run. */
+static double agent_median_us(uint64_t seed, uint32_t agent)
+{
+    uint64_t s = seed ^ mix64(agent + 1u);
+    return 2000.0 * pow(10.0, rng_unit(&s));
+}
+
+/* Agent a's interval k: min..max_samples transactions whose latencies are
+ * log-normal around the agent's median (sigma SIGMA), 0.5% of them x3..x30;
+ * counters as oltp_read_write (14 reads, 4 writes, 2 other per transaction). */
+static void gen_interval(uint64_t seed, uint32_t agent, uint64_t k, pr_hist *h,
+                         struct pr_counters *c)
+{
+    uint64_t s = seed ^ mix64(((uint64_t)agent << 32) ^ (k + 0x1234567ull));
+    double med = agent_median_us(seed, agent);
+    uint64_t n = min_samples + rng_next(&s) % (max_samples - min_samples + 1);
+
+    pr_hist_reset(h);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = rng_next(&s);
+        double v = med * ez[r & (EZ_LEN - 1)];
+        if ((r >> 32) % 1000 < TAIL_PER_MILLE)
+            v *= 3.0 + (double)((r >> 48) % 28);
+        pr_hist_record(h, (uint64_t)v, 1);
+    }
+    memset(c, 0, sizeof(*c));
+    c->transactions = n;
+    c->reads = 14 * n;
+    c->writes = 4 * n;
+    c->other = 2 * n;
+    c->errors = rng_next(&s) % 3;
+}
+
+static const char *const srv_names[] = {
+    "Questions",
+    "Com_select",
+    "Com_insert",
+    "Com_update",
+    "Com_delete",
+    "Com_begin",
+    "Com_commit",
+    "Com_stmt_execute",
+    "Com_stmt_prepare",
+    "Threads_running",
+    "Threads_connected",
+    "Innodb_rows_read",
+    "Innodb_rows_inserted",
+    "Innodb_rows_updated",
+    "Innodb_rows_deleted",
+};
+#define N_SRV (sizeof(srv_names) / sizeof(srv_names[0]))
+
+/* Encode STATS(k) with SEQ_MARK as seq into sb; *seq_off is the offset of
+ * the 8 seq bytes (big endian, after msgpack's 0xcf). lead: the agent also
+ * sends the server sample, as the lead agent does. 0 or a negative code. */
+static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *c, bool lead,
+                        msgpack_sbuffer *sb, size_t *seq_off)
+{
+    struct pr_msg m;
+    struct pr_msg_stat srv[N_SRV];
+    struct pr_error err = {0};
+
+    pr_msg_init(&m, PR_MSG_STATS, NULL, SEQ_MARK);
+    m.u.stats.k = k;
+    m.u.stats.ctr = *c;
+    m.u.stats.lat = (pr_hist *)h;
+    m.u.stats.cpu_pct = 20.0 + (double)(c->transactions % 60);
+    m.u.stats.lag_max_us = 200 + c->transactions % 900;
+    m.u.stats.lag_p99_us = 100 + c->transactions % 300;
+    if (lead) {
+        for (size_t i = 0; i < N_SRV; i++)
+            srv[i] = (struct pr_msg_stat){(char *)srv_names[i], 1000000 * (k + 1) + i};
+        m.u.stats.srv = srv;
+        m.u.stats.n_srv = (uint32_t)N_SRV;
+    }
+    int rc = pr_msg_encode(&m, sb, &err);
+    if (rc != 0) {
+        fprintf(stderr, "coordinator_merge: cannot encode STATS: %s\n", err.msg);
+        return rc;
+    }
+    static const uint8_t mark[9] = {0xcf, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5};
+    const uint8_t *p = memmem(sb->data, sb->size, mark, sizeof(mark));
+    if (p == NULL || memmem(p + 1, sb->size - (size_t)(p + 1 - (uint8_t *)sb->data), mark,
+                            sizeof(mark)) != NULL) {
+        fprintf(stderr, "coordinator_merge: seq placeholder not found exactly once\n");
+        return PR_EINVAL;
+    }
+    *seq_off = (size_t)(p - (const uint8_t *)sb->data) + 1;
+    return 0;
+}
+
+static void patch_seq(uint8_t *buf, size_t off, uint64_t seq)
+{
+    for (int i = 7; i >= 0; i--, seq >>= 8)
+        buf[off + (size_t)i] = (uint8_t)seq;
+}
+
+static uint64_t mono_ns(void)
+{
+    return co_fleet_now_ns();
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t process_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* What the simulator tells the coordinator side at the end (one pipe write). */
+struct sim_report {
+    int ok;              /* 1: the simulator ran to the end */
+    char why[256];       /* when not ok */
+    uint32_t intervals;  /* K */
+    double gen_s;        /* wall time spent generating and encoding */
+    double samples_mean; /* per agent-interval */
+    double buckets_mean; /* occupied histogram buckets per agent-interval */
+    uint32_t buckets_min, buckets_max;
+    double bytes_mean; /* encoded STATS size */
+    uint32_t bytes_max;
+    uint64_t sent_window;                   /* non-STATS messages sent in (t0, t0 + K*I] */
+    uint64_t recv_window;                   /* messages received in (t0, t0 + K*I] */
+    uint64_t stats_sent;                    /* STATS messages sent in all */
+    uint64_t expect_tx[MAX_INTERVALS];      /* per interval: transactions sent */
+    uint64_t expect_samples[MAX_INTERVALS]; /* per interval: histogram samples sent */
+};
+
+/* ---- the simulator process ---- */
+
+struct sim_agent {
+    void *sock;
+    uint64_t seq; /* last seq sent */
+    bool stopped; /* BYE or ABORT received */
+};
+
+struct sim_stats {
+    uint8_t *data; /* encoded STATS, seq patched at send time */
+    size_t size;
+    size_t seq_off;
+};
+
+struct sim {
+    uint32_t n, k_count;
+    uint64_t seed;
+    struct sim_agent *ag;
+    struct sim_stats *st; /* [k * n + agent] */
+    zmq_pollitem_t *items;
+    uint64_t t0_ns, ivl_ns; /* from START; 0 until then */
+    uint32_t stopped;
+    struct sim_report *rep;
+};
+
+/* The measured window (t0, t0 + K*I]: the run's K intervals. */
+static bool in_window(const struct sim *s, uint64_t now)
+{
+    return s->t0_ns && now > s->t0_ns && now <= s->t0_ns + s->k_count * s->ivl_ns;
+}
+
+/* Send; messages other than STATS are counted when inside the window. */
+static void sim_send(struct sim *s, uint32_t i, const void *data, size_t size, bool count)
+{
+    if (zmq_send(s->ag[i].sock, data, size, ZMQ_DONTWAIT) >= 0 && count && in_window(s, mono_ns()))
+        s->rep->sent_window++;
+}
+
+static void sim_send_msg(struct sim *s, uint32_t i, struct pr_msg *m)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    m->seq = ++s->ag[i].seq;
+    if (pr_msg_encode(m, &sb, NULL) == 0)
+        sim_send(s, i, sb.data, sb.size, true);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static void sim_hello(struct sim *s, uint32_t i)
+{
+    char name[32], host[32];
+    struct pr_msg m;
+    snprintf(name, sizeof(name), "sim-%05u", i);
+    snprintf(host, sizeof(host), "bench-host-%u", i % 97);
+    pr_msg_init(&m, PR_MSG_HELLO, NULL, 0);
+    m.u.hello.name = name;
+    m.u.hello.version = STAMPEDE_VERSION;
+    m.u.hello.cores = 8;
+    m.u.hello.hostname = host;
+    m.u.hello.region = "";
+    sim_send_msg(s, i, &m);
+}
+
+static void sim_beat(struct sim *s, uint32_t i)
+{
+    struct pr_msg m;
+    pr_msg_init(&m, PR_MSG_HEARTBEAT, NULL, 0);
+    m.u.heartbeat.state = s->t0_ns ? PR_STATE_RUNNING : PR_STATE_IDLE;
+    m.u.heartbeat.clock_ns = mono_ns();
+    sim_send_msg(s, i, &m);
+}
+
+static void sim_on_msg(struct sim *s, uint32_t i, const struct pr_msg *in)
+{
+    struct pr_msg m;
+    switch (in->type) {
+    case PR_MSG_PING:
+        pr_msg_init(&m, PR_MSG_PONG, NULL, 0);
+        m.u.pong.id = in->u.ping.id;
+        m.u.pong.ping_clock_ns = in->u.ping.clock_ns;
+        m.u.pong.peer_clock_ns = mono_ns();
+        sim_send_msg(s, i, &m);
+        break;
+    case PR_MSG_START:
+        if (s->t0_ns == 0) { /* same machine: the coordinator's clock is ours */
+            s->t0_ns = in->u.start.t0_ns;
+            s->ivl_ns = (uint64_t)in->u.start.interval_ms * 1000000u;
+        }
+        break;
+    case PR_MSG_BYE:
+    case PR_MSG_ABORT:
+        if (!s->ag[i].stopped) {
+            s->ag[i].stopped = true;
+            s->stopped++;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void sim_drain(struct sim *s, uint32_t i)
+{
+    zmq_msg_t msg;
+    struct pr_msg m;
+    zmq_msg_init(&msg);
+    while (zmq_msg_recv(&msg, s->ag[i].sock, ZMQ_DONTWAIT) >= 0) {
+        if (in_window(s, mono_ns()))
+            s->rep->recv_window++;
+        if (pr_msg_decode(&m, zmq_msg_data(&msg), zmq_msg_size(&msg), NULL) == 0)
+            sim_on_msg(s, i, &m);
+        pr_msg_clear(&m);
+    }
+    zmq_msg_close(&msg);
+}
+
+static void sim_send_stats(struct sim *s, uint64_t k)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        struct sim_stats *st = &s->st[k * s->n + i];
+        patch_seq(st->data, st->seq_off, ++s->ag[i].seq);
+        sim_send(s, i, st->data, st->size, false);
+        s->rep->stats_sent++;
+    }
+}
+
+/* Generate and encode every agent's STATS for every interval. */
+static int sim_prepare(struct sim *s)
+{
+    struct sim_report *rep = s->rep;
+    pr_hist *h = pr_hist_new();
+    struct pr_counters c;
+    uint64_t t = mono_ns(), samples = 0, buckets = 0, bytes = 0;
+    int rc = 0;
+
+    rep->buckets_min = UINT32_MAX;
+    for (uint64_t k = 0; k < s->k_count && rc == 0; k++) {
+        for (uint32_t i = 0; i < s->n && rc == 0; i++) {
+            msgpack_sbuffer sb;
+            struct pr_hist_iter it = PR_HIST_ITER_INIT;
+            uint32_t nb = 0;
+            gen_interval(s->seed, i, k, h, &c);
+            while (pr_hist_next(h, &it))
+                nb++;
+            msgpack_sbuffer_init(&sb);
+            struct sim_stats *st = &s->st[k * s->n + i];
+            rc = encode_stats(k, h, &c, i == 0, &sb, &st->seq_off);
+            st->data = (uint8_t *)sb.data; /* ownership moves to st */
+            st->size = sb.size;
+            rep->expect_tx[k] += c.transactions;
+            rep->expect_samples[k] += pr_hist_count(h);
+            samples += pr_hist_count(h);
+            buckets += nb;
+            bytes += sb.size;
+            rep->buckets_min = nb < rep->buckets_min ? nb : rep->buckets_min;
+            rep->buckets_max = nb > rep->buckets_max ? nb : rep->buckets_max;
+            rep->bytes_max = sb.size > rep->bytes_max ? (uint32_t)sb.size : rep->bytes_max;
+        }
+    }
+    double cnt = (double)s->n * s->k_count;
+    rep->samples_mean = (double)samples / cnt;
+    rep->buckets_mean = (double)buckets / cnt;
+    rep->bytes_mean = (double)bytes / cnt;
+    rep->gen_s = (double)(mono_ns() - t) / 1e9;
+    pr_hist_destroy(&h);
+    return rc;
+}
+
+static void sim_loop(struct sim *s)
+{
+    uint64_t now = mono_ns(), next_beat = now + 1000000000u;
+    uint64_t deadline = now + (uint64_t)(JOIN_TIMEOUT_S + s->k_count + 30) * 1000000000u;
+    uint64_t next_k = 0;
+
+    for (uint32_t i = 0; i < s->n; i++)
+        sim_hello(s, i);
+    while (s->stopped < s->n && now < deadline) {
+        if (now >= next_beat) {
+            next_beat += 1000000000u;
+            for (uint32_t i = 0; i < s->n; i++)
+                if (!s->ag[i].stopped)
+                    sim_beat(s, i);
+        }
+        uint64_t due = s->t0_ns ? s->t0_ns + (next_k + 1) * s->ivl_ns : UINT64_MAX;
+        if (next_k < s->k_count && now >= due) {
+            sim_send_stats(s, next_k++);
+            continue;
+        }
+        uint64_t wake = next_beat < due ? next_beat : due;
+        long wait_ms = wake > now ? (long)((wake - now) / 1000000u) + 1 : 0;
+        if (wait_ms > 100)
+            wait_ms = 100;
+        if (zmq_poll(s->items, (int)s->n, wait_ms) > 0)
+            for (uint32_t i = 0; i < s->n; i++)
+                if (s->items[i].revents & ZMQ_POLLIN)
+                    sim_drain(s, i);
+        now = mono_ns();
+    }
+    if (s->stopped < s->n)
+        snprintf(s->rep->why, sizeof(s->rep->why),
+                 "simulator timed out (%u of %u agents told "
+                 "to stop)",
+                 s->stopped, s->n);
+    else
+        s->rep->ok = 1;
+}
+
+/* The simulator process: returns its exit status. */
+static int sim_main(uint32_t n, uint32_t k_count, uint64_t seed, const char *endpoint, int wfd)
+{
+    struct sim s = {.n = n, .k_count = k_count, .seed = seed};
+    s.rep = pr_xcalloc(1, sizeof(*s.rep));
+    s.rep->intervals = k_count;
+    s.ag = pr_xcalloc(n, sizeof(*s.ag));
+    s.st = pr_xcalloc((size_t)n * k_count, sizeof(*s.st));
+    s.items = pr_xcalloc(n, sizeof(*s.items));
+
+    void *ctx = zmq_ctx_new();
+    zmq_ctx_set(ctx, ZMQ_MAX_SOCKETS, (int)n + 64);
+    int rc = sim_prepare(&s);
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        int zero = 0;
+        s.ag[i].sock = zmq_socket(ctx, ZMQ_DEALER);
+        if (s.ag[i].sock == NULL || zmq_connect(s.ag[i].sock, endpoint) != 0) {
+            snprintf(s.rep->why, sizeof(s.rep->why), "simulator socket %u: %s", i,
+                     zmq_strerror(errno));
+            rc = -1;
+            break;
+        }
+        zmq_setsockopt(s.ag[i].sock, ZMQ_LINGER, &zero, sizeof(zero));
+        s.items[i] = (zmq_pollitem_t){s.ag[i].sock, 0, ZMQ_POLLIN, 0};
+    }
+    if (rc == 0)
+        sim_loop(&s);
+    else if (s.rep->why[0] == '\0')
+        snprintf(s.rep->why, sizeof(s.rep->why), "simulator could not encode STATS");
+    const char *p = (const char *)s.rep;
+    size_t left = sizeof(*s.rep);
+    while (left > 0) {
+        ssize_t w = write(wfd, p, left);
+        if (w <= 0 && errno != EINTR)
+            break;
+        if (w > 0) {
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    close(wfd);
+    for (uint32_t i = 0; i < n; i++)
+        if (s.ag[i].sock)
+            zmq_close(s.ag[i].sock);
+    zmq_ctx_term(ctx);
+    return s.rep->ok ? 0 : 1;
+}
+
+/* ---- the coordinator side ---- */
+
+struct agent { /* as co_run.c's struct agent, the fields on_stats touches */
+    int peer;
+    struct pr_counters sum;
+    pr_hist *stats_lat;
+    double cpu_sum, cpu_max;
+    uint64_t lag_max_us, lag_p99_us, slip_max_us;
+};
+
+struct sections { /* thread CPU over the run, ns */
+    uint64_t next, handle, clear, flush;
+    uint64_t loops;
+};
+
+struct coord {
+    uint32_t n, k_count;
+    bool keep_hists; /* --hdr-log */
+    co_fleet *fleet;
+    co_merge *merge;
+    struct agent *agents; /* name order, as co_run */
+    uint64_t t0_ns;
+    FILE *out; /* interval lines, in memory */
+    char *out_buf;
+    size_t out_len;
+    struct pr_msg_stat *srv0, *srv_last; /* lead's server samples, as co_run */
+    uint32_t n_srv0, n_srv_last;
+    uint64_t prev_questions;
+    /* measurements */
+    uint32_t printed, tails, lost, refused, stats_events, rejected;
+    uint64_t cpu_thread[MAX_INTERVALS + 1]; /* [0] at START, [k + 1] after line k */
+    uint64_t cpu_proc[MAX_INTERVALS + 1];
+    uint64_t wall[MAX_INTERVALS + 1];
+    bool complete_at_print[MAX_INTERVALS];
+    struct sections sec;
+};
+
+/* as co_run.c: agent index of a fleet peer, by linear scan */
+static int agent_of_peer(const struct coord *c, int peer)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->agents[i].peer == peer)
+            return (int)i;
+    return -1;
+}
+
+/* as co_run.c's copy_srv */
+static void copy_srv(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
+                     uint32_t n_src)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        free((*dst)[i].name);
+    free(*dst);
+    *dst = pr_xcalloc(n_src + 1, sizeof(**dst));
+    for (uint32_t i = 0; i < n_src; i++)
+        (*dst)[i] = (struct pr_msg_stat){pr_xstrdup(src[i].name), src[i].value};
+    *n = n_src;
+}
+
+/* as co_run.c's on_server_sample, without the per-interval QPS array */
+static void on_server_sample(struct coord *c, const struct pr_msg_stats *st)
+{
+    if (st->n_srv == 0)
+        return;
+    if (c->srv0 == NULL)
+        copy_srv(&c->srv0, &c->n_srv0, st->srv, st->n_srv);
+    copy_srv(&c->srv_last, &c->n_srv_last, st->srv, st->n_srv);
+    for (uint32_t i = 0; i < st->n_srv; i++)
+        if (strcmp(st->srv[i].name, "Questions") == 0)
+            c->prev_questions = st->srv[i].value;
+}
+
+/* as co_run.c's on_stats */
+static void on_stats(struct coord *c, uint32_t i, const struct pr_msg_stats *st)
+{
+    struct agent *ag = &c->agents[i];
+    bool late = false;
+
+    c->stats_events++;
+    if (co_merge_add(c->merge, i, st, &late) != 0) {
+        c->rejected++;
+        return;
+    }
+    pr_counters_add(&ag->sum, &st->ctr);
+    if (ag->stats_lat == NULL)
+        ag->stats_lat = pr_hist_new();
+    pr_hist_add(ag->stats_lat, st->lat);
+    ag->cpu_sum += st->cpu_pct;
+    if (st->cpu_pct > ag->cpu_max)
+        ag->cpu_max = st->cpu_pct;
+    if (st->lag_max_us > ag->lag_max_us)
+        ag->lag_max_us = st->lag_max_us;
+    if (st->lag_p99_us > ag->lag_p99_us)
+        ag->lag_p99_us = st->lag_p99_us;
+    if (st->slip_us > ag->slip_max_us)
+        ag->slip_max_us = st->slip_us;
+    if (i == 0)
+        on_server_sample(c, st);
+}
+
+/* as co_run.c's handle_event */
+static void handle_event(struct coord *c, struct co_fleet_event *ev)
+{
+    int i = ev->peer >= 0 ? agent_of_peer(c, ev->peer) : -1;
+
+    if (ev->type == CO_FLEET_REFUSED) {
+        c->refused++;
+        fprintf(stderr, "coordinator_merge: %s\n", ev->text);
+        return;
+    }
+    if (i < 0)
+        return;
+    if (ev->type == CO_FLEET_LOST || ev->type == CO_FLEET_BYE) {
+        c->lost++;
+        co_merge_agent_lost(c->merge, (uint32_t)i);
+        fprintf(stderr, "coordinator_merge: agent %u lost\n", (unsigned)i);
+    } else if (ev->type == CO_FLEET_MSG && ev->msg.type == PR_MSG_STATS) {
+        on_stats(c, (uint32_t)i, &ev->msg.u.stats);
+    }
+}
+
+/* as co_run.c's print_interval */
+static void print_interval(struct coord *c, uint64_t k)
+{
+    const struct co_interval_result *iv = co_merge_get(c->merge, k);
+    uint32_t live = co_merge_live(c->merge);
+    pr_hist *empty = iv == NULL ? pr_hist_new() : NULL;
+    struct co_report_opts o = {
+        .threads = c->n * THREADS_PER_AGENT,
+        .report_interval_s = INTERVAL_MS / 1000,
+        .percentile = 95,
+    };
+    struct co_report_interval line = {
+        .time_s = (double)(k + 1) * INTERVAL_MS / 1000.0,
+        .interval_s = INTERVAL_MS / 1000.0,
+        .threads_running = iv ? iv->threads : 0,
+        .counters = iv ? iv->ctr : (struct pr_counters){0},
+        .hist = iv ? iv->lat : empty,
+        .queue_len = iv ? iv->ctr.ev_queued : 0,
+        .concurrency = iv ? iv->threads : 0,
+    };
+    uint32_t reporting = iv ? iv->agents_reporting : 0;
+    uint32_t lost = c->n - live;
+    if (reporting < c->n && reporting + lost < c->n)
+        line.marks |= CO_REPORT_LATE;
+    if (lost > 0 && reporting < c->n)
+        line.marks |= CO_REPORT_PARTIAL;
+    co_report_interval(c->out, &o, &line);
+    fflush(c->out);
+    pr_hist_destroy(&empty);
+    if (k < MAX_INTERVALS)
+        c->complete_at_print[k] = reporting == c->n && line.marks == 0;
+}
+
+/* as co_run.c's flush_intervals (not final), plus the CPU snapshot per line */
+static void flush_intervals(struct coord *c)
+{
+    uint64_t k, now = co_fleet_now_ns();
+    uint64_t elapsed = now > c->t0_ns ? now - c->t0_ns : 0;
+    bool early;
+
+    while (co_merge_due(c->merge, elapsed, GRACE_NS, &k, &early)) {
+        if (early) { /* a tail: not printed (cannot happen here, counted) */
+            c->tails++;
+            co_merge_close(c->merge, k, false, 0.0);
+            continue;
+        }
+        print_interval(c, k);
+        co_merge_close(c->merge, k, true, INTERVAL_MS / 1000.0);
+        if (c->printed < c->k_count) {
+            c->printed++;
+            c->cpu_thread[c->printed] = thread_cpu_ns();
+            c->cpu_proc[c->printed] = process_cpu_ns();
+            c->wall[c->printed] = co_fleet_now_ns();
+        }
+    }
+}
+
+static long rss_kb(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL)
+        return -1;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = -1;
+    fclose(f);
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* Wait for every agent and its clock pings, as co_run's gather. */
+static int gather(struct coord *c, uint64_t *join_cpu_ns, double *join_s)
+{
+    uint64_t t = mono_ns(), cpu = thread_cpu_ns();
+    uint64_t deadline = t + (uint64_t)JOIN_TIMEOUT_S * 1000000000u;
+    struct co_fleet_event ev;
+
+    for (;;) {
+        size_t have = co_fleet_count(c->fleet);
+        bool clocks = have >= c->n;
+        for (size_t i = 0; clocks && i < have; i++)
+            clocks = co_fleet_peer(c->fleet, (int)i)->pongs >= CO_FLEET_PINGS / 2;
+        if (clocks)
+            break;
+        if (mono_ns() > deadline) {
+            fprintf(stderr, "coordinator_merge: only %zu of %u agents joined in %d s\n", have, c->n,
+                    JOIN_TIMEOUT_S);
+            return -1;
+        }
+        co_fleet_next(c->fleet, &ev, 100);
+        if (ev.type == CO_FLEET_REFUSED || ev.type == CO_FLEET_LOST)
+            fprintf(stderr, "coordinator_merge: during join: %s\n",
+                    ev.type == CO_FLEET_REFUSED ? ev.text : "an agent was lost");
+        co_fleet_event_clear(&ev);
+    }
+    *join_cpu_ns = thread_cpu_ns() - cpu;
+    *join_s = (double)(mono_ns() - t) / 1e9;
+    return 0;
+}
+
+/* Agents in name order (as co_run's make_plan), merge, START. */
+static int start_run(struct coord *c)
+{
+    const char **names = pr_xcalloc(c->n, sizeof(*names));
+    uint32_t *perm = pr_xcalloc(c->n, sizeof(*perm));
+    uint32_t *threads = pr_xcalloc(c->n, sizeof(*threads));
+    uint64_t lead_ns = 200000000u;
+
+    for (uint32_t i = 0; i < c->n; i++)
+        names[i] = co_fleet_peer(c->fleet, (int)i)->name;
+    int rc = pr_split_order(names, c->n, perm);
+    c->agents = pr_xcalloc(c->n, sizeof(*c->agents));
+    for (uint32_t i = 0; i < c->n; i++) {
+        c->agents[i].peer = (int)perm[i];
+        threads[i] = THREADS_PER_AGENT;
+        uint64_t rtt = co_fleet_peer(c->fleet, (int)i)->rtt_ns;
+        if (2 * rtt + 50000000u > lead_ns)
+            lead_ns = 2 * rtt + 50000000u;
+    }
+    free(names);
+    free(perm);
+    if (rc != 0) {
+        free(threads);
+        fprintf(stderr, "coordinator_merge: agent names: %s\n", pr_strerror(rc));
+        return -1;
+    }
+    c->merge = co_merge_new(c->n, threads, INTERVAL_MS, c->keep_hists);
+    free(threads);
+    c->t0_ns = co_fleet_now_ns() + lead_ns;
+    c->cpu_thread[0] = thread_cpu_ns();
+    c->cpu_proc[0] = process_cpu_ns();
+    c->wall[0] = co_fleet_now_ns();
+    for (uint32_t i = 0; i < c->n; i++) {
+        struct pr_msg m;
+        pr_msg_init(&m, PR_MSG_START, NULL, 0);
+        m.u.start.t0_ns = c->t0_ns;
+        m.u.start.interval_ms = INTERVAL_MS;
+        co_fleet_send(c->fleet, c->agents[i].peer, &m);
+    }
+    return 0;
+}
+
+/* as co_run.c's drive_phase, with each part of the loop timed */
+static void drive(struct coord *c)
+{
+    struct co_fleet_event ev;
+    uint64_t deadline = c->t0_ns + (uint64_t)(c->k_count + 10) * 1000000000u;
+
+    while (c->printed < c->k_count && co_fleet_now_ns() < deadline) {
+        uint64_t a = thread_cpu_ns();
+        co_fleet_next(c->fleet, &ev, 50);
+        uint64_t b = thread_cpu_ns();
+        handle_event(c, &ev);
+        uint64_t d = thread_cpu_ns();
+        co_fleet_event_clear(&ev);
+        uint64_t e = thread_cpu_ns();
+        flush_intervals(c);
+        uint64_t f = thread_cpu_ns();
+        c->sec.next += b - a;
+        c->sec.handle += d - b;
+        c->sec.clear += e - d;
+        c->sec.flush += f - e;
+        c->sec.loops++;
+    }
+}
+
+/* ---- per-STATS costs of the pieces, measured on the same kind of STATS ---- */
+
+struct micro {
+    double decode_us, parse_us, hist_alloc_us, merge_add_us, agent_add_us, clock_read_us;
+};
+
+static double per_op_us(uint64_t t0, uint64_t ops)
+{
+    return (double)(thread_cpu_ns() - t0) / 1e3 / (double)ops;
+}
+
+static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
+{
+    msgpack_sbuffer sb[MICRO_STATS];
+    struct pr_msg msgs[MICRO_STATS];
+    pr_hist *h = pr_hist_new();
+    struct pr_counters ctr;
+    size_t off;
+    int reps = 20;
+
+    for (uint32_t i = 0; i < MICRO_STATS; i++) {
+        msgpack_sbuffer_init(&sb[i]);
+        gen_interval(seed, i + 1, 0, h, &ctr);
+        if (encode_stats(0, h, &ctr, false, &sb[i], &off) != 0)
+            exit(1);
+        patch_seq((uint8_t *)sb[i].data, off, 1);
+    }
+    uint64_t t = thread_cpu_ns();
+    for (int r = 0; r < reps; r++)
+        for (uint32_t i = 0; i < MICRO_STATS; i++) {
+            pr_msg_decode(&msgs[0], sb[i].data, sb[i].size, NULL);
+            pr_msg_clear(&msgs[0]);
+        }
+    mb->decode_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+
+    t = thread_cpu_ns();
+    for (int r = 0; r < reps; r++)
+        for (uint32_t i = 0; i < MICRO_STATS; i++) {
+            msgpack_unpacked u;
+            msgpack_unpacked_init(&u);
+            msgpack_unpack_next(&u, sb[i].data, sb[i].size, NULL);
+            msgpack_unpacked_destroy(&u);
+        }
+    mb->parse_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+
+    t = thread_cpu_ns();
+    for (int r = 0; r < reps * MICRO_STATS; r++) {
+        pr_hist *x = pr_hist_new();
+        pr_hist_destroy(&x);
+    }
+    mb->hist_alloc_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+
+    for (uint32_t i = 0; i < MICRO_STATS; i++)
+        pr_msg_decode(&msgs[i], sb[i].data, sb[i].size, NULL);
+    co_merge *m = co_merge_new(MICRO_STATS, NULL, INTERVAL_MS, keep_hists);
+    t = thread_cpu_ns();
+    for (int r = 0; r < reps; r++)
+        for (uint32_t i = 0; i < MICRO_STATS; i++) {
+            bool late;
+            msgs[i].u.stats.k = (uint64_t)r;
+            co_merge_add(m, i, &msgs[i].u.stats, &late);
+        }
+    mb->merge_add_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+    co_merge_destroy(&m);
+
+    pr_hist_reset(h);
+    t = thread_cpu_ns();
+    for (int r = 0; r < reps; r++)
+        for (uint32_t i = 0; i < MICRO_STATS; i++)
+            pr_hist_add(h, msgs[i].u.stats.lat);
+    mb->agent_add_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+
+    t = thread_cpu_ns();
+    for (int r = 0; r < 100000; r++)
+        (void)thread_cpu_ns();
+    mb->clock_read_us = per_op_us(t, 100000);
+
+    for (uint32_t i = 0; i < MICRO_STATS; i++) {
+        pr_msg_clear(&msgs[i]);
+        msgpack_sbuffer_destroy(&sb[i]);
+    }
+    pr_hist_destroy(&h);
+}
+
+/* ---- report ---- */
+
+static bool read_report(int fd, struct sim_report *rep)
+{
+    char *p = (char *)rep;
+    size_t left = sizeof(*rep);
+    while (left > 0) {
+        ssize_t r = read(fd, p, left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        p += r;
+        left -= (size_t)r;
+    }
+    return true;
+}
+
+static const char *last_line(const char *buf, size_t len, size_t *line_len)
+{
+    while (len > 0 && buf[len - 1] == '\n')
+        len--;
+    size_t start = len;
+    while (start > 0 && buf[start - 1] != '\n')
+        start--;
+    *line_len = len - start;
+    return buf + start;
+}
+
+static void report(struct coord *c, const struct sim_report *rep, const struct micro *mb,
+                   bool keep_hists, uint64_t join_cpu_ns, double join_s, long rss_join_kb,
+                   long rss_end_kb, long peak_kb)
+{
+    uint32_t kk = c->printed;
+    double mean = 0, max = 0, pmean = 0, pmax = 0;
+    uint32_t complete = 0;
+
+    for (uint32_t k = 0; k < kk; k++) {
+        double ms = (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6;
+        double pms = (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6;
+        mean += ms / kk;
+        pmean += pms / kk;
+        max = ms > max ? ms : max;
+        pmax = pms > pmax ? pms : pmax;
+        const struct co_interval_result *iv = co_merge_get(c->merge, k);
+        bool exact = iv && iv->ctr.transactions == rep->expect_tx[k] &&
+                     pr_hist_count(iv->lat) == rep->expect_samples[k] && !iv->late;
+        complete += c->complete_at_print[k] && exact;
+    }
+    double span_s = kk ? (double)(c->wall[kk] - c->wall[0]) / 1e9 : 0.0;
+    double per_ivl = kk ? 1.0 / kk : 0.0;
+    double window_s = (double)kk * INTERVAL_MS / 1000.0;
+    double in_s = window_s > 0 ? (double)(rep->sent_window + rep->stats_sent) / window_s : 0.0;
+    double out_s = window_s > 0 ? (double)rep->recv_window / window_s : 0.0;
+
+    printf("coordinator-merge: %u agents, %u intervals of %d ms, plain-text ipc, %s\n", c->n, kk,
+           INTERVAL_MS, keep_hists ? "--hdr-log (per-agent histograms kept)" : "no --hdr-log");
+    printf("  STATS per agent-interval: %.0f samples (%" PRIu64 "..%" PRIu64
+           "), log-normal median 2..20 ms per agent, "
+           "sigma %.1f, %.1f%% tail x3..x30: %.0f occupied buckets (%u..%u), %.1f KB encoded (max "
+           "%.1f KB); generated in %.1f s\n",
+           rep->samples_mean, min_samples, max_samples, SIGMA, TAIL_PER_MILLE / 10.0,
+           rep->buckets_mean, rep->buckets_min, rep->buckets_max, rep->bytes_mean / 1024.0,
+           rep->bytes_max / 1024.0, rep->gen_s);
+    printf("  coordinator thread CPU per interval: mean %.2f ms, max %.2f ms = %.2f%% (max %.2f%%) "
+           "of one core; goal for 1000 agents: < 10%%\n",
+           mean, max, mean / INTERVAL_MS * 100.0, max / INTERVAL_MS * 100.0);
+    printf("  process CPU per interval (with ZeroMQ's I/O thread): mean %.2f ms, max %.2f ms = "
+           "%.2f%% of one core\n",
+           pmean, pmax, pmean / INTERVAL_MS * 100.0);
+    printf("  messages: %.0f/s in (STATS, HEARTBEAT), %.0f/s out (HEARTBEAT) over the %.0f s of "
+           "the intervals; %u STATS merged; %u lines over %.2f s wall\n",
+           in_s, out_s, window_s, c->stats_events, kk, span_s);
+    printf("  intervals complete: %u/%u (every agent merged before the line, totals equal to what "
+           "was sent, none late); lost %u, refused %u, rejected STATS %u, tails %u\n",
+           complete, c->k_count, c->lost, c->refused, c->rejected, c->tails);
+    printf("  RSS: %.1f MB after join, %.1f MB at the end, peak %.1f MB\n", rss_join_kb / 1024.0,
+           rss_end_kb / 1024.0, peak_kb / 1024.0);
+    printf(
+        "  loop sections per interval (thread CPU): co_fleet_next %.2f ms, handle_event/on_stats "
+        "%.2f ms, event_clear %.2f ms, flush_intervals %.2f ms (%" PRIu64 " loop turns; ~%.2f "
+        "ms of it is the section clocks)\n",
+        c->sec.next / 1e6 * per_ivl, c->sec.handle / 1e6 * per_ivl, c->sec.clear / 1e6 * per_ivl,
+        c->sec.flush / 1e6 * per_ivl, c->sec.loops,
+        (double)c->sec.loops * per_ivl * 5 * mb->clock_read_us / 1e3);
+    printf("  per STATS (isolated, %d typical STATS): pr_msg_decode+clear %.1f us (msgpack parse "
+           "alone %.1f us, pr_hist_new+destroy %.1f us), co_merge_add %.1f us, per-agent "
+           "pr_hist_add %.1f us; x %u agents = %.2f ms per interval\n",
+           MICRO_STATS, mb->decode_us, mb->parse_us, mb->hist_alloc_us, mb->merge_add_us,
+           mb->agent_add_us, c->n,
+           (mb->decode_us + mb->merge_add_us + mb->agent_add_us) * c->n / 1e3);
+    printf("  join: %u agents (HELLO + %d clock pings each) in %.2f s wall, %.1f ms coordinator "
+           "thread CPU\n",
+           c->n, CO_FLEET_PINGS, join_s, join_cpu_ns / 1e6);
+    size_t ll = 0;
+    const char *line = last_line(c->out_buf, c->out_len, &ll);
+    printf("  last interval line: %.*s\n", (int)ll, line);
+    printf("RESULT agents=%u intervals=%u hdr_log=%d cpu_ms_mean=%.2f cpu_ms_max=%.2f "
+           "core_pct=%.2f core_pct_max=%.2f proc_core_pct=%.2f msgs_in_s=%.0f msgs_out_s=%.0f "
+           "complete=%u/%u peak_rss_mb=%.1f decode_us=%.1f buckets=%.0f stats_kb=%.1f\n",
+           c->n, kk, keep_hists, mean, max, mean / INTERVAL_MS * 100.0, max / INTERVAL_MS * 100.0,
+           pmean / INTERVAL_MS * 100.0, in_s, out_s, complete, c->k_count, peak_kb / 1024.0,
+           mb->decode_us, rep->buckets_mean, rep->bytes_mean / 1024.0);
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: coordinator_merge [--agents=N (1..%d)] [--intervals=K (1..%d)] "
+            "[--samples=MIN:MAX] [--hdr-log] [--seed=S]\n",
+            MAX_AGENTS, MAX_INTERVALS);
+    return 2;
+}
+
+static bool parse_uint(const char *arg, const char *name, unsigned long max, unsigned long *v)
+{
+    size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0 || arg[len] != '=')
+        return false;
+    char *end;
+    errno = 0;
+    *v = strtoul(arg + len + 1, &end, 10);
+    if (errno || *end || end == arg + len + 1 || *v == 0 || *v > max) {
+        fprintf(stderr, "coordinator_merge: %s wants an integer in 1..%lu\n", name, max);
+        exit(usage());
+    }
+    return true;
+}
+
+/* --samples=MIN:MAX, 1 <= MIN <= MAX <= 10^7 */
+static void parse_samples(const char *v)
+{
+    char *end, *end2 = NULL;
+    errno = 0;
+    unsigned long lo = strtoul(v, &end, 10);
+    unsigned long hi = *end == ':' ? strtoul(end + 1, &end2, 10) : 0;
+    if (errno || end == v || *end != ':' || end2 == end + 1 || *end2 || lo == 0 || hi < lo ||
+        hi > 10000000) {
+        fprintf(stderr, "coordinator_merge: --samples wants MIN:MAX, 1 <= MIN <= MAX <= "
+                        "10000000\n");
+        exit(usage());
+    }
+    min_samples = lo;
+    max_samples = hi;
+}
+
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long n = 100, k_count = 10, seed = 1;
+    bool keep_hists = false;
+    char endpoint[128], path[96];
+    int fds[2];
+
+    for (int i = 1; i < argc; i++) {
+        unsigned long v;
+        if (parse_uint(argv[i], "--agents", MAX_AGENTS, &v))
+            n = v;
+        else if (parse_uint(argv[i], "--intervals", MAX_INTERVALS, &v))
+            k_count = v;
+        else if (parse_uint(argv[i], "--seed", ULONG_MAX, &v))
+            seed = v;
+        else if (strncmp(argv[i], "--samples=", 10) == 0)
+            parse_samples(argv[i] + 10);
+        else if (strcmp(argv[i], "--hdr-log") == 0)
+            keep_hists = true;
+        else
+            return usage();
+    }
+    raise_fd_limit();
+    signal(SIGPIPE, SIG_IGN);
+    gen_init(seed);
+    snprintf(path, sizeof(path), "/tmp/stampede-cmerge-%d.sock", (int)getpid());
+    snprintf(endpoint, sizeof(endpoint), "ipc://%s", path);
+    if (pipe(fds) != 0) {
+        perror("coordinator_merge: pipe");
+        return 1;
+    }
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0) {
+        perror("coordinator_merge: fork");
+        return 1;
+    }
+    if (child == 0) { /* the simulator: fresh process, no ZeroMQ context yet */
+        close(fds[0]);
+        _exit(sim_main((uint32_t)n, (uint32_t)k_count, seed, endpoint, fds[1]));
+    }
+    close(fds[1]);
+
+    static struct coord c; /* large arrays: static */
+    struct pr_error err = {0};
+    struct co_fleet_config fc = {.endpoint = endpoint, .max_agents = (uint32_t)n};
+    uint64_t join_cpu = 0;
+    double join_s = 0;
+    c.n = (uint32_t)n;
+    c.k_count = (uint32_t)k_count;
+    c.keep_hists = keep_hists;
+    c.out = open_memstream(&c.out_buf, &c.out_len);
+    c.fleet = co_fleet_new(&fc, &err);
+    int status = 1;
+    if (c.fleet == NULL) {
+        fprintf(stderr, "coordinator_merge: %s\n", err.msg);
+    } else if (gather(&c, &join_cpu, &join_s) == 0 && start_run(&c) == 0) {
+        long rss_join = rss_kb();
+        drive(&c);
+        long rss_end = rss_kb(), peak = peak_rss_kb();
+        co_fleet_broadcast_stop(c.fleet, "bench over", true);
+        struct sim_report *rep = pr_xcalloc(1, sizeof(*rep));
+        bool got = read_report(fds[0], rep);
+        if (!got || !rep->ok) {
+            fprintf(stderr, "coordinator_merge: simulator: %s\n",
+                    got ? rep->why : "no report (it died)");
+        } else {
+            struct micro mb;
+            micro_bench(seed, keep_hists, &mb);
+            report(&c, rep, &mb, keep_hists, join_cpu, join_s, rss_join, rss_end, peak);
+            status = 0;
+        }
+        free(rep);
+    }
+    if (status != 0)
+        kill(child, SIGTERM);
+    int ws;
+    waitpid(child, &ws, 0);
+    close(fds[0]);
+    co_fleet_destroy(&c.fleet);
+    unlink(path);
+    co_merge_destroy(&c.merge);
+    for (uint32_t i = 0; c.agents && i < c.n; i++)
+        pr_hist_destroy(&c.agents[i].stats_lat);
+    free(c.agents);
+    copy_srv(&c.srv0, &c.n_srv0, NULL, 0);
+    copy_srv(&c.srv_last, &c.n_srv_last, NULL, 0);
+    free(c.srv0);
+    free(c.srv_last);
+    fclose(c.out);
+    free(c.out_buf);
+    return status;
+}
