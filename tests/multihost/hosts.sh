@@ -6,7 +6,7 @@
 
 # Root's client on the DB host's Unix socket (works from any namespace: the
 # filesystem is shared; no network involved).
-mh_sql() { mariadb --no-defaults -S "$MH_B/db/sock" -uroot -N -B "$@"; }
+mh_sql() { env -u MYSQL_PWD mariadb --no-defaults -S "$MH_B/db/sock" -uroot -N -B "$@"; }
 
 # The DB server listens on 10.77.0.10:3306. deploy/sandbox-db binds it when
 # it has --bind-address; otherwise the server listens on 127.0.0.1:3306 of

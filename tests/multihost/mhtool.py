@@ -9,11 +9,19 @@
                                       direct, 4 MiB echoed intact, EOF carried both ways
   mhtool.py json FILE EXPR            print a value of a JSON file (EXPR is a Python
                                       expression over `j`), e.g. "j['totals']['tps']"
+  mhtool.py hdrcheck JSON HDRLOG     check that the coordinator's merged latency is exact: the
+                                      per-agent histograms of the --hdr-log, pooled here, give the
+                                      JSON's transactions and percentiles (to the bucket), and each
+                                      interval's merged line is the sum of its agents' lines
   mhtool.py z85key                    a random 32-byte key in Z85 (only for checks before the
                                       coordinator's keygen exists)
 """
+import base64
 import json
+import math
 import os
+import struct
+import zlib
 import socket
 import statistics
 import subprocess
@@ -159,6 +167,132 @@ def cmd_selftest(binary):
     sys.exit(1 if fails else 0)
 
 
+class Hist:
+    """An HdrHistogram decoded from a V2 compressed record (values in us)."""
+
+    def __init__(self, b64):
+        raw = base64.b64decode(b64)
+        cookie, clen = struct.unpack(">ii", raw[:8])
+        if cookie & ~0xF0 != 0x1C849304 & ~0xF0:
+            raise ValueError("not a compressed V2 histogram (cookie %x)" % cookie)
+        body = zlib.decompress(raw[8:8 + clen])
+        (_, plen, self.norm, digits, lowest, self.highest,
+         _) = struct.unpack(">iiiiqqd", body[:40])
+        self.unit = int(math.floor(math.log2(lowest)))
+        sub_count_mag = int(math.ceil(math.log2(2 * 10 ** digits)))
+        self.half_mag = sub_count_mag - 1
+        self.half = 1 << self.half_mag
+        self.counts = {}
+        pos, idx, payload = 40, 0, body[40:40 + plen]
+        pos = 0
+        while pos < len(payload):
+            v, shift = 0, 0
+            while True:
+                b = payload[pos]
+                pos += 1
+                v |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80 or shift >= 56:
+                    if shift >= 56 and b >= 0x80:
+                        v |= payload[pos] << 56
+                        pos += 1
+                    break
+            v = (v >> 1) ^ -(v & 1)
+            if v < 0:
+                idx += -v
+            else:
+                if v:
+                    self.counts[idx] = self.counts.get(idx, 0) + v
+                idx += 1
+
+    def bucket_range(self, i):
+        """[lowest, highest] equivalent values of counts index i."""
+        b = (i >> self.half_mag) - 1
+        sub = (i & (self.half - 1)) + self.half
+        if b < 0:
+            sub -= self.half
+            b = 0
+        lo = sub << (b + self.unit)
+        return lo, lo + (1 << (b + self.unit)) - 1
+
+
+def pooled(hists):
+    """Sum several histograms (same layout) into {index: count}."""
+    out = {}
+    for h in hists:
+        for i, c in h.counts.items():
+            out[i] = out.get(i, 0) + c
+    return out
+
+
+def pct_range(counts, layout, p):
+    """The value range a p-th percentile may take: from the bucket of rank
+    floor(p N) to that of rank ceil(p N) (both conventions exist)."""
+    total = sum(counts.values())
+    ranks = {max(1, math.floor(p / 100 * total)), max(1, math.ceil(p / 100 * total)),
+             max(1, int(p / 100 * total + 0.5))}
+    lo, hi = None, None
+    for r in ranks:
+        cum = 0
+        for i in sorted(counts):
+            cum += counts[i]
+            if cum >= r:
+                a, b = layout.bucket_range(i)
+                lo = a if lo is None else min(lo, a)
+                hi = b if hi is None else max(hi, b)
+                break
+    return lo, hi
+
+
+def cmd_hdrcheck(json_path, hdr_path):
+    with open(json_path) as f:
+        j = json.load(f)
+    merged, tagged = [], {}
+    layout = None
+    with open(hdr_path) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith('"') or not line.strip():
+                continue
+            tag = None
+            if line.startswith("Tag="):
+                tag, line = line[4:].split(",", 1)
+            start = line.split(",")[0]
+            h = Hist(line.strip().rsplit(",", 1)[1])
+            layout = layout or h
+            if tag is None:
+                merged.append((start, h))
+            else:
+                tagged.setdefault(tag, []).append((start, h))
+    fails = []
+    # Each interval's merged line is the sum of its agents' lines.
+    for start, m in merged:
+        parts = [h for t in tagged.values() for s, h in t if s == start]
+        if pooled(parts) != m.counts:
+            fails.append("interval at %s s: merged histogram != sum of its agents'" % start)
+    # Per agent: the histogram count is its transaction count.
+    for a in j["agents"]:
+        n = sum(sum(h.counts.values()) for _, h in tagged.get(a["name"], []))
+        print("hdrcheck: agent %s: %d samples in the log, %d transactions in the JSON"
+              % (a["name"], n, a["transactions"]))
+        if n != a["transactions"]:
+            fails.append("agent %s: %d samples in the log vs %d transactions"
+                         % (a["name"], n, a["transactions"]))
+    # The JSON's merged percentiles are those of the pooled samples.
+    allc = pooled(h for t in tagged.values() for _, h in t)
+    for key, p in (("p50", 50), ("p95", 95), ("p99", 99)):
+        lo, hi = pct_range(allc, layout, p)
+        got = j["totals"]["latency_ms"][key] * 1000
+        ok = lo * 0.999 - 1 <= got <= hi * 1.001 + 1
+        print("hdrcheck: merged %s: JSON %.3f ms, pooled agents' samples give %.3f..%.3f ms: %s"
+              % (key, got / 1000, lo / 1000, hi / 1000, "exact" if ok else "WRONG"))
+        if not ok:
+            fails.append("merged %s %.3f ms is not the pooled %s (%.3f..%.3f ms)"
+                         % (key, got / 1000, key, lo / 1000, hi / 1000))
+    for f in fails:
+        print("FAIL:", f)
+    sys.exit(1 if fails else 0)
+
+
 Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 
 
@@ -190,6 +324,8 @@ def main():
             j = json.load(f)  # noqa: F841 (used by the expression)
         v = eval(a[2])
         print(json.dumps(v) if isinstance(v, (dict, list)) else v)
+    elif a[0] == "hdrcheck":
+        cmd_hdrcheck(a[1], a[2])
     elif a[0] == "z85key":
         print(z85(os.urandom(32)))
     else:

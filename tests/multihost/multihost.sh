@@ -103,6 +103,7 @@ mh_phase() {
         . "$MH_HERE/net.sh"; . "$MH_HERE/hosts.sh"; . "$MH_HERE/deploy.sh"
         . "$MH_HERE/scenarios.sh"
         [ ! -f "$MH_B/state" ] || . "$MH_B/state"
+        trap "set +e; mh_phase_cleanup" EXIT
         "$MH_PHASE_FN"'
     rc=$?
     if [ $rc -eq 0 ]; then
