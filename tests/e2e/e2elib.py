@@ -210,6 +210,21 @@ class Proc:
         self.children.update(pids)
         return pids
 
+    def agent_config_dirs(self):
+        """The private directories (--config=DIR/NAME.conf) of the agent
+        children seen so far."""
+        dirs = set()
+        for pid in self.children:
+            try:
+                with open("/proc/%d/cmdline" % pid, "rb") as f:
+                    args = f.read().decode("utf-8", "replace").split("\0")
+            except OSError:
+                continue
+            for a in args:
+                if a.startswith("--config="):
+                    dirs.add(os.path.dirname(a[len("--config="):]))
+        return sorted(dirs)
+
     def stop(self):
         """SIGKILL this process (by pid) and the agent children it had."""
         if self.alive():
@@ -246,6 +261,8 @@ def _stop_all():
 
 
 atexit.register(_stop_all)
+# meson's timeout sends SIGTERM: exit through atexit so no process is left.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
 
 def stampede(args, password=None, **kw):

@@ -100,10 +100,11 @@ def check_intervals(p, d, files):
             (len(lines), len(printed), TIME_S))
     e.check([int(x) for x in lines] == list(range(1, len(lines) + 1)),
             "interval lines at 1 s steps: %r" % lines)
-    e.check(all(iv["agents_reporting"] == 3 and not iv["late"] and not iv["partial"]
-                for iv in ivs),
-            "every interval from 3 agents, none late or partial: %r" %
-            [(iv["k"], iv["agents_reporting"], iv["late"], iv["partial"]) for iv in ivs])
+    e.check(all(iv["agents_reporting"] == 3 and not iv["partial"] for iv in ivs),
+            "every interval from 3 agents, none partial: %r" %
+            [(iv["k"], iv["agents_reporting"], iv["partial"]) for iv in ivs])
+    e.info("late intervals (a STATS after its line went out; allowed, still merged): %r" %
+           [iv["k"] for iv in ivs if iv["late"]])
     with open(files["csv"]) as f:
         rows = list(csv.DictReader(f))
     e.check(len(rows) == len(ivs) and all(

@@ -13,6 +13,7 @@
 """
 import os
 import re
+import shutil
 import signal
 import time
 
@@ -59,6 +60,7 @@ def one_sigint():
         p.dump()
         return
     children = p.agent_children()
+    dirs = p.agent_config_dirs()
     t = time.monotonic()
     os.kill(p.pid, signal.SIGINT)
     rc = p.wait(30)
@@ -93,6 +95,8 @@ def one_sigint():
             "once: stdout transactions %s == JSON %d" % (m and m.group(1), tot["transactions"]))
     left = [c for c in children if e.pid_alive(c)]
     e.check(not left, "once: the local agents exited with stampede: left %r" % left)
+    e.check(len(dirs) == 1 and not any(os.path.exists(x) for x in dirs),
+            "once: the local agents' private config/key directory %r is removed" % dirs)
     e.check(e.sbtest_sessions() == 0, "once: no sbtest connection left on the server")
 
 
@@ -105,6 +109,7 @@ def two_sigints():
         p.dump()
         return
     children = p.agent_children()
+    dirs = p.agent_config_dirs()
     frozen = sorted(children)[0]
     os.kill(frozen, signal.SIGSTOP)
     t = time.monotonic()
@@ -128,6 +133,11 @@ def two_sigints():
     time.sleep(0.5)
     left = [c for c in children if e.pid_alive(c)]
     e.info("twice: local agents %r; still alive: %r" % (children, left))
+    kept = [x for x in dirs if os.path.exists(x)]
+    e.info("twice: private agent directory left behind by the immediate exit: %r" % kept)
+    for x in kept:  # ours to tidy: the one-time keys of a run that no longer exists
+        if os.path.basename(x).startswith("stampede-"):
+            shutil.rmtree(x, ignore_errors=True)
 
 
 def main():
