@@ -248,7 +248,10 @@ static void add_load(ag_run *r, ag_load *l)
 }
 
 /* Pieces of one agent run in parallel: a table split over several pieces
- * must be created (and indexed) in separate plans by the coordinator. */
+ * must be created (and indexed) in separate plans by the coordinator, with
+ * create-only and index-only pieces of an empty id range (id_hi ==
+ * id_lo - 1: ag_load emits no row, and explicit_ids, then true, has no
+ * effect). */
 static int build_pieces(ag_run *r, struct ag_run_error *e)
 {
     const struct pr_msg_plan *p = r->plan;

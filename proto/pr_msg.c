@@ -725,6 +725,12 @@ static int decode_map(const msgpack_object *o, const struct table *t, char *base
     return 0;
 }
 
+/* lo..hi, or the empty range lo == hi + 1 (written so hi + 1 cannot wrap). */
+static bool range_ok(const struct pr_msg_table *t)
+{
+    return t->id_lo <= t->id_hi || t->id_lo - 1 == t->id_hi;
+}
+
 /* Cross-field checks, shared by encoder and decoder. */
 static int check_msg(const struct pr_msg *m, struct pr_error *err)
 {
@@ -740,7 +746,7 @@ static int check_msg(const struct pr_msg *m, struct pr_error *err)
         if (p->report_ms == 0)
             return pr_error_set(err, PR_ERANGE, "PLAN.ri: must be >= 1");
         for (uint32_t i = 0; i < p->n_tables; i++)
-            if (p->tables[i].table == 0 || p->tables[i].id_lo > p->tables[i].id_hi)
+            if (p->tables[i].table == 0 || !range_ok(&p->tables[i]))
                 return pr_error_set(err, PR_ERANGE, "PLAN.tables[%" PRIu32 "]: bad table/range", i);
     } else if (m->type == PR_MSG_START && m->u.start.interval_ms == 0) {
         return pr_error_set(err, PR_ERANGE, "%s.ivl: must be >= 1", tn);

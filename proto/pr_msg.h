@@ -174,7 +174,10 @@ struct pr_msg_opt {
 };
 
 /* A table (or id range of one) assigned to this agent. Wire: map
- * {"n", "lo", "hi", "ct", "ci"}, all required. id_lo <= id_hi. */
+ * {"n", "lo", "hi", "ct", "ci"}, all required. id_lo <= id_hi, or
+ * id_lo == id_hi + 1 for an empty range (no rows: e.g. lo=1 hi=0, or
+ * lo=N+1 hi=N), so a piece can only create the table (ct) or only build
+ * its index (ci) around other pieces loading the rows. */
 struct pr_msg_table {
     uint32_t table;    /* "n" table number (sbtest<n>), >= 1 */
     uint64_t id_lo;    /* "lo" first id, inclusive */

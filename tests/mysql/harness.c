@@ -215,6 +215,19 @@ long long h_query_int(struct harness *h, const char *sql)
     return v;
 }
 
+long long h_query_rows(struct harness *h, const char *sql)
+{
+    if (mysql_query(h->db, sql) != 0) {
+        fprintf(stderr, "harness: %s: %s\n", sql, mysql_error(h->db));
+        return -1;
+    }
+    MYSQL_RES *res = mysql_store_result(h->db);
+    long long n = res ? (long long)mysql_num_rows(res) : 0;
+    if (res)
+        mysql_free_result(res);
+    return n;
+}
+
 uint64_t h_status(struct harness *h, const char *name)
 {
     char sql[160];

@@ -50,5 +50,7 @@ int h_sbtest_conns(struct harness *h);
 /* Run a statement; returns the first column of the first row as integer
  * (or 0 when no result). */
 long long h_query_int(struct harness *h, const char *sql);
+/* Run a statement; returns the number of rows it returned, or -1. */
+long long h_query_rows(struct harness *h, const char *sql);
 
 #endif

@@ -2,6 +2,7 @@
  * stand-in (harness.c), against the sandbox MariaDB: prepare, a run whose
  * interval STATS add up to DONE and whose statement count equals the
  * server's Com_stmt_execute delta, the dead-man lease, and cleanup. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,30 +44,72 @@ static void start_now(struct harness *h, uint32_t interval_ms)
     h_send(h, &m);
 }
 
-static void test_prepare(struct harness *h)
+/* One prepare PLAN over tables[0..n) with conns connections, run to its
+ * DONE; 0 when it succeeded. */
+static int prepare_plan(struct harness *h, const char *run, struct pr_msg_table *tables, uint32_t n,
+                        uint32_t conns)
 {
     struct pr_msg m, done;
+
+    snprintf(h->run, sizeof(h->run), "%s", run);
+    h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
+    plan_opts(&m);
+    m.u.plan.conns = m.u.plan.conns_total = conns;
+    m.u.plan.tables = tables;
+    m.u.plan.n_tables = n;
+    h_send(h, &m);
+    if (expect_ready(h, 0x5eed) != 0)
+        return -1;
+    start_now(h, 1000);
+    if (h_recv(h, &done, PR_MSG_DONE, 60000) != 0)
+        return -1;
+    int rc = done.u.done.status;
+    if (rc != 0)
+        fprintf(stderr, "prepare %s failed: %s\n", run, done.u.done.reason);
+    pr_msg_clear(&done);
+    return rc;
+}
+
+static void test_prepare(struct harness *h)
+{
     struct pr_msg_table tables[2] = {{1, 1, TABLE_SIZE, true, true},
                                      {2, 1, TABLE_SIZE, true, true}};
 
     /* Other mysql tests share the sandbox: start from no tables. */
     h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest1, sbtest.sbtest2");
-    strcpy(h->run, "prepare-1");
-    h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
-    plan_opts(&m);
-    m.u.plan.conns = m.u.plan.conns_total = 2;
-    m.u.plan.tables = tables;
-    m.u.plan.n_tables = 2;
-    h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed) == 0);
-    start_now(h, 1000);
-    CHECK(h_recv(h, &done, PR_MSG_DONE, 60000) == 0);
-    CHECK_MSG(done.u.done.status == 0, "prepare failed: %s", done.u.done.reason);
-    pr_msg_clear(&done);
+    CHECK(prepare_plan(h, "prepare-1", tables, 2, 2) == 0);
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == TABLE_SIZE);
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest2") == TABLE_SIZE);
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE "
                          "TABLE_SCHEMA='sbtest' AND INDEX_NAME IN ('k_1','k_2')") == 2);
+}
+
+/* One table prepared the way a coordinator splits it over pieces, in three
+ * plans: create only (empty id range), two pieces loading [1..k] and
+ * [k+1..N] in parallel, then the index only (empty range). sbtest1 is
+ * rebuilt so; the run tests below use it. */
+static void test_prepare_split(struct harness *h)
+{
+    const uint64_t k = 700;
+    struct pr_msg_table create[] = {{1, 1, 0, true, false}};
+    struct pr_msg_table load[] = {{1, 1, k, false, false}, {1, k + 1, TABLE_SIZE, false, false}};
+    struct pr_msg_table index[] = {{1, TABLE_SIZE + 1, TABLE_SIZE, false, true}};
+    const char *show_k1 = "SHOW INDEX FROM sbtest.sbtest1 WHERE Key_name = 'k_1'";
+
+    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest1");
+    CHECK(prepare_plan(h, "split-create", create, 1, 1) == 0);
+    CHECK(h_query_rows(h, "SHOW TABLES FROM sbtest LIKE 'sbtest1'") == 1);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == 0);
+    CHECK(h_query_rows(h, show_k1) == 0);
+    CHECK(prepare_plan(h, "split-load", load, 2, 2) == 0);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == TABLE_SIZE);
+    CHECK(h_query_int(h, "SELECT COUNT(DISTINCT id) FROM sbtest.sbtest1") == TABLE_SIZE);
+    CHECK(h_query_int(h, "SELECT MIN(id) FROM sbtest.sbtest1") == 1);
+    CHECK(h_query_int(h, "SELECT MAX(id) FROM sbtest.sbtest1") == TABLE_SIZE);
+    CHECK(h_query_rows(h, show_k1) == 0);
+    CHECK(prepare_plan(h, "split-index", index, 1, 1) == 0);
+    CHECK(h_query_rows(h, show_k1) == 1);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == TABLE_SIZE);
 }
 
 static void test_run_counts(struct harness *h)
@@ -191,6 +234,7 @@ int main(int argc, char **argv)
     }
     CHECK(strcmp(h.hello.u.hello.name, "harness-agent") == 0);
     test_prepare(&h);
+    test_prepare_split(&h);
     test_run_counts(&h);
     test_lease(&h);
     test_cleanup(&h);

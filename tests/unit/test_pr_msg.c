@@ -652,7 +652,9 @@ static void test_ranges(void)
     msgpack_object neg = obj_int(-1), big32 = obj_uint(1ULL << 32), big16 = obj_uint(65536);
     msgpack_object zero = obj_uint(0), three = obj_uint(3), nan = obj_dbl(NAN);
     msgpack_object inf = obj_dbl(INFINITY), negf = obj_dbl(-0.5), i32 = obj_uint(1ULL << 31);
-    msgpack_object bad_enum = obj_str("walk", 4), lo_big = obj_uint(100001);
+    msgpack_object bad_enum = obj_str("walk", 4), lo_big = obj_uint(100002);
+    msgpack_object lo_empty = obj_uint(100001), hi_empty = obj_uint(50000);
+    msgpack_object hi_short = obj_uint(49999);
 
     EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "seq", &neg, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "cores", &big32, &err), PR_ERANGE, err);
@@ -676,6 +678,18 @@ static void test_ranges(void)
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ctot", &three, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ri", &zero, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.0.lo", &lo_big, &err), PR_ERANGE, err);
+    CHECK_MSG(msg_mentions(&err, "PLAN.tables[0]", NULL), "%s", err.msg);
+    /* An empty range (lo == hi + 1) is a create-only or index-only piece. */
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.0.lo", &lo_empty, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.0.hi", &zero, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.2.hi", &hi_empty, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.2.hi", &hi_short, &err), PR_ERANGE, err);
+    CHECK_MSG(msg_mentions(&err, "PLAN.tables[2]", NULL), "%s", err.msg);
+    struct pr_msg got;
+    struct edit e_hi = {ED_SET, "tables.1.hi", &zero};
+    CHECK(decode_edited(PR_MSG_PLAN, &e_hi, &got, &err) == 0);
+    CHECK(got.u.plan.tables[1].id_lo == 1 && got.u.plan.tables[1].id_hi == 0);
+    pr_msg_clear(&got);
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "tables.0.n", &zero, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_START, ED_SET, "ivl", &zero, &err), PR_ERANGE, err);
 
@@ -690,6 +704,22 @@ static void test_ranges(void)
     fill(&m, PR_MSG_STATS);
     m.u.stats.cpu_pct = NAN;
     CHECK(pr_msg_encode(&m, &sb, &err) == PR_ERANGE && sb.size == 3);
+    /* Empty ranges at the edges of uint64, and one id short of empty. */
+    struct pr_msg_table edge[] = {{1, 1, 0, true, false},
+                                  {1, UINT64_MAX, UINT64_MAX - 1, false, true},
+                                  {1, 0, UINT64_MAX, false, false}};
+    fill(&m, PR_MSG_PLAN);
+    m.u.plan.tables = edge;
+    m.u.plan.n_tables = 3;
+    CHECK(pr_msg_encode(&m, &sb, &err) == 0);
+    struct pr_msg d;
+    CHECK(pr_msg_decode(&d, sb.data + 3, sb.size - 3, &err) == 0);
+    check_same(&m, &d);
+    pr_msg_clear(&d);
+    sb.size = 3;
+    edge[0].id_lo = 2;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_ERANGE && sb.size == 3);
+    CHECK_MSG(msg_mentions(&err, "PLAN.tables[0]", NULL), "%s", err.msg);
     fill(&m, PR_MSG_HEARTBEAT);
     m.u.heartbeat.state = PR_STATE_COUNT_;
     CHECK(pr_msg_encode(&m, &sb, &err) == PR_ERANGE && sb.size == 3);
