@@ -213,6 +213,21 @@ static uint64_t process_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Time this thread spent waiting for a CPU while runnable (ns), from
+ * /proc/thread-self/schedstat; 0 when unknown. Tells a starved run (busy
+ * machine) from a slow coordinator. */
+static uint64_t runqueue_wait_ns(void)
+{
+    unsigned long long run = 0, wait = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (f == NULL)
+        return 0;
+    if (fscanf(f, "%llu %llu", &run, &wait) != 2)
+        wait = 0;
+    fclose(f);
+    return wait;
+}
+
 /* What the simulator tells the coordinator side at the end (one pipe write). */
 struct sim_report {
     int ok;              /* 1: the simulator ran to the end */
@@ -227,6 +242,9 @@ struct sim_report {
     uint64_t sent_window;                   /* non-STATS messages sent in (t0, t0 + K*I] */
     uint64_t recv_window;                   /* messages received in (t0, t0 + K*I] */
     uint64_t stats_sent;                    /* STATS messages sent in all */
+    uint64_t window_cpu_ns;                 /* simulator main thread CPU in the window */
+    uint64_t window_wait_ns;                /* ... and its wait for a CPU */
+    uint64_t late_sends;                    /* STATS bursts begun > 50 ms after their boundary */
     uint64_t expect_tx[MAX_INTERVALS];      /* per interval: transactions sent */
     uint64_t expect_samples[MAX_INTERVALS]; /* per interval: histogram samples sent */
 };
@@ -252,6 +270,7 @@ struct sim {
     struct sim_stats *st; /* [k * n + agent] */
     zmq_pollitem_t *items;
     uint64_t t0_ns, ivl_ns; /* from START; 0 until then */
+    uint64_t cpu0, wait0;   /* thread CPU and runqueue wait at START */
     uint32_t stopped;
     struct sim_report *rep;
 };
@@ -318,6 +337,8 @@ static void sim_on_msg(struct sim *s, uint32_t i, const struct pr_msg *in)
         if (s->t0_ns == 0) { /* same machine: the coordinator's clock is ours */
             s->t0_ns = in->u.start.t0_ns;
             s->ivl_ns = (uint64_t)in->u.start.interval_ms * 1000000u;
+            s->cpu0 = thread_cpu_ns();
+            s->wait0 = runqueue_wait_ns();
         }
         break;
     case PR_MSG_BYE:
@@ -416,7 +437,12 @@ static void sim_loop(struct sim *s)
         }
         uint64_t due = s->t0_ns ? s->t0_ns + (next_k + 1) * s->ivl_ns : UINT64_MAX;
         if (next_k < s->k_count && now >= due) {
+            s->rep->late_sends += now > due + 50000000u;
             sim_send_stats(s, next_k++);
+            if (next_k == s->k_count) {
+                s->rep->window_cpu_ns = thread_cpu_ns() - s->cpu0;
+                s->rep->window_wait_ns = runqueue_wait_ns() - s->wait0;
+            }
             continue;
         }
         uint64_t wake = next_beat < due ? next_beat : due;
@@ -520,6 +546,9 @@ struct coord {
     uint64_t cpu_proc[MAX_INTERVALS + 1];
     uint64_t wall[MAX_INTERVALS + 1];
     bool complete_at_print[MAX_INTERVALS];
+    uint32_t reporting_at_print[MAX_INTERVALS];
+    double idle_next_us; /* co_fleet_next(timeout 0) with nothing to read, N peers */
+    uint64_t wait_ns;    /* coordinator thread's runqueue wait over the intervals */
     struct sections sec;
 };
 
@@ -636,8 +665,10 @@ static void print_interval(struct coord *c, uint64_t k)
     co_report_interval(c->out, &o, &line);
     fflush(c->out);
     pr_hist_destroy(&empty);
-    if (k < MAX_INTERVALS)
+    if (k < MAX_INTERVALS) {
         c->complete_at_print[k] = reporting == c->n && line.marks == 0;
+        c->reporting_at_print[k] = reporting;
+    }
 }
 
 /* as co_run.c's flush_intervals (not final), plus the CPU snapshot per line */
@@ -744,6 +775,7 @@ static int start_run(struct coord *c)
     c->t0_ns = co_fleet_now_ns() + lead_ns;
     c->cpu_thread[0] = thread_cpu_ns();
     c->cpu_proc[0] = process_cpu_ns();
+    c->wait_ns = runqueue_wait_ns();
     c->wall[0] = co_fleet_now_ns();
     for (uint32_t i = 0; i < c->n; i++) {
         struct pr_msg m;
@@ -779,10 +811,33 @@ static void drive(struct coord *c)
     }
 }
 
+/* co_fleet_next(timeout 0) with (nearly) nothing to read: what each call
+ * costs beyond the messages, with N peers (heartbeat/loss timers scan them
+ * all). The simulator's heartbeats may still arrive: calls that got one are
+ * left out. */
+static void measure_idle_next(struct coord *c)
+{
+    struct co_fleet_event ev;
+    uint64_t total = 0, calls = 0;
+    for (int i = 0; i < 5000; i++) {
+        uint64_t t = thread_cpu_ns();
+        co_fleet_next(c->fleet, &ev, 0);
+        uint64_t d = thread_cpu_ns() - t;
+        if (ev.type == CO_FLEET_NONE && d < 1000000u) {
+            total += d;
+            calls++;
+        }
+        handle_event(c, &ev);
+        co_fleet_event_clear(&ev);
+    }
+    c->idle_next_us = calls ? (double)total / 1e3 / (double)calls : 0.0;
+}
+
 /* ---- per-STATS costs of the pieces, measured on the same kind of STATS ---- */
 
 struct micro {
     double decode_us, parse_us, hist_alloc_us, merge_add_us, agent_add_us, clock_read_us;
+    double beat_decode_us;
 };
 
 static double per_op_us(uint64_t t0, uint64_t ops)
@@ -855,6 +910,21 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
     for (int r = 0; r < 100000; r++)
         (void)thread_cpu_ns();
     mb->clock_read_us = per_op_us(t, 100000);
+
+    msgpack_sbuffer hb;
+    struct pr_msg beat;
+    msgpack_sbuffer_init(&hb);
+    pr_msg_init(&beat, PR_MSG_HEARTBEAT, NULL, 12345);
+    beat.u.heartbeat.state = PR_STATE_RUNNING;
+    beat.u.heartbeat.clock_ns = mono_ns();
+    pr_msg_encode(&beat, &hb, NULL);
+    t = thread_cpu_ns();
+    for (int r = 0; r < 20000; r++) {
+        pr_msg_decode(&beat, hb.data, hb.size, NULL);
+        pr_msg_clear(&beat);
+    }
+    mb->beat_decode_us = per_op_us(t, 20000);
+    msgpack_sbuffer_destroy(&hb);
 
     for (uint32_t i = 0; i < MICRO_STATS; i++) {
         pr_msg_clear(&msgs[i]);
@@ -939,6 +1009,11 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
     printf("  intervals complete: %u/%u (every agent merged before the line, totals equal to what "
            "was sent, none late); lost %u, refused %u, rejected STATS %u, tails %u\n",
            complete, c->k_count, c->lost, c->refused, c->rejected, c->tails);
+    printf("  waiting for a CPU while runnable (busy machine) per interval: coordinator thread "
+           "%.1f ms; simulator thread %.1f ms (its CPU %.1f ms; %" PRIu64 " of %u STATS bursts "
+           "began > 50 ms late)\n",
+           c->wait_ns / 1e6 * per_ivl, rep->window_wait_ns / 1e6 / c->k_count,
+           rep->window_cpu_ns / 1e6 / c->k_count, rep->late_sends, c->k_count);
     printf("  RSS: %.1f MB after join, %.1f MB at the end, peak %.1f MB\n", rss_join_kb / 1024.0,
            rss_end_kb / 1024.0, peak_kb / 1024.0);
     printf(
@@ -954,18 +1029,44 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            MICRO_STATS, mb->decode_us, mb->parse_us, mb->hist_alloc_us, mb->merge_add_us,
            mb->agent_add_us, c->n,
            (mb->decode_us + mb->merge_add_us + mb->agent_add_us) * c->n / 1e3);
+    double calls = (double)c->sec.loops * per_ivl;
+    double part_stats = mb->decode_us * c->n / 1e3, part_beats = mb->beat_decode_us * c->n / 1e3;
+    double part_calls = c->idle_next_us * calls / 1e3;
+    printf("  co_fleet_next per interval, estimated: %u STATS decodes %.2f ms + %u HEARTBEAT "
+           "decodes (%.2f us each) %.2f ms + %.0f calls x %.2f us fixed cost at %u peers "
+           "(timers' scan, empty reads) %.2f ms; rest (ZeroMQ recv/send, heartbeats out, peer "
+           "lookup) %.2f ms\n",
+           c->n, part_stats, c->n, mb->beat_decode_us, part_beats, calls, c->idle_next_us, c->n,
+           part_calls, c->sec.next / 1e6 * per_ivl - part_stats - part_beats - part_calls);
     printf("  join: %u agents (HELLO + %d clock pings each) in %.2f s wall, %.1f ms coordinator "
            "thread CPU\n",
            c->n, CO_FLEET_PINGS, join_s, join_cpu_ns / 1e6);
+    printf("  per interval: k, thread CPU ms, with I/O thread ms, agents merged when the line was "
+           "printed, line printed after the boundary (ms), exact and on time\n");
+    for (uint32_t k = 0; k < kk; k++) {
+        const struct co_interval_result *iv = co_merge_get(c->merge, k);
+        int64_t delay =
+            (int64_t)c->wall[k + 1] - (int64_t)(c->t0_ns + (k + 1) * INTERVAL_MS * 1000000ull);
+        bool exact = iv && iv->ctr.transactions == rep->expect_tx[k] &&
+                     pr_hist_count(iv->lat) == rep->expect_samples[k] && !iv->late;
+        printf("    %3u %9.2f %9.2f %6u %8.1f  %s\n", k,
+               (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6,
+               (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6, c->reporting_at_print[k],
+               (double)delay / 1e6,
+               c->complete_at_print[k] && exact ? "yes"
+               : iv && iv->late                 ? "no (late STATS)"
+                                                : "no");
+    }
     size_t ll = 0;
     const char *line = last_line(c->out_buf, c->out_len, &ll);
     printf("  last interval line: %.*s\n", (int)ll, line);
     printf("RESULT agents=%u intervals=%u hdr_log=%d cpu_ms_mean=%.2f cpu_ms_max=%.2f "
            "core_pct=%.2f core_pct_max=%.2f proc_core_pct=%.2f msgs_in_s=%.0f msgs_out_s=%.0f "
-           "complete=%u/%u peak_rss_mb=%.1f decode_us=%.1f buckets=%.0f stats_kb=%.1f\n",
+           "complete=%u/%u peak_rss_mb=%.1f decode_us=%.1f buckets=%.0f stats_kb=%.1f "
+           "cpu_wait_ms=%.1f\n",
            c->n, kk, keep_hists, mean, max, mean / INTERVAL_MS * 100.0, max / INTERVAL_MS * 100.0,
            pmean / INTERVAL_MS * 100.0, in_s, out_s, complete, c->k_count, peak_kb / 1024.0,
-           mb->decode_us, rep->buckets_mean, rep->bytes_mean / 1024.0);
+           mb->decode_us, rep->buckets_mean, rep->bytes_mean / 1024.0, c->wait_ns / 1e6 * per_ivl);
 }
 
 static int usage(void)
@@ -1077,7 +1178,9 @@ int main(int argc, char **argv)
     } else if (gather(&c, &join_cpu, &join_s) == 0 && start_run(&c) == 0) {
         long rss_join = rss_kb();
         drive(&c);
+        c.wait_ns = runqueue_wait_ns() - c.wait_ns;
         long rss_end = rss_kb(), peak = peak_rss_kb();
+        measure_idle_next(&c);
         co_fleet_broadcast_stop(c.fleet, "bench over", true);
         struct sim_report *rep = pr_xcalloc(1, sizeof(*rep));
         bool got = read_report(fds[0], rep);
