@@ -4,6 +4,13 @@
 Arguments are KEY=VALUE pairs (see roles/*/tasks/preflight.yml). Prints one JSON
 object: the measured values plus `hard` (problems that make a run fail) and
 `warn` (problems that make a run less accurate). Standard library only.
+
+`mode=timeserver port=P clients=N seconds=S` instead serves the coordinator
+host's clock on TCP port P (the coordinator's control port, free before a run)
+to N agents or for S seconds: each request line gets time.time() back. The
+agents measure their offset to it NTP style (the exchange with the shortest
+round trip wins; half of it bounds the error), which also proves they reach
+that port.
 """
 import glob
 import json
@@ -112,8 +119,72 @@ def port_in_use(port):
     return False
 
 
+TIME_REQ = b"stampede-time\n"
+
+
+def timeserver(a):
+    """Serve time to `clients` askers. Other connections (agents dialing the
+    coordinator port with ZeroMQ) are closed without counting."""
+    port, clients = int(a["port"]), int(a.get("clients", "0"))
+    until = time.monotonic() + float(a.get("seconds", "60"))
+    served = other = 0
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("0.0.0.0", port))
+        s.listen(64)
+        while served < clients and time.monotonic() < until:
+            s.settimeout(max(0.1, until - time.monotonic()))
+            try:
+                c, _ = s.accept()
+            except socket.timeout:
+                break
+            with c:
+                c.settimeout(2)
+                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                f = c.makefile("rb")
+                answered = 0
+                try:
+                    while f.readline(len(TIME_REQ)) == TIME_REQ:
+                        c.sendall(repr(time.time()).encode() + b"\n")
+                        answered += 1
+                except OSError:
+                    pass
+            if answered:
+                served += 1
+            else:
+                other += 1
+    print(json.dumps({"served": served, "other_connections": other}))
+
+
+def clock_to(host, port, samples=8):
+    """(offset_ms, err_ms) of this clock minus the time server's, or an error."""
+    best = None
+    try:
+        with socket.create_connection((host, int(port)), timeout=3) as c:
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            f = c.makefile("rb")
+            for _ in range(samples):
+                t0 = time.time()
+                c.sendall(TIME_REQ)
+                line = f.readline()
+                t1 = time.time()
+                if not line:
+                    break
+                rtt = t1 - t0
+                if best is None or rtt < best[1]:
+                    best = ((t0 + t1) / 2 - float(line), rtt)
+    except (OSError, ValueError) as e:
+        return None, None, str(e) or e.__class__.__name__
+    if best is None:
+        return None, None, "no answer"
+    return round(best[0] * 1000, 2), round(best[1] * 500, 2), None
+
+
 def main():
     a = dict(arg.split("=", 1) for arg in sys.argv[1:])
+    if a.get("mode") == "timeserver":
+        timeserver(a)
+        return
     hard, warn = [], []
     need = int(a.get("connections", "0"))
     r = {"role": a.get("role", "agent")}
@@ -152,7 +223,7 @@ def main():
                    glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor")})
     r["governor"] = ",".join(govs) if govs else "n/a"
     if govs and govs != ["performance"]:
-        warn.append(f"CPU governor {r['governor']} (performance gives steadier latency)")
+        warn.append(f"CPU governor {r['governor']}: performance gives steadier latency")
 
     # Clock synchronisation, where a tool can tell.
     rc, out = run(["timedatectl", "show", "-p", "NTPSynchronized", "--value"])
@@ -169,6 +240,18 @@ def main():
             hard.append(f"cannot reach the database {a['db_host']}:{a.get('db_port')}: {err}")
     else:
         r["db"] = "n/a"
+
+    # Clock offset to the coordinator host, through its control port.
+    if a.get("coord_host"):
+        off, err, why = clock_to(a["coord_host"], a["coord_port"])
+        r["clock_offset_ms"], r["clock_err_ms"] = off, err
+        if why is not None:
+            hard.append(f"cannot reach the coordinator host {a['coord_host']}:{a['coord_port']}"
+                        f" (clock check): {why}")
+        elif abs(off) - err > float(a.get("clock_fail_ms", "1000")):
+            hard.append(f"clock {off:+.1f} ms (+-{err}) off the coordinator host")
+        elif abs(off) - err > float(a.get("clock_warn_ms", "50")):
+            warn.append(f"clock {off:+.1f} ms (+-{err}) off the coordinator host")
 
     # Keys.
     if r["role"] == "agent":
@@ -199,7 +282,7 @@ def main():
                 if line and not line.startswith("#"):
                     keys.append(line.split()[0])
         r["authorized_keys"] = keys
-        r["keys"] = (f"ok ({len(keys)} agents)" if ok else "BAD")
+        r["keys"] = f"ok/{len(keys)}" if ok else "BAD"
         port = int(a.get("port", "0"))
         if port and port_in_use(port):
             warn.append(f"something already listens on port {port}")
