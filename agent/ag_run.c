@@ -15,7 +15,8 @@
 #include "ag_workload.h"
 #include "pr_split.h"
 
-/* Server counters the lead agent samples at every boundary (DESIGN §5). */
+/* Server counters the lead agent samples before READY and at every
+ * boundary (DESIGN §5; the cross-check formula is in pr_msg.h, READY). */
 static const char status_sql[] =
     "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions','Com_select','Com_insert',"
     "'Com_update','Com_delete','Com_begin','Com_commit','Com_stmt_execute',"
@@ -357,21 +358,24 @@ void ag_run_stop(ag_run *r, bool immediate)
     ag_engine_wait(r->engine, -1);
 }
 
-/* Lead agent: one SHOW GLOBAL STATUS sample into iv->srv. */
-static void sample_status(ag_run *r, struct ag_run_interval *iv)
+void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv)
 {
+    *srv = NULL;
+    *n_srv = 0;
     if (!r->plan->lead || r->probe == NULL || mysql_query(r->probe, status_sql) != 0)
         return;
     MYSQL_RES *res = mysql_store_result(r->probe);
     if (res == NULL)
         return;
     uint64_t n = mysql_num_rows(res);
-    iv->srv = pr_xcalloc(n + 1, sizeof(*iv->srv));
+    if (n > PR_MSG_MAX_STATS)
+        n = PR_MSG_MAX_STATS;
+    *srv = pr_xcalloc(n + 1, sizeof(**srv));
     MYSQL_ROW row;
-    while ((row = mysql_fetch_row(res)) != NULL && iv->n_srv < n) {
-        iv->srv[iv->n_srv].name = pr_xstrdup(row[0]);
-        iv->srv[iv->n_srv].value = strtoull(row[1] ? row[1] : "0", NULL, 10);
-        iv->n_srv++;
+    while (*n_srv < n && (row = mysql_fetch_row(res)) != NULL) {
+        (*srv)[*n_srv].name = pr_xstrdup(row[0]);
+        (*srv)[*n_srv].value = strtoull(row[1] ? row[1] : "0", NULL, 10);
+        (*n_srv)++;
     }
     mysql_free_result(res);
 }
@@ -393,7 +397,7 @@ void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
         iv->lag_p99_us = st.lag_p99_us;
         iv->slip_us = st.slip_max_us;
     }
-    sample_status(r, iv);
+    ag_run_sample_srv(r, &iv->srv, &iv->n_srv);
 }
 
 void ag_run_interval_clear(struct ag_run_interval *iv)

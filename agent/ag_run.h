@@ -65,7 +65,14 @@ bool ag_run_is_finished(ag_run *r);
 void ag_run_cancel(ag_run *r, bool immediate);
 /* Stop and wait until every worker has stopped and closed its connections. */
 void ag_run_stop(ag_run *r, bool immediate);
-/* Statistics since the previous collect (allocating iv's histograms). */
+/* Lead agent (PLAN.lead): one SHOW GLOBAL STATUS sample of the server
+ * counters (the list STATS.srv carries) into *srv, owned by the caller (free
+ * each name, then the array), or NULL and 0 when this agent is not the lead
+ * or the query failed. Blocks for one round trip on the probe connection.
+ * Session thread. */
+void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv);
+/* Statistics since the previous collect (allocating iv's histograms), with
+ * (lead) a server sample taken after the workers' counters were swapped. */
 void ag_run_collect(ag_run *r, struct ag_run_interval *iv);
 /* Free what iv owns and zero it. */
 void ag_run_interval_clear(struct ag_run_interval *iv);

@@ -52,23 +52,49 @@ static int copy_plan(struct pr_msg *dst, const struct pr_msg_plan *plan)
     return rc;
 }
 
-/* Session thread: queue a message for the control thread (takes *m). */
-static void post(ag_session *s, struct pr_msg *m)
+/* Append *m (taken) to the outbox; s->mu held. */
+static void enqueue(ag_session *s, struct pr_msg *m)
 {
     struct outmsg *o = pr_xcalloc(1, sizeof(*o));
-    char b = 1;
 
     o->msg = *m;
     memset(m, 0, sizeof(*m));
-    pthread_mutex_lock(&s->mu);
     if (s->tail)
         s->tail->next = o;
     else
         s->head = o;
     s->tail = o;
-    pthread_mutex_unlock(&s->mu);
+}
+
+static void wake(ag_session *s)
+{
+    char b = 1;
     if (write(s->pipe_fd[1], &b, 1) < 0 && errno != EAGAIN)
         return;
+}
+
+/* Session thread: queue a message for the control thread (takes *m). */
+static void post(ag_session *s, struct pr_msg *m)
+{
+    pthread_mutex_lock(&s->mu);
+    enqueue(s, m);
+    pthread_mutex_unlock(&s->mu);
+    wake(s);
+}
+
+/* Session thread, at its very end: queue the last message (DONE or ERROR)
+ * and mark the session finished in one step, so the control thread that
+ * sends it also sees the session finished and reaps it: a coordinator
+ * that answers DONE with the next PLAN at once never finds us busy. */
+static void post_last(ag_session *s, struct pr_msg *last)
+{
+    pthread_mutex_lock(&s->mu);
+    if (last->type != PR_MSG_NONE)
+        enqueue(s, last);
+    s->state = PR_STATE_DONE;
+    s->finished = true;
+    pthread_mutex_unlock(&s->mu);
+    wake(s);
 }
 
 static void set_state(ag_session *s, enum pr_agent_state st)
@@ -103,17 +129,15 @@ static bool sleep_until(ag_session *s, uint64_t deadline_ns)
     return stopped;
 }
 
-static void post_error(ag_session *s, const struct ag_run_error *e)
+static void make_error(struct pr_msg *m, const struct ag_run_error *e)
 {
-    struct pr_msg m;
-    pr_msg_init(&m, PR_MSG_ERROR, NULL, 0);
-    m.u.error.code = e->code;
-    m.u.error.phase = e->phase;
-    m.u.error.db_errno = e->db_errno;
-    snprintf(m.u.error.sqlstate, sizeof(m.u.error.sqlstate), "%s", e->sqlstate);
-    m.u.error.message = pr_xstrdup(e->message);
-    m.u.error.stmt_kind = pr_xstrdup(e->stmt_kind);
-    post(s, &m);
+    pr_msg_init(m, PR_MSG_ERROR, NULL, 0);
+    m->u.error.code = e->code;
+    m->u.error.phase = e->phase;
+    m->u.error.db_errno = e->db_errno;
+    snprintf(m->u.error.sqlstate, sizeof(m->u.error.sqlstate), "%s", e->sqlstate);
+    m->u.error.message = pr_xstrdup(e->message);
+    m->u.error.stmt_kind = pr_xstrdup(e->stmt_kind);
 }
 
 static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
@@ -136,19 +160,23 @@ static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
     post(s, &m);
 }
 
-static void post_done(ag_session *s, uint64_t intervals)
+static void make_done(ag_session *s, struct pr_msg *m, uint64_t intervals)
 {
-    struct pr_msg m;
     struct ag_run_error e = {0};
 
-    pr_msg_init(&m, PR_MSG_DONE, NULL, 0);
-    m.u.done.lat = pr_hist_new();
-    ag_run_totals(s->run, &m.u.done.ctr, m.u.done.lat, &e);
-    m.u.done.intervals = intervals;
-    m.u.done.status = e.code;
-    m.u.done.reason = pr_xstrdup(e.code ? e.message : "");
-    m.u.done.start_skew_us = ag_run_start_skew_us(s->run);
-    post(s, &m);
+    pr_msg_init(m, PR_MSG_DONE, NULL, 0);
+    m->u.done.lat = pr_hist_new();
+    ag_run_totals(s->run, &m->u.done.ctr, m->u.done.lat, &e);
+    m->u.done.intervals = intervals;
+    m->u.done.status = e.code;
+    m->u.done.reason = pr_xstrdup(e.code ? e.message : "");
+    m->u.done.start_skew_us = ag_run_start_skew_us(s->run);
+}
+
+static bool counters_zero(const struct pr_counters *c)
+{
+    static const struct pr_counters zero;
+    return memcmp(c, &zero, sizeof(zero)) == 0;
 }
 
 /* Interval loop: STATS(k) at every boundary until the run ends. */
@@ -176,7 +204,10 @@ static uint64_t run_intervals(ag_session *s)
             ag_run_stop(s->run, immediate);
         }
         ag_run_collect(s->run, &iv);
-        if (!ended || iv.ctr.transactions || pr_counters_queries(&iv.ctr) || iv.ctr.errors)
+        /* The tail after the stop goes out when it holds anything, so the
+         * STATS add up to DONE; the lead's always does, for its server
+         * sample taken once every connection has closed (pr_msg.h, READY). */
+        if (!ended || !counters_zero(&iv.ctr) || iv.n_srv > 0)
             post_stats(s, k++, &iv);
         ag_run_interval_clear(&iv);
         if (ended)
@@ -184,16 +215,32 @@ static uint64_t run_intervals(ag_session *s)
     }
 }
 
+/* READY; the lead adds its server baseline, sampled now that the pool is
+ * open and prepared (pr_msg.h, READY). */
+static void post_ready(ag_session *s)
+{
+    struct pr_msg ready;
+
+    pr_msg_init(&ready, PR_MSG_READY, NULL, 0);
+    ready.u.ready.plan_hash = s->plan_msg.u.plan.plan_hash;
+    ready.u.ready.db_rtt_us = ag_run_db_rtt_us(s->run);
+    ready.u.ready.conns = ag_run_conns_open(s->run);
+    ag_run_sample_srv(s->run, &ready.u.ready.srv, &ready.u.ready.n_srv);
+    set_state(s, PR_STATE_READY);
+    post(s, &ready);
+}
+
 static void *session_main(void *arg)
 {
     ag_session *s = arg;
     struct ag_run_error e = {0};
+    struct pr_msg last = {0}; /* DONE or ERROR, posted after the run is gone */
     uint64_t intervals = 0;
 
     set_state(s, PR_STATE_CONNECTING);
     ag_run *r = ag_run_new(&s->plan_msg.u.plan, s->workers, &e);
     if (r == NULL) {
-        post_error(s, &e);
+        make_error(&last, &e);
         goto out;
     }
     pthread_mutex_lock(&s->mu);
@@ -202,16 +249,10 @@ static void *session_main(void *arg)
         ag_run_cancel(r, s->immediate);
     pthread_mutex_unlock(&s->mu);
     if (ag_run_setup(s->run, &e) < 0) {
-        post_error(s, &e);
+        make_error(&last, &e);
         goto out;
     }
-    struct pr_msg ready;
-    pr_msg_init(&ready, PR_MSG_READY, NULL, 0);
-    ready.u.ready.plan_hash = s->plan_msg.u.plan.plan_hash;
-    ready.u.ready.db_rtt_us = ag_run_db_rtt_us(s->run);
-    ready.u.ready.conns = ag_run_conns_open(s->run);
-    set_state(s, PR_STATE_READY);
-    post(s, &ready);
+    post_ready(s);
     if (!wait_go(s))
         goto done;
     set_state(s, PR_STATE_RUNNING);
@@ -219,20 +260,14 @@ static void *session_main(void *arg)
     intervals = run_intervals(s);
 done:
     ag_run_stop(s->run, false);
-    post_done(s, intervals);
+    make_done(s, &last, intervals);
 out:
     pthread_mutex_lock(&s->mu);
     r = s->run;
     s->run = NULL;
     pthread_mutex_unlock(&s->mu);
     ag_run_destroy(&r);
-    pthread_mutex_lock(&s->mu);
-    s->state = PR_STATE_DONE;
-    s->finished = true;
-    pthread_mutex_unlock(&s->mu);
-    char b = 1;
-    if (write(s->pipe_fd[1], &b, 1) < 0)
-        return NULL;
+    post_last(s, &last);
     return NULL;
 }
 

@@ -8,8 +8,12 @@
  * DONE) and a file descriptor that becomes readable when the outbox has
  * something; the control thread polls that fd beside its socket.
  *
- * Lifecycle: _new (setup starts at once) -> READY or ERROR in the outbox ->
- * _go (START received) -> STATS every interval -> DONE -> finished.
+ * Lifecycle: _new (setup starts at once) -> READY (the lead agent's with
+ * its server baseline, pr_msg.h) or ERROR in the outbox -> _go (START
+ * received) -> STATS every interval -> DONE -> finished. The run is torn
+ * down (connections closed) before DONE or a setup ERROR is queued, and
+ * that last message is queued together with the finished mark, so once the
+ * control thread has sent it, the session is finished and can be reaped.
  * _stop at any point ends it early: graceful (let in-flight statements
  * finish, bounded, then DONE) or immediate (lease expired: close every DB
  * connection now; a DONE is still produced for the record).
@@ -46,7 +50,8 @@ bool ag_session_pop(ag_session *s, struct pr_msg *out);
 /* The session's state, for HEARTBEAT. */
 enum pr_agent_state ag_session_state(const ag_session *s);
 
-/* True once DONE (or a setup ERROR) is in the outbox and the thread ended. */
+/* True once the last message (DONE or a setup ERROR) has been popped: the
+ * thread is ending and _destroy will not wait long. */
 bool ag_session_is_finished(const ag_session *s);
 
 /* Stop (immediate) if still running, join the thread, free everything,

@@ -133,6 +133,7 @@ static const struct field ready_fields[] = {
     FLD("hash", FK_U64, true, 0, u.ready.plan_hash),
     FLD("rtt", FK_U64, true, 0, u.ready.db_rtt_us),
     FLD("conns", FK_U32, true, 0, u.ready.conns),
+    LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.ready.srv, u.ready.n_srv),
 };
 static const struct field start_fields[] = {
     HDR_FIELDS,

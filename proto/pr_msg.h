@@ -225,11 +225,38 @@ struct pr_msg_plan {
     uint64_t plan_hash;          /* "hash" echoed in READY */
 };
 
-/* READY, agent -> coordinator: pool open, statements prepared. */
+/* READY, agent -> coordinator: pool open, statements prepared.
+ *
+ * srv, the server cross-check baseline (DESIGN.md §5): the lead agent
+ * (PLAN.lead) sends the same SHOW GLOBAL STATUS sample as STATS.srv, taken
+ * at the very end of setup (pool open, statements prepared), just before
+ * READY; other agents leave it empty. The lead's last STATS of a run (the
+ * tail after the stop) always comes and carries a sample taken once every
+ * connection of the agent has closed, so for the whole run
+ *   delta(name) = last STATS.srv[name] - READY.srv[name]
+ * and, summed over every agent's DONE.ctr,
+ *   delta(Com_select) + delta(Com_insert) + delta(Com_update)
+ *     + delta(Com_delete) + delta(Com_begin) + delta(Com_commit)
+ *   == reads + writes + other + errors
+ * in both --db-ps-mode=auto and disable: the server counts a prepared
+ * statement's execution under its own Com_<kind> as well as under
+ * Com_stmt_execute, and counts an ignored error's failed statement as the
+ * client does. With --db-ps-mode=auto, workloads whose statements are all
+ * prepared (every oltp_* but oltp_insert, and select_random_*) also give
+ *   delta(Com_stmt_execute) == reads + writes + other + errors.
+ * The sample's own SHOW GLOBAL STATUS counts only under Com_show_status
+ * and Questions, which the formulas leave out. Exact when the only clients
+ * of the server are the agents, DONE.code is 0 for every agent (a fatal
+ * error's statement reached the server, not the counters), no agent
+ * reconnected (a lost connection may lose a statement the server
+ * counted) and the stop let in-flight events finish (no lease expiry, no
+ * grace timeout). */
 struct pr_msg_ready {
-    uint64_t plan_hash; /* "hash" PLAN.plan_hash */
-    uint64_t db_rtt_us; /* "rtt" baseline DB round trip, µs */
-    uint32_t conns;     /* "conns" connections opened */
+    uint64_t plan_hash;      /* "hash" PLAN.plan_hash */
+    uint64_t db_rtt_us;      /* "rtt" baseline DB round trip, µs */
+    uint32_t conns;          /* "conns" connections opened */
+    struct pr_msg_stat *srv; /* "srv" (opt) lead: SHOW GLOBAL STATUS baseline */
+    uint32_t n_srv;          /* <= PR_MSG_MAX_STATS */
 };
 
 /* START, coordinator -> agent. interval_ms >= 1. */
@@ -238,7 +265,11 @@ struct pr_msg_start {
     uint32_t interval_ms; /* "ivl" report interval length */
 };
 
-/* STATS(k), agent -> coordinator, one per interval. cpu_pct >= 0. */
+/* STATS(k), agent -> coordinator, one per interval. cpu_pct >= 0.
+ *
+ * Sent at every interval boundary of a run, plus a last one after the stop
+ * for the tail of the last interval when it holds anything (the lead
+ * agent's always comes: see READY). */
 struct pr_msg_stats {
     uint64_t k;              /* "k" interval index */
     struct pr_counters ctr;  /* "ctr" map of PR_COUNTERS_FIELDS names */

@@ -104,7 +104,7 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          0xabcdef};
         break;
     case PR_MSG_READY:
-        m->u.ready = (struct pr_msg_ready){0xabcdef, 120, 8};
+        m->u.ready = (struct pr_msg_ready){0xabcdef, 120, 8, .srv = stats, .n_srv = 2};
         break;
     case PR_MSG_START:
         m->u.start = (struct pr_msg_start){5000000000ULL, 1000};

@@ -1,7 +1,9 @@
 /* The stampede-agent daemon driven over real ZeroMQ by a coordinator
- * stand-in (harness.c), against the sandbox MariaDB: prepare, a run whose
- * interval STATS add up to DONE and whose statement count equals the
- * server's Com_stmt_execute delta, the dead-man lease, and cleanup. */
+ * stand-in (harness.c), against the sandbox MariaDB: prepare (whole tables
+ * and a table split over three plans), runs in both ps modes whose
+ * interval STATS add up to DONE and whose statement counts equal the
+ * server counters' deltas from READY.srv to the last STATS.srv, the
+ * dead-man lease, and cleanup. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +24,25 @@ static void plan_opts(struct pr_msg *m)
     m->u.plan.n_opts = sizeof(opts) / sizeof(opts[0]);
 }
 
-/* Wait for READY (or fail), return 0 on READY. */
-static int expect_ready(struct harness *h, uint64_t hash)
+/* Wait for READY (or fail), return 0 on READY, kept in *out when not NULL
+ * (the caller clears it; on failure it is cleared). */
+static int expect_ready(struct harness *h, uint64_t hash, struct pr_msg *out)
 {
     struct pr_msg m;
-    if (h_recv(h, &m, PR_MSG_NONE, 20000) != 0)
+    if (h_recv(h, &m, PR_MSG_NONE, 20000) != 0) {
+        if (out)
+            memset(out, 0, sizeof(*out));
         return -1;
+    }
     int ok = m.type == PR_MSG_READY && m.u.ready.plan_hash == hash;
     if (m.type == PR_MSG_ERROR)
         fprintf(stderr, "agent refused the plan: %s\n", m.u.error.message);
-    pr_msg_clear(&m);
+    if (ok && out)
+        *out = m;
+    else
+        pr_msg_clear(&m);
+    if (!ok && out)
+        memset(out, 0, sizeof(*out));
     return ok ? 0 : -1;
 }
 
@@ -58,7 +69,7 @@ static int prepare_plan(struct harness *h, const char *run, struct pr_msg_table 
     m.u.plan.tables = tables;
     m.u.plan.n_tables = n;
     h_send(h, &m);
-    if (expect_ready(h, 0x5eed) != 0)
+    if (expect_ready(h, 0x5eed, NULL) != 0)
         return -1;
     start_now(h, 1000);
     if (h_recv(h, &done, PR_MSG_DONE, 60000) != 0)
@@ -112,21 +123,62 @@ static void test_prepare_split(struct harness *h)
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == TABLE_SIZE);
 }
 
-static void test_run_counts(struct harness *h)
+/* A server counter in a srv sample, or UINT64_MAX when absent. */
+static uint64_t srv_get(const struct pr_msg_stat *srv, uint32_t n, const char *name)
 {
-    struct pr_msg m;
-    struct pr_counters sum = {0};
-    uint64_t hist_n = 0, n_stats = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(srv[i].name, name) == 0)
+            return srv[i].value;
+    return UINT64_MAX;
+}
 
-    strcpy(h->run, "run-1");
+/* The cross-check sums of a srv sample (pr_msg.h, READY). */
+struct srv_sums {
+    uint64_t com;  /* Com_select + insert + update + delete + begin + commit */
+    uint64_t exec; /* Com_stmt_execute */
+};
+
+static int srv_sums(const struct pr_msg_stat *srv, uint32_t n, struct srv_sums *out)
+{
+    static const char *const com[] = {"Com_select", "Com_insert", "Com_update",
+                                      "Com_delete", "Com_begin",  "Com_commit"};
+    out->com = 0;
+    for (size_t i = 0; i < sizeof(com) / sizeof(com[0]); i++) {
+        uint64_t v = srv_get(srv, n, com[i]);
+        if (v == UINT64_MAX)
+            return -1;
+        out->com += v;
+    }
+    out->exec = srv_get(srv, n, "Com_stmt_execute");
+    return out->exec == UINT64_MAX ? -1 : 0;
+}
+
+/* A 3 s run on 4 connections (2 loops) of the lead agent: the STATS add up
+ * to DONE, and the server counters' deltas from READY.srv to the last
+ * STATS.srv equal the statements the agent counted (pr_msg.h, READY). */
+static void test_run_counts(struct harness *h, bool ps)
+{
+    struct pr_msg m, ready;
+    struct pr_counters sum = {0};
+    struct srv_sums base = {0}, end = {0};
+    uint64_t hist_n = 0, n_stats = 0;
+    struct pr_msg_opt o[] = {opts[0], opts[1], {"db-ps-mode", ps ? "auto" : "disable"}};
+
+    snprintf(h->run, sizeof(h->run), "run-%s", ps ? "ps" : "text");
     h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
-    plan_opts(&m);
+    m.u.plan.opts = o;
+    m.u.plan.n_opts = 3;
     m.u.plan.conns = m.u.plan.conns_total = 4;
     m.u.plan.time_s = 3;
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed) == 0);
+    CHECK(expect_ready(h, 0x5eed, &ready) == 0);
+    CHECK_MSG(ready.u.ready.n_srv > 0 &&
+                  srv_sums(ready.u.ready.srv, ready.u.ready.n_srv, &base) == 0,
+              "READY from the lead carries no usable srv (%u counters)", ready.u.ready.n_srv);
+    pr_msg_clear(&ready);
     uint64_t exec0 = h_status(h, "Com_stmt_execute");
     start_now(h, 1000);
+    bool have_end = false;
     for (;;) {
         if (h_recv(h, &m, PR_MSG_NONE, 10000) != 0) {
             CHECK_MSG(0, "no STATS/DONE within 10 s");
@@ -137,6 +189,7 @@ static void test_run_counts(struct harness *h)
             n_stats++;
             pr_counters_add(&sum, &m.u.stats.ctr);
             hist_n += pr_hist_count(m.u.stats.lat);
+            have_end = srv_sums(m.u.stats.srv, m.u.stats.n_srv, &end) == 0;
         } else if (m.type == PR_MSG_DONE) {
             break;
         }
@@ -151,14 +204,23 @@ static void test_run_counts(struct harness *h)
     CHECK_EQ_U64(sum.reads, d->reads);
     CHECK_EQ_U64(sum.writes, d->writes);
     CHECK_EQ_U64(sum.other, d->other);
+    CHECK_EQ_U64(sum.errors, d->errors);
     CHECK_EQ_U64(hist_n, d->transactions);
     CHECK_EQ_U64(pr_hist_count(m.u.done.lat), d->transactions);
     /* Every statement sent is counted once: as read/write/other, or as an
-     * ignored error (then its event restarts). All are prepared. */
-    printf("run: %llu transactions, %llu queries, %llu ignored errors; server executes %llu\n",
-           (unsigned long long)d->transactions, (unsigned long long)pr_counters_queries(d),
-           (unsigned long long)d->errors, (unsigned long long)(exec1 - exec0));
-    CHECK_EQ_U64(pr_counters_queries(d) + d->errors, exec1 - exec0);
+     * ignored error (then its event restarts). Exact without reconnects. */
+    uint64_t stmts = pr_counters_queries(d) + d->errors;
+    CHECK_EQ_U64(d->reconnects, 0);
+    CHECK_MSG(have_end, "the last STATS carries no usable srv sample");
+    printf("run %s: %llu transactions, %llu queries, %llu ignored errors; server: Com_* %llu, "
+           "Com_stmt_execute %llu (seen from the harness %llu)\n",
+           ps ? "ps" : "text", (unsigned long long)d->transactions,
+           (unsigned long long)pr_counters_queries(d), (unsigned long long)d->errors,
+           (unsigned long long)(end.com - base.com), (unsigned long long)(end.exec - base.exec),
+           (unsigned long long)(exec1 - exec0));
+    CHECK_EQ_U64(end.com - base.com, stmts);
+    CHECK_EQ_U64(end.exec - base.exec, ps ? stmts : 0);
+    CHECK_EQ_U64(exec1 - exec0, ps ? stmts : 0);
     pr_msg_clear(&m);
 }
 
@@ -174,7 +236,7 @@ static void test_lease(struct harness *h)
     m.u.plan.conns = m.u.plan.conns_total = 4;
     m.u.plan.time_s = 60;
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed) == 0);
+    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
     start_now(h, 1000);
     CHECK(h_recv(h, &m, PR_MSG_STATS, 5000) == 0);
     pr_msg_clear(&m);
@@ -208,7 +270,7 @@ static void test_cleanup(struct harness *h)
     h_plan_init(&m, PR_CMD_CLEANUP, "oltp_read_write");
     plan_opts(&m);
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed) == 0);
+    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
     start_now(h, 1000);
     CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
     CHECK(m.u.done.status == 0);
@@ -235,7 +297,8 @@ int main(int argc, char **argv)
     CHECK(strcmp(h.hello.u.hello.name, "harness-agent") == 0);
     test_prepare(&h);
     test_prepare_split(&h);
-    test_run_counts(&h);
+    test_run_counts(&h, true);
+    test_run_counts(&h, false);
     test_lease(&h);
     test_cleanup(&h);
     h_stop(&h);

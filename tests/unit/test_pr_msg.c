@@ -35,7 +35,7 @@ static const struct keyspec keyspecs[] = {
       "rate",  "events", "time",  "ri",   "seed", "lead",  "part", "tables",
       "hosts", "ports",  "socks", "user", "db",   "pw",    "hash"},
      {NULL}},
-    {PR_MSG_READY, {"hash", "rtt", "conns"}, {NULL}},
+    {PR_MSG_READY, {"hash", "rtt", "conns"}, {"srv"}},
     {PR_MSG_START, {"t0", "ivl"}, {NULL}},
     {PR_MSG_STATS, {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"}, {"svc", "srv"}},
     {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why", "skew"}, {"kinds"}},
@@ -168,6 +168,8 @@ static void fill(struct pr_msg *m, enum pr_msg_type t)
         m->u.ready.plan_hash = 0x0123456789abcdefULL;
         m->u.ready.db_rtt_us = 87;
         m->u.ready.conns = 21;
+        m->u.ready.srv = test_srv;
+        m->u.ready.n_srv = 2;
         break;
     case PR_MSG_START:
         m->u.start.t0_ns = 99999999999ULL;
@@ -317,6 +319,7 @@ static void check_body(const struct pr_msg *a, const struct pr_msg *b)
         CHECK_EQ_U64(a->u.ready.plan_hash, b->u.ready.plan_hash);
         CHECK_EQ_U64(a->u.ready.db_rtt_us, b->u.ready.db_rtt_us);
         CHECK_EQ_U64(a->u.ready.conns, b->u.ready.conns);
+        check_stats_list(a->u.ready.srv, a->u.ready.n_srv, b->u.ready.srv, b->u.ready.n_srv);
         break;
     case PR_MSG_START:
         CHECK_EQ_U64(a->u.start.t0_ns, b->u.start.t0_ns);
@@ -555,6 +558,13 @@ static void test_minimal(void)
     CHECK(d.u.stats.svc == NULL && d.u.stats.lat != NULL && d.u.stats.n_srv == 0);
     pr_msg_clear(&d);
     msgpack_sbuffer_destroy(&sb);
+
+    /* A sender that predates the optional keys: absent reads as empty. */
+    struct pr_error err;
+    struct edit drop_srv = {ED_DROP, "srv", NULL};
+    CHECK(decode_edited(PR_MSG_READY, &drop_srv, &d, &err) == 0);
+    CHECK(d.u.ready.srv == NULL && d.u.ready.n_srv == 0 && d.u.ready.conns == 21);
+    pr_msg_clear(&d);
 }
 
 static bool msg_mentions(const struct pr_error *err, const char *a, const char *b)
@@ -634,6 +644,9 @@ static void test_wrong_types(void)
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "hosts.1", &u, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ports.1", &s, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "srv.0.1", &s, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "srv.1.1", &s, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(msg_mentions(&err, "READY.srv[1]", NULL), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "srv.0", &u, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "ctr.reads", &f, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &s, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "lat", &u, &err), PR_EBAD_TYPE, err);
@@ -657,6 +670,7 @@ static void test_ranges(void)
     msgpack_object hi_short = obj_uint(49999);
 
     EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "seq", &neg, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "srv.0.1", &neg, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "cores", &big32, &err), PR_ERANGE, err);
     CHECK_MSG(msg_mentions(&err, "HELLO.cores", NULL), "%s", err.msg);
     EXPECT_CODE(try_edit(PR_MSG_PLAN, ED_SET, "ports.0", &big16, &err), PR_ERANGE, err);
@@ -790,6 +804,8 @@ static void test_sizes(void)
     arr.via.array.size = PR_MSG_MAX_STATS + 1;
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "srv", &arr, &err), PR_ETOO_BIG, err);
     EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kinds", &arr, &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "srv", &arr, &err), PR_ETOO_BIG, err);
+    CHECK_MSG(msg_mentions(&err, "READY", "srv"), "%s", err.msg);
     free(elems);
 
     /* Encoder side of the same limits. */
