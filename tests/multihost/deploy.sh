@@ -19,9 +19,8 @@ mh_deploy() {
 mh_agent_start() {
     local h=$1 d="$MH_B/hosts/$1"
     mkdir -p "$d/run" "$d/log"
-    mh_in "$h" unshare --uts -- sh -c "hostname $h && exec setsid '$MH_AGENT_BIN' \
-        --config='$d/agent.conf'" </dev/null >>"$d/log/agent.log" 2>&1 &
-    echo $! >"$d/run/agent.pid"
+    mh_spawn "$h" "$d/run/agent.pid" "$d/log/agent.log" unshare --uts -- sh -c \
+        'hostname "$0" && exec "$@"' "$h" "$MH_AGENT_BIN" --config="$d/agent.conf"
 }
 
 mh_deploy_direct() {

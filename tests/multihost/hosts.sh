@@ -121,20 +121,12 @@ mh_proxy_start() {
     local port=${2:-$MH_DB_PORT} up=${3:-$MH_DB_UPSTREAM}
     mh_proxy_stop
     : >"$MH_B/proxy.out"
-    mh_in db setsid "$MH_BUILD/tests/multihost/delayproxy" --listen="$MH_PROXY_IP:$port" \
-        --connect="$up" --delay-ms="$1" </dev/null >"$MH_B/proxy.out" 2>>"$MH_B/proxy.log" &
-    echo $! >"$MH_B/proxy.pid"
+    mh_spawn db "$MH_B/proxy.pid" "$MH_B/proxy.log" sh -c 'exec "$@" >"$0"' "$MH_B/proxy.out" \
+        "$MH_BUILD/tests/multihost/delayproxy" --listen="$MH_PROXY_IP:$port" --connect="$up" \
+        --delay-ms="$1"
     mh_wait 10 "the delay proxy" grep -q 'listening on' "$MH_B/proxy.out"
 }
-mh_proxy_stop() {
-    local pid
-    pid=$(cat "$MH_B/proxy.pid" 2>/dev/null || true)
-    [ -n "$pid" ] || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    mh_wait 5 "the delay proxy to stop" sh -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null
-    rm -f "$MH_B/proxy.pid"
-    return 0
-}
+mh_proxy_stop() { mh_stop_pidfile "$MH_B/proxy.pid"; }
 
 # mh_divert HOST on|off: send HOST's DB connections (10.77.0.10:3306) to the
 # delay proxy's address instead (nft DNAT in HOST's own namespace). Affects
@@ -154,7 +146,7 @@ EOF
 }
 
 # mh_summary KEY TEXT: one line of the final summary
-mh_summary() { echo "  $2" >"$MH_B/summary.$1"; }
+mh_summary() { echo "  ${*:2}" >"$MH_B/summary.$1"; }
 
 # The infrastructure phase: network, DB, sshd, and checks of each, timed.
 mh_infra_up() {
@@ -192,15 +184,15 @@ mh_infra_up() {
 # The delay proxy between namespaces: an echo server on the DB host, RTT from
 # a1 direct and through the proxy (20 ms each way).
 mh_proxy_rtt_check() {
-    mh_in db setsid python3 "$MH_HERE/mhtool.py" echo "${MH_IP[db]}" 7777 </dev/null \
-        >"$MH_B/echo.out" 2>&1 &
-    local echo_pid=$! direct via
+    local direct via
+    mh_spawn db "$MH_B/echo.pid" "$MH_B/echo.out" python3 "$MH_HERE/mhtool.py" echo \
+        "${MH_IP[db]}" 7777
     mh_wait 10 "the echo server" grep -q ready "$MH_B/echo.out"
     mh_proxy_start 20 7777 "${MH_IP[db]}:7777"
     direct=$(mh_in a1 python3 "$MH_HERE/mhtool.py" rtt "${MH_IP[db]}" 7777 20 | tail -n 1)
     via=$(mh_in a1 python3 "$MH_HERE/mhtool.py" rtt "$MH_PROXY_IP" 7777 20 | tail -n 1)
     mh_proxy_stop
-    kill "$echo_pid" 2>/dev/null || true
+    mh_stop_pidfile "$MH_B/echo.pid"
     mh_log "delay proxy (20 ms each way): RTT a1->db direct $direct ms, through the proxy" \
         "$via ms"
     mh_summary 0proxy "delay proxy 20 ms/way: RTT direct $direct ms, via proxy $via ms"

@@ -321,8 +321,8 @@ def main():
         cmd_selftest(a[1])
     elif a[0] == "json":
         with open(a[1]) as f:
-            j = json.load(f)  # noqa: F841 (used by the expression)
-        v = eval(a[2])
+            j = json.load(f)
+        v = eval(a[2], {"j": j})
         print(json.dumps(v) if isinstance(v, (dict, list)) else v)
     elif a[0] == "hdrcheck":
         cmd_hdrcheck(a[1], a[2])

@@ -61,6 +61,7 @@ MH_AGENT_BIN="$MH_BUILD/agent/stampede-agent"
 [ -x "$MH_STAMPEDE" ] || mh_die "no coordinator binary at $MH_STAMPEDE"
 
 # One run at a time: names and addresses are fixed.
+mkdir -p "$(dirname "$MH_LOCK")"
 exec 9>"$MH_LOCK"
 flock -w 600 9 || mh_die "another multihost run holds $MH_LOCK"
 
@@ -103,7 +104,7 @@ mh_phase() {
         . "$MH_HERE/net.sh"; . "$MH_HERE/hosts.sh"; . "$MH_HERE/deploy.sh"
         . "$MH_HERE/scenarios.sh"
         [ ! -f "$MH_B/state" ] || . "$MH_B/state"
-        trap "set +e; mh_phase_cleanup" EXIT
+        trap "rc=\$?; set +e; mh_phase_cleanup \$rc; exit \$rc" EXIT
         "$MH_PHASE_FN"'
     rc=$?
     if [ $rc -eq 0 ]; then

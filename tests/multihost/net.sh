@@ -64,6 +64,29 @@ mh_in() {
     shift
     ip netns exec "$MH_PFX-$h" "$@"
 }
+# mh_spawn HOST PIDFILE OUT CMD...: start CMD as a daemon in HOST's namespace
+# (own session, stdin /dev/null, stdout+stderr appended to OUT) and write its
+# real pid to PIDFILE (the process writes it itself before exec, so no
+# wrapper's pid is recorded). Returns once PIDFILE exists.
+mh_spawn() {
+    local h=$1 pidfile=$2 out=$3
+    shift 3
+    rm -f "$pidfile"
+    ip netns exec "$MH_PFX-$h" setsid sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@" \
+        </dev/null >>"$out" 2>&1 &
+    mh_wait 10 "$1 to start in $h" test -s "$pidfile"
+}
+# mh_stop_pidfile PIDFILE: TERM the process, KILL it after 5 s, remove PIDFILE
+mh_stop_pidfile() {
+    local pid
+    pid=$(cat "$1" 2>/dev/null || true)
+    rm -f "$1"
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    mh_wait 5 "pid $pid to stop" sh -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null
+    return 0
+}
+
 mh_mac() { printf '02:77:00:00:00:%02x' "${MH_IP[$1]##*.}"; }
 
 # mh_tcp_open HOST ADDR PORT: a TCP connect from HOST's namespace succeeds
