@@ -63,7 +63,7 @@ struct run {
     struct agent *agents; /* n in name order */
     uint32_t n;
     uint64_t seed;
-    uint64_t t0_ns; /* START instant, our clock */
+    uint64_t t0_ns;       /* START instant, our clock */
     uint64_t first_t0_ns; /* the first phase's t0: total time of a prepare */
     uint32_t interval_ms;
     uint64_t end_ns;          /* when the last DONE came */
@@ -75,8 +75,10 @@ struct run {
     uint32_t n_srv_last;
     uint64_t prev_questions; /* lead's previous Questions, for server QPS */
     bool have_prev_questions;
-    uint64_t rows_done; /* prepare progress */
-    double *srv_qps;    /* per interval: server QPS, < 0 unknown */
+    uint64_t rows_done;        /* prepare progress: rows loaded so far */
+    uint64_t rows_shown;       /* rows_done at the last progress line */
+    uint64_t next_progress_ns; /* when the next progress line is due */
+    double *srv_qps;           /* per interval: server QPS, < 0 unknown */
     uint64_t n_srv_qps;
 };
 
@@ -282,6 +284,19 @@ static void on_error_msg(struct run *r, uint32_t i, const struct pr_msg_error *e
              co_fleet_peer(r->fleet, ag->peer)->host, pr_phase_name(e->phase), e->message, db);
 }
 
+/* The lead's READY sample: the run's server baseline. */
+static void on_server_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n)
+{
+    uint64_t q = 0;
+    if (n == 0)
+        return;
+    copy_srv(&r->srv0, &r->n_srv0, srv, n);
+    if (srv_value(srv, n, "Questions", &q)) {
+        r->prev_questions = q;
+        r->have_prev_questions = true;
+    }
+}
+
 /* Send this phase's PLANs and wait until every agent with one answered. */
 static int setup_phase(struct run *r, uint32_t phase)
 {
@@ -308,6 +323,8 @@ static int setup_phase(struct run *r, uint32_t phase)
             struct agent *ag = &r->agents[i];
             if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
                 r->res->agents[i].db_rtt_us = ev.msg.u.ready.db_rtt_us;
+                if (i == 0)
+                    on_server_baseline(r, ev.msg.u.ready.srv, ev.msg.u.ready.n_srv);
                 ag->ready = true;
                 waiting--;
             } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_ERROR) {
@@ -412,8 +429,10 @@ static void on_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     struct co_agent_result *ar = &r->res->agents[i];
     bool late = false;
 
-    if (r->merge == NULL)
-        return; /* prepare progress: see co_run_progress */
+    if (r->merge == NULL) {
+        r->rows_done += st->rows; /* prepare progress: print_progress() */
+        return;
+    }
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
     pr_counters_add(&ag->sum, &st->ctr);
@@ -621,6 +640,35 @@ static void handle_event(struct run *r, struct co_fleet_event *ev)
     }
 }
 
+/* Prepare: "[ 10s ] rows loaded: N/M (P%), R rows/s, ETA S s" once per
+ * --report-interval (every 10 s without one), a little after the agents'
+ * STATS for that boundary came in. */
+static void print_progress(struct run *r)
+{
+    int64_t ri = pr_opts_int(r->a->opts, "report-interval");
+    uint64_t period_ns = (uint64_t)(ri > 0 ? ri : 10) * 1000000000u, now = co_fleet_now_ns();
+    uint64_t total = co_plan_rows_total(r->plan);
+
+    if (r->a->cmd != PR_CMD_PREPARE || total == 0)
+        return;
+    if (r->next_progress_ns == 0)
+        r->next_progress_ns = r->first_t0_ns + period_ns + 300000000u;
+    if (now < r->next_progress_ns)
+        return;
+    double rate = (double)(r->rows_done - r->rows_shown) / ((double)period_ns / 1e9);
+    double left = total > r->rows_done ? (double)(total - r->rows_done) : 0.0;
+    fprintf(r->out, "[ %.0fs ] rows loaded: %" PRIu64 "/%" PRIu64 " (%.1f%%), %.0f rows/s, ",
+            (double)(r->next_progress_ns - 300000000u - r->first_t0_ns) / 1e9, r->rows_done, total,
+            100.0 * (double)r->rows_done / (double)total, rate);
+    if (rate > 0)
+        fprintf(r->out, "ETA %.0fs\n", left / rate);
+    else
+        fprintf(r->out, "ETA -\n");
+    fflush(r->out);
+    r->rows_shown = r->rows_done;
+    r->next_progress_ns += period_ns;
+}
+
 /* START, then events until every agent of the phase is done or lost. */
 static void drive_phase(struct run *r)
 {
@@ -644,6 +692,7 @@ static void drive_phase(struct run *r)
             request_stop(r, "interrupted on the coordinator");
         }
         flush_intervals(r, false);
+        print_progress(r);
         check_overdue(r);
     }
     if (r->end_ns == 0)
@@ -841,6 +890,9 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
             co_summary_print_agents(out, res);
+        } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE) {
+            fprintf(out, "Loaded %" PRIu64 " rows in %.1f s (%.0f rows/s).\n", r.rows_done,
+                    res->time_s, res->time_s > 0 ? (double)r.rows_done / res->time_s : 0.0);
         } else if (res->exit_status == CO_EXIT_OK) {
             fprintf(out, "Done in %.1f s.\n", res->time_s);
         }
