@@ -64,8 +64,9 @@ def setup_failure(what, port, password, reason_rx):
     e.check(rc == 1, "%s: exit status %s (want 1)" % (what, rc))
     for name in ("local-1", "local-2"):
         m = re.search(r"^stampede: agent %s \(.*\) \S+: (.*)$" % name, err, re.M)
-        e.check(m and re.search(reason_rx, m.group(1)),
-                "%s: %s's reason is given: %r" % (what, name, m and m.group(1)[:160]))
+        if not e.check(m and re.search(reason_rx, m.group(1)),
+                       "%s: %s's reason is given: %r" % (what, name, m and m.group(1)[:160])):
+            p.dump(what)
     e.check("no load was started" in err, "%s: stderr says no load was started" % what)
     e.check(not re.search(r"^\[ \d+s \]", out, re.M) and "Threads started!" not in out and
             "SQL statistics:" not in out, "%s: no interval line, no report of a run" % what)
