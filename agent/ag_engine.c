@@ -179,6 +179,7 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     atomic_init(&e->sh.tickets, 0);
     atomic_init(&e->sh.abort, false);
     atomic_init(&e->sh.next_piece, 0);
+    atomic_init(&e->sh.pieces_done, 0);
     e->nworkers = pick_workers(cfg);
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
@@ -468,6 +469,7 @@ static void fill_stats(const ag_engine *e, const struct ag_wstats *s, struct ag_
     out->lag_max_us = pr_hist_max(s->lag);
     out->lag_p99_us = pr_hist_value_at_percentile(s->lag, 99.0);
     out->slip_max_us = s->slip_max_us;
+    out->rows = s->rows;
 }
 
 int ag_engine_collect(ag_engine *e, struct ag_engine_stats *out)
@@ -529,6 +531,29 @@ int64_t ag_engine_start_skew_ns(ag_engine *e)
     return latest ? (int64_t)latest - (int64_t)e->t0_ns : 0;
 }
 
+int ag_engine_start_pieces(ag_engine *e, struct ag_piece *pieces, size_t n)
+{
+    if (!e->set_up || e->started)
+        return -EINVAL;
+    e->started = true;
+    e->t0_ns = uv_hrtime();
+    e->last_wall_ns = e->t0_ns;
+    e->last_cpu_ns = cpu_ns();
+    e->run_cpu_ns = e->last_cpu_ns;
+    e->sh.pieces = pieces;
+    e->sh.npieces = n;
+    atomic_store(&e->sh.next_piece, 0);
+    atomic_store(&e->sh.pieces_done, 0);
+    for (size_t i = 0; i < e->nworkers; i++)
+        ag_worker_post_pieces(e->workers[i]);
+    return 0;
+}
+
+bool ag_engine_pieces_complete(ag_engine *e)
+{
+    return e->started && atomic_load(&e->sh.pieces_done) == e->sh.npieces;
+}
+
 int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
                          struct ag_engine_error *err)
 {
@@ -536,21 +561,16 @@ int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
     if (!err)
         err = &scratch;
     memset(err, 0, sizeof *err);
-    if (!e->set_up || e->started)
-        return -EINVAL;
-    e->started = true;
-    e->sh.pieces = pieces;
-    e->sh.npieces = n;
-    atomic_store(&e->sh.next_piece, 0);
-    for (size_t i = 0; i < e->nworkers; i++)
-        ag_worker_post_pieces(e->workers[i]);
+    int rc = ag_engine_start_pieces(e, pieces, n);
+    if (rc < 0)
+        return rc;
     ag_engine_wait(e, -1);
     if (ag_engine_error(e, err))
         return err->code;
     return 0;
 }
 
-static bool load_next(void *it, const char **sql, size_t *sql_len)
+static bool load_next(void *it, const char **sql, size_t *sql_len, uint64_t *rows)
 {
     struct ag_load_stmt st;
 
@@ -558,6 +578,7 @@ static bool load_next(void *it, const char **sql, size_t *sql_len)
         return false;
     *sql = st.text;
     *sql_len = st.text_len;
+    *rows = st.rows;
     return true;
 }
 

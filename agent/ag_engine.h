@@ -15,7 +15,9 @@
  *   the time/event limit ends the run (or ag_engine_stop) -> ag_engine_collect
  *   (the last partial interval) -> ag_engine_totals -> ag_engine_destroy.
  * Or, for prepare/cleanup/prewarm: new (wl = NULL) -> setup ->
- *   ag_engine_run_pieces -> destroy.
+ *   ag_engine_start_pieces -> ag_engine_collect at each boundary (progress)
+ *   -> ag_engine_wait -> ag_engine_totals -> destroy; or
+ *   ag_engine_run_pieces, which starts and waits in one call.
  *
  * Errors and reconnects (DESIGN.md §6, sysbench spec §6.3). Ignorable
  * errors (default 1213, 1020, 1205, or all) restart the event and count as
@@ -98,6 +100,7 @@ struct ag_engine_stats {
     uint64_t lag_p99_us;  /* event-loop lag, p99 of all samples */
     uint64_t slip_max_us; /* rate mode: worst start slip */
     uint64_t span_ns;     /* wall time the stats cover */
+    uint64_t rows;        /* command streams: rows the INSERTs carried */
 };
 
 typedef struct ag_engine ag_engine;
@@ -144,10 +147,22 @@ bool ag_engine_error(ag_engine *e, struct ag_engine_error *err);
  * collect). */
 int64_t ag_engine_start_skew_ns(ag_engine *e);
 
-/* Command mode: run the text streams pieces[0..n) in parallel, one stream
- * per connection at a time, each on a single connection in order. Blocks
- * until all are done or one fails (0 or negative with err filled). The
- * connections are closed afterwards. pieces must stay valid until return. */
+/* Command mode: start running the text streams pieces[0..n) in parallel,
+ * one stream per connection at a time, each on a single connection in
+ * order; returns at once (0, or -EINVAL when not set up or already
+ * started). Every connection closes when no stream is left for it, so
+ * ag_engine_wait() tells the end; a failed statement stops every stream
+ * (ag_engine_error), ag_engine_stop() closes the connections now.
+ * ag_engine_collect() counts each statement as struct ag_piece says and the
+ * rows inserted. pieces must stay valid until the engine has finished. */
+int ag_engine_start_pieces(ag_engine *e, struct ag_piece *pieces, size_t n);
+
+/* True when every stream of ag_engine_start_pieces ran to its end (none
+ * failed or was cut short by a stop). */
+bool ag_engine_pieces_complete(ag_engine *e);
+
+/* ag_engine_start_pieces, then wait until all are done or one fails (0 or
+ * negative with err filled). pieces must stay valid until return. */
 int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
                          struct ag_engine_error *err);
 

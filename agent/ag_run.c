@@ -294,28 +294,60 @@ static int build_pieces(ag_run *r, struct ag_run_error *e)
     return 0;
 }
 
+/* The phase a failure of this plan's command belongs to. */
+static enum pr_phase cmd_phase(enum pr_plan_cmd cmd)
+{
+    switch (cmd) {
+    case PR_CMD_PREPARE:
+        return PR_PHASE_PREPARE;
+    case PR_CMD_CLEANUP:
+        return PR_PHASE_CLEANUP;
+    case PR_CMD_PREWARM:
+        return PR_PHASE_PREWARM;
+    default:
+        return PR_PHASE_RUN;
+    }
+}
+
+static bool is_cancelled(ag_run *r)
+{
+    pthread_mutex_lock(&r->mu);
+    bool c = r->cancelled;
+    pthread_mutex_unlock(&r->mu);
+    return c;
+}
+
+/* Command mode: wait for t0 (a stop ends the wait), build the statement
+ * streams and start them. Any failure ends the command at once (r->end). */
+static void start_command(ag_run *r, uint64_t t0_ns)
+{
+    const char *cmd = pr_plan_cmd_name(r->plan->cmd);
+
+    while (ag_run_now_ns() < t0_ns && !is_cancelled(r))
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (is_cancelled(r))
+        set_error(&r->end, -ECANCELED, cmd_phase(r->plan->cmd),
+                  "%s stopped before it started: nothing was done", cmd);
+    else if (build_pieces(r, &r->end) == 0 &&
+             ag_engine_start_pieces(r->engine, r->pieces, r->npieces) < 0)
+        set_error(&r->end, PR_EINVAL, cmd_phase(r->plan->cmd), "%s: engine not ready", cmd);
+    if (r->end.code != 0) {
+        pthread_mutex_lock(&r->mu);
+        r->finished = true;
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    set_phase(r, RUN_LIVE);
+}
+
 int64_t ag_run_start(ag_run *r, uint64_t t0_ns)
 {
-    struct ag_engine_error ee = {0};
-
     if (r->plan->cmd == PR_CMD_RUN) {
         ag_engine_start(r->engine, t0_ns);
         set_phase(r, RUN_LIVE);
         return 0; /* known once every worker has started: ag_run_start_skew_us */
     }
-    while (ag_run_now_ns() < t0_ns)
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
-    if (build_pieces(r, &r->end) == 0) {
-        set_phase(r, RUN_LIVE);
-        if (ag_engine_run_pieces(r->engine, r->pieces, r->npieces, &ee) < 0) {
-            from_engine(&r->end, &ee);
-            r->end.phase = (enum pr_phase)(PR_PHASE_PREPARE + (r->plan->cmd == PR_CMD_CLEANUP) * 2 +
-                                           (r->plan->cmd == PR_CMD_PREWARM) * 3);
-        }
-    }
-    pthread_mutex_lock(&r->mu);
-    r->finished = true;
-    pthread_mutex_unlock(&r->mu);
+    start_command(r, t0_ns);
     return 0;
 }
 
@@ -326,13 +358,10 @@ int64_t ag_run_start_skew_us(ag_run *r)
 
 bool ag_run_is_finished(ag_run *r)
 {
-    if (r->plan->cmd != PR_CMD_RUN) {
-        pthread_mutex_lock(&r->mu);
-        bool f = r->finished;
-        pthread_mutex_unlock(&r->mu);
-        return f;
-    }
-    return ag_engine_wait(r->engine, 0) == 1;
+    pthread_mutex_lock(&r->mu);
+    bool f = r->finished; /* a command that could not start */
+    pthread_mutex_unlock(&r->mu);
+    return f || ag_engine_wait(r->engine, 0) == 1;
 }
 
 void ag_run_cancel(ag_run *r, bool immediate)
@@ -390,8 +419,9 @@ void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
         iv->svc = pr_hist_new();
     st.lat = iv->lat;
     st.svc = iv->svc;
-    if (r->plan->cmd == PR_CMD_RUN && ag_engine_collect(r->engine, &st) == 0) {
+    if (ag_engine_collect(r->engine, &st) == 0) {
         iv->ctr = st.ctr;
+        iv->rows = st.rows;
         iv->cpu_pct = st.cpu_pct;
         iv->lag_max_us = st.lag_max_us;
         iv->lag_p99_us = st.lag_p99_us;
@@ -410,21 +440,28 @@ void ag_run_interval_clear(struct ag_run_interval *iv)
     memset(iv, 0, sizeof(*iv));
 }
 
-void ag_run_totals(ag_run *r, struct pr_counters *ctr, pr_hist *lat, struct ag_run_error *status)
+void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *lat,
+                   struct ag_run_error *status)
 {
     struct ag_engine_stats st = {0};
     struct ag_engine_error ee = {0};
+    enum pr_plan_cmd cmd = r->plan->cmd;
 
     memset(ctr, 0, sizeof(*ctr));
+    *rows = 0;
     *status = r->end;
-    if (r->plan->cmd != PR_CMD_RUN)
-        return;
     st.lat = lat;
-    if (ag_engine_totals(r->engine, &st) == 0)
+    if (ag_engine_totals(r->engine, &st) == 0) {
         *ctr = st.ctr;
+        *rows = st.rows;
+    }
     if (status->code == 0 && ag_engine_error(r->engine, &ee)) {
         from_engine(status, &ee);
-        status->phase = PR_PHASE_RUN;
+        status->phase = cmd_phase(cmd);
+    } else if (status->code == 0 && cmd != PR_CMD_RUN && !ag_engine_pieces_complete(r->engine)) {
+        set_error(status, -ECANCELED, cmd_phase(cmd),
+                  "%s stopped before it finished: tables may be partly %s", pr_plan_cmd_name(cmd),
+                  cmd == PR_CMD_PREPARE ? "loaded; run cleanup, then prepare again" : "done");
     }
 }
 

@@ -40,6 +40,7 @@ struct ag_run_interval {
     uint64_t slip_us;        /* rate mode: worst send slip */
     struct pr_msg_stat *srv; /* lead agent: SHOW GLOBAL STATUS sample, or NULL */
     uint32_t n_srv;
+    uint64_t rows; /* prepare: rows inserted */
 };
 
 /* Monotonic clock, ns (CLOCK_MONOTONIC). */
@@ -54,8 +55,10 @@ ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_er
 int ag_run_setup(ag_run *r, struct ag_run_error *e);
 uint64_t ag_run_db_rtt_us(const ag_run *r);
 uint32_t ag_run_conns_open(const ag_run *r);
-/* Start at t0_ns. A run returns at once; a command (prepare, cleanup,
- * prewarm) waits for t0 and runs to its end. Returns 0. */
+/* Start at t0_ns and return: a run's workers start themselves at t0; a
+ * command (prepare, cleanup, prewarm) waits here for t0 (or a stop) and
+ * starts its statement streams, which ag_run_collect then reports on as
+ * they go (statements and rows per interval). Returns 0. */
 int64_t ag_run_start(ag_run *r, uint64_t t0_ns);
 /* Latest worker start minus t0, µs; valid once the run has started. */
 int64_t ag_run_start_skew_us(ag_run *r);
@@ -76,8 +79,11 @@ void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv);
 void ag_run_collect(ag_run *r, struct ag_run_interval *iv);
 /* Free what iv owns and zero it. */
 void ag_run_interval_clear(struct ag_run_interval *iv);
-/* Whole-run totals (exact) and how the run ended (status->code 0 = ok). */
-void ag_run_totals(ag_run *r, struct pr_counters *ctr, pr_hist *lat, struct ag_run_error *status);
+/* Whole-run totals (exact), the rows a prepare inserted, and how the run
+ * ended (status->code 0 = ok; a command stopped before its streams all
+ * ended is -ECANCELED). */
+void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *lat,
+                   struct ag_run_error *status);
 /* Free the run (stopping it first); *r becomes NULL. */
 void ag_run_destroy(ag_run **r);
 

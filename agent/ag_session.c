@@ -155,6 +155,7 @@ static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
     m.u.stats.slip_us = iv->slip_us;
     m.u.stats.srv = iv->srv;
     m.u.stats.n_srv = iv->n_srv;
+    m.u.stats.rows = iv->rows;
     iv->srv = NULL;
     iv->n_srv = 0;
     post(s, &m);
@@ -166,7 +167,7 @@ static void make_done(ag_session *s, struct pr_msg *m, uint64_t intervals)
 
     pr_msg_init(m, PR_MSG_DONE, NULL, 0);
     m->u.done.lat = pr_hist_new();
-    ag_run_totals(s->run, &m->u.done.ctr, m->u.done.lat, &e);
+    ag_run_totals(s->run, &m->u.done.ctr, &m->u.done.rows, m->u.done.lat, &e);
     m->u.done.intervals = intervals;
     m->u.done.status = e.code;
     m->u.done.reason = pr_xstrdup(e.code ? e.message : "");

@@ -47,6 +47,7 @@ void ag_wstats_close(struct ag_wstats *s)
 void ag_wstats_reset(struct ag_wstats *s)
 {
     memset(&s->ctr, 0, sizeof s->ctr);
+    s->rows = 0;
     pr_hist_reset(s->lat);
     pr_hist_reset(s->svc);
     pr_hist_reset(s->lag);
@@ -61,6 +62,7 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
     pr_hist_add(dst->lag, src->lag);
     if (src->slip_max_us > dst->slip_max_us)
         dst->slip_max_us = src->slip_max_us;
+    dst->rows += src->rows;
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -163,6 +165,19 @@ static void count_ok(ag_worker *w, ag_conn *c)
         w->cur->ctr.other++;
         break;
     }
+}
+
+/* A command stream's statement succeeded (see struct ag_piece). */
+static void count_piece(struct ag__wconn *wc)
+{
+    struct ag_wstats *cur = wc->w->cur;
+
+    if (wc->piece_rows > 0) {
+        cur->ctr.writes++;
+        cur->rows += wc->piece_rows;
+        return;
+    }
+    count_ok(wc->w, wc->conn);
 }
 
 void ag__worker_exec(struct ag__wconn *wc)
@@ -361,7 +376,7 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
             fatal(wc, ag_conn_error(c));
             return;
         }
-        count_ok(wc->w, c);
+        count_piece(wc);
         ag__worker_piece_next(wc);
         return;
     default:

@@ -43,6 +43,7 @@ struct ag_wstats {
     pr_hist *svc;           /* rate mode: service time, µs */
     pr_hist *lag;           /* event-loop lag samples, µs */
     uint64_t slip_max_us;   /* rate mode: worst actual - intended start, µs */
+    uint64_t rows;          /* command streams: rows the INSERTs carried */
 };
 
 /* Allocate the histograms / free them / empty everything / dst += src. */
@@ -52,10 +53,13 @@ void ag_wstats_reset(struct ag_wstats *s);
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
 
 /* A text command stream: next() yields the statements to run in order on one
- * connection (false at the end). Used by one thread at a time. */
+ * connection (false at the end), each with the rows it inserts (0 when it is
+ * not an INSERT). Used by one thread at a time. A statement inserting rows
+ * counts as a write and adds its rows; any other counts by its result (read
+ * with a result set, else other). */
 struct ag_piece {
     void *it;
-    bool (*next)(void *it, const char **sql, size_t *sql_len);
+    bool (*next)(void *it, const char **sql, size_t *sql_len, uint64_t *rows);
 };
 
 /* State shared by all workers of an engine. Owned by the engine; read-only
@@ -72,6 +76,7 @@ struct ag_worker_shared {
     struct ag_piece *pieces;              /* command mode streams */
     size_t npieces;
     atomic_size_t next_piece;  /* next stream to hand out */
+    atomic_size_t pieces_done; /* streams run to their end */
     void (*notify)(void *arg); /* called (from a worker thread) on any reply */
     void *notify_arg;
 };

@@ -23,8 +23,10 @@ void ag__worker_piece_next(struct ag__wconn *wc)
     const char *sql;
     size_t len;
 
+    if (atomic_load(&w->sh->abort))
+        wc->piece = NULL; /* a statement failed somewhere: stop loading */
     while (wc->piece) {
-        if (wc->piece->next(wc->piece->it, &sql, &len)) {
+        if (wc->piece->next(wc->piece->it, &sql, &len, &wc->piece_rows)) {
             call->stmt = -1;
             call->text = sql;
             call->text_len = len;
@@ -33,6 +35,7 @@ void ag__worker_piece_next(struct ag__wconn *wc)
             ag__worker_exec(wc);
             return;
         }
+        atomic_fetch_add(&w->sh->pieces_done, 1); /* its last statement succeeded */
         if (!piece_take(wc))
             wc->piece = NULL;
     }

@@ -37,6 +37,7 @@ struct ag__wconn {
     uint32_t backoff_ms;    /* current reconnect backoff */
     uint32_t empty_events;  /* consecutive events without statements */
     struct ag_piece *piece; /* command stream in progress */
+    uint64_t piece_rows;    /* rows the stream's statement in flight inserts */
     uv_timer_t timer;       /* backoff and yields */
 };
 

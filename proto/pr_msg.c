@@ -151,6 +151,7 @@ static const struct field stats_fields[] = {
     FLD("lag99", FK_U64, true, 0, u.stats.lag_p99_us),
     FLD("slip", FK_U64, true, 0, u.stats.slip_us),
     LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.stats.srv, u.stats.n_srv),
+    FLD("rows", FK_U64, false, 0, u.stats.rows),
 };
 static const struct field done_fields[] = {
     HDR_FIELDS,
@@ -161,6 +162,7 @@ static const struct field done_fields[] = {
     FLD("why", FK_STR, true, PR_MSG_TEXT_MAX, u.done.reason),
     FLD("skew", FK_I64, true, 0, u.done.start_skew_us),
     LIST("kinds", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.done.kinds, u.done.n_kinds),
+    FLD("rows", FK_U64, false, 0, u.done.rows),
 };
 static const struct field abort_fields[] = {
     HDR_FIELDS,

@@ -267,9 +267,13 @@ struct pr_msg_start {
 
 /* STATS(k), agent -> coordinator, one per interval. cpu_pct >= 0.
  *
- * Sent at every interval boundary of a run, plus a last one after the stop
- * for the tail of the last interval when it holds anything (the lead
- * agent's always comes: see READY). */
+ * Sent at every interval boundary of a run and of a prepare, cleanup or
+ * prewarm, plus a last one after the stop for the tail of the last
+ * interval when it holds anything (the lead agent's always comes: see
+ * READY). In prepare, cleanup and prewarm, each statement counts once:
+ * an INSERT carrying rows as a write (rows adds its row count), one with
+ * a result set as a read, any other (CREATE TABLE, CREATE INDEX, DROP,
+ * SET) as other; transactions and lat stay 0 and empty. */
 struct pr_msg_stats {
     uint64_t k;              /* "k" interval index */
     struct pr_counters ctr;  /* "ctr" map of PR_COUNTERS_FIELDS names */
@@ -282,9 +286,12 @@ struct pr_msg_stats {
     uint64_t slip_us;        /* "slip" send slip (rate mode), max */
     struct pr_msg_stat *srv; /* "srv" (opt) SHOW GLOBAL STATUS sample */
     uint32_t n_srv;          /* <= PR_MSG_MAX_STATS */
+    uint64_t rows;           /* "rows" (opt) prepare: rows inserted over
+                                the interval, 0 otherwise */
 };
 
-/* DONE, agent -> coordinator: exact whole-run totals. */
+/* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup
+ * and prewarm, the statement counts as in STATS and the rows loaded). */
 struct pr_msg_done {
     struct pr_counters ctr;    /* "ctr" */
     pr_hist *lat;              /* "lat" whole-run latency (required) */
@@ -294,6 +301,8 @@ struct pr_msg_done {
     int64_t start_skew_us;     /* "skew" actual start - t0, µs (signed) */
     struct pr_msg_stat *kinds; /* "kinds" (opt) statements per kind */
     uint32_t n_kinds;          /* <= PR_MSG_MAX_STATS */
+    uint64_t rows;             /* "rows" (opt) prepare: rows inserted in all,
+                                  the sum of the STATS rows; 0 otherwise */
 };
 
 /* ABORT, coordinator -> agent, or BYE either way. */

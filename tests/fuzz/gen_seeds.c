@@ -118,7 +118,8 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                            .lag_p99_us = 40,
                                            .slip_us = 7,
                                            .srv = stats,
-                                           .n_srv = 2};
+                                           .n_srv = 2,
+                                           .rows = 250000};
         m->u.stats.ctr.transactions = 100;
         m->u.stats.ctr.reads = 1400;
         break;
@@ -129,7 +130,8 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          .reason = (char *)"time limit",
                                          .start_skew_us = -3,
                                          .kinds = stats,
-                                         .n_kinds = 2};
+                                         .n_kinds = 2,
+                                         .rows = 1000000};
         m->u.done.ctr.writes = 77;
         break;
     case PR_MSG_ABORT:

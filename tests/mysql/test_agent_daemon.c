@@ -4,6 +4,7 @@
  * interval STATS add up to DONE and whose statement counts equal the
  * server counters' deltas from READY.srv to the last STATS.srv, the
  * dead-man lease, and cleanup. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,10 @@
 #include "testlib.h"
 
 #define TABLE_SIZE 2000
+/* Rows for the progress test: well over 2 s of loading (ASan build, 2
+ * shared cores: 6 s for 300000 rows). */
+#define PROGRESS_ROWS     400000
+#define PROGRESS_ROWS_STR "400000"
 
 static struct pr_msg_opt opts[] = {
     {"tables", "2"},
@@ -121,6 +126,110 @@ static void test_prepare_split(struct harness *h)
     CHECK(prepare_plan(h, "split-index", index, 1, 1) == 0);
     CHECK(h_query_rows(h, show_k1) == 1);
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == TABLE_SIZE);
+}
+
+/* A prepare long enough to span several 1 s intervals reports its progress:
+ * STATS at every boundary with the INSERTs (writes) and rows of the
+ * interval, adding up to DONE's totals, the table's rows and the server's
+ * Com_insert delta. */
+static void test_prepare_progress(struct harness *h)
+{
+    struct pr_msg m;
+    struct pr_msg_opt o[] = {{"tables", "3"}, {"table-size", PROGRESS_ROWS_STR}};
+    struct pr_msg_table t3[] = {{3, 1, PROGRESS_ROWS, true, true}};
+    struct pr_counters sum = {0};
+    uint64_t rows = 0, n_stats = 0, n_rows = 0;
+
+    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest3");
+    strcpy(h->run, "prepare-progress");
+    h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
+    m.u.plan.opts = o;
+    m.u.plan.n_opts = 2;
+    m.u.plan.tables = t3;
+    m.u.plan.n_tables = 1;
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    uint64_t ins0 = h_status(h, "Com_insert");
+    uint64_t t0 = h_now_ns();
+    start_now(h, 1000);
+    for (;;) {
+        if (h_recv(h, &m, PR_MSG_NONE, 120000) != 0) {
+            CHECK_MSG(0, "no STATS/DONE within 120 s");
+            return;
+        }
+        if (m.type == PR_MSG_DONE)
+            break;
+        if (m.type == PR_MSG_STATS) {
+            CHECK_EQ_U64(m.u.stats.k, n_stats);
+            printf("prepare STATS(%llu) at %.2f s: %llu INSERTs, %llu rows\n",
+                   (unsigned long long)m.u.stats.k, (double)(h_now_ns() - t0) / 1e9,
+                   (unsigned long long)m.u.stats.ctr.writes, (unsigned long long)m.u.stats.rows);
+            n_stats++;
+            n_rows += m.u.stats.rows > 0;
+            rows += m.u.stats.rows;
+            pr_counters_add(&sum, &m.u.stats.ctr);
+            CHECK(m.u.stats.ctr.transactions == 0 && m.u.stats.ctr.reads == 0);
+            CHECK((m.u.stats.rows > 0) == (m.u.stats.ctr.writes > 0));
+        }
+        pr_msg_clear(&m);
+    }
+    double secs = (double)(h_now_ns() - t0) / 1e9;
+    uint64_t ins1 = h_status(h, "Com_insert");
+    struct pr_msg_done *d = &m.u.done;
+    CHECK_MSG(d->status == 0, "prepare failed: %s", d->reason);
+    printf("prepare: %llu rows in %.2f s, %llu STATS (%llu with rows), %llu INSERTs\n",
+           (unsigned long long)d->rows, secs, (unsigned long long)n_stats,
+           (unsigned long long)n_rows, (unsigned long long)d->ctr.writes);
+    CHECK_MSG(secs > 2.0, "the prepare took only %.2f s: raise PROGRESS_ROWS", secs);
+    CHECK(n_rows >= 2);
+    CHECK_EQ_U64(d->intervals, n_stats);
+    CHECK_EQ_U64(rows, PROGRESS_ROWS);
+    CHECK_EQ_U64(d->rows, PROGRESS_ROWS);
+    CHECK_EQ_U64(sum.writes, d->ctr.writes);
+    CHECK_EQ_U64(sum.other, d->ctr.other);
+    CHECK_EQ_U64(d->ctr.other, 2); /* CREATE TABLE, CREATE INDEX */
+    CHECK_EQ_U64(ins1 - ins0, d->ctr.writes);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest3") == PROGRESS_ROWS);
+    pr_msg_clear(&m);
+    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest3");
+}
+
+/* ABORT in the middle of a prepare: the agent stops loading and its DONE
+ * says the prepare did not finish (never a success with half a table). */
+static void test_prepare_abort(struct harness *h)
+{
+    struct pr_msg m;
+    struct pr_msg_opt o[] = {{"tables", "3"}, {"table-size", PROGRESS_ROWS_STR}};
+    struct pr_msg_table t3[] = {{3, 1, PROGRESS_ROWS, true, true}};
+
+    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest3");
+    strcpy(h->run, "prepare-abort");
+    h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
+    m.u.plan.opts = o;
+    m.u.plan.n_opts = 2;
+    m.u.plan.tables = t3;
+    m.u.plan.n_tables = 1;
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    start_now(h, 500);
+    CHECK(h_recv(h, &m, PR_MSG_STATS, 10000) == 0);
+    CHECK(m.u.stats.rows > 0);
+    pr_msg_clear(&m);
+    pr_msg_init(&m, PR_MSG_ABORT, NULL, 0);
+    m.u.abort.reason = "test";
+    h_send(h, &m);
+    uint64_t t_abort = h_now_ns();
+    CHECK(h_recv(h, &m, PR_MSG_DONE, 10000) == 0);
+    double secs = (double)(h_now_ns() - t_abort) / 1e9;
+    printf("prepare abort: DONE %.2f s after ABORT: code %d, %llu rows: %s\n", secs,
+           m.u.done.status, (unsigned long long)m.u.done.rows, m.u.done.reason);
+    CHECK(m.u.done.status == -ECANCELED);
+    CHECK(strstr(m.u.done.reason, "stopped before it finished") != NULL);
+    CHECK(m.u.done.rows > 0 && m.u.done.rows < PROGRESS_ROWS);
+    CHECK(secs < 2.0);
+    pr_msg_clear(&m);
+    CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest3") < PROGRESS_ROWS);
+    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest3");
 }
 
 /* A server counter in a srv sample, or UINT64_MAX when absent. */
@@ -297,6 +406,8 @@ int main(int argc, char **argv)
     CHECK(strcmp(h.hello.u.hello.name, "harness-agent") == 0);
     test_prepare(&h);
     test_prepare_split(&h);
+    test_prepare_progress(&h);
+    test_prepare_abort(&h);
     test_run_counts(&h, true);
     test_run_counts(&h, false);
     test_lease(&h);

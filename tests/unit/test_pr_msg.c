@@ -37,8 +37,8 @@ static const struct keyspec keyspecs[] = {
      {NULL}},
     {PR_MSG_READY, {"hash", "rtt", "conns"}, {"srv"}},
     {PR_MSG_START, {"t0", "ivl"}, {NULL}},
-    {PR_MSG_STATS, {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"}, {"svc", "srv"}},
-    {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why", "skew"}, {"kinds"}},
+    {PR_MSG_STATS, {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"}, {"svc", "srv", "rows"}},
+    {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why", "skew"}, {"kinds", "rows"}},
     {PR_MSG_ABORT, {"why"}, {NULL}},
     {PR_MSG_HEARTBEAT, {"state", "clk"}, {NULL}},
     {PR_MSG_ERROR, {"code", "phase", "dberr", "sqlstate", "msg", "kind"}, {NULL}},
@@ -124,6 +124,7 @@ static void fill_stats(struct pr_msg_stats *st)
     st->slip_us = 33;
     st->srv = test_srv;
     st->n_srv = 2;
+    st->rows = 5432100;
 }
 
 static void fill_done(struct pr_msg_done *dn)
@@ -136,6 +137,7 @@ static void fill_done(struct pr_msg_done *dn)
     dn->start_skew_us = -42;
     dn->kinds = test_kinds;
     dn->n_kinds = 2;
+    dn->rows = (1ULL << 33) + 7;
 }
 
 /* Every field of the body set to a non-default value. The struct borrows
@@ -279,6 +281,7 @@ static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats 
     CHECK_EQ_U64(a->lag_p99_us, b->lag_p99_us);
     CHECK_EQ_U64(a->slip_us, b->slip_us);
     check_stats_list(a->srv, a->n_srv, b->srv, b->n_srv);
+    CHECK_EQ_U64(a->rows, b->rows);
 }
 
 static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
@@ -290,6 +293,7 @@ static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
     STREQ(a->reason, b->reason);
     CHECK(a->start_skew_us == b->start_skew_us);
     check_stats_list(a->kinds, a->n_kinds, b->kinds, b->n_kinds);
+    CHECK_EQ_U64(a->rows, b->rows);
 }
 
 static void check_body(const struct pr_msg *a, const struct pr_msg *b)
@@ -561,9 +565,15 @@ static void test_minimal(void)
 
     /* A sender that predates the optional keys: absent reads as empty. */
     struct pr_error err;
-    struct edit drop_srv = {ED_DROP, "srv", NULL};
+    struct edit drop_srv = {ED_DROP, "srv", NULL}, drop_rows = {ED_DROP, "rows", NULL};
     CHECK(decode_edited(PR_MSG_READY, &drop_srv, &d, &err) == 0);
     CHECK(d.u.ready.srv == NULL && d.u.ready.n_srv == 0 && d.u.ready.conns == 21);
+    pr_msg_clear(&d);
+    CHECK(decode_edited(PR_MSG_STATS, &drop_rows, &d, &err) == 0);
+    CHECK(d.u.stats.rows == 0 && d.u.stats.n_srv == 2);
+    pr_msg_clear(&d);
+    CHECK(decode_edited(PR_MSG_DONE, &drop_rows, &d, &err) == 0);
+    CHECK(d.u.done.rows == 0 && d.u.done.n_kinds == 2);
     pr_msg_clear(&d);
 }
 
@@ -647,6 +657,8 @@ static void test_wrong_types(void)
     EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "srv.1.1", &s, &err), PR_EBAD_TYPE, err);
     CHECK_MSG(msg_mentions(&err, "READY.srv[1]", NULL), "%s", err.msg);
     EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "srv.0", &u, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "rows", &f, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "rows", &s, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "ctr.reads", &f, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "cpu", &s, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "lat", &u, &err), PR_EBAD_TYPE, err);
@@ -670,6 +682,8 @@ static void test_ranges(void)
     msgpack_object hi_short = obj_uint(49999);
 
     EXPECT_CODE(try_edit(PR_MSG_PING, ED_SET, "seq", &neg, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "rows", &neg, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "rows", &neg, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "srv.0.1", &neg, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_SET, "cores", &big32, &err), PR_ERANGE, err);
     CHECK_MSG(msg_mentions(&err, "HELLO.cores", NULL), "%s", err.msg);
