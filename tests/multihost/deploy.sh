@@ -186,6 +186,17 @@ mh_deploy_ansible() {
             mh_die "the agent of $h does not run in namespace $MH_PFX-$h"
     done
     mh_log "agents running, each in its own host namespace"
+    if [ "${MH_PREFLIGHT:-0}" = 1 ]; then
+        t=$(mh_now)
+        mh_playbook preflight
+        sed -n '/Preflight summary/,/^TASK\|^PLAY RECAP/p' "$MH_B/ansible/preflight.1.log" || true
+        mh_log "ansible preflight.yml took $(mh_since "$t") s"
+    fi
+    if [ "${MH_ANSIBLE_RERUN:-1}" = 0 ]; then
+        mh_summary 1deploy "ansible deploy.yml: $d1 s (second run skipped)"
+        mh_save_coord_state
+        return 0
+    fi
     t=$(mh_now)
     recap=$(mh_playbook deploy)
     echo "$recap"
@@ -195,6 +206,10 @@ mh_deploy_ansible() {
     mh_summary 1deploy "ansible deploy.yml: 1st run $d1 s, 2nd run $(mh_since "$t") s" \
         "(changed=$changed)"
     [ "$changed" -eq 0 ] || mh_die "a second deploy.yml run changed $changed things"
+    mh_save_coord_state
+}
+
+mh_save_coord_state() {
     printf 'MH_COORD_SECRET=%q\nMH_COORD_AUTH=%q\nMH_STAMPEDE=%q\n' \
         "$MH_B/hosts/coord/etc/keys/coordinator.secret" \
         "$MH_B/hosts/coord/etc/keys/authorized_agents" \

@@ -322,7 +322,7 @@ def main():
     elif a[0] == "json":
         with open(a[1]) as f:
             j = json.load(f)
-        v = eval(a[2], {"j": j})
+        v = eval("(" + a[2] + "\n)", {"j": j})
         print(json.dumps(v) if isinstance(v, (dict, list)) else v)
     elif a[0] == "hdrcheck":
         cmd_hdrcheck(a[1], a[2])

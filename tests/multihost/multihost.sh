@@ -8,6 +8,8 @@
 #
 # SCENARIOs: infra (always first), 1..7; default all. Environment:
 #   MH_DEPLOY=ansible|direct   how agents get deployed (default ansible)
+#   MH_ANSIBLE_RERUN=0         skip the second deploy.yml run (idempotence)
+#   MH_PREFLIGHT=1             also run ansible/preflight.yml
 #   MH_KEEP=1                  leave the rig up on exit (debugging; then run
 #                              `multihost.sh --down` to remove it)
 # Exits 77 (skip) when not root or `ip netns` is unavailable, 0 when every
@@ -37,7 +39,7 @@ if [ "${1:-}" = --down ]; then
     exit 0
 fi
 [ $# -ge 2 ] || {
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 MH_BUILD=$(cd "$1" && pwd)
@@ -69,7 +71,7 @@ MH_B=$(mktemp -d /tmp/smh.XXXXXX)
 chmod 755 "$MH_B"
 MH_FAILED=()
 MH_PASSED=()
-MH_SUMMARY=()
+
 
 cleanup() {
     local rc=$?
@@ -80,6 +82,18 @@ cleanup() {
     mh_log "teardown"
     local t
     t=$(mh_now)
+    if [ "$rc" -ne 0 ] || [ ${#MH_FAILED[@]} -gt 0 ]; then
+        # Keep what explains the failure where CI keeps its logs.
+        local keep="$MH_BUILD/meson-logs/multihost-artifacts"
+        rm -rf "$keep"
+        mkdir -p "$keep"
+        cp -r "$MH_B/runs" "$MH_B/ansible" "$keep/" 2>/dev/null
+        rm -rf "$keep/ansible/cp" "$keep/ansible/home" "$keep/ansible/tmp-local"
+        for f in "$MH_B"/hosts/*/log/agent.log "$MH_B"/proxy.log "$MH_B"/db/err.log; do
+            [ -f "$f" ] && cp "$f" "$keep/$(echo "${f#"$MH_B"/}" | tr / _)"
+        done
+        mh_log "artifacts of the failed run kept in $keep"
+    fi
     mh_db_stop
     mh_net_down
     rm -rf "$MH_B"

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # constants used by the files sourced after this one
 # net.sh: the multihost rig — network namespaces standing in for hosts on one
 # machine (specs/multihost-netns.md). Sourced by multihost.sh; needs root.
 #
