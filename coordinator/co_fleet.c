@@ -32,6 +32,8 @@ struct co_fleet {
     char run[PR_RUN_ID_MAX + 1]; /* run id on outgoing messages */
     uint64_t next_beat_ns;       /* next heartbeat round */
     uint64_t bad_frames;         /* malformed frames and failed handshakes */
+    uint64_t accepted;           /* connections accepted (monitor) */
+    uint64_t handshaken;         /* ... that completed or failed a handshake */
     uint64_t refused;            /* agents refused */
     uint64_t idle_seq;           /* seq for messages to unknown peers */
 };
@@ -47,7 +49,8 @@ static int open_monitor(co_fleet *f, struct pr_error *err)
 {
     char ep[64];
     snprintf(ep, sizeof(ep), "inproc://co-fleet-monitor-%p", (void *)f);
-    int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+    int events = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                  ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
     if (zmq_socket_monitor(f->router, ep, events) != 0)
         return pr_error_set(err, -errno, "zmq_socket_monitor: %s", zmq_strerror(errno));
@@ -201,7 +204,9 @@ void co_fleet_release(co_fleet *f, int peer)
 
 uint64_t co_fleet_bad_frames(const co_fleet *f)
 {
-    return f->bad_frames;
+    /* A connection still mid-handshake at this instant counts too: a
+     * handshake takes milliseconds, and this is read at the end of a run. */
+    return f->bad_frames + (f->accepted > f->handshaken ? f->accepted - f->handshaken : 0);
 }
 
 uint64_t co_fleet_refused(const co_fleet *f)
@@ -398,25 +403,32 @@ static bool read_router(co_fleet *f, struct co_fleet_event *ev)
     return got;
 }
 
-/* Handshake failures seen by the monitor: garbage, bad keys. */
-static bool read_monitor(co_fleet *f, struct co_fleet_event *ev)
+/* Connections seen by the monitor. A connection that fails its handshake
+ * (bad greeting) is a bad frame; one refused by ZAP is counted by the ZAP
+ * handler; one that closes without any handshake result (raw garbage:
+ * libzmq reports only ACCEPTED, DISCONNECTED) is found by counting:
+ * accepted - handshaken (co_fleet_bad_frames()). */
+static bool read_monitor(co_fleet *f)
 {
     uint8_t buf[64];
-    char addr[256] = "";
+    char addr[256];
 
     int n = zmq_recv(f->monitor, buf, sizeof(buf), ZMQ_DONTWAIT);
     if (n < 0)
         return false;
-    int a = zmq_recv(f->monitor, addr, sizeof(addr) - 1, 0);
-    addr[a > 0 && a < (int)sizeof(addr) ? a : 0] = '\0';
+    zmq_recv(f->monitor, addr, sizeof(addr), 0);
     uint16_t event = 0;
     if (n >= 2)
         memcpy(&event, buf, sizeof(event));
-    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
-        return false; /* the ZAP handler reports these with the key */
-    f->bad_frames++;
-    (void)ev;
-    return false;
+    if (event == ZMQ_EVENT_ACCEPTED) {
+        f->accepted++;
+    } else {
+        f->handshaken++;
+        if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL ||
+            event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+            f->bad_frames++;
+    }
+    return true;
 }
 
 static bool read_zap(co_fleet *f, struct co_fleet_event *ev)
@@ -441,13 +453,20 @@ static bool timers(co_fleet *f, struct co_fleet_event *ev)
     uint64_t now = co_fleet_now_ns();
     bool beat = now >= f->next_beat_ns;
 
+    int zevents = 0;
+    size_t zlen = sizeof(zevents);
+    /* Messages already queued may be from an agent about to be judged
+     * silent: read them first. */
+    bool queued =
+        zmq_getsockopt(f->router, ZMQ_EVENTS, &zevents, &zlen) == 0 && (zevents & ZMQ_POLLIN);
+
     if (beat)
         f->next_beat_ns = now + (uint64_t)CO_FLEET_HEARTBEAT_MS * 1000000u;
     for (size_t i = 0; i < f->n_peers; i++) {
         struct peer *p = &f->peers[i];
         if (p->released || p->pub.lost || p->pub.gone)
             continue;
-        if (now - p->pub.last_heard_ns > (uint64_t)CO_FLEET_LOSS_MS * 1000000u) {
+        if (!queued && now - p->pub.last_heard_ns > (uint64_t)CO_FLEET_LOSS_MS * 1000000u) {
             p->pub.lost = true;
             ev->type = CO_FLEET_LOST;
             ev->peer = (int)i;
@@ -469,7 +488,9 @@ int co_fleet_next(co_fleet *f, struct co_fleet_event *ev, int timeout_ms)
     for (;;) {
         if (timers(f, ev))
             return 0;
-        if (read_router(f, ev) || (f->zap && read_zap(f, ev)) || read_monitor(f, ev))
+        while (read_monitor(f))
+            ;
+        if (read_router(f, ev) || (f->zap && read_zap(f, ev)))
             return 0;
         uint64_t now = co_fleet_now_ns();
         if (now >= deadline)

@@ -25,8 +25,10 @@
 #include "pr_msg.h"
 
 #define CO_FLEET_HEARTBEAT_MS 1000
-#define CO_FLEET_LOSS_MS      3000
-#define CO_FLEET_PINGS        8 /* clock pings per agent */
+/* Two missed heartbeats and a half: a dead agent is reported within 3 s
+ * of its last word (DESIGN.md §7 allows 3 s of silence at most). */
+#define CO_FLEET_LOSS_MS 2500
+#define CO_FLEET_PINGS   8 /* clock pings per agent */
 
 struct co_fleet_config {
     const char *endpoint;          /* tcp://ADDR:PORT or ipc://PATH to bind */

@@ -91,8 +91,13 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
 
 void co_merge_agent_lost(co_merge *m, uint32_t agent)
 {
-    if (agent < m->n_agents)
-        m->lost[agent] = true;
+    if (agent >= m->n_agents)
+        return;
+    m->lost[agent] = true;
+    /* Intervals already closed without its figures are partial too. */
+    for (uint64_t k = 0; k < m->n_slots; k++)
+        if (m->slots[k].seen && !m->slots[k].seen[agent])
+            m->slots[k].iv.partial = true;
 }
 
 uint32_t co_merge_live(const co_merge *m)

@@ -669,6 +669,16 @@ static void print_progress(struct run *r)
     r->next_progress_ns += period_ns;
 }
 
+/* A local agent's process ended: lost at once (unless it finished). */
+static void reap_local(struct run *r)
+{
+    char name[64], why[128];
+    while (r->spawn && co_spawn_reap(r->spawn, name, sizeof(name), why, sizeof(why)))
+        for (uint32_t i = 0; i < r->n; i++)
+            if (strcmp(agent_name(r, i), name) == 0 && !r->agents[i].done)
+                on_lost(r, i, why);
+}
+
 /* START, then events until every agent of the phase is done or lost. */
 static void drive_phase(struct run *r)
 {
@@ -691,6 +701,7 @@ static void drive_phase(struct run *r)
             fail(r, "interrupted by the user; results are partial");
             request_stop(r, "interrupted on the coordinator");
         }
+        reap_local(r);
         flush_intervals(r, false);
         print_progress(r);
         check_overdue(r);

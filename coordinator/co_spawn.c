@@ -166,6 +166,23 @@ uint32_t co_spawn_exited(co_spawn *s)
     return n;
 }
 
+bool co_spawn_reap(co_spawn *s, char *name, size_t name_len, char *why, size_t why_len)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        int st = 0;
+        if (s->pids[i] <= 0 || waitpid(s->pids[i], &st, WNOHANG) != s->pids[i])
+            continue;
+        s->pids[i] = -1;
+        agent_name(s, i, name, name_len);
+        if (WIFSIGNALED(st))
+            snprintf(why, why_len, "its process was killed by signal %d", WTERMSIG(st));
+        else
+            snprintf(why, why_len, "its process exited with status %d", WEXITSTATUS(st));
+        return true;
+    }
+    return false;
+}
+
 static bool all_reaped(co_spawn *s)
 {
     for (uint32_t i = 0; i < s->n; i++)

@@ -13,6 +13,8 @@
 #ifndef CO_SPAWN_H
 #define CO_SPAWN_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "co_keys.h"
@@ -36,6 +38,12 @@ int co_spawn_start(co_spawn *s, struct pr_error *err);
 
 /* Number of agents that exited so far (reaped without blocking). */
 uint32_t co_spawn_exited(co_spawn *s);
+
+/* Reap one agent that exited since the last call, without blocking: true
+ * with its name and how it ended ("killed by signal 9", "exited with status
+ * 1") written to name/why. A local agent's death is known at once, before
+ * its silence would tell. */
+bool co_spawn_reap(co_spawn *s, char *name, size_t name_len, char *why, size_t why_len);
 
 /* SIGTERM every agent still running, wait up to timeout_ms, then SIGKILL;
  * remove the directory; free; *s becomes NULL. */
