@@ -20,6 +20,9 @@
 
 #include "pr_err.h"
 
+/* ER_UNSUPPORTED_PS: the server cannot prepare this statement. */
+#define AG__ER_UNSUPPORTED_PS 1295
+
 enum op {
     OP_NONE,
     OP_CONNECT,
@@ -42,6 +45,7 @@ struct ag__stmt {
     unsigned long *len;            /* string lengths the bindings point to */
     bool has_str;                  /* rebind before each execute (string pointers move) */
     bool is_read;                  /* field count > 0 at prepare (sysbench's tag) */
+    bool emulated;                 /* the server refused to prepare it (1295): sent as text */
 };
 
 struct ag_conn {
@@ -72,6 +76,8 @@ struct ag_conn {
     my_bool ret_bool;
     MYSQL *ret_mysql;
     MYSQL_RES *ret_res;
+    char *emu;                /* text of an emulated statement (grown, never shrunk) */
+    size_t emu_cap;           /* its size */
     enum ag_conn_class cls;   /* class of the last successful statement */
     struct ag_conn_error err; /* last error */
     struct ag_call call;      /* the call buffer; INT bindings point into it */
@@ -300,11 +306,18 @@ static int bind_stmt(ag_conn *c, struct ag__stmt *s)
     return s->def->nparams ? mysql_stmt_bind_param(s->stmt, s->bind) : 0;
 }
 
-/* After prepare i: check the parameter count, tag read/non-read, bind. */
+/* After prepare i: check the parameter count, tag read/non-read, bind. A
+ * statement the server cannot prepare (1295) is emulated instead, as
+ * sysbench's --db-ps-mode=auto does: sent as text with its parameters
+ * rendered in (ag_stmt_render). */
 static int prepared(ag_conn *c)
 {
     struct ag__stmt *s = &c->stmts[c->cur_stmt];
 
+    if (c->ret_int && mysql_stmt_errno(s->stmt) == AG__ER_UNSUPPORTED_PS) {
+        s->emulated = true;
+        return start_prepare(c, (size_t)c->cur_stmt + 1);
+    }
     if (c->ret_int)
         return fail_stmt(c, "prepare", true);
     if (mysql_stmt_param_count(s->stmt) != s->def->nparams) {
@@ -324,6 +337,7 @@ static int connected(ag_conn *c)
     if (!c->ret_mysql)
         return fail_mysql(c, "connect", true);
     for (size_t i = 0; i < c->nstmts; i++) {
+        c->stmts[i].emulated = false; /* asked again on every connect */
         c->stmts[i].stmt = mysql_stmt_init(c->mysql);
         if (!c->stmts[i].stmt) {
             set_error(c, CR_OUT_OF_MEMORY, "HY000", "mysql_stmt_init failed", "prepare",
@@ -574,6 +588,7 @@ static void conn_free_cb(uv_handle_t *h)
         free(c->stmts[i].len);
     }
     free(c->stmts);
+    free(c->emu);
     free(c);
 }
 
@@ -640,6 +655,29 @@ static int rebind(ag_conn *c, struct ag__stmt *s)
     return mysql_stmt_bind_param(s->stmt, s->bind);
 }
 
+/* The text of an emulated statement's call, in c->emu (grown to fit once). */
+static size_t render_emulated(ag_conn *c, const struct ag__stmt *s)
+{
+    size_t len = ag_stmt_render(s->def, &c->call, c->emu, c->emu_cap);
+
+    if (len >= c->emu_cap) {
+        c->emu_cap = 2 * (len + 1);
+        c->emu = pr_xrealloc(c->emu, c->emu_cap);
+        len = ag_stmt_render(s->def, &c->call, c->emu, c->emu_cap);
+    }
+    return len;
+}
+
+static int exec_text(ag_conn *c, const char *text, size_t len)
+{
+    c->req = REQ_EXEC;
+    c->in_request = true;
+    c->cur_stmt = -1;
+    c->first_result = true;
+    c->op = OP_QUERY;
+    return mysql_real_query_start(&c->ret_int, c->mysql, text, len);
+}
+
 int ag_conn_exec(ag_conn *c)
 {
     const struct ag_call *call = &c->call;
@@ -649,9 +687,13 @@ int ag_conn_exec(ag_conn *c)
         return -EBUSY;
     if (!c->open)
         return -ENOTCONN;
-    if (call->stmt >= 0) {
-        if ((size_t)call->stmt >= c->nstmts || call->nparams != c->stmts[call->stmt].def->nparams)
-            return -EINVAL;
+    if (call->stmt >= 0 &&
+        ((size_t)call->stmt >= c->nstmts || call->nparams != c->stmts[call->stmt].def->nparams))
+        return -EINVAL;
+    if (call->stmt >= 0 && c->stmts[call->stmt].emulated) {
+        size_t len = render_emulated(c, &c->stmts[call->stmt]);
+        status = exec_text(c, c->emu, len);
+    } else if (call->stmt >= 0) {
         struct ag__stmt *s = &c->stmts[call->stmt];
         c->req = REQ_EXEC;
         c->in_request = true;
@@ -664,12 +706,7 @@ int ag_conn_exec(ag_conn *c)
         c->op = OP_EXECUTE;
         status = mysql_stmt_execute_start(&c->ret_int, s->stmt);
     } else {
-        c->req = REQ_EXEC;
-        c->in_request = true;
-        c->cur_stmt = -1;
-        c->first_result = true;
-        c->op = OP_QUERY;
-        status = mysql_real_query_start(&c->ret_int, c->mysql, call->text, call->text_len);
+        status = exec_text(c, call->text, call->text_len);
     }
     run(c, status);
     c->in_request = false;

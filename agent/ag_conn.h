@@ -10,7 +10,11 @@
  *
  * A connection opens (connect + prepare the workload's statement set, with
  * MYSQL_BIND arrays preallocated per statement), then executes one struct
- * ag_call at a time. Each request completes through the callback given at
+ * ag_call at a time. A statement the server refuses to prepare with
+ * ER_UNSUPPORTED_PS (1295) is emulated, as sysbench's --db-ps-mode=auto
+ * does: its calls go out as text with the parameters rendered in
+ * (ag_stmt_render), classified by their result like any text query; any
+ * other prepare error fails the open. Each request completes through the callback given at
  * creation, never before the request function returns, with a status:
  *   AG_CONN_OK       success; ag_conn_class() says read / write / other
  *                    (sysbench's rule: result set -> read, else affected

@@ -495,31 +495,49 @@ static void text_call(struct ag_call *call, const char *text, size_t len, const 
     call->kind = kind;
 }
 
-/* --db-ps-mode=disable: the statement text with each '?' replaced by its
- * literal, integers %lld and strings quoted without escaping (sysbench's
- * emulated prepared statements). */
-static void render(ag_cursor *c, const struct ag_stmt_def *d, struct ag_call *call)
+/* Append n bytes of s at buf[*len] while they fit (keeping room for the
+ * NUL); *len counts them either way. */
+static void put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
+{
+    if (n > 0 && *len + n < cap)
+        memcpy(buf + *len, s, n);
+    *len += n;
+}
+
+size_t ag_stmt_render(const struct ag_stmt_def *d, const struct ag_call *call, char *buf,
+                      size_t cap)
 {
     size_t len = 0;
     uint32_t p = 0;
+    char num[24];
 
     for (const char *s = d->sql; *s; s++) {
-        assert(len + C_LEN + 24 < c->text_cap);
         if (*s != '?' || p >= call->nparams) {
-            c->text[len++] = *s;
+            put(buf, cap, &len, s, 1);
         } else if (d->type[p] == AG_PARAM_INT) {
-            len += (size_t)snprintf(c->text + len, c->text_cap - len, "%lld",
-                                    (long long)call->ival[p]);
+            int n = snprintf(num, sizeof num, "%lld", (long long)call->ival[p]);
+            put(buf, cap, &len, num, (size_t)n);
             p++;
         } else {
-            c->text[len++] = '\'';
-            memcpy(c->text + len, call->sval[p], call->slen[p]);
-            len += call->slen[p];
-            c->text[len++] = '\'';
+            put(buf, cap, &len, "'", 1);
+            put(buf, cap, &len, call->sval[p], call->slen[p]);
+            put(buf, cap, &len, "'", 1);
             p++;
         }
     }
-    c->text[len] = '\0';
+    if (len < cap)
+        buf[len] = '\0';
+    return len;
+}
+
+/* --db-ps-mode=disable: the statement as text (sysbench's emulated
+ * prepared statements); text_cap was sized for every statement's longest
+ * rendering. */
+static void render(ag_cursor *c, const struct ag_stmt_def *d, struct ag_call *call)
+{
+    size_t len = ag_stmt_render(d, call, c->text, c->text_cap);
+
+    assert(len < c->text_cap);
     text_call(call, c->text, len, d->kind);
 }
 

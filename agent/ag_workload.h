@@ -126,6 +126,15 @@ struct ag_call {
     const char *kind; /* statement kind ("point_selects", "inserts", "bulk_insert", ...) */
 };
 
+/* --db-ps-mode=disable rendering of a call to PS statement d (call->ival,
+ * sval, slen, nparams): d->sql with each '?' replaced by its literal,
+ * integers as %lld, strings quoted and not escaped (sysbench's emulation).
+ * Writes at most cap bytes into buf, NUL included, and returns the length
+ * of the whole text (without the NUL): when the result is >= cap the text
+ * was cut, and buf must grow to at least result + 1. Thread-safe. */
+size_t ag_stmt_render(const struct ag_stmt_def *d, const struct ag_call *call, char *buf,
+                      size_t cap);
+
 /* Per-connection event generator: owns the connection's RNG (xoroshiro128+
  * as sysbench, seeded from `seed` via splitmix64) and text buffers. Allocated
  * once per connection; no allocation per event or per statement. conn_index /

@@ -19,6 +19,9 @@
  *   targets   host x port rotation by global index (port fastest), sockets
  *   restart   a server restart mid-run (deploy/sandbox-db stop/start):
  *             every connection reconnects and the load resumes
+ *   psfallback a server that refuses to prepare BEGIN and COMMIT (1295,
+ *             played by refuse_proxy): those two are emulated as text,
+ *             the rest stay prepared, the run succeeds
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@
 
 #include "ag_engine.h"
 #include "ag_workload.h"
+#include "refuse_proxy.h"
 #include "testlib.h"
 
 #define TABLES     2
@@ -896,6 +900,42 @@ static void case_restart(void)
     ag_workload_destroy(&wl);
 }
 
+static void case_psfallback(void)
+{
+    static const char *const refuse[] = {"BEGIN", "COMMIT"};
+    static uint16_t port;
+    refuse_proxy *px = refuse_proxy_start(env_host, env_port_num(), refuse, 2);
+    struct ag_engine_config cfg;
+    struct run_result r;
+
+    CHECK(px != NULL);
+    if (px == NULL)
+        return;
+    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    cfg_init(&cfg, wl, 4);
+    port = refuse_proxy_port(px);
+    cfg.ports = &port;
+    cfg.time_ms = 2000;
+    run_engine(&cfg, 500, NULL, &r);
+    print_run("ps fallback", "auto", &r);
+    const struct pr_counters *c = &r.tot.ctr;
+    uint64_t sent = pr_counters_queries(c) + c->errors;
+    uint64_t all = r.srv.Com_select + r.srv.Com_insert + r.srv.Com_update + r.srv.Com_delete +
+                   r.srv.Com_begin + r.srv.Com_commit;
+    CHECK_MSG(!r.failed, "fatal %u %s (%s)", r.err.err_no, r.err.msg, r.err.what);
+    CHECK(c->transactions > 0);
+    CHECK_EQ_U64(c->reconnects, 0);
+    CHECK_EQ_U64(refuse_proxy_refused(px), 2 * 4); /* BEGIN and COMMIT, per connection */
+    CHECK_EQ_U64(all, sent);
+    CHECK_EQ_U64(r.srv.Com_commit, c->transactions);
+    CHECK(r.srv.Com_begin >= c->transactions);
+    /* Only BEGIN and COMMIT went as text. */
+    CHECK_EQ_U64(r.srv.Com_stmt_execute, sent - r.srv.Com_begin - r.srv.Com_commit);
+    run_free(&r);
+    ag_workload_destroy(&wl);
+    refuse_proxy_stop(&px);
+}
+
 int main(int argc, char **argv)
 {
     env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
@@ -938,6 +978,7 @@ int main(int argc, char **argv)
     CASE(timeout)
     CASE(bulk)
     CASE(restart)
+    CASE(psfallback)
     mysql_close(db);
     mysql_library_end();
     return TEST_END();
