@@ -20,8 +20,17 @@
  * peak RSS, CPU by section of the loop and per-STATS costs of the pieces
  * (decode, msgpack parse, histogram allocation, merge). Asserts nothing;
  * exits 1 only when the bench itself could not run. Times are thread CPU
- * time (CLOCK_THREAD_CPUTIME_ID), steady on a shared machine. The last line
- * is "RESULT key=value ..." for tests/bench/coordinator-merge.
+ * time (CLOCK_THREAD_CPUTIME_ID), steady on a shared machine; an interval's
+ * CPU is what the thread used from the previous line (START for the first)
+ * to its line. The time each side waited for a CPU while runnable
+ * (/proc/thread-self/schedstat) is printed too: lines printed at boundary +
+ * grace with agents missing on a busy machine say "starved", not "slow",
+ * when that wait is large. The last line is "RESULT key=value ..." for
+ * tests/bench/coordinator-merge.
+ *
+ * Simplifications: every agent sends STATS(k) at the same instant (the
+ * boundary; the burst is the worst case for the line's delay), agents send
+ * no clock PINGs of their own, the run id stays "" (no PLAN phase).
  *
  * Usage: coordinator_merge [--agents=N] [--intervals=K] [--samples=MIN:MAX]
  *                          [--hdr-log] [--seed=S]
@@ -1030,14 +1039,17 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            mb->agent_add_us, c->n,
            (mb->decode_us + mb->merge_add_us + mb->agent_add_us) * c->n / 1e3);
     double calls = (double)c->sec.loops * per_ivl;
-    double part_stats = mb->decode_us * c->n / 1e3, part_beats = mb->beat_decode_us * c->n / 1e3;
+    double n_stats = (double)c->stats_events * per_ivl;
+    double n_beats = window_s > 0 ? (double)rep->sent_window / window_s * INTERVAL_MS / 1000.0 : 0;
+    double part_stats = mb->decode_us * n_stats / 1e3,
+           part_beats = mb->beat_decode_us * n_beats / 1e3;
     double part_calls = c->idle_next_us * calls / 1e3;
-    printf("  co_fleet_next per interval, estimated: %u STATS decodes %.2f ms + %u HEARTBEAT "
+    printf("  co_fleet_next per interval, estimated: %.0f STATS decodes %.2f ms + %.0f HEARTBEAT "
            "decodes (%.2f us each) %.2f ms + %.0f calls x %.2f us fixed cost at %u peers "
            "(timers' scan, empty reads) %.2f ms; rest (ZeroMQ recv/send, heartbeats out, peer "
            "lookup) %.2f ms\n",
-           c->n, part_stats, c->n, mb->beat_decode_us, part_beats, calls, c->idle_next_us, c->n,
-           part_calls, c->sec.next / 1e6 * per_ivl - part_stats - part_beats - part_calls);
+           n_stats, part_stats, n_beats, mb->beat_decode_us, part_beats, calls, c->idle_next_us,
+           c->n, part_calls, c->sec.next / 1e6 * per_ivl - part_stats - part_beats - part_calls);
     printf("  join: %u agents (HELLO + %d clock pings each) in %.2f s wall, %.1f ms coordinator "
            "thread CPU\n",
            c->n, CO_FLEET_PINGS, join_s, join_cpu_ns / 1e6);
