@@ -20,6 +20,7 @@ import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -122,38 +123,51 @@ def port_in_use(port):
 TIME_REQ = b"stampede-time\n"
 
 
+def serve_time(c, tally, lock):
+    """Answer TIME_REQ lines on one connection. Anything else (agents dialing
+    the port with ZeroMQ) is closed at its first wrong byte, unanswered."""
+    answered, buf = 0, b""
+    with c:
+        c.settimeout(5)
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while True:
+                data = c.recv(64)
+                if not data:
+                    break
+                buf += data
+                while buf.startswith(TIME_REQ):
+                    buf = buf[len(TIME_REQ):]
+                    c.sendall(repr(time.time()).encode() + b"\n")
+                    answered += 1
+                if not TIME_REQ.startswith(buf):
+                    break
+        except OSError:
+            pass
+    with lock:
+        tally["served" if answered else "other"] += 1
+
+
 def timeserver(a):
-    """Serve time to `clients` askers. Other connections (agents dialing the
-    coordinator port with ZeroMQ) are closed without counting."""
+    """Serve time until `clients` askers were answered or `seconds` passed."""
     port, clients = int(a["port"]), int(a.get("clients", "0"))
     until = time.monotonic() + float(a.get("seconds", "60"))
-    served = other = 0
+    tally, lock = {"served": 0, "other": 0}, threading.Lock()
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("0.0.0.0", port))
         s.listen(64)
-        while served < clients and time.monotonic() < until:
-            s.settimeout(max(0.1, until - time.monotonic()))
+        s.settimeout(0.2)
+        while time.monotonic() < until:
+            with lock:
+                if tally["served"] >= clients:
+                    break
             try:
                 c, _ = s.accept()
             except socket.timeout:
-                break
-            with c:
-                c.settimeout(2)
-                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                f = c.makefile("rb")
-                answered = 0
-                try:
-                    while f.readline(len(TIME_REQ)) == TIME_REQ:
-                        c.sendall(repr(time.time()).encode() + b"\n")
-                        answered += 1
-                except OSError:
-                    pass
-            if answered:
-                served += 1
-            else:
-                other += 1
-    print(json.dumps({"served": served, "other_connections": other}))
+                continue
+            threading.Thread(target=serve_time, args=(c, tally, lock), daemon=True).start()
+    print(json.dumps(tally))
 
 
 def clock_to(host, port, samples=8):
