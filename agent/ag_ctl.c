@@ -27,6 +27,9 @@ struct ctl {
     const struct ag_config *cfg;
     void *zctx;                  /* ZeroMQ context */
     void *sock;                  /* DEALER to the coordinator */
+    void *mon;                   /* PAIR reading the DEALER's handshake events */
+    uint64_t redial_ns;          /* when to recreate the DEALER, 0 = no need */
+    uint64_t refused_logged_ns;  /* last "key refused" log line */
     ag_session *session;         /* the current run, or NULL */
     char run[PR_RUN_ID_MAX + 1]; /* current run id, "" when idle */
     uint64_t seq;                /* last seq we sent */
@@ -131,12 +134,41 @@ static void send_error(struct ctl *c, enum pr_phase phase, int code, const char 
     send_msg(c, &m);
 }
 
+/* Watch our own handshakes: a refused key is worth saying (the agent
+ * would otherwise only keep dialing), and after a protocol failure libzmq
+ * does not redial, so the DEALER is recreated. */
+static int open_monitor(struct ctl *c)
+{
+    char ep[64];
+    snprintf(ep, sizeof(ep), "inproc://ag-ctl-monitor-%p", c->sock);
+    int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    if (zmq_socket_monitor(c->sock, ep, events) != 0)
+        return -errno;
+    c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
+    if (c->mon == NULL || zmq_connect(c->mon, ep) != 0)
+        return -errno;
+    return 0;
+}
+
+static void close_socket(struct ctl *c)
+{
+    if (c->sock) {
+        zmq_socket_monitor(c->sock, NULL, 0);
+        zmq_close(c->sock);
+    }
+    if (c->mon)
+        zmq_close(c->mon);
+    c->sock = c->mon = NULL;
+}
+
 static int open_socket(struct ctl *c)
 {
     const struct ag_config *cfg = c->cfg;
     int zero = 0, one = 1, ivl = 100, ivl_max = 1000;
 
-    c->zctx = zmq_ctx_new();
+    if (c->zctx == NULL)
+        c->zctx = zmq_ctx_new();
     c->sock = zmq_socket(c->zctx, ZMQ_DEALER);
     if (c->sock == NULL)
         return -errno;
@@ -152,9 +184,50 @@ static int open_socket(struct ctl *c)
             zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, cfg->secret_key, 40) != 0)
             return -errno;
     }
+    int rc = open_monitor(c);
+    if (rc < 0)
+        return rc;
     if (zmq_connect(c->sock, cfg->coordinator) != 0)
         return -errno;
     return 0;
+}
+
+static void read_monitor(struct ctl *c)
+{
+    uint8_t buf[16];
+    char addr[256];
+    uint64_t now = now_ns();
+
+    while (c->mon && zmq_recv(c->mon, buf, sizeof(buf), ZMQ_DONTWAIT) >= 2) {
+        uint16_t event;
+        memcpy(&event, buf, sizeof(event));
+        zmq_recv(c->mon, addr, sizeof(addr), 0);
+        if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
+            if (now - c->refused_logged_ns > 10000000000ull || c->refused_logged_ns == 0) {
+                logf_(c, 0,
+                      "the coordinator at %s refused this agent's key %s: add it to the "
+                      "coordinator's --authorized-keys (or check --coordinator-key)",
+                      c->cfg->coordinator, c->cfg->public_key);
+                c->refused_logged_ns = now;
+            }
+        } else if (c->redial_ns == 0) {
+            logf_(c, 1, "handshake with %s failed (not a stampede coordinator?); redialing",
+                  c->cfg->coordinator);
+            c->redial_ns = now + 1000000000u;
+        }
+    }
+}
+
+/* Recreate the DEALER after a protocol failure (see open_monitor). */
+static void redial(struct ctl *c)
+{
+    if (c->redial_ns == 0 || now_ns() < c->redial_ns)
+        return;
+    c->redial_ns = 0;
+    close_socket(c);
+    int rc = open_socket(c);
+    if (rc < 0)
+        logf_(c, 0, "cannot redial %s: %s", c->cfg->coordinator, zmq_strerror(-rc));
 }
 
 /* Lowest-RTT offset estimate from our own PINGs (NTP style). */
@@ -233,7 +306,8 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
         break;
     case PR_MSG_ABORT:
     case PR_MSG_BYE:
-        logf_(c, 1, "coordinator: %s: %s", pr_msg_type_name(m->type), m->u.abort.reason);
+        logf_(c, m->type == PR_MSG_BYE ? 2 : 1, "coordinator: %s: %s", pr_msg_type_name(m->type),
+              m->u.abort.reason);
         if (c->session)
             ag_session_stop(c->session, false);
         break;
@@ -350,11 +424,12 @@ int ag_ctl_run(const struct ag_config *cfg)
     logf_(&c, 2, "dialing %s (%s)", cfg->coordinator,
           cfg->plaintext ? "PLAINTEXT, loopback only" : "CURVE");
     while (!loop_done(&c)) {
-        zmq_pollitem_t items[2] = {{c.sock, 0, ZMQ_POLLIN, 0}, {NULL, -1, ZMQ_POLLIN, 0}};
-        int n = 1;
+        zmq_pollitem_t items[3] = {
+            {c.sock, 0, ZMQ_POLLIN, 0}, {c.mon, 0, ZMQ_POLLIN, 0}, {NULL, -1, ZMQ_POLLIN, 0}};
+        int n = 2;
         if (c.session) {
-            items[1].fd = ag_session_fd(c.session);
-            n = 2;
+            items[2].fd = ag_session_fd(c.session);
+            n = 3;
         }
         if (stop_signal && !stopping && c.session) {
             ag_session_stop(c.session, true);
@@ -362,9 +437,11 @@ int ag_ctl_run(const struct ag_config *cfg)
         }
         if (zmq_poll(items, n, 50) < 0 && errno != EINTR)
             break;
+        read_monitor(&c);
         read_socket(&c);
         drain_session(&c);
         tick(&c, now_ns());
+        redial(&c);
     }
     if (c.joined) {
         struct pr_msg bye;
@@ -378,8 +455,7 @@ int ag_ctl_run(const struct ag_config *cfg)
     rc = (cfg->once && (c.lease_expired || c.run_failed)) ? PR_EINVAL : 0;
 out:
     ag_session_destroy(&c.session);
-    if (c.sock)
-        zmq_close(c.sock);
+    close_socket(&c);
     if (c.zctx)
         zmq_ctx_term(c.zctx);
     return rc;
