@@ -23,7 +23,9 @@ static const char status_sql[] =
     "'Com_stmt_prepare','Threads_running','Threads_connected','Innodb_rows_read',"
     "'Innodb_rows_inserted','Innodb_rows_updated','Innodb_rows_deleted')";
 
-#define PROBE_PINGS 5
+#define PROBE_PINGS    5
+#define SETTLE_MS      6000 /* lead: longest wait for the other agents' sessions to end */
+#define SETTLE_POLL_MS 20
 
 enum run_phase { RUN_NEW, RUN_SETUP, RUN_LIVE, RUN_OVER };
 
@@ -385,6 +387,43 @@ void ag_run_stop(ag_run *r, bool immediate)
         return;
     ag_engine_stop(r->engine, immediate);
     ag_engine_wait(r->engine, -1);
+}
+
+/* Sessions of the plan's user on the server other than our probe (SHOW
+ * PROCESSLIST, which the cross-check formulas leave out), -1 on error. */
+static int other_sessions(ag_run *r)
+{
+    unsigned long self = mysql_thread_id(r->probe);
+    const char *user = r->plan->user && r->plan->user[0] ? r->plan->user : "sbtest";
+    int n = 0;
+
+    if (mysql_query(r->probe, "SHOW PROCESSLIST") != 0)
+        return -1;
+    MYSQL_RES *res = mysql_store_result(r->probe);
+    if (res == NULL)
+        return -1;
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(res)) != NULL)
+        if (row[0] && row[1] && strcmp(row[1], user) == 0 && strtoul(row[0], NULL, 10) != self)
+            n++;
+    mysql_free_result(res);
+    return n;
+}
+
+void ag_run_settle(ag_run *r)
+{
+    uint64_t deadline = ag_run_now_ns() + SETTLE_MS * 1000000ULL;
+
+    if (!r->plan->lead || r->plan->cmd != PR_CMD_RUN || r->probe == NULL)
+        return;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        bool immediate = r->immediate;
+        pthread_mutex_unlock(&r->mu);
+        if (immediate || other_sessions(r) <= 0 || ag_run_now_ns() >= deadline)
+            return;
+        nanosleep(&(struct timespec){0, SETTLE_POLL_MS * 1000000L}, NULL);
+    }
 }
 
 void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv)

@@ -74,6 +74,14 @@ void ag_run_stop(ag_run *r, bool immediate);
  * or the query failed. Blocks for one round trip on the probe connection.
  * Session thread. */
 void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv);
+/* Lead agent, after its own stop (ag_run_stop) and before the last
+ * collect of a run: wait until no other session of the plan's user is left
+ * on the server (the other agents close their pools and probes once their
+ * runs are over), at most 6 s (their in-flight events get 5 s), so the
+ * last server sample counts every agent's statements (pr_msg.h, READY).
+ * No-op for other agents, commands and an immediate stop. Blocks; polls
+ * SHOW PROCESSLIST every 20 ms. Session thread. */
+void ag_run_settle(ag_run *r);
 /* Statistics since the previous collect (allocating iv's histograms), with
  * (lead) a server sample taken after the workers' counters were swapped. */
 void ag_run_collect(ag_run *r, struct ag_run_interval *iv);

@@ -203,6 +203,7 @@ static uint64_t run_intervals(ag_session *s)
             pthread_mutex_unlock(&s->mu);
             set_state(s, PR_STATE_STOPPING);
             ag_run_stop(s->run, immediate);
+            ag_run_settle(s->run);
         }
         ag_run_collect(s->run, &iv);
         /* The tail after the stop goes out when it holds anything, so the

@@ -231,8 +231,11 @@ struct pr_msg_plan {
  * (PLAN.lead) sends the same SHOW GLOBAL STATUS sample as STATS.srv, taken
  * at the very end of setup (pool open, statements prepared), just before
  * READY; other agents leave it empty. The lead's last STATS of a run (the
- * tail after the stop) always comes and carries a sample taken once every
- * connection of the agent has closed, so for the whole run
+ * tail after the stop) always comes and carries a sample taken once its own
+ * connections have closed and no other session of PLAN.user is left on the
+ * server (the other agents' pools and probes close when their runs end;
+ * the lead waits for that up to 6 s, so a session of that user that is not
+ * an agent's only delays it), so for the whole run
  *   delta(name) = last STATS.srv[name] - READY.srv[name]
  * and, summed over every agent's DONE.ctr,
  *   delta(Com_select) + delta(Com_insert) + delta(Com_update)
@@ -244,8 +247,9 @@ struct pr_msg_plan {
  * client does. With --db-ps-mode=auto, workloads whose statements are all
  * prepared (every oltp_* but oltp_insert, and select_random_*) also give
  *   delta(Com_stmt_execute) == reads + writes + other + errors.
- * The sample's own SHOW GLOBAL STATUS counts only under Com_show_status
- * and Questions, which the formulas leave out. Exact when the only clients
+ * The lead's own SHOW GLOBAL STATUS and SHOW PROCESSLIST count only under
+ * Com_show_status, Com_show_processlist and Questions, which the formulas
+ * leave out; agents run nothing else before START. Exact when the only clients
  * of the server are the agents, DONE.code is 0 for every agent (a fatal
  * error's statement reached the server, not the counters), no agent
  * reconnected (a lost connection may lose a statement the server

@@ -51,13 +51,16 @@ static int expect_ready(struct harness *h, uint64_t hash, struct pr_msg *out)
     return ok ? 0 : -1;
 }
 
-static void start_now(struct harness *h, uint32_t interval_ms)
+/* START 200 ms from now; returns t0 (the harness's clock, which is the
+ * agent's: same host). */
+static uint64_t start_now(struct harness *h, uint32_t interval_ms)
 {
     struct pr_msg m;
     pr_msg_init(&m, PR_MSG_START, NULL, 0);
     m.u.start.t0_ns = h_now_ns() + 200000000u;
     m.u.start.interval_ms = interval_ms;
     h_send(h, &m);
+    return m.u.start.t0_ns;
 }
 
 /* One prepare PLAN over tables[0..n) with conns connections, run to its
@@ -333,6 +336,62 @@ static void test_run_counts(struct harness *h, bool ps)
     pr_msg_clear(&m);
 }
 
+/* Another session of the run's user is still connected when the lead's run
+ * ends (as another agent's still finishing would be): the lead's tail STATS,
+ * whose server sample must count every agent's statements, waits until that
+ * session has gone (closed here 1 s after the end), well before its 6 s
+ * bound. */
+static void test_tail_settles(struct harness *h)
+{
+    struct pr_msg m;
+    MYSQL *other = mysql_init(NULL);
+    const char *host = getenv("STAMPEDE_TEST_MYSQL_HOST");
+    unsigned port = (unsigned)atoi(getenv("STAMPEDE_TEST_MYSQL_PORT"));
+
+    if (!mysql_real_connect(other, host, getenv("STAMPEDE_TEST_MYSQL_USER"),
+                            getenv("STAMPEDE_TEST_MYSQL_PASSWORD"), NULL, port, NULL, 0)) {
+        CHECK_MSG(0, "cannot connect as the test user: %s", mysql_error(other));
+        mysql_close(other);
+        return;
+    }
+    strcpy(h->run, "run-settle");
+    h_plan_init(&m, PR_CMD_RUN, "oltp_point_select");
+    plan_opts(&m);
+    m.u.plan.conns = m.u.plan.conns_total = 2;
+    m.u.plan.time_s = 2;
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    uint64_t t_end = start_now(h, 1000) + 2000000000u, t_close = 0, t_tail = 0;
+    for (;;) {
+        if (other && h_now_ns() >= t_end + 1000000000u) {
+            mysql_close(other);
+            other = NULL;
+            t_close = h_now_ns();
+        }
+        int rc = h_recv(h, &m, PR_MSG_NONE, 100);
+        if (rc != 0 && h_now_ns() > t_end + 15000000000u) {
+            CHECK_MSG(0, "no DONE within 15 s of the end");
+            break;
+        }
+        if (rc != 0)
+            continue;
+        if (m.type == PR_MSG_STATS)
+            t_tail = h_now_ns();
+        bool done = m.type == PR_MSG_DONE;
+        if (done)
+            CHECK_MSG(m.u.done.status == 0, "run failed: %s", m.u.done.reason);
+        pr_msg_clear(&m);
+        if (done)
+            break;
+    }
+    if (other)
+        mysql_close(other);
+    printf("settle: other session closed %.2f s after the end, tail STATS %.2f s after\n",
+           (double)(t_close - t_end) / 1e9, (double)(t_tail - t_end) / 1e9);
+    CHECK(t_close > 0 && t_tail >= t_close);
+    CHECK(t_tail < t_end + 4000000000u);
+}
+
 /* Stop heartbeats mid-run: within 3 s + slack the agent must close every DB
  * connection (seen from the server's processlist). */
 static void test_lease(struct harness *h)
@@ -410,6 +469,7 @@ int main(int argc, char **argv)
     test_prepare_abort(&h);
     test_run_counts(&h, true);
     test_run_counts(&h, false);
+    test_tail_settles(&h);
     test_lease(&h);
     test_cleanup(&h);
     h_stop(&h);
