@@ -158,8 +158,7 @@ static int open_fleet(struct run *r, const char *self_exe)
     if (r->fleet == NULL)
         goto bad;
     char run_id[PR_RUN_ID_MAX + 1];
-    snprintf(run_id, sizeof(run_id), "%llx-%x", (unsigned long long)time(NULL),
-             (unsigned)getpid());
+    snprintf(run_id, sizeof(run_id), "%llx-%x", (unsigned long long)time(NULL), (unsigned)getpid());
     co_fleet_set_run(r->fleet, run_id);
     if (r->spawn && co_spawn_start(r->spawn, &err) != 0)
         goto bad;
