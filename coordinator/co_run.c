@@ -765,7 +765,9 @@ static void finish_results(struct run *r)
             res->intervals[k].server_qps = known ? r->srv_qps[k] : 0.0;
         }
     }
-    if (r->srv0 && r->srv_last) {
+    /* Without the lead's DONE its last sample is not the run's end. */
+    bool lead_done = r->n > 0 && res->agents[0].done && !res->agents[0].lost;
+    if (r->srv0 && r->srv_last && lead_done) {
         res->server = pr_xcalloc(r->n_srv_last + 1, sizeof(*res->server));
         for (uint32_t i = 0; i < r->n_srv_last; i++) {
             uint64_t start = 0;
