@@ -1,0 +1,185 @@
+/* co_usage: `stampede --help` and `stampede WORKLOAD help`, in sysbench
+ * 1.0.20's layout (co_args.h documents them). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_args.h"
+#include "co_args_int.h"
+
+/* ---- help texts ---------------------------------------------------------- */
+
+/* One help line: "  --NAME=ARG" padded to width, the help, " [default]". */
+struct help_line {
+    char left[64];    /* "  --name=ARG" */
+    const char *help; /* text */
+    const char *def;  /* default or NULL */
+};
+
+/* How sysbench shows an option's value. */
+static const char *value_form(const struct pr_opt_def *d)
+{
+    if (strcmp(d->name, "thread-stack-size") == 0)
+        return "=SIZE";
+    if (strcmp(d->name, "config-file") == 0)
+        return "=FILENAME";
+    switch (d->type) {
+    case PR_OPT_INT:
+    case PR_OPT_DOUBLE:
+        return "=N";
+    case PR_OPT_BOOL:
+        return "[=on|off]";
+    case PR_OPT_LIST:
+        return "=[LIST,...]";
+    case PR_OPT_STRING:
+        break;
+    }
+    return "=STRING";
+}
+
+/* Print lines aligned as sysbench does: the widest left column plus one space. */
+static void print_block(FILE *f, const struct help_line *l, size_t n)
+{
+    int width = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(l[i].left) > width)
+            width = (int)strlen(l[i].left);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%-*s %s", width, l[i].left, l[i].help);
+        if (l[i].def)
+            fprintf(f, " [%s]", l[i].def);
+        fputc('\n', f);
+    }
+}
+
+static void def_line(struct help_line *l, const struct pr_opt_def *d)
+{
+    snprintf(l->left, sizeof l->left, "  --%s%s", d->name, value_form(d));
+    l->help = d->help;
+    l->def = d->def;
+}
+
+/* sysbench's section of a general option, by name. */
+static int general_section(const char *name)
+{
+    if (strncmp(name, "rand-", 5) == 0)
+        return 1;
+    if (strcmp(name, "verbosity") == 0)
+        return 2;
+    if (strcmp(name, "percentile") == 0 || strcmp(name, "histogram") == 0)
+        return 3;
+    if (strncmp(name, "db-", 3) == 0)
+        return 4;
+    return 0;
+}
+
+/* The schema's options of one group (and general section, or -1). */
+static void print_schema_block(FILE *f, enum pr_opt_group g, int section)
+{
+    size_t n, k = 0;
+    const struct pr_opt_def *s = pr_opts_schema(&n);
+    struct help_line *l = pr_xcalloc(n, sizeof *l);
+
+    for (size_t i = 0; i < n; i++)
+        if (s[i].group == g && (section < 0 || general_section(s[i].name) == section))
+            def_line(&l[k++], &s[i]);
+    print_block(f, l, k);
+    free(l);
+}
+
+static void print_own_block(FILE *f)
+{
+    size_t n_own = 0;
+    const struct co__own_opt *own = co__args_own_opts(&n_own);
+    struct help_line *l = pr_xcalloc(n_own, sizeof(*l));
+
+    for (size_t i = 0; i < n_own; i++) {
+        const struct co__own_opt *o = &own[i];
+        snprintf(l[i].left, sizeof l[i].left, "  --%s%s", o->name, o->arg);
+        l[i].help = o->help;
+        l[i].def = o->def;
+    }
+    print_block(f, l, n_own);
+    free(l);
+}
+
+char *co_args_usage(void)
+{
+    static const char *const titles[] = {
+        "General options:", "Pseudo-Random Numbers Generator options:", "Log options:", NULL,
+        "General database options:\n"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    if (!f)
+        abort();
+    fputs("Usage:\n"
+          "  stampede [options]... WORKLOAD COMMAND [options]...\n"
+          "  stampede keygen DIR [NAME]\n"
+          "\n"
+          "Commands: prepare run cleanup prewarm help\n\n",
+          f);
+    for (int sec = 0; sec < 5; sec++) {
+        if (titles[sec])
+            fprintf(f, "%s\n", titles[sec]);
+        print_schema_block(f, PR_OPT_GENERAL, sec);
+        fputc('\n', f);
+    }
+    fputs("mysql options:\n", f);
+    print_schema_block(f, PR_OPT_MYSQL, -1);
+    fputc('\n', f);
+    fputs("stampede options:\n", f);
+    print_own_block(f);
+    fputs("\nWorkloads:\n", f);
+    for (int i = 0; i < PR_WL_COUNT_; i++)
+        fprintf(f, "  %s\n", pr_workload_name(i));
+    fputs("\nSee 'stampede WORKLOAD help' for a list of options for each workload.\n", f);
+    fclose(f);
+    return buf;
+}
+
+static int cmp_def_name(const void *x, const void *y)
+{
+    const struct pr_opt_def *const *a = x, *const *b = y;
+    return strcmp((*a)->name, (*b)->name);
+}
+
+char *co_args_workload_usage(const char *workload)
+{
+    int wl = pr_workload_from_name(workload);
+    size_t n, k = 0;
+    const struct pr_opt_def *s = pr_opts_schema(&n);
+    char *buf = NULL;
+    size_t len = 0;
+
+    if (wl < 0)
+        return NULL;
+    const struct pr_opt_def **defs = pr_xcalloc(n, sizeof *defs);
+    for (size_t i = 0; i < n; i++)
+        if (s[i].group == PR_OPT_SCRIPT && (s[i].workloads & (1u << wl)))
+            defs[k++] = &s[i];
+    qsort(defs, k, sizeof *defs, cmp_def_name);
+    struct help_line *l = pr_xcalloc(k ? k : 1, sizeof *l);
+    for (size_t i = 0; i < k; i++)
+        def_line(&l[i], defs[i]);
+
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        abort();
+    if (k == 0) {
+        fprintf(f,
+                "'%s' declares no options of its own; it accepts any --name=value (sysbench "
+                "legacy mode).\n",
+                pr_workload_name(wl));
+    } else {
+        fprintf(f, "%s options:\n", pr_workload_name(wl));
+        print_block(f, l, k);
+        fputc('\n', f);
+    }
+    fclose(f);
+    free(l);
+    free(defs);
+    return buf;
+}
