@@ -33,9 +33,11 @@ static double lat_ms(const pr_hist *h, double p)
     return (double)us / 1000.0;
 }
 
-static void csv_row(FILE *f, const struct co_interval_result *iv)
+/* scratch: where a frozen histogram is expanded (co_interval_lat). */
+static void csv_row(FILE *f, const struct co_interval_result *iv, pr_hist *scratch)
 {
     const struct pr_counters *c = &iv->ctr;
+    const pr_hist *lat = co_interval_lat(iv, scratch);
     double len = iv->len_s;
     csv_num(f, iv->t_s, true);
     csv_num(f, len, false);
@@ -45,10 +47,10 @@ static void csv_row(FILE *f, const struct co_interval_result *iv)
     csv_num(f, rate(c->reads, len), false);
     csv_num(f, rate(c->writes, len), false);
     csv_num(f, rate(c->other, len), false);
-    csv_num(f, lat_ms(iv->lat, 50.0), false);
-    csv_num(f, lat_ms(iv->lat, 95.0), false);
-    csv_num(f, lat_ms(iv->lat, 99.0), false);
-    csv_num(f, lat_ms(iv->lat, 100.0), false);
+    csv_num(f, lat_ms(lat, 50.0), false);
+    csv_num(f, lat_ms(lat, 95.0), false);
+    csv_num(f, lat_ms(lat, 99.0), false);
+    csv_num(f, lat_ms(lat, 100.0), false);
     csv_num(f, rate(c->errors, len), false);
     csv_num(f, rate(c->reconnects, len), false);
     fprintf(f, ",%" PRIu32 ",%d,%d", iv->agents_reporting, iv->late, iv->partial);
@@ -59,8 +61,10 @@ static void csv_row(FILE *f, const struct co_interval_result *iv)
 int co_csv_write(const struct co_result *r, FILE *f)
 {
     fputs(csv_header, f);
+    pr_hist *scratch = pr_hist_new();
     for (uint32_t i = 0; i < r->n_intervals; i++)
-        csv_row(f, &r->intervals[i]);
+        csv_row(f, &r->intervals[i], scratch);
+    pr_hist_destroy(&scratch);
     if (fflush(f) != 0 || ferror(f))
         return -EIO;
     return 0;

@@ -93,16 +93,18 @@ static void header_comment(const struct co_result *r, char *buf, size_t buf_len)
             *c = ' ';
 }
 
+/* scratch: where one frozen histogram at a time is expanded. */
 static int write_interval(pr_hdrlog *w, const struct co_interval_result *iv, char **tags,
-                          uint32_t n_agents, const pr_hist *empty)
+                          uint32_t n_agents, pr_hist *scratch)
 {
     uint64_t start_ms = s_to_ms(iv->t_s - iv->len_s);
     uint64_t length_ms = s_to_ms(iv->len_s);
-    int rc =
-        pr_hdrlog_write_interval(w, NULL, start_ms, length_ms, iv->lat != NULL ? iv->lat : empty);
-    for (uint32_t a = 0; rc == 0 && a < n_agents && iv->agent_lat != NULL; a++)
-        if (iv->agent_lat[a] != NULL)
-            rc = pr_hdrlog_write_interval(w, tags[a], start_ms, length_ms, iv->agent_lat[a]);
+    int rc = pr_hdrlog_write_interval(w, NULL, start_ms, length_ms, co_interval_lat(iv, scratch));
+    for (uint32_t a = 0; rc == 0 && a < n_agents; a++) {
+        const pr_hist *h = co_interval_agent_lat(iv, a, scratch);
+        if (h != NULL)
+            rc = pr_hdrlog_write_interval(w, tags[a], start_ms, length_ms, h);
+    }
     return rc;
 }
 
@@ -112,11 +114,11 @@ int co_hdrout_write(const struct co_result *r, uint64_t start_ms, FILE *f)
     header_comment(r, comment, sizeof(comment));
     pr_hdrlog *w = pr_hdrlog_new(f);
     char **tags = make_tags(r);
-    pr_hist *empty = pr_hist_new();
+    pr_hist *scratch = pr_hist_new();
     int rc = pr_hdrlog_write_header(w, comment, start_ms, true);
     for (uint32_t i = 0; rc == 0 && i < r->n_intervals; i++)
-        rc = write_interval(w, &r->intervals[i], tags, r->n_agents, empty);
-    pr_hist_destroy(&empty);
+        rc = write_interval(w, &r->intervals[i], tags, r->n_agents, scratch);
+    pr_hist_destroy(&scratch);
     free_tags(tags, r->n_agents);
     pr_hdrlog_destroy(&w);
     if (rc == 0 && (fflush(f) != 0 || ferror(f)))

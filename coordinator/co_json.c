@@ -311,7 +311,8 @@ static void write_agent(struct jw *w, const struct co_agent_result *a, double ti
     jw_close(w, '}');
 }
 
-static void write_interval(struct jw *w, const struct co_interval_result *iv)
+/* scratch: where a frozen histogram is expanded (co_interval_lat). */
+static void write_interval(struct jw *w, const struct co_interval_result *iv, pr_hist *scratch)
 {
     const struct pr_counters *c = &iv->ctr;
     double len = iv->len_s;
@@ -325,7 +326,7 @@ static void write_interval(struct jw *w, const struct co_interval_result *iv)
     jw_num(w, "reads_s", per_s(c->reads, len));
     jw_num(w, "writes_s", per_s(c->writes, len));
     jw_num(w, "other_s", per_s(c->other, len));
-    jw_latency(w, "latency_ms", iv->lat,
+    jw_latency(w, "latency_ms", co_interval_lat(iv, scratch),
                LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P90 | LAT_P95 | LAT_P99 | LAT_P99_9);
     jw_num(w, "err_s", per_s(c->errors, len));
     jw_num(w, "reconn_s", per_s(c->reconnects, len));
@@ -407,8 +408,10 @@ int co_json_write(const struct co_result *r, FILE *f)
     jw_close(&w, ']');
     jw_open(&w, "intervals", '[');
     w.flat_depth = w.depth;
+    pr_hist *scratch = pr_hist_new();
     for (uint32_t i = 0; i < r->n_intervals; i++)
-        write_interval(&w, &r->intervals[i]);
+        write_interval(&w, &r->intervals[i], scratch);
+    pr_hist_destroy(&scratch);
     w.flat_depth = INT_MAX;
     jw_close(&w, ']');
     write_totals(&w, r);

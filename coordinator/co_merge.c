@@ -19,6 +19,7 @@ struct co_merge {
     struct slot *slots;   /* index k */
     uint64_t n_slots;
     uint64_t next;         /* lowest interval not closed */
+    uint64_t frozen;       /* intervals below it were considered for freezing */
     bool keep_agent_hists; /* fill co_interval_result.agent_lat */
 };
 
@@ -51,7 +52,8 @@ static struct slot *slot_at(co_merge *m, uint64_t k)
         s->seen = pr_xcalloc(m->n_agents, 1);
         s->iv.k = k;
         s->iv.lat = pr_hist_new();
-        s->iv.agent_lat = pr_xcalloc(m->n_agents, sizeof(pr_hist *));
+        if (m->keep_agent_hists)
+            s->iv.agent_lat_frozen = pr_xcalloc(m->n_agents, sizeof(pr_hist_frozen *));
         s->iv.len_s = (double)m->interval_ns / 1e9;
         s->iv.t_s = (double)(k + 1) * s->iv.len_s;
     }
@@ -69,11 +71,12 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     s->seen[agent] = 1;
     struct co_interval_result *iv = &s->iv;
     pr_counters_add(&iv->ctr, &st->ctr);
-    pr_hist_add(iv->lat, st->lat);
-    if (m->keep_agent_hists) {
-        iv->agent_lat[agent] = pr_hist_new();
-        pr_hist_copy(iv->agent_lat[agent], st->lat);
-    }
+    if (iv->lat != NULL)
+        pr_hist_add(iv->lat, st->lat);
+    else
+        pr_hist_frozen_add(&iv->lat_frozen, st->lat); /* a late one, long after */
+    if (m->keep_agent_hists)
+        iv->agent_lat_frozen[agent] = pr_hist_freeze(st->lat);
     iv->agents_reporting++;
     iv->threads += m->threads[agent];
     if (st->cpu_pct > iv->cpu_pct_max)
@@ -128,6 +131,19 @@ bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t 
     return all || elapsed_ns >= boundary + grace_ns;
 }
 
+/* Freeze the merged histogram of intervals more than KEEP_EXPANDED
+ * behind the lowest open one (all closed, since they are below next). */
+static void freeze_old(co_merge *m)
+{
+    for (; m->frozen + CO_MERGE_KEEP_EXPANDED < m->next; m->frozen++) {
+        struct co_interval_result *iv = &m->slots[m->frozen].iv;
+        if (iv->lat != NULL) {
+            iv->lat_frozen = pr_hist_freeze(iv->lat);
+            pr_hist_destroy(&iv->lat);
+        }
+    }
+}
+
 void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s)
 {
     struct slot *s = slot_at(m, k);
@@ -141,6 +157,7 @@ void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s)
     if (k == m->next)
         while (m->next < m->n_slots && m->slots[m->next].closed)
             m->next++;
+    freeze_old(m);
 }
 
 const struct co_interval_result *co_merge_get(const co_merge *m, uint64_t k)
@@ -186,9 +203,10 @@ void co_merge_destroy(co_merge **mp)
     for (uint64_t k = 0; k < m->n_slots; k++) {
         struct slot *s = &m->slots[k];
         pr_hist_destroy(&s->iv.lat);
-        for (uint32_t i = 0; s->iv.agent_lat && i < m->n_agents; i++)
-            pr_hist_destroy(&s->iv.agent_lat[i]);
-        free(s->iv.agent_lat);
+        pr_hist_frozen_destroy(&s->iv.lat_frozen);
+        for (uint32_t i = 0; s->iv.agent_lat_frozen && i < m->n_agents; i++)
+            pr_hist_frozen_destroy(&s->iv.agent_lat_frozen[i]);
+        free(s->iv.agent_lat_frozen);
         free(s->seen);
     }
     free(m->slots);

@@ -8,6 +8,13 @@
  * merged and marks the interval (and the agent) late. An agent declared
  * lost is no longer waited for; intervals it did not report are partial.
  *
+ * Memory: an interval's merged histogram stays expanded (a pr_hist) while
+ * it is open and for CO_MERGE_KEEP_EXPANDED intervals after it closed, the
+ * window in which late STATS are common; older ones are frozen
+ * (pr_hist_frozen, a few KB instead of a 186 KB array), and a STATS still
+ * arriving for one is added to the frozen form directly. Per-agent
+ * histograms (keep_agent_hists) are frozen as they arrive.
+ *
  * Thread: one thread. The intervals are co_result's plain data, moved out
  * with co_merge_take().
  */
@@ -22,13 +29,15 @@
 
 /* Bound on interval indexes accepted (a bad k cannot make us allocate). */
 #define CO_MERGE_MAX_INTERVALS (1u << 22)
+/* Closed intervals kept expanded behind the lowest open one. */
+#define CO_MERGE_KEEP_EXPANDED 3
 
 typedef struct co_merge co_merge;
 
 /* threads[i]: connections of agent i (for the interval's thread count).
- * keep_agent_hists: also keep each agent's own histogram per interval
- * (co_interval_result.agent_lat, for --hdr-log); otherwise agent_lat
- * entries stay NULL and memory stays one histogram per interval. */
+ * keep_agent_hists: also keep each agent's own histogram per interval,
+ * frozen (co_interval_result.agent_lat_frozen, for --hdr-log); otherwise
+ * the interval has no per-agent array at all. */
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
                        bool keep_agent_hists);
 
@@ -50,7 +59,10 @@ bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t 
  * len_s is its length for rates. Later STATS for it count as late. */
 void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s);
 
-/* Interval k (NULL when none arrived for it). Borrowed. */
+/* Interval k (NULL when none arrived for it). Borrowed. Its lat is the
+ * expanded histogram for an interval not yet closed or closed within the
+ * last CO_MERGE_KEEP_EXPANDED; older ones have lat NULL and lat_frozen
+ * set: read either with co_interval_lat(). */
 const struct co_interval_result *co_merge_get(const co_merge *m, uint64_t k);
 
 /* Number of interval slots (highest k + 1). */

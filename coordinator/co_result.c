@@ -26,11 +26,39 @@ static void clear_agent(struct co_agent_result *a)
 static void clear_interval(struct co_interval_result *iv, uint32_t n_agents)
 {
     pr_hist_destroy(&iv->lat);
+    pr_hist_frozen_destroy(&iv->lat_frozen);
     if (iv->agent_lat != NULL) {
         for (uint32_t a = 0; a < n_agents; a++)
             pr_hist_destroy(&iv->agent_lat[a]);
         free(iv->agent_lat);
     }
+    if (iv->agent_lat_frozen != NULL) {
+        for (uint32_t a = 0; a < n_agents; a++)
+            pr_hist_frozen_destroy(&iv->agent_lat_frozen[a]);
+        free(iv->agent_lat_frozen);
+    }
+}
+
+const pr_hist *co_interval_lat(const struct co_interval_result *iv, pr_hist *scratch)
+{
+    if (iv->lat != NULL)
+        return iv->lat;
+    if (iv->lat_frozen != NULL)
+        pr_hist_thaw(scratch, iv->lat_frozen);
+    else
+        pr_hist_reset(scratch);
+    return scratch;
+}
+
+const pr_hist *co_interval_agent_lat(const struct co_interval_result *iv, uint32_t a,
+                                     pr_hist *scratch)
+{
+    if (iv->agent_lat != NULL && iv->agent_lat[a] != NULL)
+        return iv->agent_lat[a];
+    if (iv->agent_lat_frozen == NULL || iv->agent_lat_frozen[a] == NULL)
+        return NULL;
+    pr_hist_thaw(scratch, iv->agent_lat_frozen[a]);
+    return scratch;
 }
 
 void co_result_clear(struct co_result *r)

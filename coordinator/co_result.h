@@ -47,23 +47,30 @@ struct co_agent_result {
 
 /* One report interval [t_s - len_s, t_s). */
 struct co_interval_result {
-    uint64_t k;                /* interval index */
-    double t_s;                /* end of the interval, s since t0 */
-    double len_s;              /* its length (the last may be shorter) */
-    struct pr_counters ctr;    /* merged over the agents that reported */
-    pr_hist *lat;              /* merged latency */
-    pr_hist **agent_lat;       /* per agent (n_agents entries, NULL: no report) */
-    uint32_t agents_reporting; /* how many agents' STATS are merged in */
-    uint32_t agents_expected;  /* live agents when the line was due */
-    uint32_t threads;          /* connections of the reporting agents */
-    bool late;                 /* a STATS came after the line was printed */
-    bool partial;              /* an agent's figures are missing (lost) */
-    bool printed;              /* a report line was printed for it (a tail
-                                  interval after the stop is not) */
-    double cpu_pct_max;        /* highest agent CPU in it */
-    uint64_t lag_max_us;       /* highest agent loop lag in it */
-    bool has_server;           /* srv_qps is known */
-    double server_qps;         /* server Questions delta / len_s */
+    uint64_t k;             /* interval index */
+    double t_s;             /* end of the interval, s since t0 */
+    double len_s;           /* its length (the last may be shorter) */
+    struct pr_counters ctr; /* merged over the agents that reported */
+    /* Histograms are held either expanded (pr_hist) or frozen (compact,
+     * pr_hist_frozen): read them through co_interval_lat() and
+     * co_interval_agent_lat(), which take either. */
+    pr_hist *lat;                      /* merged latency, or NULL when frozen */
+    pr_hist_frozen *lat_frozen;        /* merged latency when not expanded, or NULL */
+    pr_hist **agent_lat;               /* per agent expanded (n_agents entries, NULL:
+                                          none), or NULL */
+    pr_hist_frozen **agent_lat_frozen; /* per agent frozen (n_agents entries,
+                                          NULL: none), or NULL */
+    uint32_t agents_reporting;         /* how many agents' STATS are merged in */
+    uint32_t agents_expected;          /* live agents when the line was due */
+    uint32_t threads;                  /* connections of the reporting agents */
+    bool late;                         /* a STATS came after the line was printed */
+    bool partial;                      /* an agent's figures are missing (lost) */
+    bool printed;                      /* a report line was printed for it (a tail
+                                          interval after the stop is not) */
+    double cpu_pct_max;                /* highest agent CPU in it */
+    uint64_t lag_max_us;               /* highest agent loop lag in it */
+    bool has_server;                   /* srv_qps is known */
+    double server_qps;                 /* server Questions delta / len_s */
 };
 
 /* A named server counter (SHOW GLOBAL STATUS) over the run. */
@@ -104,6 +111,17 @@ struct co_result {
     uint64_t bad_frames;        /* malformed frames received and ignored */
     uint64_t refused_agents;    /* connections refused (unauthorized key, version) */
 };
+
+/* iv's merged latency, for reading: iv->lat itself when expanded, else
+ * iv->lat_frozen thawed into scratch (a histogram of the caller's, reused
+ * from one interval to the next so that only one is ever expanded), else
+ * scratch emptied. Valid until scratch is next written. */
+const pr_hist *co_interval_lat(const struct co_interval_result *iv, pr_hist *scratch);
+
+/* Agent a's own latency in iv (--hdr-log), the same way; NULL when iv has
+ * none for it (a >= n_agents is the caller's to avoid). */
+const pr_hist *co_interval_agent_lat(const struct co_interval_result *iv, uint32_t a,
+                                     pr_hist *scratch);
 
 /* Free everything r owns and zero it. Safe on a zeroed struct. */
 void co_result_clear(struct co_result *r);

@@ -46,8 +46,10 @@ struct agent {
     bool lost;              /* lost or said BYE */
     char error[1024];       /* its setup or run error, "" if none */
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
-    pr_hist *stats_lat;     /* merge of its STATS histograms */
-    double cpu_sum;         /* sum of STATS.cpu */
+    /* Merge of its STATS histograms, frozen: only a lost agent's report
+     * reads it, so it need not cost a 186 KB array per agent. */
+    pr_hist_frozen *stats_lat;
+    double cpu_sum; /* sum of STATS.cpu */
 };
 
 struct run {
@@ -439,9 +441,7 @@ static void on_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
     pr_counters_add(&ag->sum, &st->ctr);
-    if (ag->stats_lat == NULL)
-        ag->stats_lat = pr_hist_new();
-    pr_hist_add(ag->stats_lat, st->lat);
+    pr_hist_frozen_add(&ag->stats_lat, st->lat);
     ag->cpu_sum += st->cpu_pct;
     if (st->cpu_pct > ar->cpu_pct_max)
         ar->cpu_pct_max = st->cpu_pct;
@@ -747,7 +747,7 @@ static void finish_results(struct run *r)
         if (!ar->done && ag->stats_lat) {
             ar->ctr = ag->sum;
             ar->lat = pr_hist_new();
-            pr_hist_add(ar->lat, ag->stats_lat);
+            pr_hist_thaw(ar->lat, ag->stats_lat);
         }
         if (r->merge) {
             ar->intervals = co_merge_agent_intervals(r->merge, i);
@@ -849,7 +849,7 @@ static void print_phase(struct run *r, uint32_t phase)
 static void free_run(struct run *r)
 {
     for (uint32_t i = 0; i < r->n; i++)
-        pr_hist_destroy(&r->agents[i].stats_lat);
+        pr_hist_frozen_destroy(&r->agents[i].stats_lat);
     free(r->agents);
     copy_srv(&r->srv0, &r->n_srv0, NULL, 0);
     copy_srv(&r->srv_last, &r->n_srv_last, NULL, 0);

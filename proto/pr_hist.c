@@ -474,3 +474,216 @@ int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err)
     h->clamped = f.v[4];
     return 0;
 }
+
+/* ---- frozen form ---- */
+
+/* Longest varint: an index delta (< 2^21) takes 3 bytes, a count 10. */
+#define PR__PAIR_MAX 13
+
+struct pr_hist_frozen {
+    uint64_t total;     /* as pr_hist */
+    uint64_t clamped;   /* as pr_hist */
+    uint64_t min;       /* as pr_hist: UINT64_MAX when empty */
+    uint64_t max;       /* as pr_hist: 0 when empty */
+    uint64_t sum;       /* as pr_hist */
+    uint32_t n_buckets; /* occupied buckets encoded */
+    uint32_t len;       /* bytes used in bytes[] */
+    /* Per occupied bucket, in increasing index order: LEB128 varints of the
+     * index minus the previous one (the first: the index itself) and of
+     * the count (> 0). Written only by this file, so read without checks. */
+    uint8_t bytes[];
+};
+
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
+{
+    uint64_t x = 0;
+    unsigned shift = 0;
+    while (*p & 0x80) {
+        x |= (uint64_t)(*p++ & 0x7f) << shift;
+        shift += 7;
+    }
+    *v = x | (uint64_t)*p++ << shift;
+    return p;
+}
+
+static pr_hist_frozen *frozen_alloc(size_t cap)
+{
+    return pr_xmalloc(sizeof(pr_hist_frozen) + cap);
+}
+
+/* Reads f's buckets one at a time. */
+struct frozen_reader {
+    const uint8_t *p; /* next pair */
+    uint32_t left;    /* buckets not read yet */
+    uint64_t idx;     /* current bucket's index, valid when has */
+    uint64_t count;   /* its count */
+    bool has;         /* a current bucket */
+};
+
+static void reader_next(struct frozen_reader *r)
+{
+    uint64_t d;
+    r->has = r->left > 0;
+    if (r->has) {
+        r->p = get_varint(get_varint(r->p, &d), &r->count);
+        r->idx += d;
+        r->left--;
+    }
+}
+
+pr_hist_frozen *pr_hist_freeze(const pr_hist *h)
+{
+    int32_t lo = is_empty(h) ? 0 : index_of(h->min);
+    int32_t hi = is_empty(h) ? -1 : index_of(h->max);
+    size_t len = 0;
+    uint32_t n = 0;
+    for (int32_t i = lo, prev = 0; i <= hi; i++) {
+        if (h->counts[i] != 0) {
+            len += varint_len((uint64_t)(i - prev)) + varint_len(h->counts[i]);
+            prev = i;
+            n++;
+        }
+    }
+    pr_hist_frozen *f = frozen_alloc(len);
+    f->total = h->total;
+    f->clamped = h->clamped;
+    f->min = h->min;
+    f->max = h->max;
+    f->sum = h->sum;
+    f->n_buckets = n;
+    f->len = (uint32_t)len;
+    uint8_t *p = f->bytes;
+    for (int32_t i = lo, prev = 0; i <= hi; i++) {
+        if (h->counts[i] != 0) {
+            p = put_varint(p, (uint64_t)(i - prev));
+            p = put_varint(p, h->counts[i]);
+            prev = i;
+        }
+    }
+    return f;
+}
+
+void pr_hist_frozen_destroy(pr_hist_frozen **f)
+{
+    if (f == NULL || *f == NULL)
+        return;
+    free(*f);
+    *f = NULL;
+}
+
+uint64_t pr_hist_frozen_count(const pr_hist_frozen *f)
+{
+    return f->total;
+}
+
+size_t pr_hist_frozen_size(const pr_hist_frozen *f)
+{
+    return sizeof(*f) + f->len;
+}
+
+void pr_hist_add_frozen(pr_hist *dst, const pr_hist_frozen *f)
+{
+    if (f->max == 0)
+        return;
+    struct frozen_reader r = {f->bytes, f->n_buckets, 0, 0, false};
+    for (reader_next(&r); r.has; reader_next(&r))
+        dst->counts[r.idx] += r.count;
+    dst->total += f->total;
+    dst->clamped += f->clamped;
+    if (f->min < dst->min)
+        dst->min = f->min;
+    if (f->max > dst->max)
+        dst->max = f->max;
+    dst->sum = sat_add(dst->sum, f->sum);
+}
+
+void pr_hist_thaw(pr_hist *dst, const pr_hist_frozen *f)
+{
+    pr_hist_reset(dst);
+    pr_hist_add_frozen(dst, f);
+}
+
+/* Append bucket (idx, count) to the stream at p; *prev is the last index. */
+static uint8_t *put_pair(uint8_t *p, uint64_t idx, uint64_t count, uint64_t *prev)
+{
+    p = put_varint(p, idx - *prev);
+    *prev = idx;
+    return put_varint(p, count);
+}
+
+/* f's buckets and src's (non-empty), merged in index order into out (large
+ * enough); returns the bytes written and sets *n to the buckets. */
+static size_t merge_into(const pr_hist_frozen *f, const pr_hist *src, uint8_t *out, uint32_t *n)
+{
+    struct frozen_reader r = {f->bytes, f->n_buckets, 0, 0, false};
+    uint64_t i = (uint64_t)index_of(src->min), hi = (uint64_t)index_of(src->max), prev = 0;
+    uint8_t *q = out;
+    *n = 0;
+    reader_next(&r);
+    for (;;) {
+        while (i <= hi && src->counts[i] == 0)
+            i++;
+        if (r.has && (i > hi || r.idx < i)) {
+            q = put_pair(q, r.idx, r.count, &prev);
+            reader_next(&r);
+        } else if (i <= hi) {
+            bool both = r.has && r.idx == i;
+            q = put_pair(q, i, src->counts[i] + (both ? r.count : 0), &prev);
+            if (both)
+                reader_next(&r);
+            i++;
+        } else {
+            break;
+        }
+        (*n)++;
+    }
+    return (size_t)(q - out);
+}
+
+void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src)
+{
+    if (*f == NULL) {
+        *f = pr_hist_freeze(src);
+        return;
+    }
+    if (is_empty(src))
+        return;
+    int32_t lo = index_of(src->min), hi = index_of(src->max);
+    size_t occupied = 0;
+    for (int32_t i = lo; i <= hi; i++)
+        occupied += src->counts[i] != 0;
+    pr_hist_frozen *old = *f;
+    pr_hist_frozen *g = frozen_alloc(((size_t)old->n_buckets + occupied) * PR__PAIR_MAX);
+    uint32_t n;
+    size_t len = merge_into(old, src, g->bytes, &n);
+    g = pr_xrealloc(g, sizeof(*g) + len);
+    g->n_buckets = n;
+    g->len = (uint32_t)len;
+    g->total = old->total + src->total;
+    g->clamped = old->clamped + src->clamped;
+    g->min = old->min < src->min ? old->min : src->min;
+    g->max = old->max > src->max ? old->max : src->max;
+    g->sum = sat_add(old->sum, src->sum);
+    free(old);
+    *f = g;
+}

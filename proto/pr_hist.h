@@ -31,6 +31,7 @@
 #define PR_HIST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <msgpack.h>
@@ -132,5 +133,31 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk);
  * clamp not matching the buckets, total overflowing). The check on sum is
  * min * n <= sum <= max * n, each product saturated at UINT64_MAX. */
 int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err);
+
+/* Frozen form: a read-only, compact copy of a histogram for keeping many
+ * of them (closed report intervals, per-agent sums): the summary plus a
+ * varint per occupied bucket's index step and count, typically 3-4 bytes a
+ * bucket instead of 186 KB for the whole array. An in-memory form only
+ * (never sent nor stored: not a format). Exact: thawing gives back every
+ * bucket, total, min, max, sum and clamped count. */
+typedef struct pr_hist_frozen pr_hist_frozen;
+
+/* A frozen copy of h, the caller's (pr_hist_frozen_destroy). Cost:
+ * h's span between min and max. Never NULL. */
+pr_hist_frozen *pr_hist_freeze(const pr_hist *h);
+/* Frees *f and sets *f to NULL; NULL or *f == NULL is a no-op. */
+void pr_hist_frozen_destroy(pr_hist_frozen **f);
+/* Samples in f (pr_hist_count of what was frozen). */
+uint64_t pr_hist_frozen_count(const pr_hist_frozen *f);
+/* Bytes f occupies (header and buckets). */
+size_t pr_hist_frozen_size(const pr_hist_frozen *f);
+/* Add every sample of f into dst (exact, as pr_hist_add). */
+void pr_hist_add_frozen(pr_hist *dst, const pr_hist_frozen *f);
+/* Replace dst's content with f's (reset + add_frozen). */
+void pr_hist_thaw(pr_hist *dst, const pr_hist_frozen *f);
+/* *f += src, exact, kept frozen: *f is replaced by a new frozen histogram
+ * (a NULL *f becomes src frozen). Cost: f's buckets plus src's span; no
+ * 186 KB array is made. */
+void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src);
 
 #endif

@@ -526,7 +526,7 @@ static int sim_main(uint32_t n, uint32_t k_count, uint64_t seed, const char *end
 struct agent { /* as co_run.c's struct agent, the fields on_stats touches */
     int peer;
     struct pr_counters sum;
-    pr_hist *stats_lat;
+    pr_hist_frozen *stats_lat;
     double cpu_sum, cpu_max;
     uint64_t lag_max_us, lag_p99_us, slip_max_us;
 };
@@ -608,9 +608,7 @@ static void on_stats(struct coord *c, uint32_t i, const struct pr_msg_stats *st)
         return;
     }
     pr_counters_add(&ag->sum, &st->ctr);
-    if (ag->stats_lat == NULL)
-        ag->stats_lat = pr_hist_new();
-    pr_hist_add(ag->stats_lat, st->lat);
+    pr_hist_frozen_add(&ag->stats_lat, st->lat);
     ag->cpu_sum += st->cpu_pct;
     if (st->cpu_pct > ag->cpu_max)
         ag->cpu_max = st->cpu_pct;
@@ -908,12 +906,15 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
     mb->merge_add_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
     co_merge_destroy(&m);
 
-    pr_hist_reset(h);
+    /* as on_stats: each agent's whole-run sum, kept frozen */
+    pr_hist_frozen *acc[MICRO_STATS] = {0};
     t = thread_cpu_ns();
     for (int r = 0; r < reps; r++)
         for (uint32_t i = 0; i < MICRO_STATS; i++)
-            pr_hist_add(h, msgs[i].u.stats.lat);
+            pr_hist_frozen_add(&acc[i], msgs[i].u.stats.lat);
     mb->agent_add_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+    for (uint32_t i = 0; i < MICRO_STATS; i++)
+        pr_hist_frozen_destroy(&acc[i]);
 
     t = thread_cpu_ns();
     for (int r = 0; r < 100000; r++)
@@ -943,6 +944,14 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
 }
 
 /* ---- report ---- */
+
+/* Samples merged into iv, expanded or frozen. */
+static uint64_t iv_samples(const struct co_interval_result *iv)
+{
+    return iv->lat != NULL          ? pr_hist_count(iv->lat)
+           : iv->lat_frozen != NULL ? pr_hist_frozen_count(iv->lat_frozen)
+                                    : 0;
+}
 
 static bool read_report(int fd, struct sim_report *rep)
 {
@@ -988,7 +997,7 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
         pmax = pms > pmax ? pms : pmax;
         const struct co_interval_result *iv = co_merge_get(c->merge, k);
         bool exact = iv && iv->ctr.transactions == rep->expect_tx[k] &&
-                     pr_hist_count(iv->lat) == rep->expect_samples[k] && !iv->late;
+                     iv_samples(iv) == rep->expect_samples[k] && !iv->late;
         complete += c->complete_at_print[k] && exact;
     }
     double span_s = kk ? (double)(c->wall[kk] - c->wall[0]) / 1e9 : 0.0;
@@ -1023,8 +1032,10 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            "began > 50 ms late)\n",
            c->wait_ns / 1e6 * per_ivl, rep->window_wait_ns / 1e6 / c->k_count,
            rep->window_cpu_ns / 1e6 / c->k_count, rep->late_sends, c->k_count);
-    printf("  RSS: %.1f MB after join, %.1f MB at the end, peak %.1f MB\n", rss_join_kb / 1024.0,
-           rss_end_kb / 1024.0, peak_kb / 1024.0);
+    printf("  RSS: %.1f MB after join, %.1f MB at the end, peak %.1f MB; growth %.1f KB per "
+           "interval\n",
+           rss_join_kb / 1024.0, rss_end_kb / 1024.0, peak_kb / 1024.0,
+           kk ? (double)(rss_end_kb - rss_join_kb) / kk : 0.0);
     printf(
         "  loop sections per interval (thread CPU): co_fleet_next %.2f ms, handle_event/on_stats "
         "%.2f ms, event_clear %.2f ms, flush_intervals %.2f ms (%" PRIu64 " loop turns; ~%.2f "
@@ -1034,7 +1045,7 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
         (double)c->sec.loops * per_ivl * 5 * mb->clock_read_us / 1e3);
     printf("  per STATS (isolated, %d typical STATS): pr_msg_decode+clear %.1f us (msgpack parse "
            "alone %.1f us, pr_hist_new+destroy %.1f us), co_merge_add %.1f us, per-agent "
-           "pr_hist_add %.1f us; x %u agents = %.2f ms per interval\n",
+           "pr_hist_frozen_add %.1f us; x %u agents = %.2f ms per interval\n",
            MICRO_STATS, mb->decode_us, mb->parse_us, mb->hist_alloc_us, mb->merge_add_us,
            mb->agent_add_us, c->n,
            (mb->decode_us + mb->merge_add_us + mb->agent_add_us) * c->n / 1e3);
@@ -1060,7 +1071,7 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
         int64_t delay =
             (int64_t)c->wall[k + 1] - (int64_t)(c->t0_ns + (k + 1) * INTERVAL_MS * 1000000ull);
         bool exact = iv && iv->ctr.transactions == rep->expect_tx[k] &&
-                     pr_hist_count(iv->lat) == rep->expect_samples[k] && !iv->late;
+                     iv_samples(iv) == rep->expect_samples[k] && !iv->late;
         printf("    %3u %9.2f %9.2f %6u %8.1f  %s\n", k,
                (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6,
                (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6, c->reporting_at_print[k],
@@ -1216,7 +1227,7 @@ int main(int argc, char **argv)
     unlink(path);
     co_merge_destroy(&c.merge);
     for (uint32_t i = 0; c.agents && i < c.n; i++)
-        pr_hist_destroy(&c.agents[i].stats_lat);
+        pr_hist_frozen_destroy(&c.agents[i].stats_lat);
     free(c.agents);
     copy_srv(&c.srv0, &c.n_srv0, NULL, 0);
     copy_srv(&c.srv_last, &c.n_srv_last, NULL, 0);

@@ -1,4 +1,6 @@
 /* test_co_merge: interval merging is exact, due rules, late and lost. */
+#include <inttypes.h>
+
 #include "co_merge.h"
 #include "testlib.h"
 
@@ -38,7 +40,11 @@ static void test_exact(void)
     CHECK_EQ_U64(iv->threads, 10);
     CHECK_EQ_U64(iv->agents_reporting, 3);
     CHECK(pr_hist_equal(iv->lat, pooled));
-    CHECK(iv->agent_lat[1] != NULL && pr_hist_count(iv->agent_lat[1]) == 500);
+    pr_hist *scratch = pr_hist_new();
+    CHECK(iv->agent_lat == NULL && iv->agent_lat_frozen != NULL); /* frozen as they come */
+    const pr_hist *a1 = co_interval_agent_lat(iv, 1, scratch);
+    CHECK(a1 != NULL && pr_hist_count(a1) == 500 && pr_hist_min(a1) == 2000);
+    pr_hist_destroy(&scratch);
     CHECK_EQ_U64(pr_hist_value_at_percentile(iv->lat, 99.0),
                  pr_hist_value_at_percentile(pooled, 99.0));
     pr_hist_destroy(&pooled);
@@ -61,7 +67,8 @@ static void test_due_late_lost(void)
     CHECK(co_merge_get(m, 0)->late);
     CHECK_EQ_U64(co_merge_get(m, 0)->ctr.transactions, 12); /* still merged */
     CHECK_EQ_U64(co_merge_agent_late(m, 1), 1);
-    CHECK(co_merge_get(m, 0)->agent_lat[0] == NULL); /* not kept without hdr-log */
+    CHECK(co_merge_get(m, 0)->agent_lat_frozen == NULL); /* not kept without hdr-log */
+    CHECK(co_interval_agent_lat(co_merge_get(m, 0), 0, NULL) == NULL);
 
     /* Agent 1 lost: interval 1 is due with agent 0 alone, and partial. */
     struct pr_msg_stats a1 = stats(1, 3, 100, 10);
@@ -94,9 +101,66 @@ static void test_due_late_lost(void)
     co_merge_destroy(&m);
 }
 
+/* Old intervals are frozen, KEEP_EXPANDED recent ones are not; a STATS late
+ * by many intervals still merges exactly; writers read either form. */
+static void test_frozen(void)
+{
+    enum { N = 20, LATE_K = 2 };
+    co_merge *m = co_merge_new(2, NULL, 1000, true);
+    pr_hist *pooled[N], *scratch = pr_hist_new();
+    struct pr_msg_stats held = {0};
+    uint64_t k;
+    bool late, early;
+
+    for (uint64_t i = 0; i < N; i++) {
+        pooled[i] = pr_hist_new();
+        for (uint32_t a = 0; a < 2; a++) {
+            struct pr_msg_stats st = stats(i, 1, 100 * (i + 1) + 7 * a, 50 + 10 * a);
+            pr_hist_add(pooled[i], st.lat);
+            if (a == 1 && i == LATE_K) {
+                held = st; /* agent 1's STATS(LATE_K) comes at the end */
+                continue;
+            }
+            CHECK(co_merge_add(m, a, &st, &late) == 0 && !late);
+            pr_hist_destroy(&st.lat);
+        }
+        CHECK(co_merge_due(m, (i + 2) * SEC, SEC / 2, &k, &early) && k == i);
+        co_merge_close(m, i, true, 1.0);
+    }
+    for (uint64_t i = 0; i < N; i++) {
+        const struct co_interval_result *iv = co_merge_get(m, i);
+        bool old = i + CO_MERGE_KEEP_EXPANDED < N;
+        CHECK_MSG((iv->lat == NULL) == old && (iv->lat_frozen != NULL) == old, "k %" PRIu64, i);
+        if (i != LATE_K)
+            CHECK(pr_hist_equal(co_interval_lat(iv, scratch), pooled[i]));
+    }
+    CHECK(co_merge_add(m, 1, &held, &late) == 0 && late);
+    const struct co_interval_result *iv = co_merge_get(m, LATE_K);
+    CHECK(iv->lat == NULL && iv->late); /* still frozen, now with it */
+    CHECK(pr_hist_equal(co_interval_lat(iv, scratch), pooled[LATE_K]));
+    CHECK(pr_hist_equal(co_interval_agent_lat(iv, 1, scratch), held.lat));
+
+    struct co_interval_result *ivs = NULL;
+    uint32_t n = 0;
+    co_merge_take(m, &ivs, &n);
+    CHECK_EQ_U64(n, N);
+    for (uint32_t i = 0; i < n; i++)
+        CHECK(pr_hist_equal(co_interval_lat(&ivs[i], scratch), pooled[i]));
+    struct co_interval_result none = {0}; /* nothing at all: empty */
+    CHECK(co_interval_lat(&none, scratch) == scratch && pr_hist_count(scratch) == 0);
+    struct co_result r = {.intervals = ivs, .n_intervals = n, .n_agents = 2};
+    co_result_clear(&r);
+    for (int i = 0; i < N; i++)
+        pr_hist_destroy(&pooled[i]);
+    pr_hist_destroy(&held.lat);
+    pr_hist_destroy(&scratch);
+    co_merge_destroy(&m);
+}
+
 int main(void)
 {
     test_exact();
     test_due_late_lost();
+    test_frozen();
     return TEST_END();
 }

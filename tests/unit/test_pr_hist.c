@@ -537,6 +537,77 @@ static void test_unpack_corrupt(void)
     pr_hist_destroy(&back);
 }
 
+/* Frozen form: exact round trip and sums, through edges, clamps, big counts,
+ * disjoint and overlapping ranges; compact. */
+static void test_frozen(void)
+{
+    pr_hist *sum = pr_hist_new(), *back = pr_hist_new(), *h = pr_hist_new();
+    pr_hist *ref = pr_hist_new();
+    pr_hist_frozen *acc = NULL, *f;
+
+    pr_hist_frozen_add(&acc, h); /* NULL + empty */
+    CHECK(acc != NULL && pr_hist_frozen_count(acc) == 0);
+    pr_hist_record(back, 5, 1);
+    pr_hist_thaw(back, acc);
+    CHECK(pr_hist_equal(back, h));
+    pr_hist_frozen_add(&acc, h); /* empty + empty */
+    CHECK(pr_hist_frozen_count(acc) == 0);
+    for (int round = 0; round < 200; round++) {
+        pr_hist_reset(h);
+        int kind = round % 5;
+        uint64_t base = kind == 0 ? 1 : kind == 1 ? 100000000 : 1 + rng_next() % 50000;
+        int n = round % 7 == 0 ? 0 : 1 + (int)(rng_next() % 3000);
+        for (int i = 0; i < n; i++) {
+            uint64_t v =
+                kind == 4 ? sample((enum shape)(i % SHAPE_COUNT)) : base + rng_next() % 9000;
+            pr_hist_record(h, v, 1 + rng_next() % 4);
+        }
+        if (round % 11 == 0)
+            pr_hist_record(h, 0, 3); /* clamped: index 1 */
+        if (round % 13 == 0)
+            pr_hist_record(h, PR_HIST_MAX_US * 2, 1); /* clamped: last index */
+        if (round % 17 == 0)
+            pr_hist_record(h, 777, UINT64_C(1) << 55); /* a 9-byte varint */
+        f = pr_hist_freeze(h);
+        CHECK(pr_hist_frozen_count(f) == pr_hist_count(h));
+        pr_hist_thaw(back, f);
+        CHECK(pr_hist_equal(back, h));
+        pr_hist_add(back, h); /* add_frozen into a non-empty histogram */
+        pr_hist_add_frozen(back, f);
+        pr_hist_copy(ref, h);
+        pr_hist_add(ref, h);
+        pr_hist_add(ref, h);
+        CHECK(pr_hist_equal(back, ref));
+        pr_hist_frozen_destroy(&f);
+        CHECK(f == NULL);
+        pr_hist_add(sum, h);
+        pr_hist_frozen_add(&acc, h);
+    }
+    pr_hist_thaw(back, acc);
+    CHECK(pr_hist_equal(back, sum));
+    CHECK(pr_hist_clamped(back) > 0);
+    CHECK(pr_hist_count_at_index(back, 1) > 0);
+    CHECK(pr_hist_count_at_index(back, pr_hist_counts_len() - 1) > 0);
+
+    /* ~2800 occupied buckets (a busy 1 s interval): well under 16 KB. */
+    pr_hist_reset(h);
+    for (int i = 0; i < 20000; i++)
+        pr_hist_record(h, sample(SHAPE_LOGNORMAL), 1);
+    f = pr_hist_freeze(h);
+    size_t buckets = 0;
+    for (struct pr_hist_iter it = PR_HIST_ITER_INIT; pr_hist_next(h, &it);)
+        buckets++;
+    CHECK_MSG(pr_hist_frozen_size(f) < 64 + 5 * buckets, "%zu bytes for %zu buckets",
+              pr_hist_frozen_size(f), buckets);
+    pr_hist_frozen_destroy(&f);
+    pr_hist_frozen_destroy(&acc);
+    pr_hist_frozen_destroy(&f); /* no-op */
+    pr_hist_destroy(&sum);
+    pr_hist_destroy(&ref);
+    pr_hist_destroy(&back);
+    pr_hist_destroy(&h);
+}
+
 int main(void)
 {
     uint64_t *v = malloc(NSAMPLES * sizeof(*v));
@@ -546,6 +617,7 @@ int main(void)
     for (int s = 0; s < SHAPE_COUNT; s++)
         test_percentiles((enum shape)s, v);
     test_merge();
+    test_frozen();
     test_unpack_strict();
     test_unpack_corrupt();
     free(v);
