@@ -114,6 +114,13 @@ static ag_workload *parse_workload(const struct pr_msg_plan *p, struct ag_run_er
     free(kv);
     if (wl == NULL)
         set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
+    /* A run is confined to the plan's share (--partition); prepare's tables
+     * are pieces to load instead (build_pieces). */
+    if (wl && p->cmd == PR_CMD_RUN &&
+        ag_workload_set_share(wl, p->part, p->tables, p->n_tables, &err) < 0) {
+        set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
+        ag_workload_destroy(&wl);
+    }
     return wl;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ag_rand.h"
+#include "ag_share.h"
 
 /* Statement kinds: one per sysbench stmt_defs key, plus the script-local
  * ones. Order matches kind_info[]. */
@@ -85,6 +86,7 @@ struct ag_workload {
     uint32_t nranges;                /* select_random_ranges --number_of_ranges */
     uint32_t delta;                  /* select_random_ranges --delta */
     uint64_t rand_seed;              /* --rand-seed (seeds rand.unique) */
+    struct ag_share share;           /* --partition: this agent's tables or ids */
     struct group groups[MAX_GROUPS]; /* the event program */
     size_t ngroups;
     int32_t base[K_COUNT_];    /* PS index of a kind's table-1 statement, or -1 */
@@ -344,6 +346,8 @@ static int read_settings(ag_workload *wl, struct pr_error *err)
     wl->delta = opt_u32(wl, "delta");
     wl->rand_seed = (uint64_t)pr_opts_int(o, "rand-seed");
     wl->ps = strcmp(pr_opts_str(o, "db-ps-mode"), "auto") == 0;
+    wl->share =
+        (struct ag_share){.part = PR_PART_NONE, .tables = wl->tables, .table_size = wl->table_size};
     return ag_dist_init(&wl->dist, pr_opts_str(o, "rand-type"), pr_opts_int(o, "rand-spec-iter"),
                         pr_opts_int(o, "rand-spec-pct"), pr_opts_int(o, "rand-spec-res"),
                         pr_opts_double(o, "rand-pareto-h"), pr_opts_double(o, "rand-zipfian-exp"),
@@ -385,6 +389,7 @@ void ag_workload_destroy(ag_workload **wl)
     for (size_t i = 0; i < (*wl)->nstmts; i++)
         free((char *)(*wl)->stmts[i].sql);
     free((*wl)->stmts);
+    ag_share_close(&(*wl)->share);
     pr_opts_destroy(&(*wl)->opts);
     free(*wl);
     *wl = NULL;
@@ -414,6 +419,44 @@ const char *ag_workload_name(const ag_workload *wl)
 const pr_opts *ag_workload_opts(const ag_workload *wl)
 {
     return wl->opts;
+}
+
+/* Why part cannot confine workload wl, or NULL when it can. */
+static const char *share_unfit(const ag_workload *wl, enum pr_partition part)
+{
+    switch (wl->id) {
+    case PR_WL_SELECT_RANDOM_POINTS:
+    case PR_WL_SELECT_RANDOM_RANGES:
+        return "it reads only sbtest1, by k values from per-connection segments that never "
+               "overlap across agents";
+    case PR_WL_BULK_INSERT:
+        return "its tables are per connection (sbtest<global connection index + 1>), never "
+               "shared across agents";
+    case PR_WL_OLTP_INSERT:
+        return part == PR_PART_ROWS ? "it inserts new ids (auto_inc, or rand.unique slices "
+                                      "per connection), never ids of 1..table_size"
+                                    : NULL;
+    default:
+        return NULL;
+    }
+}
+
+int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct pr_msg_table *t,
+                          size_t n, struct pr_error *err)
+{
+    struct ag_share s;
+    const char *why = part == PR_PART_NONE ? NULL : share_unfit(wl, part);
+
+    if (why)
+        return pr_error_set(err, PR_EINVAL,
+                            "--partition=%s does not apply to %s: %s; use --partition=none",
+                            pr_partition_name(part), pr_workload_name(wl->id), why);
+    int rc = ag_share_init(&s, part, t, n, wl->tables, wl->table_size, err);
+    if (rc < 0)
+        return rc;
+    ag_share_close(&wl->share);
+    wl->share = s;
+    return 0;
 }
 
 /* ---- cursor ------------------------------------------------------------- */
@@ -473,8 +516,16 @@ void ag_cursor_begin(ag_cursor *c)
     c->flush_sent = false;
 }
 
-/* sysbench.rand.default(1, table_size) */
+/* An id of the current table: sysbench.rand.default(1, table_size), or
+ * the same over the agent's slice of it (--partition=rows). */
 static int64_t draw_id(ag_cursor *c)
+{
+    return ag_share_id(&c->wl->share, &c->wl->dist, &c->rng, c->tnum);
+}
+
+/* A k value: sysbench.rand.default(1, table_size), whatever the partition
+ * (k is data, not a row the statement touches). */
+static int64_t draw_k(ag_cursor *c)
 {
     return ag_dist_draw(&c->wl->dist, &c->rng, 1, c->wl->table_size);
 }
@@ -566,7 +617,7 @@ static void set_str(struct ag_call *call, uint32_t p, const char *s, size_t len)
  * else rand.unique() shifted into the signed int32 range. */
 static void textins_call(ag_cursor *c, struct ag_call *call)
 {
-    int64_t k = draw_id(c);
+    int64_t k = draw_k(c);
     int64_t id = 0;
 
     ag_rand_string(&c->rng, c_tmpl, C_LEN, c->c);
@@ -600,7 +651,7 @@ static void random_call(ag_cursor *c, enum kind k, struct ag_call *call)
 static void delete_call(ag_cursor *c, struct ag_call *call)
 {
     c->id = draw_id(c);
-    c->k = draw_id(c);
+    c->k = draw_k(c);
     ag_rand_string(&c->rng, c_tmpl, C_LEN, c->c);
     ag_rand_string(&c->rng, pad_tmpl, PAD_LEN, c->pad);
     call->ival[0] = c->id;
@@ -631,8 +682,8 @@ static void table_call(ag_cursor *c, enum kind k, struct ag_call *call)
     case K_SUM:
     case K_ORDER:
     case K_DISTINCT:
-        call->ival[0] = draw_id(c);
-        call->ival[1] = call->ival[0] + c->wl->range_size - 1;
+        ag_share_range(&c->wl->share, &c->wl->dist, &c->rng, c->tnum, c->wl->range_size,
+                       &call->ival[0], &call->ival[1]);
         break;
     default: /* point select, index update, delete: one id */
         call->ival[0] = draw_id(c);
@@ -722,7 +773,7 @@ bool ag_cursor_next(ag_cursor *c, struct ag_call *call)
             c->in_group = true;
             c->ii = 0;
             if (kind_has_table(g->kind))
-                c->tnum = ag_rand_uniform(&c->rng, 1, wl->tables);
+                c->tnum = ag_share_table(&wl->share, &c->rng);
         }
         if (c->ins_pending) {
             c->ins_pending = false;

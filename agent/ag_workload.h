@@ -58,6 +58,7 @@
 #include <stdint.h>
 
 #include "pr_err.h"
+#include "pr_msg.h"
 #include "pr_opts.h"
 
 #define AG_MAX_PARAMS 128 /* most params one statement binds (options validated) */
@@ -82,7 +83,9 @@ struct ag_stmt_def {
     const char *kind;            /* "point_selects", "begin", ... for error reports */
 };
 
-typedef struct ag_workload ag_workload; /* immutable after _new; shared read-only by threads */
+/* Immutable once its first cursor exists (after _new and, for a run,
+ * ag_workload_set_share); then shared read-only by threads. */
+typedef struct ag_workload ag_workload;
 
 /* Parse options (sysbench names, '-' and '_' equivalent, defaults as sysbench
  * 1.0.20) for a workload name ("oltp_read_write", ...). Options of the general,
@@ -112,6 +115,25 @@ const char *ag_workload_name(const ag_workload *wl);
 /* The parsed option set behind the workload (general, mysql and script
  * options with defaults filled): borrowed, read-only, valid for wl's life. */
 const pr_opts *ag_workload_opts(const ag_workload *wl);
+
+/* Confine the workload's cursors to this agent's share of the data
+ * (--partition; PLAN.part and PLAN.tables, DESIGN.md §4): part none is
+ * sysbench's access pattern (the default, and the same statement stream as
+ * before partitioning existed); tables draws each statement group's table
+ * from the listed tables only; rows draws every id (point selects, range
+ * starts, updates, deletes and the inserts that follow them) inside each
+ * table's listed [lo, hi] with --rand-type's shape kept within the slice,
+ * and keeps ranges inside it (ag_share.h has the exact draws and the case of
+ * a slice shorter than --range_size). k values stay drawn over
+ * 1..table_size. Returns 0, or PR_EINVAL with err saying why: an
+ * inconsistent plan (ag_share_init: no table for part=tables, a table above
+ * --tables or listed twice, an id range outside 1..--table_size, a table
+ * missing under rows) or a workload the partition cannot confine
+ * (select_random_*, bulk_insert: any partition; oltp_insert: rows). On
+ * error the workload is unchanged. t is borrowed (copied). Call before any
+ * cursor is made; not thread-safe. */
+int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct pr_msg_table *t,
+                          size_t n, struct pr_error *err);
 
 /* One call the engine must execute. Buffers are owned by the cursor and valid
  * until the next cursor call. */
