@@ -477,110 +477,114 @@ int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err)
 
 /* ---- frozen form ---- */
 
-/* Longest varint: an index delta (< 2^21) takes 3 bytes, a count 10. */
-#define PR__PAIR_MAX 13
-
 struct pr_hist_frozen {
     uint64_t total;     /* as pr_hist */
     uint64_t clamped;   /* as pr_hist */
     uint64_t min;       /* as pr_hist: UINT64_MAX when empty */
-    uint64_t max;       /* as pr_hist: 0 when empty */
+    uint64_t max;       /* as pr_hist: 0 when empty (the emptiness test) */
     uint64_t sum;       /* as pr_hist */
-    uint32_t n_buckets; /* occupied buckets encoded */
-    uint32_t len;       /* bytes used in bytes[] */
-    /* Per occupied bucket, in increasing index order: LEB128 varints of the
-     * index minus the previous one (the first: the index itself) and of
-     * the count (> 0). Written only by this file, so read without checks. */
-    uint8_t bytes[];
+    uint32_t n_buckets; /* occupied buckets held */
+    bool wide;          /* counts are uint64_t: total > UINT32_MAX (else uint32_t) */
+    /* n_buckets counts (uint32_t, or uint64_t when wide), then their
+     * n_buckets uint16_t indexes (< 2^15), increasing. Fixed width rather
+     * than varints: merging stays a few ns a bucket. */
+    uint64_t data[];
 };
 
-static size_t varint_len(uint64_t v)
+static size_t count_width(bool wide)
 {
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
+    return wide ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+static pr_hist_frozen *frozen_alloc(uint32_t n, bool wide)
+{
+    pr_hist_frozen *f = pr_xmalloc(sizeof(*f) + n * (count_width(wide) + sizeof(uint16_t)));
+    f->n_buckets = n;
+    f->wide = wide;
+    return f;
+}
+
+static uint16_t *frozen_idx(const pr_hist_frozen *f)
+{
+    return (uint16_t *)((char *)(uintptr_t)f->data + f->n_buckets * count_width(f->wide));
+}
+
+static uint64_t frozen_count_at(const pr_hist_frozen *f, uint32_t i)
+{
+    return f->wide ? f->data[i] : ((const uint32_t *)f->data)[i];
+}
+
+static void frozen_set(pr_hist_frozen *f, uint16_t *idx, uint32_t i, int32_t index, uint64_t c)
+{
+    idx[i] = (uint16_t)index;
+    if (f->wide)
+        f->data[i] = c;
+    else
+        ((uint32_t *)f->data)[i] = (uint32_t)c;
+}
+
+static void frozen_summary(pr_hist_frozen *f, uint64_t total, uint64_t clamped, uint64_t min,
+                           uint64_t max, uint64_t sum)
+{
+    f->total = total;
+    f->clamped = clamped;
+    f->min = min;
+    f->max = max;
+    f->sum = sum;
+}
+
+/* Occupied buckets of h. */
+static uint32_t occupied(const pr_hist *h)
+{
+    if (is_empty(h))
+        return 0;
+    uint32_t n = 0;
+    for (int32_t i = index_of(h->min), hi = index_of(h->max); i <= hi; i++)
+        n += h->counts[i] != 0;
+    return n;
+}
+
+/* h's buckets [lo, hi] appended to g from slot n, branch-free (a sparse
+ * histogram's zero/non-zero pattern defeats the branch predictor): each
+ * slot is written, and kept when its count is not 0. g needs one spare
+ * slot. Returns the new n. */
+static uint32_t append_range(pr_hist_frozen *g, uint16_t *idx, uint32_t n, const pr_hist *h,
+                             int32_t lo, int32_t hi)
+{
+    if (!g->wide) { /* the common case, typed for the compiler */
+        uint32_t *cnt = (uint32_t *)g->data;
+        for (int32_t i = lo; i <= hi; i++) {
+            uint64_t c = h->counts[i];
+            idx[n] = (uint16_t)i;
+            cnt[n] = (uint32_t)c;
+            n += c != 0;
+        }
+        return n;
+    }
+    for (int32_t i = lo; i <= hi; i++) {
+        frozen_set(g, idx, n, i, h->counts[i]);
+        n += h->counts[i] != 0;
     }
     return n;
 }
 
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
+/* Drop g's unused slots past n (the indexes move down), shrinking it. */
+static pr_hist_frozen *frozen_trim(pr_hist_frozen *g, uint32_t n)
 {
-    while (v >= 0x80) {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
-{
-    uint64_t x = 0;
-    unsigned shift = 0;
-    while (*p & 0x80) {
-        x |= (uint64_t)(*p++ & 0x7f) << shift;
-        shift += 7;
-    }
-    *v = x | (uint64_t)*p++ << shift;
-    return p;
-}
-
-static pr_hist_frozen *frozen_alloc(size_t cap)
-{
-    return pr_xmalloc(sizeof(pr_hist_frozen) + cap);
-}
-
-/* Reads f's buckets one at a time. */
-struct frozen_reader {
-    const uint8_t *p; /* next pair */
-    uint32_t left;    /* buckets not read yet */
-    uint64_t idx;     /* current bucket's index, valid when has */
-    uint64_t count;   /* its count */
-    bool has;         /* a current bucket */
-};
-
-static void reader_next(struct frozen_reader *r)
-{
-    uint64_t d;
-    r->has = r->left > 0;
-    if (r->has) {
-        r->p = get_varint(get_varint(r->p, &d), &r->count);
-        r->idx += d;
-        r->left--;
-    }
+    uint16_t *from = frozen_idx(g);
+    g->n_buckets = n;
+    memmove(frozen_idx(g), from, n * sizeof(uint16_t));
+    return pr_xrealloc(g, pr_hist_frozen_size(g));
 }
 
 pr_hist_frozen *pr_hist_freeze(const pr_hist *h)
 {
-    int32_t lo = is_empty(h) ? 0 : index_of(h->min);
-    int32_t hi = is_empty(h) ? -1 : index_of(h->max);
-    size_t len = 0;
+    pr_hist_frozen *f = frozen_alloc(occupied(h) + 1, h->total > UINT32_MAX);
+    frozen_summary(f, h->total, h->clamped, h->min, h->max, h->sum);
     uint32_t n = 0;
-    for (int32_t i = lo, prev = 0; i <= hi; i++) {
-        if (h->counts[i] != 0) {
-            len += varint_len((uint64_t)(i - prev)) + varint_len(h->counts[i]);
-            prev = i;
-            n++;
-        }
-    }
-    pr_hist_frozen *f = frozen_alloc(len);
-    f->total = h->total;
-    f->clamped = h->clamped;
-    f->min = h->min;
-    f->max = h->max;
-    f->sum = h->sum;
-    f->n_buckets = n;
-    f->len = (uint32_t)len;
-    uint8_t *p = f->bytes;
-    for (int32_t i = lo, prev = 0; i <= hi; i++) {
-        if (h->counts[i] != 0) {
-            p = put_varint(p, (uint64_t)(i - prev));
-            p = put_varint(p, h->counts[i]);
-            prev = i;
-        }
-    }
-    return f;
+    if (!is_empty(h))
+        n = append_range(f, frozen_idx(f), 0, h, index_of(h->min), index_of(h->max));
+    return frozen_trim(f, n);
 }
 
 void pr_hist_frozen_destroy(pr_hist_frozen **f)
@@ -598,16 +602,16 @@ uint64_t pr_hist_frozen_count(const pr_hist_frozen *f)
 
 size_t pr_hist_frozen_size(const pr_hist_frozen *f)
 {
-    return sizeof(*f) + f->len;
+    return sizeof(*f) + f->n_buckets * (count_width(f->wide) + sizeof(uint16_t));
 }
 
 void pr_hist_add_frozen(pr_hist *dst, const pr_hist_frozen *f)
 {
     if (f->max == 0)
         return;
-    struct frozen_reader r = {f->bytes, f->n_buckets, 0, 0, false};
-    for (reader_next(&r); r.has; reader_next(&r))
-        dst->counts[r.idx] += r.count;
+    const uint16_t *idx = frozen_idx(f);
+    for (uint32_t i = 0; i < f->n_buckets; i++)
+        dst->counts[idx[i]] += frozen_count_at(f, i);
     dst->total += f->total;
     dst->clamped += f->clamped;
     if (f->min < dst->min)
@@ -623,41 +627,39 @@ void pr_hist_thaw(pr_hist *dst, const pr_hist_frozen *f)
     pr_hist_add_frozen(dst, f);
 }
 
-/* Append bucket (idx, count) to the stream at p; *prev is the last index. */
-static uint8_t *put_pair(uint8_t *p, uint64_t idx, uint64_t count, uint64_t *prev)
+/* f's buckets and src's (non-empty) merged in index order into g (room
+ * for all of them plus one); returns how many. Over src's span the merge
+ * is branch-free, as append_range. */
+static uint32_t merge_into(const pr_hist_frozen *f, const pr_hist *src, pr_hist_frozen *g)
 {
-    p = put_varint(p, idx - *prev);
-    *prev = idx;
-    return put_varint(p, count);
-}
-
-/* f's buckets and src's (non-empty), merged in index order into out (large
- * enough); returns the bytes written and sets *n to the buckets. */
-static size_t merge_into(const pr_hist_frozen *f, const pr_hist *src, uint8_t *out, uint32_t *n)
-{
-    struct frozen_reader r = {f->bytes, f->n_buckets, 0, 0, false};
-    uint64_t i = (uint64_t)index_of(src->min), hi = (uint64_t)index_of(src->max), prev = 0;
-    uint8_t *q = out;
-    *n = 0;
-    reader_next(&r);
-    for (;;) {
-        while (i <= hi && src->counts[i] == 0)
-            i++;
-        if (r.has && (i > hi || r.idx < i)) {
-            q = put_pair(q, r.idx, r.count, &prev);
-            reader_next(&r);
-        } else if (i <= hi) {
-            bool both = r.has && r.idx == i;
-            q = put_pair(q, i, src->counts[i] + (both ? r.count : 0), &prev);
-            if (both)
-                reader_next(&r);
-            i++;
-        } else {
-            break;
+    const uint16_t *fidx = frozen_idx(f);
+    uint16_t *gidx = frozen_idx(g);
+    uint32_t j = 0, n = 0, fn = f->n_buckets;
+    int32_t lo = index_of(src->min), hi = index_of(src->max);
+    for (; j < fn && fidx[j] < lo; j++, n++)
+        frozen_set(g, gidx, n, fidx[j], frozen_count_at(f, j));
+    if (!g->wide) { /* then f is narrow too; typed for the compiler */
+        const uint32_t *fc = (const uint32_t *)f->data;
+        uint32_t *gc = (uint32_t *)g->data;
+        for (int32_t i = lo; i <= hi; i++) {
+            uint32_t both = j < fn && fidx[j] == i;
+            uint64_t c = src->counts[i] + (both ? fc[j] : 0);
+            gidx[n] = (uint16_t)i;
+            gc[n] = (uint32_t)c;
+            n += c != 0;
+            j += both;
         }
-        (*n)++;
     }
-    return (size_t)(q - out);
+    for (int32_t i = g->wide ? lo : hi + 1; i <= hi; i++) {
+        bool both = j < fn && fidx[j] == i;
+        uint64_t c = src->counts[i] + (both ? frozen_count_at(f, j) : 0);
+        frozen_set(g, gidx, n, i, c);
+        n += c != 0;
+        j += both;
+    }
+    for (; j < fn; j++, n++)
+        frozen_set(g, gidx, n, fidx[j], frozen_count_at(f, j));
+    return n;
 }
 
 void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src)
@@ -668,22 +670,12 @@ void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src)
     }
     if (is_empty(src))
         return;
-    int32_t lo = index_of(src->min), hi = index_of(src->max);
-    size_t occupied = 0;
-    for (int32_t i = lo; i <= hi; i++)
-        occupied += src->counts[i] != 0;
     pr_hist_frozen *old = *f;
-    pr_hist_frozen *g = frozen_alloc(((size_t)old->n_buckets + occupied) * PR__PAIR_MAX);
-    uint32_t n;
-    size_t len = merge_into(old, src, g->bytes, &n);
-    g = pr_xrealloc(g, sizeof(*g) + len);
-    g->n_buckets = n;
-    g->len = (uint32_t)len;
-    g->total = old->total + src->total;
-    g->clamped = old->clamped + src->clamped;
-    g->min = old->min < src->min ? old->min : src->min;
-    g->max = old->max > src->max ? old->max : src->max;
-    g->sum = sat_add(old->sum, src->sum);
+    uint64_t total = old->total + src->total;
+    pr_hist_frozen *g = frozen_alloc(old->n_buckets + occupied(src) + 1, total > UINT32_MAX);
+    g = frozen_trim(g, merge_into(old, src, g));
+    frozen_summary(g, total, old->clamped + src->clamped, old->min < src->min ? old->min : src->min,
+                   old->max > src->max ? old->max : src->max, sat_add(old->sum, src->sum));
     free(old);
     *f = g;
 }

@@ -135,9 +135,9 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk);
 int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err);
 
 /* Frozen form: a read-only, compact copy of a histogram for keeping many
- * of them (closed report intervals, per-agent sums): the summary plus a
- * varint per occupied bucket's index step and count, typically 3-4 bytes a
- * bucket instead of 186 KB for the whole array. An in-memory form only
+ * of them (closed report intervals, per-agent sums): the summary plus, per
+ * occupied bucket, its index and count: 6 bytes a bucket (10 once the
+ * total passes 2^32) instead of 186 KB for the whole array. An in-memory form only
  * (never sent nor stored: not a format). Exact: thawing gives back every
  * bucket, total, min, max, sum and clamped count. */
 typedef struct pr_hist_frozen pr_hist_frozen;
