@@ -257,6 +257,21 @@ static void add_load(ag_run *r, ag_load *l)
     r->npieces++;
 }
 
+/* How many tables cleanup drops: sbtest1..--tables, or for bulk_insert,
+ * whose tables are sbtest<global connection index + 1>, sbtest1..--threads
+ * as sysbench's bulk_insert cleanup (the coordinator's cleanup plan carries
+ * --threads as conns_total). */
+static uint32_t cleanup_tables(const ag_run *r)
+{
+    const struct pr_msg_plan *p = r->plan;
+
+    if (strcmp(ag_workload_name(r->wl), "bulk_insert") == 0) {
+        uint64_t n = p->conns_total ? p->conns_total : (p->conns ? p->conns : 1);
+        return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    }
+    return (uint32_t)pr_opts_int(ag_workload_opts(r->wl), "tables");
+}
+
 /* Pieces of one agent run in parallel: a table split over several pieces
  * must be created (and indexed) in separate plans by the coordinator, with
  * create-only and index-only pieces of an empty id range (id_hi ==
@@ -285,10 +300,11 @@ static int build_pieces(ag_run *r, struct ag_run_error *e)
             add_load(r, l);
         }
     } else if (p->cmd == PR_CMD_CLEANUP) {
-        uint32_t *nums = pr_xcalloc(ntables + 1, sizeof(*nums));
-        for (uint32_t i = 0; i < ntables; i++)
+        uint32_t n = cleanup_tables(r);
+        uint32_t *nums = pr_xcalloc((size_t)n + 1, sizeof(*nums));
+        for (uint32_t i = 0; i < n; i++)
             nums[i] = i + 1;
-        add_load(r, ag_load_cleanup_new(r->wl, nums, ntables));
+        add_load(r, ag_load_cleanup_new(r->wl, nums, n));
         free(nums);
     } else if (p->cmd == PR_CMD_PREWARM) {
         uint32_t conns = p->conns ? p->conns : 1;

@@ -447,6 +447,32 @@ static void test_cleanup(struct harness *h)
                          "TABLE_SCHEMA='sbtest' AND TABLE_NAME LIKE 'sbtest%'") == 0);
 }
 
+/* bulk_insert's tables are sbtest<global connection index + 1>: its
+ * cleanup drops sbtest1..--threads (the plan's conns_total), as sysbench's,
+ * not sbtest1..--tables. */
+static void test_cleanup_bulk(struct harness *h)
+{
+    struct pr_msg m;
+    char q[128];
+
+    for (int t = 1; t <= 4; t++) {
+        snprintf(q, sizeof q, "CREATE TABLE IF NOT EXISTS sbtest.sbtest%d (id INT PRIMARY KEY)", t);
+        h_query_int(h, q);
+    }
+    strcpy(h->run, "cleanup-bulk");
+    h_plan_init(&m, PR_CMD_CLEANUP, "bulk_insert");
+    m.u.plan.conns = m.u.plan.conns_total = 3; /* --threads=3, --tables=1 (default) */
+    h_send(h, &m);
+    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    start_now(h, 1000);
+    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
+    CHECK(m.u.done.status == 0);
+    pr_msg_clear(&m);
+    CHECK(h_query_rows(h, "SHOW TABLES FROM sbtest LIKE 'sbtest_'") == 1); /* sbtest4 */
+    CHECK(h_query_rows(h, "SHOW TABLES FROM sbtest LIKE 'sbtest4'") == 1);
+    h_query_int(h, "DROP TABLE sbtest.sbtest4");
+}
+
 int main(int argc, char **argv)
 {
     struct harness h;
@@ -472,6 +498,7 @@ int main(int argc, char **argv)
     test_tail_settles(&h);
     test_lease(&h);
     test_cleanup(&h);
+    test_cleanup_bulk(&h);
     h_stop(&h);
     return TEST_END();
 }
