@@ -16,8 +16,20 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "pr_split.h"
+
 #define DEFAULT_IGNORE "1213,1020,1205"
-#define MAX_IGNORE     256
+
+/* Seeds come from pr_split_seed(--rand-seed, domain, global index): its
+ * "agent" argument is used as a domain, so a connection's cursor stream
+ * (README: from --rand-seed and the global connection index) and a
+ * worker's arrival schedule (from the global index of its first
+ * connection, so no two workers of a run share one, whatever the agent)
+ * never share a seed, and neither depends on how connections are split
+ * over agents or workers. */
+#define SEED_CONN     0u
+#define SEED_ARRIVALS 1u
+#define MAX_IGNORE    256
 
 struct ag_engine {
     struct ag_worker_shared sh;  /* shared with the workers */
@@ -60,14 +72,6 @@ static void lib_init(void)
 {
     /* mysql_init() would do this lazily, which is not thread-safe. */
     mysql_library_init(0, NULL, NULL);
-}
-
-uint64_t ag_engine_conn_seed(uint64_t seed, uint64_t conn_index)
-{
-    uint64_t z = seed ^ (conn_index * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
 }
 
 static void engine_notify(void *arg)
@@ -284,7 +288,7 @@ static void start_workers(ag_engine *e)
     for (uint32_t c = 0; c < e->conns; c++) {
         uint64_t g = e->conn_first + c;
         wc[c].target = &e->targets[g % e->ntargets];
-        wc[c].seed = ag_engine_conn_seed(e->seed, g);
+        wc[c].seed = pr_split_seed(e->seed, SEED_CONN, (uint32_t)g);
         wc[c].index = (uint32_t)g;
     }
     size_t first = 0;
@@ -292,9 +296,10 @@ static void start_workers(ag_engine *e)
         size_t cnt = e->conns / n + (k < e->conns % n ? 1 : 0);
         double rate = e->rate * (double)cnt / (double)e->conns;
         e->lent[k] = &e->buf[2 * k];
-        e->workers[k] =
-            ag_worker_new(&e->sh, wc + first, cnt, (uint32_t)e->conns_total, rate,
-                          ag_engine_conn_seed(e->seed ^ 0xA5A5A5A5ULL, first + k), e->lent[k]);
+        uint64_t arrivals =
+            pr_split_seed(e->seed, SEED_ARRIVALS, (uint32_t)(e->conn_first + first));
+        e->workers[k] = ag_worker_new(&e->sh, wc + first, cnt, (uint32_t)e->conns_total, rate,
+                                      arrivals, e->lent[k]);
         if (!e->workers[k])
             abort();
         first += cnt;

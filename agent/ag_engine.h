@@ -74,7 +74,8 @@ struct ag_engine_config {
     uint64_t events;            /* event budget of this agent, 0: none */
     double rate;                /* events/s for this agent, 0: closed loop */
     bool rate_uniform;          /* uniform arrivals instead of Poisson */
-    uint64_t seed;              /* connection c's cursor seed is mixed from (seed, c) */
+    uint64_t seed;              /* run seed: global connection g's cursor is seeded with
+                                   pr_split_seed(seed, 0, g) */
     uint32_t stop_grace_ms;     /* bound on in-flight events at the end, 0: 5000 */
 };
 
@@ -169,8 +170,5 @@ int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
 /* A piece over an ag_load iterator (prepare/cleanup/prewarm statements);
  * l is borrowed and must outlive the run. */
 struct ag_piece ag_engine_load_piece(ag_load *l);
-
-/* The connection's seed used for cursors: a mix of seed and global index. */
-uint64_t ag_engine_conn_seed(uint64_t seed, uint64_t conn_index);
 
 #endif

@@ -22,9 +22,11 @@
  *
  * Deliberate deviations from sysbench 1.0.20 (README material):
  * - Seeding. Each connection's xoroshiro128+ is seeded from a 64-bit seed via
- *   splitmix64 (the coordinator derives it from --rand-seed, agent and
- *   connection index), not from libc random() in racy thread order, so a run
- *   with a given --rand-seed and split is reproducible (sysbench issue #524).
+ *   splitmix64 (the engine derives it from --rand-seed and the global
+ *   connection index with pr_split_seed, so it does not depend on how the
+ *   connections are split over agents), not from libc random() in racy
+ *   thread order, so a run with a given --rand-seed and split is
+ *   reproducible (sysbench issue #524).
  *   Streams therefore differ from sysbench's for the same --rand-seed.
  * - No hidden per-event RNG draw for the histogram slot (sysbench draws one
  *   uint64 per event when --percentile>0), so a cursor's stream matches
