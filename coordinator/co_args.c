@@ -635,6 +635,23 @@ static bool host_is_loopback(const char *host, size_t len)
 }
 
 /* Rules between options, once all are in. */
+/* Workloads a partition cannot confine (the agents would refuse the plan):
+ * select_random_* and bulk_insert pick rows or tables their own way, and
+ * oltp_insert's ids are fresh, not drawn from a range. */
+static int check_partition(const struct co_args *a, struct pr_error *err)
+{
+    if (a->part == PR_PART_NONE || a->wl < 0)
+        return 0;
+    bool unfit = a->wl == PR_WL_SELECT_RANDOM_POINTS || a->wl == PR_WL_SELECT_RANDOM_RANGES ||
+                 a->wl == PR_WL_BULK_INSERT ||
+                 (a->wl == PR_WL_OLTP_INSERT && a->part == PR_PART_ROWS);
+    if (!unfit)
+        return 0;
+    return pr_error_set(err, PR_EINVAL, "--partition=%s cannot confine %s; use --partition=none%s",
+                        pr_partition_name(a->part), pr_workload_name(a->wl),
+                        a->wl == PR_WL_OLTP_INSERT ? " or tables" : "");
+}
+
 static int check_combinations(struct co_args *a, struct pr_error *err)
 {
     bool keys = a->secret_key_file || a->authorized_keys;
@@ -662,6 +679,9 @@ static int check_combinations(struct co_args *a, struct pr_error *err)
         add_warning(a, "--agent-bin and --agent-workers apply only to local agents (no --listen)");
     if (pr_opts_bool(a->opts, "histogram") && pr_opts_int(a->opts, "percentile") == 0)
         return pr_error_set(err, PR_EINVAL, "--histogram cannot be used with --percentile=0");
+    int rc = check_partition(a, err);
+    if (rc != 0)
+        return rc;
     if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
         pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
         add_warning(a, "Both event and time limits are disabled, running an endless test");

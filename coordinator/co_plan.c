@@ -166,6 +166,10 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
 {
     uint32_t n = p->n_agents, tables = (uint32_t)pr_opts_int(a->opts, "tables");
     uint64_t table_size = (uint64_t)pr_opts_int(a->opts, "table_size");
+    if (a->wl == PR_WL_BULK_INSERT) { /* sysbench: sbtest1..--threads, empty */
+        tables = (uint32_t)pr_opts_int(a->opts, "threads");
+        table_size = 0;
+    }
     uint64_t *conns = pr_xcalloc(n, sizeof(*conns));
     struct pr_split_piece *pc = NULL;
     size_t npc = 0;

@@ -831,10 +831,16 @@ static void print_phase(struct run *r, uint32_t phase)
 {
     const struct co_args *a = r->a;
     uint32_t tables = (uint32_t)pr_opts_int(a->opts, "tables"), busy = 0;
+    if (a->wl == PR_WL_BULK_INSERT) /* sbtest1..--threads */
+        tables = (uint32_t)pr_opts_int(a->opts, "threads");
     for (uint32_t i = 0; i < r->n; i++)
         busy += r->agents[i].in_phase;
     const char *name = co_plan_phase_name(r->plan, phase);
-    if (a->cmd == PR_CMD_PREPARE)
+    if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
+        fprintf(r->out,
+                "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",
+                tables, tables, busy);
+    else if (a->cmd == PR_CMD_PREPARE)
         fprintf(r->out, "%s: %u table(s) of %" PRId64 " rows over %u agent(s)...\n",
                 strcmp(name, "prepare") ? name : "Creating and loading", tables,
                 pr_opts_int(a->opts, "table_size"), busy);
@@ -906,7 +912,7 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
             co_summary_print_agents(out, res);
-        } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE) {
+        } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE && r.rows_done) {
             fprintf(out, "Loaded %" PRIu64 " rows in %.1f s (%.0f rows/s).\n", r.rows_done,
                     res->time_s, res->time_s > 0 ? (double)r.rows_done / res->time_s : 0.0);
         } else if (res->exit_status == CO_EXIT_OK) {
