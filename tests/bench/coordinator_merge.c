@@ -945,6 +945,17 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
 
 /* ---- report ---- */
 
+/* Bytes co_merge holds for interval k's histograms (merged and per agent;
+ * an expanded one counts its whole struct). */
+static size_t iv_hist_bytes(const struct co_interval_result *iv, uint32_t n_agents)
+{
+    size_t b = iv->lat != NULL ? (size_t)pr_hist_counts_len() * 8 : 0;
+    b += iv->lat_frozen != NULL ? pr_hist_frozen_size(iv->lat_frozen) : 0;
+    for (uint32_t a = 0; iv->agent_lat_frozen != NULL && a < n_agents; a++)
+        b += iv->agent_lat_frozen[a] != NULL ? pr_hist_frozen_size(iv->agent_lat_frozen[a]) : 0;
+    return b;
+}
+
 /* Samples merged into iv, expanded or frozen. */
 static uint64_t iv_samples(const struct co_interval_result *iv)
 {
@@ -1032,6 +1043,13 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            "began > 50 ms late)\n",
            c->wait_ns / 1e6 * per_ivl, rep->window_wait_ns / 1e6 / c->k_count,
            rep->window_cpu_ns / 1e6 / c->k_count, rep->late_sends, c->k_count);
+    size_t hist_bytes = 0;
+    for (uint32_t k = 0; k < kk; k++) {
+        const struct co_interval_result *iv = co_merge_get(c->merge, k);
+        hist_bytes += iv ? iv_hist_bytes(iv, c->n) : 0;
+    }
+    printf("  interval histograms held by co_merge: %.1f KB, %.1f KB per interval\n",
+           hist_bytes / 1024.0, kk ? hist_bytes / 1024.0 / kk : 0.0);
     printf("  RSS: %.1f MB after join, %.1f MB at the end, peak %.1f MB; growth %.1f KB per "
            "interval\n",
            rss_join_kb / 1024.0, rss_end_kb / 1024.0, peak_kb / 1024.0,
