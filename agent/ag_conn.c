@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <errmsg.h>
+#include <fcntl.h>
 #include <mysql.h>
 
 #include "pr_err.h"
@@ -196,13 +197,15 @@ static bool abort_op(ag_conn *c)
 /* Close the socket side: poll first (trap 6), then the library handle and
  * the statement handles it detached.
  *
- * When a connect fails, the library has already closed its socket when it
- * returns, so closing the poll handle then issues an epoll_ctl(DEL) on a
- * stale fd number that another worker thread may have reused (TSan reports
- * it as a race on that fd). It is harmless: the kernel dropped the closed
- * socket from our epoll set, the reused number is registered only in the
- * other thread's set, so the DEL fails with ENOENT; and nothing on this
- * thread can reuse the number before we get here, as the failure is handled
+ * When a connect fails or the server is lost, the library has already
+ * closed its socket when it returns, so closing the poll handle then issues
+ * an epoll_ctl(DEL) on a stale fd number that another worker thread may have
+ * reused (TSan reports it as a race on that fd; tests/tsan.supp suppresses
+ * it). It is harmless: the socket is close-on-exec (wait_for), so no child
+ * holds it open and the kernel dropped it from our epoll set when the
+ * library closed it; the reused number is registered only in the other
+ * thread's set, so the DEL fails with ENOENT; and nothing on this thread can
+ * reuse the number before we get here, as the failure is handled
  * synchronously. */
 static void teardown(ag_conn *c)
 {
@@ -501,6 +504,14 @@ static int wait_for(ag_conn *c, int status)
     if (fd != c->poll_fd) {
         poll_drop(c); /* a new fd needs a new handle (trap 6) */
         if (fd >= 0) {
+            /* Connector/C opens its sockets without close-on-exec. A
+             * child forked and exec'd by the host process would keep our
+             * socket open after the library closes it; the closed socket
+             * then stays in our epoll set, keeps firing (hang-up is level
+             * triggered) and libuv DELs its fd number, by then another
+             * thread's socket. */
+            if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+                return -errno;
             uv_poll_t *p = pr_xmalloc(sizeof *p);
             int rc = uv_poll_init(c->loop, p, fd);
             if (rc < 0) {

@@ -30,6 +30,8 @@
 #include <time.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <mysql.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -60,6 +62,9 @@ static void db_connect(void)
         fprintf(stderr, "cannot connect: %s\n", mysql_error(db));
         exit(1);
     }
+    /* Not inherited by the server case_restart starts (see inherited_sockets). */
+    if (fcntl((int)mysql_get_socket(db), F_SETFD, FD_CLOEXEC) < 0)
+        exit(1);
 }
 
 /* The status counters we compare. */
@@ -881,6 +886,81 @@ static void restart_server(ag_engine *e, int k)
     db_connect();
 }
 
+/* Inodes of the sockets in /proc/PID/fd, in ino[] (up to cap); the count. */
+static size_t proc_sockets(long pid, unsigned long *ino, size_t cap)
+{
+    char dir[64], link[64];
+    size_t n = 0;
+    struct dirent *d;
+
+    snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return 0;
+    while ((d = readdir(dp)) && n < cap) {
+        ssize_t len = readlinkat(dirfd(dp), d->d_name, link, sizeof link - 1);
+        if (len <= 0)
+            continue;
+        link[len] = '\0';
+        if (sscanf(link, "socket:[%lu]", &ino[n]) == 1)
+            n++;
+    }
+    closedir(dp);
+    return n;
+}
+
+/* Client ends of TCP connections to port that the process pid holds open:
+ * when pid is the server, sockets it inherited from this process through
+ * the fork of the restart script (ours must be close-on-exec). -1 when the
+ * tables cannot be read. */
+static int inherited_sockets(long pid, unsigned port)
+{
+    static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    unsigned long ino[1024];
+    size_t nino = proc_sockets(pid, ino, sizeof ino / sizeof ino[0]);
+    char line[512];
+    int found = 0;
+
+    if (nino == 0)
+        return -1;
+    for (size_t t = 0; t < 2; t++) {
+        FILE *f = fopen(tables[t], "r");
+        if (!f)
+            return -1;
+        while (fgets(line, sizeof line, f)) {
+            char local[64], remote[64];
+            unsigned long inode;
+            unsigned lport, rport;
+            if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %*s %*s %lu", local, remote, &inode) !=
+                3)
+                continue; /* the header */
+            char *lc = strrchr(local, ':'), *rc = strrchr(remote, ':');
+            if (!lc || !rc || sscanf(lc + 1, "%x", &lport) != 1 ||
+                sscanf(rc + 1, "%x", &rport) != 1 || rport != port || lport == port)
+                continue;
+            for (size_t i = 0; i < nino; i++)
+                found += ino[i] == inode;
+        }
+        fclose(f);
+    }
+    return found;
+}
+
+static long server_pid(void)
+{
+    char path[1024];
+    long pid = -1;
+
+    snprintf(path, sizeof path, "%s/mariadbd.pid", getenv("STAMPEDE_TEST_SANDBOX_DIR"));
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1)
+            pid = -1;
+        fclose(f);
+    }
+    return pid;
+}
+
 static void case_restart(void)
 {
     if (!getenv("STAMPEDE_SANDBOX_DB") || !getenv("STAMPEDE_TEST_SANDBOX_DIR")) {
@@ -903,6 +983,11 @@ static void case_restart(void)
     status_get(&since);
     printf("commits since restart: %" PRIu64 "\n", since.Com_commit);
     CHECK(since.Com_commit > 0);
+    /* The server was started from inside this process: it must not hold the
+     * engine's old connections open (their closed sockets would stay in the
+     * workers' epoll sets and keep firing). */
+    int held = inherited_sockets(server_pid(), env_port_num());
+    CHECK_MSG(held == 0, "the restarted server holds %d of our client sockets", held);
     run_free(&r);
     ag_workload_destroy(&wl);
 }
