@@ -46,10 +46,7 @@ struct agent {
     bool lost;              /* lost or said BYE */
     char error[1024];       /* its setup or run error, "" if none */
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
-    /* Merge of its STATS histograms, frozen: only a lost agent's report
-     * reads it, so it need not cost a 186 KB array per agent. */
-    pr_hist_frozen *stats_lat;
-    double cpu_sum; /* sum of STATS.cpu */
+    double cpu_sum;         /* sum of STATS.cpu */
 };
 
 struct run {
@@ -441,7 +438,6 @@ static void on_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
     pr_counters_add(&ag->sum, &st->ctr);
-    pr_hist_frozen_add(&ag->stats_lat, st->lat);
     ag->cpu_sum += st->cpu_pct;
     if (st->cpu_pct > ar->cpu_pct_max)
         ar->cpu_pct_max = st->cpu_pct;
@@ -736,6 +732,39 @@ static void init_results(struct run *r)
     }
 }
 
+/* The run's latency is the sum of its intervals' (the tail included),
+ * which equals the sum of the agents' DONE histograms and also holds what a
+ * lost agent reported before it went. A lost agent's own latency is known
+ * only when its per-interval histograms were kept (--hdr-log): keeping a
+ * whole-run histogram per agent per STATS cost too much CPU or memory at
+ * a thousand agents (tests/bench/coordinator-merge). */
+static void sum_intervals(struct run *r)
+{
+    struct co_result *res = r->res;
+    pr_hist *scratch = pr_hist_new();
+
+    res->lat = pr_hist_new();
+    for (uint32_t k = 0; k < res->n_intervals; k++) {
+        const pr_hist *h = co_interval_lat(&res->intervals[k], scratch);
+        if (h)
+            pr_hist_add(res->lat, h);
+    }
+    for (uint32_t i = 0; i < r->n; i++) {
+        struct co_agent_result *ar = &res->agents[i];
+        if (ar->done)
+            continue;
+        pr_hist_destroy(&ar->lat);
+        for (uint32_t k = 0; k < res->n_intervals; k++) {
+            const pr_hist *h = co_interval_agent_lat(&res->intervals[k], i, scratch);
+            if (h && ar->lat == NULL)
+                ar->lat = pr_hist_new();
+            if (h)
+                pr_hist_add(ar->lat, h);
+        }
+    }
+    pr_hist_destroy(&scratch);
+}
+
 /* Totals of lost agents from their STATS; CPU means; intervals; server. */
 static void finish_results(struct run *r)
 {
@@ -744,11 +773,8 @@ static void finish_results(struct run *r)
     for (uint32_t i = 0; i < r->n; i++) {
         struct agent *ag = &r->agents[i];
         struct co_agent_result *ar = &res->agents[i];
-        if (!ar->done && ag->stats_lat) {
-            ar->ctr = ag->sum;
-            ar->lat = pr_hist_new();
-            pr_hist_thaw(ar->lat, ag->stats_lat);
-        }
+        if (!ar->done)
+            ar->ctr = ag->sum; /* its latency: lost_agent_lat() */
         if (r->merge) {
             ar->intervals = co_merge_agent_intervals(r->merge, i);
             ar->late_intervals = co_merge_agent_late(r->merge, i);
@@ -759,6 +785,7 @@ static void finish_results(struct run *r)
     }
     if (r->merge) {
         co_merge_take(r->merge, &res->intervals, &res->n_intervals);
+        sum_intervals(r);
         for (uint32_t k = 0; k < res->n_intervals; k++) {
             bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
             res->intervals[k].has_server = known;
@@ -854,8 +881,6 @@ static void print_phase(struct run *r, uint32_t phase)
 
 static void free_run(struct run *r)
 {
-    for (uint32_t i = 0; i < r->n; i++)
-        pr_hist_frozen_destroy(&r->agents[i].stats_lat);
     free(r->agents);
     copy_srv(&r->srv0, &r->n_srv0, NULL, 0);
     copy_srv(&r->srv_last, &r->n_srv_last, NULL, 0);

@@ -43,14 +43,14 @@ bool co_summary_server_statements(const struct co_result *res, uint64_t *stateme
 
 void co_summary_totals(struct co_result *res)
 {
+    bool from_agents = res->lat == NULL; /* a run sums its intervals instead */
     memset(&res->total, 0, sizeof(res->total));
-    if (res->lat == NULL)
+    if (from_agents)
         res->lat = pr_hist_new();
-    pr_hist_reset(res->lat);
     for (uint32_t i = 0; i < res->n_agents; i++) {
         struct co_agent_result *ag = &res->agents[i];
         pr_counters_add(&res->total, &ag->ctr);
-        if (ag->lat)
+        if (ag->lat && from_agents)
             pr_hist_add(res->lat, ag->lat);
         double cores = ag->cores ? ag->cores : 1;
         ag->saturated = ag->cpu_pct_avg >= SATURATED_CPU_SHARE * 100.0 * cores ||

@@ -11,9 +11,9 @@
 #include "co_result.h"
 
 /* From res->agents (each with ctr, lat, cpu, lag filled): res->total,
- * res->lat, each agent's saturated flag, and the server check from
- * res->server (client_statements, server_match, server_diff,
- * server_checked). */
+ * res->lat (the sum of the agents' when the caller left it NULL), each agent's saturated flag, and
+ * the server check from res->server (client_statements, server_match, server_diff, server_checked).
+ */
 void co_summary_totals(struct co_result *res);
 
 /* The sysbench final report for a run (options from a). 0 or the
