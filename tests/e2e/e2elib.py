@@ -28,6 +28,20 @@ _procs = []  # every Proc started, stopped at exit
 _failures = []
 _tmp = None
 
+# Sanitizer builds (tests/run -Db_sanitize=...): a report in stampede or in
+# an agent must fail the test even when the process's exit status is not
+# checked (agents' statuses never are; TSan exits 66 only at the end, or on
+# the report with halt_on_error=1, which an agent-loss test could take for
+# the loss it provokes). finish() scans every process's output for these.
+_SANITIZER_RX = re.compile(r"WARNING: ThreadSanitizer:|ERROR: (Address|Leak)Sanitizer:|"
+                           r"\bruntime error: |ThreadSanitizer: reported \d+ warning")
+
+# TSan sleeps 1 s in every exiting process (atexit_sleep_ms) to catch races
+# with threads still running; the checks here time how fast processes exit
+# after a signal, so without this they would time that sleep.
+if "atexit_sleep_ms" not in os.environ.get("TSAN_OPTIONS", ""):
+    os.environ["TSAN_OPTIONS"] = (os.environ.get("TSAN_OPTIONS", "") + " atexit_sleep_ms=0").strip()
+
 
 def need_sandbox():
     """Exit 77 unless the sandbox server and the binaries are there."""
@@ -75,9 +89,29 @@ def info(msg):
     print("# " + msg, flush=True)
 
 
+def sanitizer_reports():
+    """(process name, report text) of each process whose stdout or stderr
+    holds a sanitizer report (a TSan report in a local agent lands in its
+    coordinator's stderr)."""
+    found = []
+    for p in _procs:
+        for which in ("err", "out"):
+            text = p.text(which)
+            m = _SANITIZER_RX.search(text)
+            if m:
+                start = text.rfind("==================", 0, m.start())
+                found.append((p.name, text[max(start, 0):][:20000]))
+                break
+    return found
+
+
 def finish():
-    """Stop what is left, print the verdict, exit 0 or 1."""
+    """Stop what is left, check no process printed a sanitizer report, print
+    the verdict, exit 0 or 1."""
     _stop_all()
+    for name, report in sanitizer_reports():
+        check(False, "%s printed a sanitizer report" % name)
+        print("----- %s: sanitizer report -----\n%s\n-----" % (name, report))
     if _failures:
         print("\n%d check(s) failed:" % len(_failures))
         for f in _failures:
