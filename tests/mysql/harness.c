@@ -73,11 +73,15 @@ int h_start(struct harness *h, const char *agent_bin, const char *const *extra)
     return 0;
 }
 
-void h_stop(struct harness *h)
+int h_stop(struct harness *h)
 {
+    int st = 0, rc = -1;
+
     if (h->agent_pid > 0) {
         kill(h->agent_pid, SIGTERM);
-        wait4(h->agent_pid, NULL, 0, &h->agent_ru);
+        if (wait4(h->agent_pid, &st, 0, &h->agent_ru) == h->agent_pid)
+            rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        h->agent_pid = 0;
     }
     pr_msg_clear(&h->hello);
     if (h->router)
@@ -87,6 +91,7 @@ void h_stop(struct harness *h)
     if (h->db)
         mysql_close(h->db);
     unlink(h->endpoint + 6);
+    return rc;
 }
 
 int h_send(struct harness *h, struct pr_msg *m)

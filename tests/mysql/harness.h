@@ -34,7 +34,10 @@ uint64_t h_now_ns(void);
 /* Bind, spawn `agent_bin` with extra args (NULL-terminated), wait for HELLO.
  * Returns 0 or -1 with a message on stderr. */
 int h_start(struct harness *h, const char *agent_bin, const char *const *extra);
-void h_stop(struct harness *h);
+/* SIGTERM the agent, wait for it, close everything. Returns the agent's
+ * exit status (0: a clean stop; a sanitizer report makes it non-zero, 66
+ * for TSan), 128 + the signal that ended it, or -1 when there was none. */
+int h_stop(struct harness *h);
 /* Send m (run and seq filled in). */
 int h_send(struct harness *h, struct pr_msg *m);
 /* Receive the next message of the wanted type (others are handled: PING is
