@@ -15,6 +15,7 @@
 #include "co_merge.h"
 #include "co_plan.h"
 #include "co_report.h"
+#include "co_run_int.h"
 #include "co_spawn.h"
 #include "co_summary.h"
 #include "pr_split.h"
@@ -36,50 +37,6 @@ static void on_interrupt(int sig)
         _exit(1);
     }
 }
-
-/* One agent of the run, in name order. */
-struct agent {
-    int peer;               /* fleet peer number */
-    bool in_phase;          /* has a PLAN in the current phase */
-    bool ready;             /* READY (or ERROR) answered */
-    bool done;              /* DONE received in the current phase */
-    bool lost;              /* lost or said BYE */
-    char error[1024];       /* its setup or run error, "" if none */
-    struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
-    double cpu_sum;         /* sum of STATS.cpu */
-};
-
-struct run {
-    const struct co_args *a;
-    FILE *out;
-    struct co_result *res;
-    co_keyring *kr;         /* authorized agent keys */
-    struct co_keypair keys; /* ours (listen mode) */
-    co_spawn *spawn;        /* local agents, or NULL */
-    co_fleet *fleet;
-    co_plan *plan;
-    co_merge *merge;      /* run command only */
-    struct agent *agents; /* n in name order */
-    uint32_t n;
-    uint64_t seed;
-    uint64_t t0_ns;       /* START instant, our clock */
-    uint64_t first_t0_ns; /* the first phase's t0: total time of a prepare */
-    uint32_t interval_ms;
-    uint64_t end_ns;          /* when the last DONE came */
-    bool stopping;            /* ABORT sent */
-    uint64_t stop_ns;         /* when */
-    struct pr_msg_stat *srv0; /* lead's first server sample */
-    uint32_t n_srv0;
-    struct pr_msg_stat *srv_last; /* lead's latest sample */
-    uint32_t n_srv_last;
-    uint64_t prev_questions; /* lead's previous Questions, for server QPS */
-    bool have_prev_questions;
-    uint64_t rows_done;        /* prepare progress: rows loaded so far */
-    uint64_t rows_shown;       /* rows_done at the last progress line */
-    uint64_t next_progress_ns; /* when the next progress line is due */
-    double *srv_qps;           /* per interval: server QPS, < 0 unknown */
-    uint64_t n_srv_qps;
-};
 
 static void fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -254,28 +211,6 @@ static int make_plan(struct run *r)
     return rc;
 }
 
-static void copy_srv(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
-                     uint32_t n_src)
-{
-    for (uint32_t i = 0; i < *n; i++)
-        free((*dst)[i].name);
-    free(*dst);
-    *dst = pr_xcalloc(n_src + 1, sizeof(**dst));
-    for (uint32_t i = 0; i < n_src; i++)
-        (*dst)[i] = (struct pr_msg_stat){pr_xstrdup(src[i].name), src[i].value};
-    *n = n_src;
-}
-
-static bool srv_value(const struct pr_msg_stat *s, uint32_t n, const char *name, uint64_t *v)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (strcmp(s[i].name, name) == 0) {
-            *v = s[i].value;
-            return true;
-        }
-    return false;
-}
-
 static void on_error_msg(struct run *r, uint32_t i, const struct pr_msg_error *e)
 {
     struct agent *ag = &r->agents[i];
@@ -284,19 +219,6 @@ static void on_error_msg(struct run *r, uint32_t i, const struct pr_msg_error *e
         snprintf(db, sizeof(db), " [server error %u, SQLSTATE %s]", e->db_errno, e->sqlstate);
     snprintf(ag->error, sizeof(ag->error), "%s (%s) %s: %s%s", agent_name(r, i),
              co_fleet_peer(r->fleet, ag->peer)->host, pr_phase_name(e->phase), e->message, db);
-}
-
-/* The lead's READY sample: the run's server baseline. */
-static void on_server_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n)
-{
-    uint64_t q = 0;
-    if (n == 0)
-        return;
-    copy_srv(&r->srv0, &r->n_srv0, srv, n);
-    if (srv_value(srv, n, "Questions", &q)) {
-        r->prev_questions = q;
-        r->have_prev_questions = true;
-    }
 }
 
 /* Send this phase's PLANs and wait until every agent with one answered. */
@@ -326,7 +248,7 @@ static int setup_phase(struct run *r, uint32_t phase)
             if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
                 r->res->agents[i].db_rtt_us = ev.msg.u.ready.db_rtt_us;
                 if (i == 0)
-                    on_server_baseline(r, ev.msg.u.ready.srv, ev.msg.u.ready.n_srv);
+                    co__live_baseline(r, ev.msg.u.ready.srv, ev.msg.u.ready.n_srv);
                 ag->ready = true;
                 waiting--;
             } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_ERROR) {
@@ -401,56 +323,6 @@ static void send_start(struct run *r)
     }
 }
 
-/* The lead's server sample: interval server QPS, first and last samples. */
-static void on_server_sample(struct run *r, const struct pr_msg_stats *st)
-{
-    uint64_t q = 0;
-    if (st->n_srv == 0)
-        return;
-    if (r->srv0 == NULL)
-        copy_srv(&r->srv0, &r->n_srv0, st->srv, st->n_srv);
-    copy_srv(&r->srv_last, &r->n_srv_last, st->srv, st->n_srv);
-    if (!srv_value(st->srv, st->n_srv, "Questions", &q))
-        return;
-    if (r->have_prev_questions && st->k < CO_MERGE_MAX_INTERVALS) {
-        if (st->k >= r->n_srv_qps) {
-            r->srv_qps = pr_xrealloc(r->srv_qps, (st->k + 1) * sizeof(*r->srv_qps));
-            for (uint64_t k = r->n_srv_qps; k <= st->k; k++)
-                r->srv_qps[k] = -1.0;
-            r->n_srv_qps = st->k + 1;
-        }
-        r->srv_qps[st->k] = (double)(q - r->prev_questions) / ((double)r->interval_ms / 1000.0);
-    }
-    r->prev_questions = q;
-    r->have_prev_questions = true;
-}
-
-static void on_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
-{
-    struct agent *ag = &r->agents[i];
-    struct co_agent_result *ar = &r->res->agents[i];
-    bool late = false;
-
-    if (r->merge == NULL) {
-        r->rows_done += st->rows; /* prepare progress: print_progress() */
-        return;
-    }
-    if (co_merge_add(r->merge, i, st, &late) != 0)
-        return;
-    pr_counters_add(&ag->sum, &st->ctr);
-    ag->cpu_sum += st->cpu_pct;
-    if (st->cpu_pct > ar->cpu_pct_max)
-        ar->cpu_pct_max = st->cpu_pct;
-    if (st->lag_max_us > ar->lag_max_us)
-        ar->lag_max_us = st->lag_max_us;
-    if (st->lag_p99_us > ar->lag_p99_us)
-        ar->lag_p99_us = st->lag_p99_us;
-    if (st->slip_us > ar->slip_max_us)
-        ar->slip_max_us = st->slip_us;
-    if (i == 0)
-        on_server_sample(r, st);
-}
-
 static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
 {
     struct agent *ag = &r->agents[i];
@@ -510,71 +382,6 @@ static void on_lost(struct run *r, uint32_t i, const char *why)
     }
 }
 
-static void print_interval(struct run *r, uint64_t k)
-{
-    const struct co_interval_result *iv = co_merge_get(r->merge, k);
-    const struct co_args *a = r->a;
-    uint32_t live = co_merge_live(r->merge);
-    pr_hist *empty = NULL;
-
-    if (pr_opts_int(a->opts, "report-interval") <= 0)
-        return;
-    if (iv == NULL)
-        empty = pr_hist_new();
-    struct co_report_opts o = {
-        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
-        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
-        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
-        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
-    };
-    struct co_report_interval line = {
-        .time_s = (double)(k + 1) * r->interval_ms / 1000.0,
-        .interval_s = r->interval_ms / 1000.0,
-        .threads_running = iv ? iv->threads : 0,
-        .counters = iv ? iv->ctr : (struct pr_counters){0},
-        .hist = iv ? iv->lat : empty,
-        .queue_len = iv ? iv->ctr.ev_queued : 0,
-        .concurrency = iv ? iv->threads : 0,
-    };
-    uint32_t reporting = iv ? iv->agents_reporting : 0;
-    uint32_t lost = r->n - live;
-    if (reporting < r->n && reporting + lost < r->n)
-        line.marks |= CO_REPORT_LATE;
-    if (lost > 0 && reporting < r->n)
-        line.marks |= CO_REPORT_PARTIAL;
-    co_report_interval(r->out, &o, &line);
-    fflush(r->out);
-    pr_hist_destroy(&empty);
-}
-
-/* Print (or skip, for a tail) every interval that is due. final: the run
- * is over, everything left is due. */
-static void flush_intervals(struct run *r, bool final)
-{
-    uint64_t k, now = co_fleet_now_ns();
-    uint64_t elapsed = now > r->t0_ns ? now - r->t0_ns : 0;
-    uint64_t ivl_ns = (uint64_t)r->interval_ms * 1000000u;
-    uint64_t grace = r->a->grace_ms ? (uint64_t)r->a->grace_ms * 1000000u
-                                    : (ivl_ns / 2 < 1000000000u ? ivl_ns / 2 : 1000000000u);
-    bool early;
-
-    if (r->merge == NULL || r->t0_ns == 0)
-        return;
-    while (co_merge_due(r->merge, final ? UINT64_MAX / 2 : elapsed, grace, &k, &early)) {
-        if (final && k >= co_merge_count(r->merge))
-            break;
-        uint64_t start = k * ivl_ns, end = (k + 1) * ivl_ns;
-        uint64_t stop = r->end_ns > r->t0_ns ? r->end_ns - r->t0_ns : elapsed;
-        bool tail = early || (final && end > stop + 50000000u);
-        double len = (double)r->interval_ms / 1000.0;
-        if (tail)
-            len = stop > start ? (double)((stop < end ? stop : end) - start) / 1e9 : 0.0;
-        if (!tail)
-            print_interval(r, k);
-        co_merge_close(r->merge, k, !tail, len);
-    }
-}
-
 static bool phase_over(const struct run *r)
 {
     for (uint32_t i = 0; i < r->n; i++)
@@ -630,42 +437,13 @@ static void handle_event(struct run *r, struct co_fleet_event *ev)
         if (!r->agents[i].done)
             on_lost(r, (uint32_t)i, ev->msg.u.bye.reason);
     } else if (ev->msg.type == PR_MSG_STATS) {
-        on_stats(r, (uint32_t)i, &ev->msg.u.stats);
+        co__live_stats(r, (uint32_t)i, &ev->msg.u.stats);
     } else if (ev->msg.type == PR_MSG_DONE) {
         on_done(r, (uint32_t)i, &ev->msg.u.done);
     } else if (ev->msg.type == PR_MSG_ERROR) {
         on_error_msg(r, (uint32_t)i, &ev->msg.u.error);
         fprintf(stderr, "stampede: agent %s\n", r->agents[i].error);
     }
-}
-
-/* Prepare: "[ 10s ] rows loaded: N/M (P%), R rows/s, ETA S s" once per
- * --report-interval (every 10 s without one), a little after the agents'
- * STATS for that boundary came in. */
-static void print_progress(struct run *r)
-{
-    int64_t ri = pr_opts_int(r->a->opts, "report-interval");
-    uint64_t period_ns = (uint64_t)(ri > 0 ? ri : 10) * 1000000000u, now = co_fleet_now_ns();
-    uint64_t total = co_plan_rows_total(r->plan);
-
-    if (r->a->cmd != PR_CMD_PREPARE || total == 0)
-        return;
-    if (r->next_progress_ns == 0)
-        r->next_progress_ns = r->first_t0_ns + period_ns + 300000000u;
-    if (now < r->next_progress_ns)
-        return;
-    double rate = (double)(r->rows_done - r->rows_shown) / ((double)period_ns / 1e9);
-    double left = total > r->rows_done ? (double)(total - r->rows_done) : 0.0;
-    fprintf(r->out, "[ %.0fs ] rows loaded: %" PRIu64 "/%" PRIu64 " (%.1f%%), %.0f rows/s, ",
-            (double)(r->next_progress_ns - 300000000u - r->first_t0_ns) / 1e9, r->rows_done, total,
-            100.0 * (double)r->rows_done / (double)total, rate);
-    if (rate > 0)
-        fprintf(r->out, "ETA %.0fs\n", left / rate);
-    else
-        fprintf(r->out, "ETA -\n");
-    fflush(r->out);
-    r->rows_shown = r->rows_done;
-    r->next_progress_ns += period_ns;
 }
 
 /* A local agent's process ended: lost at once (unless it finished). */
@@ -701,13 +479,13 @@ static void drive_phase(struct run *r)
             request_stop(r, "interrupted on the coordinator");
         }
         reap_local(r);
-        flush_intervals(r, false);
-        print_progress(r);
+        co__live_flush(r, false);
+        co__live_progress(r);
         check_overdue(r);
     }
     if (r->end_ns == 0)
         r->end_ns = co_fleet_now_ns();
-    flush_intervals(r, true);
+    co__live_flush(r, true);
 }
 
 /* Per-agent identity and clock figures, in name order. */
@@ -732,39 +510,6 @@ static void init_results(struct run *r)
     }
 }
 
-/* The run's latency is the sum of its intervals' (the tail included),
- * which equals the sum of the agents' DONE histograms and also holds what a
- * lost agent reported before it went. A lost agent's own latency is known
- * only when its per-interval histograms were kept (--hdr-log): keeping a
- * whole-run histogram per agent per STATS cost too much CPU or memory at
- * a thousand agents (tests/bench/coordinator-merge). */
-static void sum_intervals(struct run *r)
-{
-    struct co_result *res = r->res;
-    pr_hist *scratch = pr_hist_new();
-
-    res->lat = pr_hist_new();
-    for (uint32_t k = 0; k < res->n_intervals; k++) {
-        const pr_hist *h = co_interval_lat(&res->intervals[k], scratch);
-        if (h)
-            pr_hist_add(res->lat, h);
-    }
-    for (uint32_t i = 0; i < r->n; i++) {
-        struct co_agent_result *ar = &res->agents[i];
-        if (ar->done)
-            continue;
-        pr_hist_destroy(&ar->lat);
-        for (uint32_t k = 0; k < res->n_intervals; k++) {
-            const pr_hist *h = co_interval_agent_lat(&res->intervals[k], i, scratch);
-            if (h && ar->lat == NULL)
-                ar->lat = pr_hist_new();
-            if (h)
-                pr_hist_add(ar->lat, h);
-        }
-    }
-    pr_hist_destroy(&scratch);
-}
-
 /* Totals of lost agents from their STATS; CPU means; intervals; server. */
 static void finish_results(struct run *r)
 {
@@ -785,7 +530,7 @@ static void finish_results(struct run *r)
     }
     if (r->merge) {
         co_merge_take(r->merge, &res->intervals, &res->n_intervals);
-        sum_intervals(r);
+        co__live_sum_intervals(r);
         for (uint32_t k = 0; k < res->n_intervals; k++) {
             bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
             res->intervals[k].has_server = known;
@@ -798,7 +543,7 @@ static void finish_results(struct run *r)
         res->server = pr_xcalloc(r->n_srv_last + 1, sizeof(*res->server));
         for (uint32_t i = 0; i < r->n_srv_last; i++) {
             uint64_t start = 0;
-            if (!srv_value(r->srv0, r->n_srv0, r->srv_last[i].name, &start))
+            if (!co__srv_value(r->srv0, r->n_srv0, r->srv_last[i].name, &start))
                 continue;
             res->server[res->n_server++] = (struct co_server_delta){pr_xstrdup(r->srv_last[i].name),
                                                                     start, r->srv_last[i].value};
@@ -882,8 +627,8 @@ static void print_phase(struct run *r, uint32_t phase)
 static void free_run(struct run *r)
 {
     free(r->agents);
-    copy_srv(&r->srv0, &r->n_srv0, NULL, 0);
-    copy_srv(&r->srv_last, &r->n_srv_last, NULL, 0);
+    co__srv_copy(&r->srv0, &r->n_srv0, NULL, 0);
+    co__srv_copy(&r->srv_last, &r->n_srv_last, NULL, 0);
     free(r->srv0);
     free(r->srv_last);
     free(r->srv_qps);

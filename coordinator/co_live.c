@@ -1,0 +1,221 @@
+/* co_live: what a run merges and prints while it goes — the sysbench
+ * interval lines, prepare progress, the lead agent's server samples — and
+ * the run's latency from its intervals at the end. State: co_run_int.h. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_report.h"
+#include "co_run_int.h"
+
+void co__srv_copy(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
+                  uint32_t n_src)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        free((*dst)[i].name);
+    free(*dst);
+    *dst = pr_xcalloc(n_src + 1, sizeof(**dst));
+    for (uint32_t i = 0; i < n_src; i++)
+        (*dst)[i] = (struct pr_msg_stat){pr_xstrdup(src[i].name), src[i].value};
+    *n = n_src;
+}
+
+bool co__srv_value(const struct pr_msg_stat *s, uint32_t n, const char *name, uint64_t *v)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(s[i].name, name) == 0) {
+            *v = s[i].value;
+            return true;
+        }
+    return false;
+}
+
+/* The lead's READY sample: the run's server baseline. */
+void co__live_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n)
+{
+    uint64_t q = 0;
+    if (n == 0)
+        return;
+    co__srv_copy(&r->srv0, &r->n_srv0, srv, n);
+    if (co__srv_value(srv, n, "Questions", &q)) {
+        r->prev_questions = q;
+        r->have_prev_questions = true;
+    }
+}
+
+/* The lead's server sample: interval server QPS, first and last samples. */
+static void on_server_sample(struct run *r, const struct pr_msg_stats *st)
+{
+    uint64_t q = 0;
+    if (st->n_srv == 0)
+        return;
+    if (r->srv0 == NULL)
+        co__srv_copy(&r->srv0, &r->n_srv0, st->srv, st->n_srv);
+    co__srv_copy(&r->srv_last, &r->n_srv_last, st->srv, st->n_srv);
+    if (!co__srv_value(st->srv, st->n_srv, "Questions", &q))
+        return;
+    if (r->have_prev_questions && st->k < CO_MERGE_MAX_INTERVALS) {
+        if (st->k >= r->n_srv_qps) {
+            r->srv_qps = pr_xrealloc(r->srv_qps, (st->k + 1) * sizeof(*r->srv_qps));
+            for (uint64_t k = r->n_srv_qps; k <= st->k; k++)
+                r->srv_qps[k] = -1.0;
+            r->n_srv_qps = st->k + 1;
+        }
+        r->srv_qps[st->k] = (double)(q - r->prev_questions) / ((double)r->interval_ms / 1000.0);
+    }
+    r->prev_questions = q;
+    r->have_prev_questions = true;
+}
+
+void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
+{
+    struct agent *ag = &r->agents[i];
+    struct co_agent_result *ar = &r->res->agents[i];
+    bool late = false;
+
+    if (r->merge == NULL) {
+        r->rows_done += st->rows; /* prepare progress: co__live_progress() */
+        return;
+    }
+    if (co_merge_add(r->merge, i, st, &late) != 0)
+        return;
+    pr_counters_add(&ag->sum, &st->ctr);
+    ag->cpu_sum += st->cpu_pct;
+    if (st->cpu_pct > ar->cpu_pct_max)
+        ar->cpu_pct_max = st->cpu_pct;
+    if (st->lag_max_us > ar->lag_max_us)
+        ar->lag_max_us = st->lag_max_us;
+    if (st->lag_p99_us > ar->lag_p99_us)
+        ar->lag_p99_us = st->lag_p99_us;
+    if (st->slip_us > ar->slip_max_us)
+        ar->slip_max_us = st->slip_us;
+    if (i == 0)
+        on_server_sample(r, st);
+}
+
+static void print_interval(struct run *r, uint64_t k)
+{
+    const struct co_interval_result *iv = co_merge_get(r->merge, k);
+    const struct co_args *a = r->a;
+    uint32_t live = co_merge_live(r->merge);
+    pr_hist *empty = NULL;
+
+    if (pr_opts_int(a->opts, "report-interval") <= 0)
+        return;
+    if (iv == NULL)
+        empty = pr_hist_new();
+    struct co_report_opts o = {
+        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
+        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
+        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
+        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+    };
+    struct co_report_interval line = {
+        .time_s = (double)(k + 1) * r->interval_ms / 1000.0,
+        .interval_s = r->interval_ms / 1000.0,
+        .threads_running = iv ? iv->threads : 0,
+        .counters = iv ? iv->ctr : (struct pr_counters){0},
+        .hist = iv ? iv->lat : empty,
+        .queue_len = iv ? iv->ctr.ev_queued : 0,
+        .concurrency = iv ? iv->threads : 0,
+    };
+    uint32_t reporting = iv ? iv->agents_reporting : 0;
+    uint32_t lost = r->n - live;
+    if (reporting < r->n && reporting + lost < r->n)
+        line.marks |= CO_REPORT_LATE;
+    if (lost > 0 && reporting < r->n)
+        line.marks |= CO_REPORT_PARTIAL;
+    co_report_interval(r->out, &o, &line);
+    fflush(r->out);
+    pr_hist_destroy(&empty);
+}
+
+/* Print (or skip, for a tail) every interval that is due. final: the run
+ * is over, everything left is due. */
+void co__live_flush(struct run *r, bool final)
+{
+    uint64_t k, now = co_fleet_now_ns();
+    uint64_t elapsed = now > r->t0_ns ? now - r->t0_ns : 0;
+    uint64_t ivl_ns = (uint64_t)r->interval_ms * 1000000u;
+    uint64_t grace = r->a->grace_ms ? (uint64_t)r->a->grace_ms * 1000000u
+                                    : (ivl_ns / 2 < 1000000000u ? ivl_ns / 2 : 1000000000u);
+    bool early;
+
+    if (r->merge == NULL || r->t0_ns == 0)
+        return;
+    while (co_merge_due(r->merge, final ? UINT64_MAX / 2 : elapsed, grace, &k, &early)) {
+        if (final && k >= co_merge_count(r->merge))
+            break;
+        uint64_t start = k * ivl_ns, end = (k + 1) * ivl_ns;
+        uint64_t stop = r->end_ns > r->t0_ns ? r->end_ns - r->t0_ns : elapsed;
+        bool tail = early || (final && end > stop + 50000000u);
+        double len = (double)r->interval_ms / 1000.0;
+        if (tail)
+            len = stop > start ? (double)((stop < end ? stop : end) - start) / 1e9 : 0.0;
+        if (!tail)
+            print_interval(r, k);
+        co_merge_close(r->merge, k, !tail, len);
+    }
+}
+
+/* Prepare: "[ 10s ] rows loaded: N/M (P%), R rows/s, ETA S s" once per
+ * --report-interval (every 10 s without one), a little after the agents'
+ * STATS for that boundary came in. */
+void co__live_progress(struct run *r)
+{
+    int64_t ri = pr_opts_int(r->a->opts, "report-interval");
+    uint64_t period_ns = (uint64_t)(ri > 0 ? ri : 10) * 1000000000u, now = co_fleet_now_ns();
+    uint64_t total = co_plan_rows_total(r->plan);
+
+    if (r->a->cmd != PR_CMD_PREPARE || total == 0)
+        return;
+    if (r->next_progress_ns == 0)
+        r->next_progress_ns = r->first_t0_ns + period_ns + 300000000u;
+    if (now < r->next_progress_ns)
+        return;
+    double rate = (double)(r->rows_done - r->rows_shown) / ((double)period_ns / 1e9);
+    double left = total > r->rows_done ? (double)(total - r->rows_done) : 0.0;
+    fprintf(r->out, "[ %.0fs ] rows loaded: %" PRIu64 "/%" PRIu64 " (%.1f%%), %.0f rows/s, ",
+            (double)(r->next_progress_ns - 300000000u - r->first_t0_ns) / 1e9, r->rows_done, total,
+            100.0 * (double)r->rows_done / (double)total, rate);
+    if (rate > 0)
+        fprintf(r->out, "ETA %.0fs\n", left / rate);
+    else
+        fprintf(r->out, "ETA -\n");
+    fflush(r->out);
+    r->rows_shown = r->rows_done;
+    r->next_progress_ns += period_ns;
+}
+
+/* The run's latency is the sum of its intervals' (the tail included),
+ * which equals the sum of the agents' DONE histograms and also holds what a
+ * lost agent reported before it went. A lost agent's own latency is known
+ * only when its per-interval histograms were kept (--hdr-log): keeping a
+ * whole-run histogram per agent per STATS cost too much CPU or memory at
+ * a thousand agents (tests/bench/coordinator-merge). */
+void co__live_sum_intervals(struct run *r)
+{
+    struct co_result *res = r->res;
+    pr_hist *scratch = pr_hist_new();
+
+    res->lat = pr_hist_new();
+    for (uint32_t k = 0; k < res->n_intervals; k++) {
+        const pr_hist *h = co_interval_lat(&res->intervals[k], scratch);
+        if (h)
+            pr_hist_add(res->lat, h);
+    }
+    for (uint32_t i = 0; i < r->n; i++) {
+        struct co_agent_result *ar = &res->agents[i];
+        if (ar->done)
+            continue;
+        pr_hist_destroy(&ar->lat);
+        for (uint32_t k = 0; k < res->n_intervals; k++) {
+            const pr_hist *h = co_interval_agent_lat(&res->intervals[k], i, scratch);
+            if (h && ar->lat == NULL)
+                ar->lat = pr_hist_new();
+            if (h)
+                pr_hist_add(ar->lat, h);
+        }
+    }
+    pr_hist_destroy(&scratch);
+}

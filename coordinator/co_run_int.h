@@ -1,0 +1,84 @@
+/* co_run_int: the run's state, shared by co_run.c (the lifecycle) and
+ * co_live.c (what is merged and printed while the run goes). Internal to
+ * the coordinator; tests/bench/coordinator_merge.c drives co_live through
+ * it too. */
+#ifndef CO_RUN_INT_H
+#define CO_RUN_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "co_args.h"
+#include "co_fleet.h"
+#include "co_keys.h"
+#include "co_merge.h"
+#include "co_plan.h"
+#include "co_result.h"
+#include "co_spawn.h"
+#include "pr_msg.h"
+
+/* One agent of the run, in name order. */
+struct agent {
+    int peer;               /* fleet peer number */
+    bool in_phase;          /* has a PLAN in the current phase */
+    bool ready;             /* READY (or ERROR) answered */
+    bool done;              /* DONE received in the current phase */
+    bool lost;              /* lost or said BYE */
+    char error[1024];       /* its setup or run error, "" if none */
+    struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
+    double cpu_sum;         /* sum of STATS.cpu */
+};
+
+struct run {
+    const struct co_args *a;
+    FILE *out;
+    struct co_result *res;
+    co_keyring *kr;         /* authorized agent keys */
+    struct co_keypair keys; /* ours (listen mode) */
+    co_spawn *spawn;        /* local agents, or NULL */
+    co_fleet *fleet;
+    co_plan *plan;
+    co_merge *merge;      /* run command only */
+    struct agent *agents; /* n in name order */
+    uint32_t n;
+    uint64_t seed;
+    uint64_t t0_ns;       /* START instant, our clock */
+    uint64_t first_t0_ns; /* the first phase's t0: total time of a prepare */
+    uint32_t interval_ms;
+    uint64_t end_ns;          /* when the last DONE came */
+    bool stopping;            /* ABORT sent */
+    uint64_t stop_ns;         /* when */
+    struct pr_msg_stat *srv0; /* lead's first server sample */
+    uint32_t n_srv0;
+    struct pr_msg_stat *srv_last; /* lead's latest sample */
+    uint32_t n_srv_last;
+    uint64_t prev_questions; /* lead's previous Questions, for server QPS */
+    bool have_prev_questions;
+    uint64_t rows_done;        /* prepare progress: rows loaded so far */
+    uint64_t rows_shown;       /* rows_done at the last progress line */
+    uint64_t next_progress_ns; /* when the next progress line is due */
+    double *srv_qps;           /* per interval: server QPS, < 0 unknown */
+    uint64_t n_srv_qps;
+};
+
+/* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */
+void co__srv_copy(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
+                  uint32_t n_src);
+/* The value of a named counter in a sample; false when absent. */
+bool co__srv_value(const struct pr_msg_stat *s, uint32_t n, const char *name, uint64_t *v);
+
+/* The lead's READY sample: the run's server baseline. */
+void co__live_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n);
+/* Agent i's STATS: merged into its interval (run) or counted as prepare
+ * progress; its per-agent sums and the lead's server sample too. */
+void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st);
+/* Print (or skip, for a tail) every interval that is due; final: the run
+ * is over and everything left is due. */
+void co__live_flush(struct run *r, bool final);
+/* Prepare progress line when one is due. */
+void co__live_progress(struct run *r);
+/* res->lat from the intervals; a lost agent's from its kept intervals. */
+void co__live_sum_intervals(struct run *r);
+
+#endif
