@@ -336,15 +336,35 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk)
     return rc == 0 ? 0 : -EIO;
 }
 
+/* ---- decoding: one set of checks for msgpack-c's tree and for raw bytes ----
+ *
+ * pr_hist_unpack() reads msgpack-c objects; pr_hist_unpack_raw() reads the
+ * bytes themselves (a STATS histogram is ~5600 integers, and building
+ * msgpack-c's tree for them was most of a STATS decode). Both feed the same
+ * field, bucket and summary checks below, so they accept and reject alike,
+ * with the same codes and messages. */
+
 /* The decoded map, before the cross-checks. */
 struct hist_fields {
-    uint64_t v[5];                 /* n, min, max, sum, clamp, in key order */
-    const msgpack_object_array *b; /* the flattened [index, count] array */
-    unsigned seen;                 /* bit per key of hist_keys found */
+    uint64_t v[5];               /* n, min, max, sum, clamp, in key order */
+    uint32_t b_size;             /* elements of "b", the flattened [index, count] array */
+    const msgpack_object *b_obj; /* tree: b's elements */
+    unsigned seen;               /* bit per key of hist_keys found */
 };
 
 static const char *const hist_keys[6] = {"n", "min", "max", "sum", "clamp", "b"};
 
+/* Key number of a string key, -1 for an unknown one. */
+static int hist_key(const char *s, uint32_t n)
+{
+    for (int k = 0; k < 6; k++)
+        if (n == strlen(hist_keys[k]) && memcmp(s, hist_keys[k], n) == 0)
+            return k;
+    return -1;
+}
+
+/* Value val of key k. val is whole for a scalar; for an array, its type
+ * and size (the caller records where its elements are). */
 static int unpack_field(struct hist_fields *f, int k, const msgpack_object *val,
                         struct pr_error *err)
 {
@@ -354,7 +374,8 @@ static int unpack_field(struct hist_fields *f, int k, const msgpack_object *val,
     if (k == 5) {
         if (val->type != MSGPACK_OBJECT_ARRAY)
             return pr_error_set(err, PR_EBAD_TYPE, "hist: \"b\" is not an array");
-        f->b = &val->via.array;
+        f->b_size = val->via.array.size;
+        f->b_obj = val->via.array.ptr;
         return 0;
     }
     if (val->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
@@ -364,67 +385,94 @@ static int unpack_field(struct hist_fields *f, int k, const msgpack_object *val,
     return 0;
 }
 
-static int unpack_fields(const msgpack_object *obj, struct hist_fields *f, struct pr_error *err)
+static int check_seen(const struct hist_fields *f, struct pr_error *err)
 {
-    if (obj == NULL || obj->type != MSGPACK_OBJECT_MAP)
-        return pr_error_set(err, PR_EBAD_TYPE, "hist: not a map");
-    for (uint32_t i = 0; i < obj->via.map.size; i++) {
-        const msgpack_object_kv *kv = &obj->via.map.ptr[i];
-        if (kv->key.type != MSGPACK_OBJECT_STR)
-            continue;
-        for (int k = 0; k < 6; k++) {
-            size_t n = strlen(hist_keys[k]);
-            if (kv->key.via.str.size == n && memcmp(kv->key.via.str.ptr, hist_keys[k], n) == 0) {
-                int rc = unpack_field(f, k, &kv->val, err);
-                if (rc != 0)
-                    return rc;
-                break;
-            }
-        }
-    }
     for (int k = 0; k < 6; k++)
         if (!(f->seen & (1U << k)))
             return pr_error_set(err, PR_EMISSING_KEY, "hist: missing key \"%s\"", hist_keys[k]);
     return 0;
 }
 
-/* Fills h->counts from f->b; *lo and *hi get the first/last index written
- * (hi < lo when none), even on failure, so the caller can clear them. */
-static int unpack_buckets(pr_hist *h, const struct hist_fields *f, int32_t *lo, int32_t *hi,
+static int unpack_fields(const msgpack_object *obj, struct hist_fields *f, struct pr_error *err)
+{
+    if (obj == NULL || obj->type != MSGPACK_OBJECT_MAP)
+        return pr_error_set(err, PR_EBAD_TYPE, "hist: not a map");
+    for (uint32_t i = 0; i < obj->via.map.size; i++) {
+        const msgpack_object_kv *kv = &obj->via.map.ptr[i];
+        int k = kv->key.type == MSGPACK_OBJECT_STR
+                    ? hist_key(kv->key.via.str.ptr, kv->key.via.str.size)
+                    : -1;
+        int rc = k < 0 ? 0 : unpack_field(f, k, &kv->val, err);
+        if (rc != 0)
+            return rc;
+    }
+    return check_seen(f, err);
+}
+
+/* The buckets decoded so far. */
+struct bucket_acc {
+    int32_t lo, hi; /* first and last index written; hi < lo when none */
+    uint64_t total; /* sum of their counts */
+};
+
+/* "b"'s length, before any element is read. */
+static int check_b_size(uint32_t size, struct pr_error *err)
+{
+    if (size % 2 != 0)
+        return pr_error_set(err, PR_EBAD_HIST, "hist: \"b\" has odd length %u", size);
+    if (size / 2 > PR_HIST_MAX_BUCKETS)
+        return pr_error_set(err, PR_ETOO_BIG, "hist: %u buckets", size / 2);
+    return 0;
+}
+
+static int bad_pair(uint32_t pair, struct pr_error *err)
+{
+    return pr_error_set(err, PR_EBAD_TYPE, "hist: bucket %u is not two uints", pair);
+}
+
+/* A pair of "b", both unsigned integers: checked, then stored in h. */
+static inline int put_bucket(pr_hist *h, struct bucket_acc *a, uint64_t index, uint64_t count,
+                             struct pr_error *err)
+{
+    if (index < 1 || index >= PR__COUNTS_LEN)
+        return pr_error_set(err, PR_ERANGE, "hist: bucket index %" PRIu64 " out of range", index);
+    int32_t idx = (int32_t)index;
+    if (idx <= a->hi)
+        return pr_error_set(err, PR_EBAD_HIST, "hist: bucket index %d not increasing", idx);
+    if (count == 0)
+        return pr_error_set(err, PR_EBAD_HIST, "hist: zero count at index %d", idx);
+    if (__builtin_add_overflow(a->total, count, &a->total))
+        return pr_error_set(err, PR_EBAD_HIST, "hist: total count overflows");
+    h->counts[idx] = count;
+    if (a->hi < a->lo)
+        a->lo = idx;
+    a->hi = idx;
+    return 0;
+}
+
+static int check_total(const struct hist_fields *f, const struct bucket_acc *a,
+                       struct pr_error *err)
+{
+    if (a->total != f->v[0])
+        return pr_error_set(err, PR_EBAD_HIST, "hist: n %" PRIu64 " != sum of counts %" PRIu64,
+                            f->v[0], a->total);
+    return 0;
+}
+
+/* Fills h->counts from the tree's "b"; a gets the indexes written, even on
+ * failure, so the caller can clear them. */
+static int unpack_buckets(pr_hist *h, const struct hist_fields *f, struct bucket_acc *a,
                           struct pr_error *err)
 {
-    const msgpack_object_array *b = f->b;
-    *lo = 0;
-    *hi = -1;
-    if (b->size % 2 != 0)
-        return pr_error_set(err, PR_EBAD_HIST, "hist: \"b\" has odd length %u", b->size);
-    if (b->size / 2 > PR_HIST_MAX_BUCKETS)
-        return pr_error_set(err, PR_ETOO_BIG, "hist: %u buckets", b->size / 2);
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < b->size; i += 2) {
-        const msgpack_object *io = &b->ptr[i], *co = &b->ptr[i + 1];
+    int rc = check_b_size(f->b_size, err);
+    for (uint32_t i = 0; rc == 0 && i < f->b_size; i += 2) {
+        const msgpack_object *io = &f->b_obj[i], *co = &f->b_obj[i + 1];
         if (io->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
             co->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-            return pr_error_set(err, PR_EBAD_TYPE, "hist: bucket %u is not two uints", i / 2);
-        if (io->via.u64 < 1 || io->via.u64 >= PR__COUNTS_LEN)
-            return pr_error_set(err, PR_ERANGE, "hist: bucket index %" PRIu64 " out of range",
-                                io->via.u64);
-        int32_t idx = (int32_t)io->via.u64;
-        if (idx <= *hi)
-            return pr_error_set(err, PR_EBAD_HIST, "hist: bucket index %d not increasing", idx);
-        if (co->via.u64 == 0)
-            return pr_error_set(err, PR_EBAD_HIST, "hist: zero count at index %d", idx);
-        if (__builtin_add_overflow(total, co->via.u64, &total))
-            return pr_error_set(err, PR_EBAD_HIST, "hist: total count overflows");
-        h->counts[idx] = co->via.u64;
-        if (*hi < *lo)
-            *lo = idx;
-        *hi = idx;
+            return bad_pair(i / 2, err);
+        rc = put_bucket(h, a, io->via.u64, co->via.u64, err);
     }
-    if (total != f->v[0])
-        return pr_error_set(err, PR_EBAD_HIST, "hist: n %" PRIu64 " != sum of counts %" PRIu64,
-                            f->v[0], total);
-    return 0;
+    return rc == 0 ? check_total(f, a, err) : rc;
 }
 
 /* min, max, sum and clamp against the buckets [lo, hi] already in h. */
@@ -450,29 +498,302 @@ static int check_summary(const pr_hist *h, const struct hist_fields *f, int32_t 
     return 0;
 }
 
+/* The last step of both decoders: summary checks, then h takes f's
+ * summary, or on failure loses the buckets written. */
+static int unpack_finish(pr_hist *h, const struct hist_fields *f, const struct bucket_acc *a,
+                         int rc, struct pr_error *err)
+{
+    if (rc == 0)
+        rc = check_summary(h, f, a->lo, a->hi, err);
+    if (rc != 0) {
+        if (a->hi >= a->lo)
+            memset(&h->counts[a->lo], 0, (size_t)(a->hi - a->lo + 1) * sizeof(h->counts[0]));
+        return rc;
+    }
+    h->total = f->v[0];
+    if (h->total != 0) {
+        h->min = f->v[1];
+        h->max = f->v[2];
+    }
+    h->sum = f->v[3];
+    h->clamped = f->v[4];
+    return 0;
+}
+
 int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err)
 {
-    struct hist_fields f = {{0}, NULL, 0};
-    int32_t lo = 0, hi = -1;
+    struct hist_fields f = {{0}, 0, NULL, 0};
+    struct bucket_acc a = {0, -1, 0};
     pr_hist_reset(h);
     int rc = unpack_fields(obj, &f, err);
     if (rc == 0)
-        rc = unpack_buckets(h, &f, &lo, &hi, err);
-    if (rc == 0)
-        rc = check_summary(h, &f, lo, hi, err);
-    if (rc != 0) {
-        if (hi >= lo)
-            memset(&h->counts[lo], 0, (size_t)(hi - lo + 1) * sizeof(h->counts[0]));
-        return rc;
+        rc = unpack_buckets(h, &f, &a, err);
+    return unpack_finish(h, &f, &a, rc, err);
+}
+
+/* ---- raw bytes ---- */
+
+/* A cursor over raw msgpack bytes. */
+struct rd {
+    const uint8_t *p; /* input */
+    size_t len;       /* input length */
+    size_t off;       /* next byte */
+};
+
+static int rd_fail(const struct rd *r, struct pr_error *err)
+{
+    bool c1 = r->off < r->len && r->p[r->off] == 0xc1;
+    return pr_error_set(err, c1 ? PR_EINVAL : PR_ETRUNCATED, "hist: %s msgpack at offset %zu",
+                        c1 ? "malformed" : "truncated", r->off);
+}
+
+/* A string, bin or ext of head + n bytes at r. */
+static bool rd_body(struct rd *r, msgpack_object *o, msgpack_object_type type, size_t head,
+                    uint64_t n)
+{
+    if (r->len - r->off < head || n > r->len - r->off - head)
+        return false;
+    o->type = type;
+    o->via.str.size = (uint32_t)n;
+    o->via.str.ptr = (const char *)r->p + r->off + head;
+    r->off += head + (size_t)n;
+    return true;
+}
+
+/* The w-byte (1, 2, 4 or 8) big-endian unsigned integer at p. */
+static inline uint64_t rd_uint_be(const uint8_t *p, unsigned w)
+{
+    uint16_t v16;
+    uint32_t v32;
+    uint64_t v64;
+    switch (w) {
+    case 1:
+        return p[0];
+    case 2:
+        memcpy(&v16, p, 2);
+        return __builtin_bswap16(v16);
+    case 4:
+        memcpy(&v32, p, 4);
+        return __builtin_bswap32(v32);
+    default:
+        memcpy(&v64, p, 8);
+        return __builtin_bswap64(v64);
     }
-    h->total = f.v[0];
-    if (h->total != 0) {
-        h->min = f.v[1];
-        h->max = f.v[2];
+}
+
+/* rd_head for the 0xc0..0xdf kinds. */
+static bool rd_var(struct rd *r, msgpack_object *o, uint8_t b)
+{
+    static const uint8_t width[0x20] = {
+        /* c0 */ 0, 0, 0, 0, 1, 2, 4, 1, 2, 4, 4, 8, 1, 2, 4, 8,
+        /* d0 */ 1, 2, 4, 8, 1, 1, 1, 1, 1, 1, 2, 4, 2, 4, 2, 4};
+    unsigned w = width[b - 0xc0];
+    if (b == 0xc1 || r->len - r->off < 1 + (size_t)w)
+        return false;
+    uint64_t n = 0;
+    for (unsigned i = 1; i <= w; i++)
+        n = (n << 8) | r->p[r->off + i];
+    if (b >= 0xc4 && b <= 0xc6)
+        return rd_body(r, o, MSGPACK_OBJECT_BIN, 1 + w, n);
+    if (b >= 0xc7 && b <= 0xc9) /* ext8/16/32: length, type byte, data */
+        return rd_body(r, o, MSGPACK_OBJECT_EXT, 2 + w, n);
+    if (b >= 0xd4 && b <= 0xd8) /* fixext: type byte, 1 << k bytes of data */
+        return rd_body(r, o, MSGPACK_OBJECT_EXT, 2, 1U << (b - 0xd4));
+    if (b >= 0xd9 && b <= 0xdb)
+        return rd_body(r, o, MSGPACK_OBJECT_STR, 1 + w, n);
+    if (b >= 0xcc && b <= 0xcf) {
+        o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        o->via.u64 = n;
+    } else if (b >= 0xd0 && b <= 0xd3) {
+        int64_t s = b == 0xd0   ? (int8_t)n
+                    : b == 0xd1 ? (int16_t)n
+                    : b == 0xd2 ? (int32_t)n
+                                : (int64_t)n;
+        o->type = s >= 0 ? MSGPACK_OBJECT_POSITIVE_INTEGER : MSGPACK_OBJECT_NEGATIVE_INTEGER;
+        o->via.i64 = s;
+    } else if (b >= 0xdc) {
+        o->type = b >= 0xde ? MSGPACK_OBJECT_MAP : MSGPACK_OBJECT_ARRAY;
+        o->via.array.size = (uint32_t)n;
+        o->via.array.ptr = NULL;
+    } else {
+        o->type = b == 0xc0   ? MSGPACK_OBJECT_NIL
+                  : b <= 0xc3 ? MSGPACK_OBJECT_BOOLEAN
+                  : b == 0xca ? MSGPACK_OBJECT_FLOAT32
+                              : MSGPACK_OBJECT_FLOAT64;
+        o->via.u64 = 0;
     }
-    h->sum = f.v[3];
-    h->clamped = f.v[4];
+    r->off += 1 + w;
+    return true;
+}
+
+/* The object at r, typed as msgpack-c types it (a signed encoding of a
+ * value >= 0 is a POSITIVE_INTEGER). Integers and strings are filled in,
+ * other scalars get their type; an array or map its type and size (no
+ * elements), r then on its first element. False (r unmoved) when
+ * truncated or not msgpack (0xc1). */
+static inline bool rd_head(struct rd *r, msgpack_object *o)
+{
+    if (r->off >= r->len)
+        return false;
+    uint8_t b = r->p[r->off];
+    if (b <= 0x7f || b >= 0xe0) {
+        o->type = b <= 0x7f ? MSGPACK_OBJECT_POSITIVE_INTEGER : MSGPACK_OBJECT_NEGATIVE_INTEGER;
+        o->via.i64 = (int8_t)b;
+        if (b <= 0x7f)
+            o->via.u64 = b;
+    } else if (b <= 0x9f) {
+        o->type = b <= 0x8f ? MSGPACK_OBJECT_MAP : MSGPACK_OBJECT_ARRAY;
+        o->via.array.size = b & 0x0f;
+        o->via.array.ptr = NULL;
+    } else if (b <= 0xbf) {
+        return rd_body(r, o, MSGPACK_OBJECT_STR, 1, b & 0x1f);
+    } else if (b >= 0xcc && b <= 0xcf) { /* uint8..64: a bucket's index or count */
+        unsigned w = 1U << (b - 0xcc);
+        if (r->len - r->off <= w)
+            return false;
+        o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        o->via.u64 = rd_uint_be(r->p + r->off + 1, w);
+        r->off += 1 + w;
+        return true;
+    } else {
+        return rd_var(r, o, b);
+    }
+    r->off++;
+    return true;
+}
+
+/* Skips n whole objects at r; false when truncated or malformed. */
+static bool rd_skip(struct rd *r, uint64_t n)
+{
+    msgpack_object o;
+    while (n > 0) {
+        if (!rd_head(r, &o))
+            return false;
+        n--;
+        if (o.type == MSGPACK_OBJECT_ARRAY || o.type == MSGPACK_OBJECT_MAP)
+            n += (uint64_t)o.via.array.size * (o.type == MSGPACK_OBJECT_MAP ? 2 : 1);
+        if (n > r->len - r->off) /* every object takes a byte */
+            return false;
+    }
+    return true;
+}
+
+/* Skips the elements of o, an object rd_head just read. */
+static bool rd_skip_inside(struct rd *r, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY && o->type != MSGPACK_OBJECT_MAP)
+        return true;
+    return rd_skip(r, (uint64_t)o->via.array.size * (o->type == MSGPACK_OBJECT_MAP ? 2 : 1));
+}
+
+/* The unsigned integer at *p (< end) when it is a positive fixint or
+ * uint8..64 (what pr_hist_pack writes): *p moves past it; else false. */
+static inline bool rd_fast_uint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint8_t b = **p;
+    if (b <= 0x7f) {
+        *v = b;
+        *p += 1;
+        return true;
+    }
+    unsigned w = 1U << ((b - 0xcc) & 3);
+    if (b < 0xcc || b > 0xcf || (size_t)(end - *p) <= w)
+        return false;
+    *v = rd_uint_be(*p + 1, w);
+    *p += 1 + w;
+    return true;
+}
+
+/* Pair number i / 2 at r, any encoding, as unpack_buckets checks it. */
+static int raw_pair(struct rd *r, uint32_t i, uint64_t v[2], struct pr_error *err)
+{
+    msgpack_object io, co;
+    if (!rd_head(r, &io))
+        return rd_fail(r, err);
+    if (io.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return bad_pair(i / 2, err);
+    if (!rd_head(r, &co))
+        return rd_fail(r, err);
+    if (co.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return bad_pair(i / 2, err);
+    v[0] = io.via.u64;
+    v[1] = co.via.u64;
     return 0;
+}
+
+/* The buckets of "b" (f->b_size elements at r), as unpack_buckets but
+ * for the total, which waits for "n". On failure r is anywhere in "b".
+ * The loop keeps its state in locals (a pointer, not r; a copy of a):
+ * stores into h->counts could alias r's and a's fields and force reloads. */
+static int raw_buckets(pr_hist *h, struct rd *r, const struct hist_fields *f, struct bucket_acc *a,
+                       struct pr_error *err)
+{
+    const uint8_t *p = r->p + r->off, *end = r->p + r->len;
+    struct bucket_acc acc = *a;
+    uint64_t v[2] = {0, 0};
+    int rc = check_b_size(f->b_size, err);
+    for (uint32_t i = 0; rc == 0 && i < f->b_size; i += 2) {
+        const uint8_t *pair = p;
+        if (p >= end || !rd_fast_uint(&p, end, &v[0]) || p >= end ||
+            !rd_fast_uint(&p, end, &v[1])) {
+            r->off = (size_t)(pair - r->p);
+            if ((rc = raw_pair(r, i, v, err)) != 0)
+                break;
+            p = r->p + r->off;
+        }
+        rc = put_bucket(h, &acc, v[0], v[1], err);
+    }
+    r->off = (size_t)(p - r->p);
+    *a = acc;
+    return rc;
+}
+
+/* One pass over the map: fields as unpack_fields, "b" decoded where it
+ * stands (one walk over its integers, not two); a bucket error goes to
+ * berr, as it only counts when every field is right. */
+static int raw_fields(pr_hist *h, struct rd *r, struct hist_fields *f, struct bucket_acc *a,
+                      struct pr_error *berr, struct pr_error *err)
+{
+    msgpack_object m, key, val;
+    if (!rd_head(r, &m))
+        return rd_fail(r, err);
+    if (m.type != MSGPACK_OBJECT_MAP)
+        return pr_error_set(err, PR_EBAD_TYPE, "hist: not a map");
+    for (uint32_t i = 0; i < m.via.map.size; i++) {
+        if (!rd_head(r, &key) || !rd_skip_inside(r, &key) || !rd_head(r, &val))
+            return rd_fail(r, err);
+        int k = key.type == MSGPACK_OBJECT_STR ? hist_key(key.via.str.ptr, key.via.str.size) : -1;
+        int rc = k < 0 ? 0 : unpack_field(f, k, &val, err);
+        if (rc != 0)
+            return rc;
+        size_t at = r->off;
+        if (k == 5 && raw_buckets(h, r, f, a, berr) == 0)
+            continue;
+        r->off = at;
+        if (!rd_skip_inside(r, &val))
+            return rd_fail(r, err);
+    }
+    if (r->off != r->len)
+        return pr_error_set(err, PR_ETRAILING, "hist: %zu trailing bytes", r->len - r->off);
+    return check_seen(f, err);
+}
+
+int pr_hist_unpack_raw(pr_hist *h, const void *buf, size_t len, struct pr_error *err)
+{
+    struct hist_fields f = {{0}, 0, NULL, 0};
+    struct bucket_acc a = {0, -1, 0};
+    struct rd r = {buf, len, 0};
+    struct pr_error berr = {0, ""};
+    pr_hist_reset(h);
+    int rc = raw_fields(h, &r, &f, &a, &berr, err);
+    if (rc == 0 && berr.code != 0) {
+        rc = berr.code;
+        if (err != NULL)
+            *err = berr;
+    }
+    if (rc == 0)
+        rc = check_total(&f, &a, err);
+    return unpack_finish(h, &f, &a, rc, err);
 }
 
 /* ---- frozen form ---- */

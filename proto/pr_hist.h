@@ -133,6 +133,14 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk);
  * clamp not matching the buckets, total overflowing). The check on sum is
  * min * n <= sum <= max * n, each product saturated at UINT64_MAX. */
 int pr_hist_unpack(pr_hist *h, const msgpack_object *obj, struct pr_error *err);
+/* pr_hist_unpack() straight from bytes: buf[0..len) must be exactly one
+ * msgpack object, read without building msgpack-c's object tree (a STATS
+ * histogram is thousands of integers). Same checks, codes and messages as
+ * pr_hist_unpack() on msgpack-c's tree of the same bytes (both share them);
+ * bytes that are not one whole msgpack object also give PR_ETRUNCATED,
+ * PR_EINVAL (byte 0xc1) or PR_ETRAILING. Reads nothing outside buf, never
+ * allocates, never recurses. */
+int pr_hist_unpack_raw(pr_hist *h, const void *buf, size_t len, struct pr_error *err);
 
 /* Frozen form: a read-only, compact copy of a histogram for keeping many
  * of them (closed report intervals, per-agent sums): the summary plus, per

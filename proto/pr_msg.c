@@ -282,6 +282,10 @@ struct scan {
     const uint8_t *p; /* input */
     size_t len;       /* input length */
     size_t off;       /* next byte to read */
+    bool top_map;     /* the top value is a map; top[] then holds its layout */
+    uint32_t n_top;   /* its keys and values, counted */
+    /* where each key and value of the top map starts, then its end */
+    size_t top[2 * PR_MSG_MAX_KEYS + 1];
 };
 
 static int scan_be(struct scan *s, unsigned width, uint64_t *v, struct pr_error *err)
@@ -337,6 +341,30 @@ static int scan_class(uint8_t b, unsigned *width, uint64_t *fixed, unsigned *mul
     return 0;
 }
 
+/* Skips up to k integers in a row at s->off (a STATS is mostly its
+ * histograms' integers) and returns how many; stops before anything else,
+ * a truncated integer too. Locals, not s's fields, in the loop: s->p's
+ * bytes may alias them. */
+static uint64_t scan_ints(struct scan *s, uint64_t k)
+{
+    const uint8_t *p = s->p;
+    size_t off = s->off, len = s->len;
+    uint64_t i = 0;
+    for (; i < k && off < len; i++) {
+        uint8_t b = p[off];
+        if (b <= 0x7f || b >= 0xe0) {
+            off++;
+            continue;
+        }
+        size_t w = (size_t)1 << ((b - 0xcc) & 3); /* uint8..64 0xcc..0xcf, int8..64 0xd0..0xd3 */
+        if (b < 0xcc || b > 0xd3 || len - off <= w)
+            break;
+        off += 1 + w;
+    }
+    s->off = off;
+    return i;
+}
+
 static int scan_obj(struct scan *s, unsigned depth, struct pr_error *err)
 {
     unsigned width, mult;
@@ -363,13 +391,33 @@ static int scan_obj(struct scan *s, unsigned depth, struct pr_error *err)
     if (n > s->len - s->off)
         return pr_error_set(err, PR_ETRUNCATED,
                             "container at offset %zu claims more elements than bytes", at);
-    for (uint64_t i = 0; i < n; i++)
+    if (depth == 0 && mult == 2)
+        s->top_map = true, s->n_top = (uint32_t)n;
+    for (uint64_t i = 0; i < n; i++) {
+        if (depth == 0 && mult == 2)
+            s->top[i] = s->off;
+        else if ((i += scan_ints(s, n - i)) == n)
+            break;
         if ((rc = scan_obj(s, depth + 1, err)) < 0)
             return rc;
+    }
+    if (depth == 0 && mult == 2)
+        s->top[n] = s->off;
     return 0;
 }
 
 /* ---- Decoding ----------------------------------------------------------- */
+
+/* The value of a top-level key in raw_keys: not a msgpack-c object but
+ * the value's bytes (via.bin), which get_hist reads with
+ * pr_hist_unpack_raw(). A type msgpack-c never makes, so nothing else can
+ * mistake it for data. Histograms are most of a STATS: msgpack-c building
+ * their thousands of integers was most of its decode. */
+#define OBJ_RAW ((msgpack_object_type)0x7f)
+
+/* Top-level keys whose values stay raw: every FK_HIST field's key, and
+ * only those (any other kind would read OBJ_RAW as a wrong type). */
+static const char *const raw_keys[] = {"lat", "svc"};
 
 static const char *obj_type_name(const msgpack_object *o)
 {
@@ -449,6 +497,13 @@ static int get_double(const msgpack_object *o, double *out, const char *path, st
     return 0;
 }
 
+/* A string object's bytes: msgpack-c may give an empty one a NULL (or
+ * stale) pointer, which memcpy and printf must not see. */
+static const char *str_ptr(const msgpack_object *o)
+{
+    return o->via.str.size > 0 ? o->via.str.ptr : "";
+}
+
 /* A string of at most cap bytes without NUL; *s points into the input. */
 static int get_str(const msgpack_object *o, uint32_t cap, const char **s, uint32_t *n,
                    const char *path, struct pr_error *err)
@@ -460,7 +515,7 @@ static int get_str(const msgpack_object *o, uint32_t cap, const char **s, uint32
                             path, o->via.str.size, cap);
     if (o->via.str.size > 0 && memchr(o->via.str.ptr, '\0', o->via.str.size) != NULL)
         return pr_error_set(err, PR_EINVAL, "%s: string contains NUL", path);
-    *s = o->via.str.ptr;
+    *s = str_ptr(o);
     *n = o->via.str.size;
     return 0;
 }
@@ -641,7 +696,8 @@ static int get_list(const struct field *f, const msgpack_object *o, char *base, 
 static int get_hist(const msgpack_object *o, pr_hist **dst, const char *path, struct pr_error *err)
 {
     *dst = pr_hist_new();
-    int rc = pr_hist_unpack(*dst, o, err);
+    int rc = o->type == OBJ_RAW ? pr_hist_unpack_raw(*dst, o->via.bin.ptr, o->via.bin.size, err)
+                                : pr_hist_unpack(*dst, o, err);
     if (rc < 0 && err != NULL) {
         char inner[sizeof(err->msg)];
         memcpy(inner, err->msg, sizeof(inner));
@@ -711,7 +767,7 @@ static int decode_map(const msgpack_object *o, const struct table *t, char *base
         for (uint32_t j = 0; j < i; j++)
             if (same_key(k, &o->via.map.ptr[j].key))
                 return pr_error_set(err, PR_EDUP_KEY, "%s: duplicate key '%.*s'", path,
-                                    (int)k->via.str.size, k->via.str.ptr);
+                                    (int)k->via.str.size, str_ptr(k));
         for (size_t fi = 0; fi < t->n; fi++) {
             if (!key_is(k, t->f[fi].key))
                 continue;
@@ -820,17 +876,65 @@ static int decode_obj(struct pr_msg *m, const msgpack_object *o, struct pr_error
     m->type = type_of(to);
     if (m->type == PR_MSG_NONE)
         return pr_error_set(err, PR_EUNKNOWN_TYPE, "message: unknown type '%.*s'",
-                            (int)(to->via.str.size > 32 ? 32 : to->via.str.size), to->via.str.ptr);
+                            (int)(to->via.str.size > 32 ? 32 : to->via.str.size), str_ptr(to));
     rc = decode_map(o, &msg_tables[m->type], (char *)m, pr_msg_type_name(m->type), err);
     return rc < 0 ? rc : check_msg(m, err);
+}
+
+static bool is_raw_key(const msgpack_object *k)
+{
+    for (size_t i = 0; i < sizeof(raw_keys) / sizeof(raw_keys[0]); i++)
+        if (key_is(k, raw_keys[i]))
+            return true;
+    return false;
+}
+
+/* One msgpack value, exactly bytes [from, to) of the scanned input. */
+static bool unpack_piece(const struct scan *s, size_t from, size_t to, msgpack_zone *z,
+                         msgpack_object *o)
+{
+    size_t off = 0;
+    return msgpack_unpack((const char *)s->p + from, to - from, &off, z, o) ==
+               MSGPACK_UNPACK_SUCCESS &&
+           off == to - from;
+}
+
+/* msgpack-c's tree of the scanned input in zone z, but for the values of
+ * raw_keys in the top map, which are OBJ_RAW. False when msgpack-c
+ * refuses the bytes. */
+static bool unpack_tree(const struct scan *s, msgpack_zone *z, msgpack_object *o)
+{
+    if (!s->top_map)
+        return unpack_piece(s, 0, s->len, z, o);
+    uint32_t n = s->n_top / 2;
+    msgpack_object_kv *kv = msgpack_zone_malloc(z, (n ? n : 1) * sizeof(*kv));
+    if (kv == NULL)
+        return false;
+    o->type = MSGPACK_OBJECT_MAP;
+    o->via.map.size = n;
+    o->via.map.ptr = kv;
+    for (uint32_t i = 0; i < n; i++) {
+        const size_t *at = &s->top[2 * i];
+        if (!unpack_piece(s, at[0], at[1], z, &kv[i].key))
+            return false;
+        if (!is_raw_key(&kv[i].key)) {
+            if (!unpack_piece(s, at[1], at[2], z, &kv[i].val))
+                return false;
+            continue;
+        }
+        kv[i].val.type = OBJ_RAW;
+        kv[i].val.via.bin.ptr = (const char *)s->p + at[1];
+        kv[i].val.via.bin.size = (uint32_t)(at[2] - at[1]);
+    }
+    return true;
 }
 
 int pr_msg_decode(struct pr_msg *m, const void *buf, size_t len, struct pr_error *err)
 {
     struct pr_error e = {0};
-    struct scan s = {buf, len, 0};
-    msgpack_unpacked up;
-    size_t off = 0;
+    struct scan s = {buf, len, 0, false, 0, {0}};
+    msgpack_zone z;
+    msgpack_object o;
     int rc;
 
     memset(m, 0, sizeof(*m));
@@ -840,12 +944,13 @@ int pr_msg_decode(struct pr_msg *m, const void *buf, size_t len, struct pr_error
         rc = pr_error_set(&e, PR_ETRAILING, "%zu trailing bytes after message", len - s.off);
     if (rc < 0)
         goto out;
-    msgpack_unpacked_init(&up);
-    if (msgpack_unpack_next(&up, buf, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len)
+    bool zone_ok = msgpack_zone_init(&z, MSGPACK_ZONE_CHUNK_SIZE);
+    if (!zone_ok || !unpack_tree(&s, &z, &o))
         rc = pr_error_set(&e, PR_EINVAL, "msgpack-c rejected the message");
     else
-        rc = decode_obj(m, &up.data, &e);
-    msgpack_unpacked_destroy(&up);
+        rc = decode_obj(m, &o, &e);
+    if (zone_ok)
+        msgpack_zone_destroy(&z);
     if (rc < 0 && rc != PR_EVERSION)
         pr_msg_clear(m);
 out:

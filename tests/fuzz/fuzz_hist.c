@@ -1,9 +1,14 @@
-/* fuzz_hist: pr_hist_unpack over whatever msgpack the input holds.
- * Properties checked beyond "no crash": a rejected input leaves the
- * histogram empty; an accepted one packs and unpacks back to itself. */
+/* fuzz_hist: pr_hist_unpack over whatever msgpack the input holds, and
+ * pr_hist_unpack_raw over the same bytes. Properties checked beyond "no
+ * crash": a rejected input leaves the histogram empty; an accepted one
+ * packs and unpacks back to itself; the raw reader agrees with the tree
+ * reader (same code, same message, same histogram) whenever msgpack-c
+ * reads the input as one object, and rejects it when it is not one whole
+ * object. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pr_hist.h"
 
@@ -97,22 +102,37 @@ static void check_roundtrip(const pr_hist *h, pr_hist *back)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static pr_hist *h, *back;
+    static pr_hist *h, *back, *raw;
     if (h == NULL) {
         h = pr_hist_new();
         back = pr_hist_new();
+        raw = pr_hist_new();
     }
-    if (!msgpack_bounded(data, size))
+    struct pr_error raw_err;
+    pr_hist_record(raw, 4243, 1); /* unpack must replace it */
+    int raw_rc = pr_hist_unpack_raw(raw, data, size, &raw_err);
+    if (raw_rc != 0 && (raw_err.code != raw_rc || pr_hist_count(raw) != 0 ||
+                        pr_hist_max(raw) != 0 || raw_err.msg[0] == '\0'))
+        abort();
+    if (!msgpack_bounded(data, size)) {
+        if (raw_rc == 0)
+            abort();
         return 0;
+    }
     msgpack_unpacked u;
     size_t off = 0;
     msgpack_unpacked_init(&u);
-    if (msgpack_unpack_next(&u, (const char *)data, size, &off) == MSGPACK_UNPACK_SUCCESS) {
+    if (msgpack_unpack_next(&u, (const char *)data, size, &off) == MSGPACK_UNPACK_SUCCESS &&
+        off == size) {
         struct pr_error err;
         pr_hist_record(h, 4242, 1); /* unpack must replace it */
-        if (pr_hist_unpack(h, &u.data, &err) == 0)
+        int rc = pr_hist_unpack(h, &u.data, &err);
+        if (rc == 0)
             check_roundtrip(h, back);
         else if (pr_hist_count(h) != 0 || pr_hist_max(h) != 0 || err.msg[0] == '\0')
+            abort();
+        if (raw_rc != rc || (rc != 0 && strcmp(raw_err.msg, err.msg) != 0) ||
+            !pr_hist_equal(raw, h))
             abort();
     }
     msgpack_unpacked_destroy(&u);

@@ -315,17 +315,34 @@ static bool msgpack_bounded(const uint8_t *p, size_t len)
 }
 
 /* Unpacks buf as exactly one msgpack object, then as a histogram. Returns
- * pr_hist_unpack's code, or 1 when buf is not one whole msgpack object. */
+ * pr_hist_unpack's code, or 1 when buf is not one whole msgpack object.
+ * Checks on the way that pr_hist_unpack_raw() on the same bytes agrees:
+ * same code, same message, same histogram; and that it rejects, leaving
+ * the histogram empty, what is not one whole msgpack object. */
 static int decode(pr_hist *h, const char *buf, size_t len, struct pr_error *err)
 {
     msgpack_unpacked u;
     size_t off = 0;
     int rc = 1;
+    bool whole = msgpack_bounded((const uint8_t *)buf, len);
+    struct pr_error raw_err = {0, ""};
+    pr_hist *raw = pr_hist_new();
+    pr_hist_record(raw, 31337, 2); /* unpack must replace it */
+    int raw_rc = pr_hist_unpack_raw(raw, buf, len, &raw_err);
     msgpack_unpacked_init(&u);
-    if (msgpack_bounded((const uint8_t *)buf, len) &&
-        msgpack_unpack_next(&u, buf, len, &off) == MSGPACK_UNPACK_SUCCESS && off == len)
+    if (whole && msgpack_unpack_next(&u, buf, len, &off) == MSGPACK_UNPACK_SUCCESS && off == len) {
         rc = pr_hist_unpack(h, &u.data, err);
+        CHECK_MSG(raw_rc == rc && (rc == 0 || strcmp(raw_err.msg, err->msg) == 0),
+                  "tree %s (%s), raw %s (%s)", pr_errname(rc), rc ? err->msg : "",
+                  pr_errname(raw_rc), raw_err.msg);
+        CHECK(pr_hist_equal(raw, h));
+    } else if (!whole) {
+        CHECK_MSG(raw_rc < 0 && raw_err.code == raw_rc && pr_hist_count(raw) == 0 &&
+                      pr_hist_max(raw) == 0,
+                  "raw accepted a broken object: %s", raw_err.msg);
+    }
     msgpack_unpacked_destroy(&u);
+    pr_hist_destroy(&raw);
     return rc;
 }
 
@@ -354,6 +371,7 @@ struct spec {
     const uint64_t *b;
     uint32_t blen;
     int omit, dup, bad_type; /* key number 0..5, or -1 */
+    bool b_first;            /* "b" before the other keys (pr_hist_pack puts it last) */
 };
 
 static void pack_value(msgpack_packer *pk, const struct spec *sp, int k)
@@ -379,7 +397,8 @@ static int decode_spec(pr_hist *h, const struct spec *sp, struct pr_error *err)
     msgpack_pack_map(&pk, 7 - (sp->omit >= 0) + (sp->dup >= 0));
     msgpack_pack_str_with_body(&pk, "zz", 2); /* unknown keys are ignored */
     msgpack_pack_nil(&pk);
-    for (int k = 0; k < 6; k++) {
+    for (int j = 0; j < 6; j++) {
+        int k = sp->b_first ? (j + 5) % 6 : j;
         for (int rep = 0; rep < 1 + (k == sp->dup) && k != sp->omit; rep++) {
             msgpack_pack_str_with_body(&pk, keys[k], strlen(keys[k]));
             pack_value(&pk, sp, k);
@@ -414,19 +433,31 @@ static void test_unpack_strict(void)
     pr_hist *h = pr_hist_new();
     uint64_t i3000 = (uint64_t)pr_hist_index_of(3000), L = (uint64_t)pr_hist_counts_len();
     const uint64_t good[] = {1000, 3, i3000, 1};
-    struct spec base = {{4, 1000, 3000, 6000, 0}, good, 4, -1, -1, -1}, sp;
+    struct spec base = {{4, 1000, 3000, 6000, 0}, good, 4, -1, -1, -1, false}, sp;
 
     EXPECT_SPEC(h, &base, 0);
     CHECK(pr_hist_count(h) == 4 && pr_hist_min(h) == 1000 && pr_hist_max(h) == 3000);
     CHECK(pr_hist_count_at_index(h, 1000) == 3 && pr_hist_value_at_percentile(h, 99) == 3000);
-    for (int k = 0; k < 6; k++) {
-        sp = base, sp.omit = k;
+    for (int k = 0; k < 12; k++) {
+        base.b_first = k >= 6;
+        sp = base, sp.omit = k % 6;
         EXPECT_SPEC(h, &sp, PR_EMISSING_KEY);
-        sp = base, sp.dup = k;
+        sp = base, sp.dup = k % 6;
         EXPECT_SPEC(h, &sp, PR_EDUP_KEY);
-        sp = base, sp.bad_type = k;
+        sp = base, sp.bad_type = k % 6;
         EXPECT_SPEC(h, &sp, PR_EBAD_TYPE);
     }
+    base.b_first = false;
+    /* A field error after a bad "b" wins over it (raw decodes "b" at once). */
+    const uint64_t zero_count[] = {1000, 0};
+    sp = base, sp.b_first = true, sp.b = zero_count, sp.blen = 2, sp.omit = 4;
+    EXPECT_SPEC(h, &sp, PR_EMISSING_KEY);
+    sp.omit = -1, sp.dup = 3;
+    EXPECT_SPEC(h, &sp, PR_EDUP_KEY);
+    sp.dup = -1, sp.bad_type = 2;
+    EXPECT_SPEC(h, &sp, PR_EBAD_TYPE);
+    sp.bad_type = -1;
+    EXPECT_SPEC(h, &sp, PR_EBAD_HIST);
     struct {
         uint64_t v[5];
         uint64_t b[6];
@@ -454,13 +485,15 @@ static void test_unpack_strict(void)
         {{2, 1, PR_HIST_MAX_US, PR_HIST_MAX_US + 1, 2}, {1, 1, L - 1, 1}, 4, 0},   /* clamps */
         {{2, 1, PR_HIST_MAX_US + 1, 2, 0}, {1, 1, L - 1, 1}, 4, PR_EBAD_HIST},     /* max > MAX */
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    for (size_t i = 0; i < 2 * sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t c = i % (sizeof(cases) / sizeof(cases[0]));
         sp = base;
-        memcpy(sp.v, cases[i].v, sizeof(sp.v));
-        sp.b = cases[i].b;
-        sp.blen = cases[i].blen;
-        EXPECT_SPEC(h, &sp, cases[i].code);
-        if (cases[i].code == 0)
+        sp.b_first = i != c;
+        memcpy(sp.v, cases[c].v, sizeof(sp.v));
+        sp.b = cases[c].b;
+        sp.blen = cases[c].blen;
+        EXPECT_SPEC(h, &sp, cases[c].code);
+        if (cases[c].code == 0)
             CHECK(roundtrip_ok(h));
     }
     /* Too many buckets, and non-integer bucket entries. */
@@ -497,6 +530,44 @@ static void test_unpack_strict(void)
     kv[3].val.via.u64 = 5;
     kv[4].val.via.u64 = 0;
     CHECK(pr_hist_unpack(h, &o, &err) == 0 && pr_hist_count(h) == 1 && pr_hist_max(h) == 5);
+    pr_hist_destroy(&h);
+}
+
+/* pr_hist_unpack_raw on hand-made bytes: every integer encoding msgpack-c
+ * calls a POSITIVE_INTEGER (signed ones too), and the byte-level errors
+ * only it can meet. */
+static void test_unpack_raw_bytes(void)
+{
+    /* clang-format off */
+    static const uint8_t good[] = {
+        0x87, 0xa1, 'n', 0xd0, 4,                                   /* int8 4 */
+        0xa3, 'm', 'i', 'n', 0xcd, 0x03, 0xe8,                      /* uint16 1000 */
+        0xa3, 'm', 'a', 'x', 0xd1, 0x0b, 0xb8,                      /* int16 3000 */
+        0xa3, 's', 'u', 'm', 0xd2, 0, 0, 0x17, 0x70,                /* int32 6000 */
+        0xa2, 'z', 'z', 0x92, 0xc4, 1, 0, 0x81, 1, 2,               /* unknown: [bin, {1: 2}] */
+        0xa5, 'c', 'l', 'a', 'm', 'p', 0xd3, 0, 0, 0, 0, 0, 0, 0, 0, /* int64 0 */
+        0xa1, 'b', 0x94, 0xcd, 0x03, 0xe8, 0xd0, 3,                 /* [1000, int8 3, */
+        0xcd, 0x09, 0xdc, 0xcf, 0, 0, 0, 0, 0, 0, 0, 1};            /*  2524, uint64 1] */
+    /* clang-format on */
+    uint8_t buf[sizeof(good) + 1];
+    struct pr_error err = {0, ""};
+    pr_hist *h = pr_hist_new();
+
+    CHECK((uint64_t)pr_hist_index_of(3000) == 0x09dc);
+    CHECK_MSG(decode(h, (const char *)good, sizeof(good), &err) == 0, "%s", err.msg);
+    CHECK(pr_hist_count(h) == 4 && pr_hist_max(h) == 3000 && pr_hist_count_at_index(h, 1000) == 3);
+    memcpy(buf, good, sizeof(good));
+    buf[sizeof(good)] = 0xc0;
+    CHECK(pr_hist_unpack_raw(h, buf, sizeof(buf), &err) == PR_ETRAILING && all_empty(h));
+    for (size_t len = 0; len < sizeof(good); len++)
+        CHECK(pr_hist_unpack_raw(h, good, len, &err) == PR_ETRUNCATED && all_empty(h) &&
+              err.code == PR_ETRUNCATED);
+    buf[32] = 0xc1; /* the bin inside the unknown key's value: now not msgpack */
+    CHECK(pr_hist_unpack_raw(h, buf, sizeof(good), &err) == PR_EINVAL && all_empty(h));
+    buf[32] = 0xc4;
+    CHECK(good[59] == 0xd0 && good[60] == 3);
+    buf[60] = 0xff; /* int8 -1: a NEGATIVE_INTEGER, unlike int8 3 */
+    CHECK(decode(h, (const char *)buf, sizeof(good), &err) == PR_EBAD_TYPE);
     pr_hist_destroy(&h);
 }
 
@@ -623,6 +694,7 @@ int main(void)
     test_merge();
     test_frozen();
     test_unpack_strict();
+    test_unpack_raw_bytes();
     test_unpack_corrupt();
     free(v);
     return TEST_END();

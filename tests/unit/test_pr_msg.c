@@ -899,6 +899,27 @@ static void test_version_type_dup(void)
     EXPECT_CODE(rc, 0, err);
     CHECK(out.type == PR_MSG_BYE && strcmp(out.u.bye.reason, "ok") == 0);
     pr_msg_clear(&out);
+    /* Empty strings (msgpack-c may point them at NULL), an empty key twice. */
+    const uint8_t bye_empty[] = {0x85, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B', 'Y',
+                                 'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
+                                 'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa0};
+    rc = pr_msg_decode(&out, bye_empty, sizeof(bye_empty), &err);
+    EXPECT_CODE(rc, 0, err);
+    CHECK(out.run[0] == '\0' && strcmp(out.u.bye.reason, "") == 0);
+    pr_msg_clear(&out);
+    const uint8_t dup_empty[] = {0x86, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B',
+                                 'Y',  'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3,
+                                 's',  'e',  'q',  0x01, 0xa0, 0x01, 0xa0, 0x02};
+    rc = pr_msg_decode(&out, dup_empty, sizeof(dup_empty), &err);
+    EXPECT_CODE(rc, PR_EDUP_KEY, err);
+    /* Histogram keys are read from the bytes, not msgpack-c's tree: as an
+     * unknown key elsewhere they are still ignored, twice a duplicate. */
+    EXPECT_CODE(try_edit(PR_MSG_HELLO, ED_ADD, "lat", &x, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_PING, ED_ADD, "svc", &lower, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_DUP, "lat", NULL, &err), PR_EDUP_KEY, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_DUP, "svc", NULL, &err), PR_EDUP_KEY, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "lat.b", &x, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(msg_mentions(&err, "DONE.lat", "\"b\" is not an array"), "%s", err.msg);
 }
 
 static void test_hostile(void)
