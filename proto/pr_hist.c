@@ -690,18 +690,42 @@ static bool rd_skip_inside(struct rd *r, const msgpack_object *o)
  * uint8..64 (what pr_hist_pack writes): *p moves past it; else false. */
 static inline bool rd_fast_uint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
-    uint8_t b = **p;
-    if (b <= 0x7f) {
-        *v = b;
-        *p += 1;
+    /* One branch per encoding, no width computed from the byte: the
+     * branches are predicted, so the next read need not wait for this one. */
+    const uint8_t *q = *p;
+    size_t left = (size_t)(end - q);
+    switch (q[0]) {
+    case 0xcc:
+        if (left < 2)
+            return false;
+        *v = q[1];
+        *p = q + 2;
+        return true;
+    case 0xcd:
+        if (left < 3)
+            return false;
+        *v = rd_uint_be(q + 1, 2);
+        *p = q + 3;
+        return true;
+    case 0xce:
+        if (left < 5)
+            return false;
+        *v = rd_uint_be(q + 1, 4);
+        *p = q + 5;
+        return true;
+    case 0xcf:
+        if (left < 9)
+            return false;
+        *v = rd_uint_be(q + 1, 8);
+        *p = q + 9;
+        return true;
+    default:
+        if (q[0] > 0x7f)
+            return false;
+        *v = q[0];
+        *p = q + 1;
         return true;
     }
-    unsigned w = 1U << ((b - 0xcc) & 3);
-    if (b < 0xcc || b > 0xcf || (size_t)(end - *p) <= w)
-        return false;
-    *v = rd_uint_be(*p + 1, w);
-    *p += 1 + w;
-    return true;
 }
 
 /* Pair number i / 2 at r, any encoding, as unpack_buckets checks it. */
