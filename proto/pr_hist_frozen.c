@@ -1,0 +1,211 @@
+/* pr_hist_frozen: the frozen form of a histogram (pr_hist.h): a compact,
+ * read-only copy for keeping many of them, merged without expanding. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pr_hist.h"
+#include "pr_hist_int.h"
+
+struct pr_hist_frozen {
+    uint64_t total;     /* as pr_hist */
+    uint64_t clamped;   /* as pr_hist */
+    uint64_t min;       /* as pr_hist: UINT64_MAX when empty */
+    uint64_t max;       /* as pr_hist: 0 when empty (the emptiness test) */
+    uint64_t sum;       /* as pr_hist */
+    uint32_t n_buckets; /* occupied buckets held */
+    bool wide;          /* counts are uint64_t: total > UINT32_MAX (else uint32_t) */
+    /* n_buckets counts (uint32_t, or uint64_t when wide), then their
+     * n_buckets uint16_t indexes (< 2^15), increasing. Fixed width rather
+     * than varints: merging stays a few ns a bucket. */
+    uint64_t data[];
+};
+
+static size_t count_width(bool wide)
+{
+    return wide ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+static pr_hist_frozen *frozen_alloc(uint32_t n, bool wide)
+{
+    pr_hist_frozen *f = pr_xmalloc(sizeof(*f) + n * (count_width(wide) + sizeof(uint16_t)));
+    f->n_buckets = n;
+    f->wide = wide;
+    return f;
+}
+
+static uint16_t *frozen_idx(const pr_hist_frozen *f)
+{
+    return (uint16_t *)((char *)(uintptr_t)f->data + f->n_buckets * count_width(f->wide));
+}
+
+static uint64_t frozen_count_at(const pr_hist_frozen *f, uint32_t i)
+{
+    return f->wide ? f->data[i] : ((const uint32_t *)f->data)[i];
+}
+
+static void frozen_set(pr_hist_frozen *f, uint16_t *idx, uint32_t i, int32_t index, uint64_t c)
+{
+    idx[i] = (uint16_t)index;
+    if (f->wide)
+        f->data[i] = c;
+    else
+        ((uint32_t *)f->data)[i] = (uint32_t)c;
+}
+
+static void frozen_summary(pr_hist_frozen *f, uint64_t total, uint64_t clamped, uint64_t min,
+                           uint64_t max, uint64_t sum)
+{
+    f->total = total;
+    f->clamped = clamped;
+    f->min = min;
+    f->max = max;
+    f->sum = sum;
+}
+
+/* Occupied buckets of h. */
+static uint32_t occupied(const pr_hist *h)
+{
+    if (pr__hist_is_empty(h))
+        return 0;
+    uint32_t n = 0;
+    for (int32_t i = pr__hist_index_of(h->min), hi = pr__hist_index_of(h->max); i <= hi; i++)
+        n += h->counts[i] != 0;
+    return n;
+}
+
+/* h's buckets [lo, hi] appended to g from slot n, branch-free (a sparse
+ * histogram's zero/non-zero pattern defeats the branch predictor): each
+ * slot is written, and kept when its count is not 0. g needs one spare
+ * slot. Returns the new n. */
+static uint32_t append_range(pr_hist_frozen *g, uint16_t *idx, uint32_t n, const pr_hist *h,
+                             int32_t lo, int32_t hi)
+{
+    if (!g->wide) { /* the common case, typed for the compiler */
+        uint32_t *cnt = (uint32_t *)g->data;
+        for (int32_t i = lo; i <= hi; i++) {
+            uint64_t c = h->counts[i];
+            idx[n] = (uint16_t)i;
+            cnt[n] = (uint32_t)c;
+            n += c != 0;
+        }
+        return n;
+    }
+    for (int32_t i = lo; i <= hi; i++) {
+        frozen_set(g, idx, n, i, h->counts[i]);
+        n += h->counts[i] != 0;
+    }
+    return n;
+}
+
+/* Drop g's unused slots past n (the indexes move down), shrinking it. */
+static pr_hist_frozen *frozen_trim(pr_hist_frozen *g, uint32_t n)
+{
+    uint16_t *from = frozen_idx(g);
+    g->n_buckets = n;
+    memmove(frozen_idx(g), from, n * sizeof(uint16_t));
+    return pr_xrealloc(g, pr_hist_frozen_size(g));
+}
+
+pr_hist_frozen *pr_hist_freeze(const pr_hist *h)
+{
+    pr_hist_frozen *f = frozen_alloc(occupied(h) + 1, h->total > UINT32_MAX);
+    frozen_summary(f, h->total, h->clamped, h->min, h->max, h->sum);
+    uint32_t n = 0;
+    if (!pr__hist_is_empty(h))
+        n = append_range(f, frozen_idx(f), 0, h, pr__hist_index_of(h->min),
+                         pr__hist_index_of(h->max));
+    return frozen_trim(f, n);
+}
+
+void pr_hist_frozen_destroy(pr_hist_frozen **f)
+{
+    if (f == NULL || *f == NULL)
+        return;
+    free(*f);
+    *f = NULL;
+}
+
+uint64_t pr_hist_frozen_count(const pr_hist_frozen *f)
+{
+    return f->total;
+}
+
+size_t pr_hist_frozen_size(const pr_hist_frozen *f)
+{
+    return sizeof(*f) + f->n_buckets * (count_width(f->wide) + sizeof(uint16_t));
+}
+
+void pr_hist_add_frozen(pr_hist *dst, const pr_hist_frozen *f)
+{
+    if (f->max == 0)
+        return;
+    const uint16_t *idx = frozen_idx(f);
+    for (uint32_t i = 0; i < f->n_buckets; i++)
+        dst->counts[idx[i]] += frozen_count_at(f, i);
+    dst->total += f->total;
+    dst->clamped += f->clamped;
+    if (f->min < dst->min)
+        dst->min = f->min;
+    if (f->max > dst->max)
+        dst->max = f->max;
+    dst->sum = pr__sat_add(dst->sum, f->sum);
+}
+
+void pr_hist_thaw(pr_hist *dst, const pr_hist_frozen *f)
+{
+    pr_hist_reset(dst);
+    pr_hist_add_frozen(dst, f);
+}
+
+/* f's buckets and src's (non-empty) merged in index order into g (room
+ * for all of them plus one); returns how many. Over src's span the merge
+ * is branch-free, as append_range. */
+static uint32_t merge_into(const pr_hist_frozen *f, const pr_hist *src, pr_hist_frozen *g)
+{
+    const uint16_t *fidx = frozen_idx(f);
+    uint16_t *gidx = frozen_idx(g);
+    uint32_t j = 0, n = 0, fn = f->n_buckets;
+    int32_t lo = pr__hist_index_of(src->min), hi = pr__hist_index_of(src->max);
+    for (; j < fn && fidx[j] < lo; j++, n++)
+        frozen_set(g, gidx, n, fidx[j], frozen_count_at(f, j));
+    if (!g->wide) { /* then f is narrow too; typed for the compiler */
+        const uint32_t *fc = (const uint32_t *)f->data;
+        uint32_t *gc = (uint32_t *)g->data;
+        for (int32_t i = lo; i <= hi; i++) {
+            uint32_t both = j < fn && fidx[j] == i;
+            uint64_t c = src->counts[i] + (both ? fc[j] : 0);
+            gidx[n] = (uint16_t)i;
+            gc[n] = (uint32_t)c;
+            n += c != 0;
+            j += both;
+        }
+    }
+    for (int32_t i = g->wide ? lo : hi + 1; i <= hi; i++) {
+        bool both = j < fn && fidx[j] == i;
+        uint64_t c = src->counts[i] + (both ? frozen_count_at(f, j) : 0);
+        frozen_set(g, gidx, n, i, c);
+        n += c != 0;
+        j += both;
+    }
+    for (; j < fn; j++, n++)
+        frozen_set(g, gidx, n, fidx[j], frozen_count_at(f, j));
+    return n;
+}
+
+void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src)
+{
+    if (*f == NULL) {
+        *f = pr_hist_freeze(src);
+        return;
+    }
+    if (pr__hist_is_empty(src))
+        return;
+    pr_hist_frozen *old = *f;
+    uint64_t total = old->total + src->total;
+    pr_hist_frozen *g = frozen_alloc(old->n_buckets + occupied(src) + 1, total > UINT32_MAX);
+    g = frozen_trim(g, merge_into(old, src, g));
+    frozen_summary(g, total, old->clamped + src->clamped, old->min < src->min ? old->min : src->min,
+                   old->max > src->max ? old->max : src->max, pr__sat_add(old->sum, src->sum));
+    free(old);
+    *f = g;
+}

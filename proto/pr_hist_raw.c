@@ -1,0 +1,297 @@
+/* pr_hist_raw: pr_hist_unpack_raw(), the histogram read straight from
+ * msgpack bytes (a STATS histogram is ~5600 integers; building msgpack-c's
+ * object tree for them was most of a STATS decode). The field, bucket and
+ * summary checks are pr_hist.c's (pr_hist_int.h), shared with
+ * pr_hist_unpack(). */
+#include <string.h>
+
+#include "pr_hist.h"
+#include "pr_hist_int.h"
+
+/* A cursor over raw msgpack bytes. */
+struct rd {
+    const uint8_t *p; /* input */
+    size_t len;       /* input length */
+    size_t off;       /* next byte */
+};
+
+static int rd_fail(const struct rd *r, struct pr_error *err)
+{
+    bool c1 = r->off < r->len && r->p[r->off] == 0xc1;
+    return pr_error_set(err, c1 ? PR_EINVAL : PR_ETRUNCATED, "hist: %s msgpack at offset %zu",
+                        c1 ? "malformed" : "truncated", r->off);
+}
+
+/* A string, bin or ext of head + n bytes at r. */
+static bool rd_body(struct rd *r, msgpack_object *o, msgpack_object_type type, size_t head,
+                    uint64_t n)
+{
+    if (r->len - r->off < head || n > r->len - r->off - head)
+        return false;
+    o->type = type;
+    o->via.str.size = (uint32_t)n;
+    o->via.str.ptr = (const char *)r->p + r->off + head;
+    r->off += head + (size_t)n;
+    return true;
+}
+
+/* The w-byte (1, 2, 4 or 8) big-endian unsigned integer at p. */
+static inline uint64_t rd_uint_be(const uint8_t *p, unsigned w)
+{
+    uint16_t v16;
+    uint32_t v32;
+    uint64_t v64;
+    switch (w) {
+    case 1:
+        return p[0];
+    case 2:
+        memcpy(&v16, p, 2);
+        return __builtin_bswap16(v16);
+    case 4:
+        memcpy(&v32, p, 4);
+        return __builtin_bswap32(v32);
+    default:
+        memcpy(&v64, p, 8);
+        return __builtin_bswap64(v64);
+    }
+}
+
+/* rd_head for the 0xc0..0xdf kinds. */
+static bool rd_var(struct rd *r, msgpack_object *o, uint8_t b)
+{
+    static const uint8_t width[0x20] = {
+        /* c0 */ 0, 0, 0, 0, 1, 2, 4, 1, 2, 4, 4, 8, 1, 2, 4, 8,
+        /* d0 */ 1, 2, 4, 8, 1, 1, 1, 1, 1, 1, 2, 4, 2, 4, 2, 4};
+    unsigned w = width[b - 0xc0];
+    if (b == 0xc1 || r->len - r->off < 1 + (size_t)w)
+        return false;
+    uint64_t n = 0;
+    for (unsigned i = 1; i <= w; i++)
+        n = (n << 8) | r->p[r->off + i];
+    if (b >= 0xc4 && b <= 0xc6)
+        return rd_body(r, o, MSGPACK_OBJECT_BIN, 1 + w, n);
+    if (b >= 0xc7 && b <= 0xc9) /* ext8/16/32: length, type byte, data */
+        return rd_body(r, o, MSGPACK_OBJECT_EXT, 2 + w, n);
+    if (b >= 0xd4 && b <= 0xd8) /* fixext: type byte, 1 << k bytes of data */
+        return rd_body(r, o, MSGPACK_OBJECT_EXT, 2, 1U << (b - 0xd4));
+    if (b >= 0xd9 && b <= 0xdb)
+        return rd_body(r, o, MSGPACK_OBJECT_STR, 1 + w, n);
+    if (b >= 0xcc && b <= 0xcf) {
+        o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        o->via.u64 = n;
+    } else if (b >= 0xd0 && b <= 0xd3) {
+        int64_t s = b == 0xd0   ? (int8_t)n
+                    : b == 0xd1 ? (int16_t)n
+                    : b == 0xd2 ? (int32_t)n
+                                : (int64_t)n;
+        o->type = s >= 0 ? MSGPACK_OBJECT_POSITIVE_INTEGER : MSGPACK_OBJECT_NEGATIVE_INTEGER;
+        o->via.i64 = s;
+    } else if (b >= 0xdc) {
+        o->type = b >= 0xde ? MSGPACK_OBJECT_MAP : MSGPACK_OBJECT_ARRAY;
+        o->via.array.size = (uint32_t)n;
+        o->via.array.ptr = NULL;
+    } else {
+        o->type = b == 0xc0   ? MSGPACK_OBJECT_NIL
+                  : b <= 0xc3 ? MSGPACK_OBJECT_BOOLEAN
+                  : b == 0xca ? MSGPACK_OBJECT_FLOAT32
+                              : MSGPACK_OBJECT_FLOAT64;
+        o->via.u64 = 0;
+    }
+    r->off += 1 + w;
+    return true;
+}
+
+/* The object at r, typed as msgpack-c types it (a signed encoding of a
+ * value >= 0 is a POSITIVE_INTEGER). Integers and strings are filled in,
+ * other scalars get their type; an array or map its type and size (no
+ * elements), r then on its first element. False (r unmoved) when
+ * truncated or not msgpack (0xc1). */
+static inline bool rd_head(struct rd *r, msgpack_object *o)
+{
+    if (r->off >= r->len)
+        return false;
+    uint8_t b = r->p[r->off];
+    if (b <= 0x7f || b >= 0xe0) {
+        o->type = b <= 0x7f ? MSGPACK_OBJECT_POSITIVE_INTEGER : MSGPACK_OBJECT_NEGATIVE_INTEGER;
+        o->via.i64 = (int8_t)b;
+        if (b <= 0x7f)
+            o->via.u64 = b;
+    } else if (b <= 0x9f) {
+        o->type = b <= 0x8f ? MSGPACK_OBJECT_MAP : MSGPACK_OBJECT_ARRAY;
+        o->via.array.size = b & 0x0f;
+        o->via.array.ptr = NULL;
+    } else if (b <= 0xbf) {
+        return rd_body(r, o, MSGPACK_OBJECT_STR, 1, b & 0x1f);
+    } else if (b >= 0xcc && b <= 0xcf) { /* uint8..64: a bucket's index or count */
+        unsigned w = 1U << (b - 0xcc);
+        if (r->len - r->off <= w)
+            return false;
+        o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        o->via.u64 = rd_uint_be(r->p + r->off + 1, w);
+        r->off += 1 + w;
+        return true;
+    } else {
+        return rd_var(r, o, b);
+    }
+    r->off++;
+    return true;
+}
+
+/* Skips n whole objects at r; false when truncated or malformed. */
+static bool rd_skip(struct rd *r, uint64_t n)
+{
+    msgpack_object o;
+    while (n > 0) {
+        if (!rd_head(r, &o))
+            return false;
+        n--;
+        if (o.type == MSGPACK_OBJECT_ARRAY || o.type == MSGPACK_OBJECT_MAP)
+            n += (uint64_t)o.via.array.size * (o.type == MSGPACK_OBJECT_MAP ? 2 : 1);
+        if (n > r->len - r->off) /* every object takes a byte */
+            return false;
+    }
+    return true;
+}
+
+/* Skips the elements of o, an object rd_head just read. */
+static bool rd_skip_inside(struct rd *r, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY && o->type != MSGPACK_OBJECT_MAP)
+        return true;
+    return rd_skip(r, (uint64_t)o->via.array.size * (o->type == MSGPACK_OBJECT_MAP ? 2 : 1));
+}
+
+/* The unsigned integer at *p (< end) when it is a positive fixint or
+ * uint8..64 (what pr_hist_pack writes): *p moves past it; else false. */
+static inline bool rd_fast_uint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    /* One branch per encoding, no width computed from the byte: the
+     * branches are predicted, so the next read need not wait for this one. */
+    const uint8_t *q = *p;
+    size_t left = (size_t)(end - q);
+    switch (q[0]) {
+    case 0xcc:
+        if (left < 2)
+            return false;
+        *v = q[1];
+        *p = q + 2;
+        return true;
+    case 0xcd:
+        if (left < 3)
+            return false;
+        *v = rd_uint_be(q + 1, 2);
+        *p = q + 3;
+        return true;
+    case 0xce:
+        if (left < 5)
+            return false;
+        *v = rd_uint_be(q + 1, 4);
+        *p = q + 5;
+        return true;
+    case 0xcf:
+        if (left < 9)
+            return false;
+        *v = rd_uint_be(q + 1, 8);
+        *p = q + 9;
+        return true;
+    default:
+        if (q[0] > 0x7f)
+            return false;
+        *v = q[0];
+        *p = q + 1;
+        return true;
+    }
+}
+
+/* Pair number i / 2 at r, any encoding, as unpack_buckets checks it. */
+static int raw_pair(struct rd *r, uint32_t i, uint64_t v[2], struct pr_error *err)
+{
+    msgpack_object io, co;
+    if (!rd_head(r, &io))
+        return rd_fail(r, err);
+    if (io.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return pr__hist_bad_pair(i / 2, err);
+    if (!rd_head(r, &co))
+        return rd_fail(r, err);
+    if (co.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return pr__hist_bad_pair(i / 2, err);
+    v[0] = io.via.u64;
+    v[1] = co.via.u64;
+    return 0;
+}
+
+/* The buckets of "b" (f->b_size elements at r), as unpack_buckets but
+ * for the total, which waits for "n". On failure r is anywhere in "b".
+ * The loop keeps its state in locals (a pointer, not r; a copy of a):
+ * stores into h->counts could alias r's and a's fields and force reloads. */
+static int raw_buckets(pr_hist *h, struct rd *r, const struct pr__hist_fields *f,
+                       struct pr__bucket_acc *a, struct pr_error *err)
+{
+    const uint8_t *p = r->p + r->off, *end = r->p + r->len;
+    struct pr__bucket_acc acc = *a;
+    uint64_t v[2] = {0, 0};
+    int rc = pr__hist_check_b_size(f->b_size, err);
+    for (uint32_t i = 0; rc == 0 && i < f->b_size; i += 2) {
+        const uint8_t *pair = p;
+        if (p >= end || !rd_fast_uint(&p, end, &v[0]) || p >= end ||
+            !rd_fast_uint(&p, end, &v[1])) {
+            r->off = (size_t)(pair - r->p);
+            if ((rc = raw_pair(r, i, v, err)) != 0)
+                break;
+            p = r->p + r->off;
+        }
+        rc = pr__hist_put_bucket(h, &acc, v[0], v[1], err);
+    }
+    r->off = (size_t)(p - r->p);
+    *a = acc;
+    return rc;
+}
+
+/* One pass over the map: fields as unpack_fields, "b" decoded where it
+ * stands (one walk over its integers, not two); a bucket error goes to
+ * berr, as it only counts when every field is right. */
+static int raw_fields(pr_hist *h, struct rd *r, struct pr__hist_fields *f, struct pr__bucket_acc *a,
+                      struct pr_error *berr, struct pr_error *err)
+{
+    msgpack_object m, key, val;
+    if (!rd_head(r, &m))
+        return rd_fail(r, err);
+    if (m.type != MSGPACK_OBJECT_MAP)
+        return pr_error_set(err, PR_EBAD_TYPE, "hist: not a map");
+    for (uint32_t i = 0; i < m.via.map.size; i++) {
+        if (!rd_head(r, &key) || !rd_skip_inside(r, &key) || !rd_head(r, &val))
+            return rd_fail(r, err);
+        int k =
+            key.type == MSGPACK_OBJECT_STR ? pr__hist_key(key.via.str.ptr, key.via.str.size) : -1;
+        int rc = k < 0 ? 0 : pr__hist_field(f, k, &val, err);
+        if (rc != 0)
+            return rc;
+        size_t at = r->off;
+        if (k == 5 && raw_buckets(h, r, f, a, berr) == 0)
+            continue;
+        r->off = at;
+        if (!rd_skip_inside(r, &val))
+            return rd_fail(r, err);
+    }
+    if (r->off != r->len)
+        return pr_error_set(err, PR_ETRAILING, "hist: %zu trailing bytes", r->len - r->off);
+    return pr__hist_check_seen(f, err);
+}
+
+int pr_hist_unpack_raw(pr_hist *h, const void *buf, size_t len, struct pr_error *err)
+{
+    struct pr__hist_fields f = {{0}, 0, NULL, 0};
+    struct pr__bucket_acc a = {0, -1, 0};
+    struct rd r = {buf, len, 0};
+    struct pr_error berr = {0, ""};
+    pr_hist_reset(h);
+    int rc = raw_fields(h, &r, &f, &a, &berr, err);
+    if (rc == 0 && berr.code != 0) {
+        rc = berr.code;
+        if (err != NULL)
+            *err = berr;
+    }
+    if (rc == 0)
+        rc = pr__hist_check_total(&f, &a, err);
+    return pr__hist_unpack_finish(h, &f, &a, rc, err);
+}
