@@ -7,22 +7,31 @@
  * at every 1 s boundary. Each STATS carries a realistic latency histogram
  * (gen_interval()) and is encoded in advance so the simulator stays cheap;
  * this side decodes every one, which is the real cost. The coordinator (this
- * process's main thread) runs co_run.c's run loop (drive_phase): co_fleet_next
- * -> handle_event -> on_stats (co_merge_add plus the per-agent sums) ->
- * flush_intervals (co_merge_due, co_report_interval, co_merge_close), the
- * interval lines going to a memory FILE. co_run's helpers are static, so the
- * few lines of that loop are mirrored here (marked "as co_run.c").
+ * process's main thread) is co_run's: its run state is a struct run
+ * (co_run_int.h) built as co_run builds it, with the args from co_args_parse
+ * of "stampede oltp_read_write run --agents=N --threads=16N
+ * --report-interval=1 --time=K --listen=ipc://... --plaintext
+ * [--hdr-log=...]", a real co_fleet and co_merge and a co_result; the loop
+ * is co_run's drive_phase: co_fleet_next -> handle_event -> co__live_stats
+ * (co_live.c: co_merge_add, the per-agent sums, the lead's server sample) ->
+ * co__live_flush (co_merge_due, the sysbench line, co_merge_close), the
+ * lines going to a memory FILE. Only co_run.c's static handle_event and
+ * agent_of_peer are mirrored here (marked "as co_run.c"). At the end
+ * co__live_sum_intervals makes the run's latency from the intervals, as
+ * co_run's finish_results does.
  *
  * Prints for one N: coordinator thread CPU per interval (mean, max, % of one
  * core), the process's CPU including ZeroMQ's I/O thread, messages per
  * second, whether each interval was complete (every agent merged before its
  * line was printed, and the merged totals equal what the simulator sent),
  * peak RSS, CPU by section of the loop and per-STATS costs of the pieces
- * (decode, msgpack parse, histogram allocation, merge). Asserts nothing;
- * exits 1 only when the bench itself could not run. Times are thread CPU
+ * (decode, its histogram read, histogram allocation, co__live_stats,
+ * co_merge_add) and the end of the run's co__live_sum_intervals. Asserts
+ * nothing; exits 1 only when the bench itself could not run. Times are thread CPU
  * time (CLOCK_THREAD_CPUTIME_ID), steady on a shared machine; an interval's
- * CPU is what the thread used from the previous line (START for the first)
- * to its line. The time each side waited for a CPU while runnable
+ * CPU is what the thread used from the end of the co__live_flush call that
+ * printed the previous line (START for the first) to the end of the one
+ * that printed its line. The time each side waited for a CPU while runnable
  * (/proc/thread-self/schedstat) is printed too: lines printed at boundary +
  * grace with agents missing on a busy machine say "starved", not "slow",
  * when that wait is large. The last line is "RESULT key=value ..." for
@@ -30,7 +39,10 @@
  *
  * Simplifications: every agent sends STATS(k) at the same instant (the
  * boundary; the burst is the worst case for the line's delay), agents send
- * no clock PINGs of their own, the run id stays "" (no PLAN phase).
+ * no clock PINGs of their own, the run id stays "" and there is no PLAN
+ * phase (each agent's connections are set to 16 directly, as co_plan splits
+ * --threads=16N; no READY: the lead's baseline sample is set as READY would
+ * set it).
  *
  * Usage: coordinator_merge [--agents=N] [--intervals=K] [--samples=MIN:MAX]
  *                          [--hdr-log] [--seed=S]
@@ -55,15 +67,17 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "co_args.h"
 #include "co_fleet.h"
 #include "co_merge.h"
 #include "co_report.h"
+#include "co_result.h"
+#include "co_run_int.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
 #include "pr_split.h"
 
 #define INTERVAL_MS       1000
-#define GRACE_NS          500000000ull /* co_run's default: min(I / 2, 1 s) */
 #define THREADS_PER_AGENT 16
 #define MAX_INTERVALS     3600
 #define MAX_AGENTS        10000
@@ -521,15 +535,7 @@ static int sim_main(uint32_t n, uint32_t k_count, uint64_t seed, const char *end
     return s.rep->ok ? 0 : 1;
 }
 
-/* ---- the coordinator side ---- */
-
-struct agent { /* as co_run.c's struct agent, the fields on_stats touches */
-    int peer;
-    struct pr_counters sum;
-    pr_hist_frozen *stats_lat;
-    double cpu_sum, cpu_max;
-    uint64_t lag_max_us, lag_p99_us, slip_max_us;
-};
+/* ---- the coordinator side: co_run's state (co_run_int.h), co_live's code ---- */
 
 struct sections { /* thread CPU over the run, ns */
     uint64_t next, handle, clear, flush;
@@ -538,94 +544,75 @@ struct sections { /* thread CPU over the run, ns */
 
 struct coord {
     uint32_t n, k_count;
-    bool keep_hists; /* --hdr-log */
-    co_fleet *fleet;
-    co_merge *merge;
-    struct agent *agents; /* name order, as co_run */
-    uint64_t t0_ns;
-    FILE *out; /* interval lines, in memory */
-    char *out_buf;
+    bool keep_hists;      /* --hdr-log given: co_merge keeps per-agent histograms */
+    struct co_args args;  /* co_args_parse of a stampede run command line */
+    struct co_result res; /* zeroed but for agents[] (threads, done at the end) */
+    struct run r;         /* co_run's run state: what co__live_* read and write */
+    char *out_buf;        /* r.out: the interval lines, in memory */
     size_t out_len;
-    struct pr_msg_stat *srv0, *srv_last; /* lead's server samples, as co_run */
-    uint32_t n_srv0, n_srv_last;
-    uint64_t prev_questions;
+    size_t out_seen; /* bytes of out_buf whose lines are counted */
     /* measurements */
-    uint32_t printed, tails, lost, refused, stats_events, rejected;
-    uint64_t cpu_thread[MAX_INTERVALS + 1]; /* [0] at START, [k + 1] after line k */
+    uint32_t printed, lost, refused, stats_events;
+    uint64_t cpu_thread[MAX_INTERVALS + 1]; /* [0] at START, [k + 1] after line k's flush */
     uint64_t cpu_proc[MAX_INTERVALS + 1];
     uint64_t wall[MAX_INTERVALS + 1];
-    bool complete_at_print[MAX_INTERVALS];
-    uint32_t reporting_at_print[MAX_INTERVALS];
+    uint32_t reporting_at_print[MAX_INTERVALS]; /* agents merged when line k was printed */
     double idle_next_us; /* co_fleet_next(timeout 0) with nothing to read, N peers */
     uint64_t wait_ns;    /* coordinator thread's runqueue wait over the intervals */
     struct sections sec;
 };
 
-/* as co_run.c: agent index of a fleet peer, by linear scan */
-static int agent_of_peer(const struct coord *c, int peer)
+/* The lead's READY sample, as the simulator's counters stand before
+ * interval 0 (its STATS(k) say 1000000 * (k + 1) + i): the server QPS of
+ * every interval is then 10^6, checked at the end. */
+static void lead_baseline(struct run *r)
 {
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->agents[i].peer == peer)
+    struct pr_msg_stat srv[N_SRV];
+    for (size_t i = 0; i < N_SRV; i++)
+        srv[i] = (struct pr_msg_stat){(char *)srv_names[i], i};
+    co__live_baseline(r, srv, (uint32_t)N_SRV);
+}
+
+/* co_args_parse of "stampede oltp_read_write run --agents=N --threads=16N
+ * --report-interval=1 --time=K --listen=ENDPOINT --plaintext [--hdr-log=
+ * /dev/null]" (the bench never writes the log: co_output is not called). */
+static int make_args(struct coord *c, const char *endpoint)
+{
+    char agents[32], threads[32], time_s[32], listen[160];
+    char prog[] = "stampede", wl[] = "oltp_read_write", cmd[] = "run";
+    char ri[] = "--report-interval=1", plain[] = "--plaintext", hdr[] = "--hdr-log=/dev/null";
+    struct pr_error err = {0};
+
+    snprintf(agents, sizeof(agents), "--agents=%u", c->n);
+    snprintf(threads, sizeof(threads), "--threads=%u", c->n * THREADS_PER_AGENT);
+    snprintf(time_s, sizeof(time_s), "--time=%u", c->k_count);
+    snprintf(listen, sizeof(listen), "--listen=%s", endpoint);
+    char *argv[] = {prog, wl, cmd, agents, threads, ri, time_s, listen, plain, hdr, NULL};
+    if (co_args_parse(&c->args, c->keep_hists ? 10 : 9, argv, NULL, &err) != 0) {
+        fprintf(stderr, "coordinator_merge: co_args_parse: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* as co_run.c's agent_of_peer (static there): linear scan */
+static int agent_of_peer(const struct run *r, int peer)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->agents[i].peer == peer)
             return (int)i;
     return -1;
 }
 
-/* as co_run.c's copy_srv */
-static void copy_srv(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
-                     uint32_t n_src)
-{
-    for (uint32_t i = 0; i < *n; i++)
-        free((*dst)[i].name);
-    free(*dst);
-    *dst = pr_xcalloc(n_src + 1, sizeof(**dst));
-    for (uint32_t i = 0; i < n_src; i++)
-        (*dst)[i] = (struct pr_msg_stat){pr_xstrdup(src[i].name), src[i].value};
-    *n = n_src;
-}
-
-/* as co_run.c's on_server_sample, without the per-interval QPS array */
-static void on_server_sample(struct coord *c, const struct pr_msg_stats *st)
-{
-    if (st->n_srv == 0)
-        return;
-    if (c->srv0 == NULL)
-        copy_srv(&c->srv0, &c->n_srv0, st->srv, st->n_srv);
-    copy_srv(&c->srv_last, &c->n_srv_last, st->srv, st->n_srv);
-    for (uint32_t i = 0; i < st->n_srv; i++)
-        if (strcmp(st->srv[i].name, "Questions") == 0)
-            c->prev_questions = st->srv[i].value;
-}
-
-/* as co_run.c's on_stats */
-static void on_stats(struct coord *c, uint32_t i, const struct pr_msg_stats *st)
-{
-    struct agent *ag = &c->agents[i];
-    bool late = false;
-
-    c->stats_events++;
-    if (co_merge_add(c->merge, i, st, &late) != 0) {
-        c->rejected++;
-        return;
-    }
-    pr_counters_add(&ag->sum, &st->ctr);
-    pr_hist_frozen_add(&ag->stats_lat, st->lat);
-    ag->cpu_sum += st->cpu_pct;
-    if (st->cpu_pct > ag->cpu_max)
-        ag->cpu_max = st->cpu_pct;
-    if (st->lag_max_us > ag->lag_max_us)
-        ag->lag_max_us = st->lag_max_us;
-    if (st->lag_p99_us > ag->lag_p99_us)
-        ag->lag_p99_us = st->lag_p99_us;
-    if (st->slip_us > ag->slip_max_us)
-        ag->slip_max_us = st->slip_us;
-    if (i == 0)
-        on_server_sample(c, st);
-}
-
-/* as co_run.c's handle_event */
+/* as co_run.c's handle_event (static there), for the events this bench
+ * sees: STATS go to co__live_stats, a lost agent to co_merge_agent_lost.
+ * Also notes how many agents interval k holds while its line is not
+ * printed yet (co__live_flush does not merge: the count at the flush that
+ * prints it is the last one noted). */
 static void handle_event(struct coord *c, struct co_fleet_event *ev)
 {
-    int i = ev->peer >= 0 ? agent_of_peer(c, ev->peer) : -1;
+    struct run *r = &c->r;
+    int i = ev->peer >= 0 ? agent_of_peer(r, ev->peer) : -1;
 
     if (ev->type == CO_FLEET_REFUSED) {
         c->refused++;
@@ -635,70 +622,39 @@ static void handle_event(struct coord *c, struct co_fleet_event *ev)
     if (i < 0)
         return;
     if (ev->type == CO_FLEET_LOST || ev->type == CO_FLEET_BYE) {
-        c->lost++;
-        co_merge_agent_lost(c->merge, (uint32_t)i);
-        fprintf(stderr, "coordinator_merge: agent %u lost\n", (unsigned)i);
+        if (!r->agents[i].lost) {
+            r->agents[i].lost = true;
+            c->lost++;
+            co_merge_agent_lost(r->merge, (uint32_t)i);
+            fprintf(stderr, "coordinator_merge: agent %d lost\n", i);
+        }
     } else if (ev->type == CO_FLEET_MSG && ev->msg.type == PR_MSG_STATS) {
-        on_stats(c, (uint32_t)i, &ev->msg.u.stats);
+        uint64_t k = ev->msg.u.stats.k;
+        c->stats_events++;
+        co__live_stats(r, (uint32_t)i, &ev->msg.u.stats);
+        const struct co_interval_result *iv = co_merge_get(r->merge, k);
+        if (k < MAX_INTERVALS && k >= c->printed && iv != NULL)
+            c->reporting_at_print[k] = iv->agents_reporting;
     }
 }
 
-/* as co_run.c's print_interval */
-static void print_interval(struct coord *c, uint64_t k)
+/* Lines co__live_flush printed since the last call (each is fflush'ed):
+ * CPU and wall clock noted for each, after the whole call. */
+static void count_lines(struct coord *c)
 {
-    const struct co_interval_result *iv = co_merge_get(c->merge, k);
-    uint32_t live = co_merge_live(c->merge);
-    pr_hist *empty = iv == NULL ? pr_hist_new() : NULL;
-    struct co_report_opts o = {
-        .threads = c->n * THREADS_PER_AGENT,
-        .report_interval_s = INTERVAL_MS / 1000,
-        .percentile = 95,
-    };
-    struct co_report_interval line = {
-        .time_s = (double)(k + 1) * INTERVAL_MS / 1000.0,
-        .interval_s = INTERVAL_MS / 1000.0,
-        .threads_running = iv ? iv->threads : 0,
-        .counters = iv ? iv->ctr : (struct pr_counters){0},
-        .hist = iv ? iv->lat : empty,
-        .queue_len = iv ? iv->ctr.ev_queued : 0,
-        .concurrency = iv ? iv->threads : 0,
-    };
-    uint32_t reporting = iv ? iv->agents_reporting : 0;
-    uint32_t lost = c->n - live;
-    if (reporting < c->n && reporting + lost < c->n)
-        line.marks |= CO_REPORT_LATE;
-    if (lost > 0 && reporting < c->n)
-        line.marks |= CO_REPORT_PARTIAL;
-    co_report_interval(c->out, &o, &line);
-    fflush(c->out);
-    pr_hist_destroy(&empty);
-    if (k < MAX_INTERVALS) {
-        c->complete_at_print[k] = reporting == c->n && line.marks == 0;
-        c->reporting_at_print[k] = reporting;
-    }
-}
-
-/* as co_run.c's flush_intervals (not final), plus the CPU snapshot per line */
-static void flush_intervals(struct coord *c)
-{
-    uint64_t k, now = co_fleet_now_ns();
-    uint64_t elapsed = now > c->t0_ns ? now - c->t0_ns : 0;
-    bool early;
-
-    while (co_merge_due(c->merge, elapsed, GRACE_NS, &k, &early)) {
-        if (early) { /* a tail: not printed (cannot happen here, counted) */
-            c->tails++;
-            co_merge_close(c->merge, k, false, 0.0);
+    uint64_t cpu = 0, proc = 0, wall = 0;
+    for (; c->out_seen < c->out_len; c->out_seen++) {
+        if (c->out_buf[c->out_seen] != '\n' || c->printed >= c->k_count)
             continue;
+        if (cpu == 0) {
+            cpu = thread_cpu_ns();
+            proc = process_cpu_ns();
+            wall = co_fleet_now_ns();
         }
-        print_interval(c, k);
-        co_merge_close(c->merge, k, true, INTERVAL_MS / 1000.0);
-        if (c->printed < c->k_count) {
-            c->printed++;
-            c->cpu_thread[c->printed] = thread_cpu_ns();
-            c->cpu_proc[c->printed] = process_cpu_ns();
-            c->wall[c->printed] = co_fleet_now_ns();
-        }
+        c->printed++;
+        c->cpu_thread[c->printed] = cpu;
+        c->cpu_proc[c->printed] = proc;
+        c->wall[c->printed] = wall;
     }
 }
 
@@ -729,10 +685,10 @@ static int gather(struct coord *c, uint64_t *join_cpu_ns, double *join_s)
     struct co_fleet_event ev;
 
     for (;;) {
-        size_t have = co_fleet_count(c->fleet);
+        size_t have = co_fleet_count(c->r.fleet);
         bool clocks = have >= c->n;
         for (size_t i = 0; clocks && i < have; i++)
-            clocks = co_fleet_peer(c->fleet, (int)i)->pongs >= CO_FLEET_PINGS / 2;
+            clocks = co_fleet_peer(c->r.fleet, (int)i)->pongs >= CO_FLEET_PINGS / 2;
         if (clocks)
             break;
         if (mono_ns() > deadline) {
@@ -740,7 +696,7 @@ static int gather(struct coord *c, uint64_t *join_cpu_ns, double *join_s)
                     JOIN_TIMEOUT_S);
             return -1;
         }
-        co_fleet_next(c->fleet, &ev, 100);
+        co_fleet_next(c->r.fleet, &ev, 100);
         if (ev.type == CO_FLEET_REFUSED || ev.type == CO_FLEET_LOST)
             fprintf(stderr, "coordinator_merge: during join: %s\n",
                     ev.type == CO_FLEET_REFUSED ? ev.text : "an agent was lost");
@@ -751,35 +707,50 @@ static int gather(struct coord *c, uint64_t *join_cpu_ns, double *join_s)
     return 0;
 }
 
-/* Agents in name order (as co_run's make_plan), merge, START. */
+/* The run state as co_run's make_plan, init_results, run_phases and
+ * send_start leave it (no PLAN phase: every agent has THREADS_PER_AGENT
+ * connections, as co_plan splits --threads=16N), the lead's baseline,
+ * "Threads started!", then START. */
 static int start_run(struct coord *c)
 {
+    struct run *r = &c->r;
     const char **names = pr_xcalloc(c->n, sizeof(*names));
     uint32_t *perm = pr_xcalloc(c->n, sizeof(*perm));
     uint32_t *threads = pr_xcalloc(c->n, sizeof(*threads));
-    uint64_t lead_ns = 200000000u;
+    uint64_t lead_ns = 200000000u; /* co_run's START_LEAD_MS */
+    int64_t ri = pr_opts_int(c->args.opts, "report-interval");
 
     for (uint32_t i = 0; i < c->n; i++)
-        names[i] = co_fleet_peer(c->fleet, (int)i)->name;
+        names[i] = co_fleet_peer(r->fleet, (int)i)->name;
     int rc = pr_split_order(names, c->n, perm);
-    c->agents = pr_xcalloc(c->n, sizeof(*c->agents));
+    r->n = c->n;
+    r->agents = pr_xcalloc(c->n, sizeof(*r->agents));
+    c->res.n_agents = c->n;
+    c->res.agents = pr_xcalloc(c->n + 1, sizeof(*c->res.agents));
     for (uint32_t i = 0; i < c->n; i++) {
-        c->agents[i].peer = (int)perm[i];
-        threads[i] = THREADS_PER_AGENT;
-        uint64_t rtt = co_fleet_peer(c->fleet, (int)i)->rtt_ns;
+        r->agents[i].peer = (int)perm[i];
+        r->agents[i].in_phase = r->agents[i].ready = true;
+        c->res.agents[i].threads = threads[i] = THREADS_PER_AGENT;
+        uint64_t rtt = co_fleet_peer(r->fleet, r->agents[i].peer)->rtt_ns;
         if (2 * rtt + 50000000u > lead_ns)
             lead_ns = 2 * rtt + 50000000u;
     }
     free(names);
     free(perm);
-    if (rc != 0) {
+    r->interval_ms = ri > 0 ? (uint32_t)ri * 1000u : 1000u; /* co_run's interval_ms_of */
+    if (rc != 0 || r->interval_ms != INTERVAL_MS) {
         free(threads);
-        fprintf(stderr, "coordinator_merge: agent names: %s\n", pr_strerror(rc));
+        fprintf(stderr, "coordinator_merge: %s\n",
+                rc ? pr_strerror(rc) : "the interval is not INTERVAL_MS");
         return -1;
     }
-    c->merge = co_merge_new(c->n, threads, INTERVAL_MS, c->keep_hists);
+    r->merge = co_merge_new(c->n, threads, r->interval_ms, c->args.hdr_log_path != NULL);
     free(threads);
-    c->t0_ns = co_fleet_now_ns() + lead_ns;
+    lead_baseline(r);
+    co_report_started(r->out);
+    fflush(r->out);
+    c->out_seen = c->out_len;
+    r->t0_ns = r->first_t0_ns = co_fleet_now_ns() + lead_ns;
     c->cpu_thread[0] = thread_cpu_ns();
     c->cpu_proc[0] = process_cpu_ns();
     c->wait_ns = runqueue_wait_ns();
@@ -787,29 +758,31 @@ static int start_run(struct coord *c)
     for (uint32_t i = 0; i < c->n; i++) {
         struct pr_msg m;
         pr_msg_init(&m, PR_MSG_START, NULL, 0);
-        m.u.start.t0_ns = c->t0_ns;
-        m.u.start.interval_ms = INTERVAL_MS;
-        co_fleet_send(c->fleet, c->agents[i].peer, &m);
+        m.u.start.t0_ns = r->t0_ns;
+        m.u.start.interval_ms = r->interval_ms;
+        co_fleet_send(r->fleet, r->agents[i].peer, &m);
     }
     return 0;
 }
 
-/* as co_run.c's drive_phase, with each part of the loop timed */
+/* as co_run.c's drive_phase loop (co_fleet_next, handle_event,
+ * co_fleet_event_clear, co__live_flush), with each part timed */
 static void drive(struct coord *c)
 {
     struct co_fleet_event ev;
-    uint64_t deadline = c->t0_ns + (uint64_t)(c->k_count + 10) * 1000000000u;
+    uint64_t deadline = c->r.t0_ns + (uint64_t)(c->k_count + 10) * 1000000000u;
 
     while (c->printed < c->k_count && co_fleet_now_ns() < deadline) {
         uint64_t a = thread_cpu_ns();
-        co_fleet_next(c->fleet, &ev, 50);
+        co_fleet_next(c->r.fleet, &ev, 50);
         uint64_t b = thread_cpu_ns();
         handle_event(c, &ev);
         uint64_t d = thread_cpu_ns();
         co_fleet_event_clear(&ev);
         uint64_t e = thread_cpu_ns();
-        flush_intervals(c);
+        co__live_flush(&c->r, false);
         uint64_t f = thread_cpu_ns();
+        count_lines(c);
         c->sec.next += b - a;
         c->sec.handle += d - b;
         c->sec.clear += e - d;
@@ -828,7 +801,7 @@ static void measure_idle_next(struct coord *c)
     uint64_t total = 0, calls = 0;
     for (int i = 0; i < 5000; i++) {
         uint64_t t = thread_cpu_ns();
-        co_fleet_next(c->fleet, &ev, 0);
+        co_fleet_next(c->r.fleet, &ev, 0);
         uint64_t d = thread_cpu_ns() - t;
         if (ev.type == CO_FLEET_NONE && d < 1000000u) {
             total += d;
@@ -840,10 +813,26 @@ static void measure_idle_next(struct coord *c)
     c->idle_next_us = calls ? (double)total / 1e3 / (double)calls : 0.0;
 }
 
+/* The end of the run as co_run's finish_results does it: the intervals
+ * move out of co_merge and the run's latency is their sum
+ * (co__live_sum_intervals, every agent having sent DONE). Returns the
+ * thread CPU it took (ms); *samples: the run histogram's count. */
+static double sum_intervals(struct coord *c, uint64_t *samples)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        c->res.agents[i].done = true;
+    uint64_t t = thread_cpu_ns();
+    co_merge_take(c->r.merge, &c->res.intervals, &c->res.n_intervals);
+    co__live_sum_intervals(&c->r);
+    double ms = (double)(thread_cpu_ns() - t) / 1e6;
+    *samples = pr_hist_count(c->res.lat);
+    return ms;
+}
+
 /* ---- per-STATS costs of the pieces, measured on the same kind of STATS ---- */
 
 struct micro {
-    double decode_us, parse_us, hist_alloc_us, merge_add_us, agent_add_us, clock_read_us;
+    double decode_us, hist_read_us, hist_alloc_us, merge_add_us, live_stats_us, clock_read_us;
     double beat_decode_us;
 };
 
@@ -852,9 +841,41 @@ static double per_op_us(uint64_t t0, uint64_t ops)
     return (double)(thread_cpu_ns() - t0) / 1e3 / (double)ops;
 }
 
-static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
+/* co__live_stats on a run of MICRO_STATS agents, as the bench's run (same
+ * args) but without a fleet. */
+static double micro_live_stats(const struct coord *c, struct pr_msg *msgs, int reps)
 {
-    msgpack_sbuffer sb[MICRO_STATS];
+    struct co_result res = {0};
+    struct run r = {.a = &c->args, .res = &res, .n = MICRO_STATS, .interval_ms = INTERVAL_MS};
+    uint32_t threads[MICRO_STATS];
+
+    for (uint32_t i = 0; i < MICRO_STATS; i++)
+        threads[i] = THREADS_PER_AGENT;
+    res.n_agents = MICRO_STATS;
+    res.agents = pr_xcalloc(MICRO_STATS + 1, sizeof(*res.agents));
+    r.agents = pr_xcalloc(MICRO_STATS, sizeof(*r.agents));
+    r.merge = co_merge_new(MICRO_STATS, threads, INTERVAL_MS, c->keep_hists);
+    uint64_t t = thread_cpu_ns();
+    for (int k = 0; k < reps; k++)
+        for (uint32_t i = 0; i < MICRO_STATS; i++) {
+            msgs[i].u.stats.k = (uint64_t)k;
+            co__live_stats(&r, i, &msgs[i].u.stats);
+        }
+    double us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+    co_merge_destroy(&r.merge);
+    free(r.agents);
+    co__srv_copy(&r.srv0, &r.n_srv0, NULL, 0);
+    co__srv_copy(&r.srv_last, &r.n_srv_last, NULL, 0);
+    free(r.srv0);
+    free(r.srv_last);
+    free(r.srv_qps);
+    co_result_clear(&res);
+    return us;
+}
+
+static void micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
+{
+    msgpack_sbuffer sb[MICRO_STATS], hb[MICRO_STATS];
     struct pr_msg msgs[MICRO_STATS];
     pr_hist *h = pr_hist_new();
     struct pr_counters ctr;
@@ -862,9 +883,12 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
     int reps = 20;
 
     for (uint32_t i = 0; i < MICRO_STATS; i++) {
+        msgpack_packer pk;
         msgpack_sbuffer_init(&sb[i]);
+        msgpack_sbuffer_init(&hb[i]);
         gen_interval(seed, i + 1, 0, h, &ctr);
-        if (encode_stats(0, h, &ctr, false, &sb[i], &off) != 0)
+        msgpack_packer_init(&pk, &hb[i], msgpack_sbuffer_write);
+        if (encode_stats(0, h, &ctr, false, &sb[i], &off) != 0 || pr_hist_pack(h, &pk) != 0)
             exit(1);
         patch_seq((uint8_t *)sb[i].data, off, 1);
     }
@@ -876,15 +900,14 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
         }
     mb->decode_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
 
+    /* the "lat" value of those STATS, the bytes pr_msg_decode hands to
+     * pr_hist_unpack_raw, read into one histogram (reset each time) */
     t = thread_cpu_ns();
     for (int r = 0; r < reps; r++)
-        for (uint32_t i = 0; i < MICRO_STATS; i++) {
-            msgpack_unpacked u;
-            msgpack_unpacked_init(&u);
-            msgpack_unpack_next(&u, sb[i].data, sb[i].size, NULL);
-            msgpack_unpacked_destroy(&u);
-        }
-    mb->parse_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
+        for (uint32_t i = 0; i < MICRO_STATS; i++)
+            if (pr_hist_unpack_raw(h, hb[i].data, hb[i].size, NULL) != 0)
+                exit(1);
+    mb->hist_read_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
 
     t = thread_cpu_ns();
     for (int r = 0; r < reps * MICRO_STATS; r++) {
@@ -895,7 +918,7 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
 
     for (uint32_t i = 0; i < MICRO_STATS; i++)
         pr_msg_decode(&msgs[i], sb[i].data, sb[i].size, NULL);
-    co_merge *m = co_merge_new(MICRO_STATS, NULL, INTERVAL_MS, keep_hists);
+    co_merge *m = co_merge_new(MICRO_STATS, NULL, INTERVAL_MS, c->keep_hists);
     t = thread_cpu_ns();
     for (int r = 0; r < reps; r++)
         for (uint32_t i = 0; i < MICRO_STATS; i++) {
@@ -905,40 +928,32 @@ static void micro_bench(uint64_t seed, bool keep_hists, struct micro *mb)
         }
     mb->merge_add_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
     co_merge_destroy(&m);
-
-    /* as on_stats: each agent's whole-run sum, kept frozen */
-    pr_hist_frozen *acc[MICRO_STATS] = {0};
-    t = thread_cpu_ns();
-    for (int r = 0; r < reps; r++)
-        for (uint32_t i = 0; i < MICRO_STATS; i++)
-            pr_hist_frozen_add(&acc[i], msgs[i].u.stats.lat);
-    mb->agent_add_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
-    for (uint32_t i = 0; i < MICRO_STATS; i++)
-        pr_hist_frozen_destroy(&acc[i]);
+    mb->live_stats_us = micro_live_stats(c, msgs, reps);
 
     t = thread_cpu_ns();
     for (int r = 0; r < 100000; r++)
         (void)thread_cpu_ns();
     mb->clock_read_us = per_op_us(t, 100000);
 
-    msgpack_sbuffer hb;
+    msgpack_sbuffer beat_sb;
     struct pr_msg beat;
-    msgpack_sbuffer_init(&hb);
+    msgpack_sbuffer_init(&beat_sb);
     pr_msg_init(&beat, PR_MSG_HEARTBEAT, NULL, 12345);
     beat.u.heartbeat.state = PR_STATE_RUNNING;
     beat.u.heartbeat.clock_ns = mono_ns();
-    pr_msg_encode(&beat, &hb, NULL);
+    pr_msg_encode(&beat, &beat_sb, NULL);
     t = thread_cpu_ns();
     for (int r = 0; r < 20000; r++) {
-        pr_msg_decode(&beat, hb.data, hb.size, NULL);
+        pr_msg_decode(&beat, beat_sb.data, beat_sb.size, NULL);
         pr_msg_clear(&beat);
     }
     mb->beat_decode_us = per_op_us(t, 20000);
-    msgpack_sbuffer_destroy(&hb);
+    msgpack_sbuffer_destroy(&beat_sb);
 
     for (uint32_t i = 0; i < MICRO_STATS; i++) {
         pr_msg_clear(&msgs[i]);
         msgpack_sbuffer_destroy(&sb[i]);
+        msgpack_sbuffer_destroy(&hb[i]);
     }
     pr_hist_destroy(&h);
 }
@@ -991,14 +1006,49 @@ static const char *last_line(const char *buf, size_t len, size_t *line_len)
     return buf + start;
 }
 
-static void report(struct coord *c, const struct sim_report *rep, const struct micro *mb,
-                   bool keep_hists, uint64_t join_cpu_ns, double join_s, long rss_join_kb,
-                   long rss_end_kb, long peak_kb)
+/* Interval k was printed with every agent merged, its totals are what the
+ * simulator sent, and no STATS came after its line. */
+static bool exact_at_print(const struct coord *c, const struct sim_report *rep, uint32_t k)
 {
-    uint32_t kk = c->printed;
-    double mean = 0, max = 0, pmean = 0, pmax = 0;
-    uint32_t complete = 0;
+    const struct co_interval_result *iv = co_merge_get(c->r.merge, k);
+    return iv && iv->printed && !iv->late && c->reporting_at_print[k] == c->n &&
+           iv->ctr.transactions == rep->expect_tx[k] && iv_samples(iv) == rep->expect_samples[k];
+}
 
+/* STATS co_merge refused (co__live_stats drops them silently), tail
+ * intervals closed without a line, intervals whose server QPS (from the
+ * lead's samples) is not the 10^6 the simulator's counters make. */
+static void tally(const struct coord *c, uint32_t *rejected, uint32_t *tails, uint32_t *bad_qps)
+{
+    const struct run *r = &c->r;
+    uint32_t accepted = 0;
+    uint64_t last_printed = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        accepted += co_merge_agent_intervals(r->merge, i);
+    *rejected = c->stats_events - accepted;
+    for (uint64_t k = 0; k < co_merge_count(r->merge); k++) {
+        const struct co_interval_result *iv = co_merge_get(r->merge, k);
+        if (iv && iv->printed)
+            last_printed = k + 1;
+    }
+    *tails = 0;
+    for (uint64_t k = 0; k < last_printed; k++) {
+        const struct co_interval_result *iv = co_merge_get(r->merge, k);
+        *tails += iv == NULL || !iv->printed;
+    }
+    *bad_qps = 0;
+    for (uint32_t k = 0; k < c->printed; k++)
+        *bad_qps += k >= r->n_srv_qps || r->srv_qps[k] != 1e6;
+}
+
+static void report(struct coord *c, const struct sim_report *rep, const struct micro *mb,
+                   uint64_t join_cpu_ns, double join_s, long rss_join_kb, long rss_end_kb,
+                   long peak_kb)
+{
+    uint32_t kk = c->printed, complete = 0, rejected, tails, bad_qps;
+    double mean = 0, max = 0, pmean = 0, pmax = 0;
+
+    tally(c, &rejected, &tails, &bad_qps);
     for (uint32_t k = 0; k < kk; k++) {
         double ms = (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6;
         double pms = (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6;
@@ -1006,10 +1056,7 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
         pmean += pms / kk;
         max = ms > max ? ms : max;
         pmax = pms > pmax ? pms : pmax;
-        const struct co_interval_result *iv = co_merge_get(c->merge, k);
-        bool exact = iv && iv->ctr.transactions == rep->expect_tx[k] &&
-                     iv_samples(iv) == rep->expect_samples[k] && !iv->late;
-        complete += c->complete_at_print[k] && exact;
+        complete += exact_at_print(c, rep, k);
     }
     double span_s = kk ? (double)(c->wall[kk] - c->wall[0]) / 1e9 : 0.0;
     double per_ivl = kk ? 1.0 / kk : 0.0;
@@ -1018,7 +1065,7 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
     double out_s = window_s > 0 ? (double)rep->recv_window / window_s : 0.0;
 
     printf("coordinator-merge: %u agents, %u intervals of %d ms, plain-text ipc, %s\n", c->n, kk,
-           INTERVAL_MS, keep_hists ? "--hdr-log (per-agent histograms kept)" : "no --hdr-log");
+           INTERVAL_MS, c->keep_hists ? "--hdr-log (per-agent histograms kept)" : "no --hdr-log");
     printf("  STATS per agent-interval: %.0f samples (%" PRIu64 "..%" PRIu64
            "), log-normal median 2..20 ms per agent, "
            "sigma %.1f, %.1f%% tail x3..x30: %.0f occupied buckets (%u..%u), %.1f KB encoded (max "
@@ -1033,11 +1080,12 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            "%.2f%% of one core\n",
            pmean, pmax, pmean / INTERVAL_MS * 100.0);
     printf("  messages: %.0f/s in (STATS, HEARTBEAT), %.0f/s out (HEARTBEAT) over the %.0f s of "
-           "the intervals; %u STATS merged; %u lines over %.2f s wall\n",
+           "the intervals; %u STATS handled; %u lines over %.2f s wall\n",
            in_s, out_s, window_s, c->stats_events, kk, span_s);
     printf("  intervals complete: %u/%u (every agent merged before the line, totals equal to what "
-           "was sent, none late); lost %u, refused %u, rejected STATS %u, tails %u\n",
-           complete, c->k_count, c->lost, c->refused, c->rejected, c->tails);
+           "was sent, none late); lost %u, refused %u, STATS co_merge refused %u, tails %u; "
+           "server QPS from the lead's samples wrong in %u\n",
+           complete, c->k_count, c->lost, c->refused, rejected, tails, bad_qps);
     printf("  waiting for a CPU while runnable (busy machine) per interval: coordinator thread "
            "%.1f ms; simulator thread %.1f ms (its CPU %.1f ms; %" PRIu64 " of %u STATS bursts "
            "began > 50 ms late)\n",
@@ -1045,7 +1093,7 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            rep->window_cpu_ns / 1e6 / c->k_count, rep->late_sends, c->k_count);
     size_t hist_bytes = 0;
     for (uint32_t k = 0; k < kk; k++) {
-        const struct co_interval_result *iv = co_merge_get(c->merge, k);
+        const struct co_interval_result *iv = co_merge_get(c->r.merge, k);
         hist_bytes += iv ? iv_hist_bytes(iv, c->n) : 0;
     }
     printf("  interval histograms held by co_merge: %.1f KB, %.1f KB per interval\n",
@@ -1054,19 +1102,18 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            "interval\n",
            rss_join_kb / 1024.0, rss_end_kb / 1024.0, peak_kb / 1024.0,
            kk ? (double)(rss_end_kb - rss_join_kb) / kk : 0.0);
-    printf(
-        "  loop sections per interval (thread CPU): co_fleet_next %.2f ms, handle_event/on_stats "
-        "%.2f ms, event_clear %.2f ms, flush_intervals %.2f ms (%" PRIu64 " loop turns; ~%.2f "
-        "ms of it is the section clocks)\n",
-        c->sec.next / 1e6 * per_ivl, c->sec.handle / 1e6 * per_ivl, c->sec.clear / 1e6 * per_ivl,
-        c->sec.flush / 1e6 * per_ivl, c->sec.loops,
-        (double)c->sec.loops * per_ivl * 5 * mb->clock_read_us / 1e3);
-    printf("  per STATS (isolated, %d typical STATS): pr_msg_decode+clear %.1f us (msgpack parse "
-           "alone %.1f us, pr_hist_new+destroy %.1f us), co_merge_add %.1f us, per-agent "
-           "pr_hist_frozen_add %.1f us; x %u agents = %.2f ms per interval\n",
-           MICRO_STATS, mb->decode_us, mb->parse_us, mb->hist_alloc_us, mb->merge_add_us,
-           mb->agent_add_us, c->n,
-           (mb->decode_us + mb->merge_add_us + mb->agent_add_us) * c->n / 1e3);
+    printf("  loop sections per interval (thread CPU): co_fleet_next %.2f ms, handle_event -> "
+           "co__live_stats %.2f ms, co_fleet_event_clear %.2f ms, co__live_flush %.2f ms (%" PRIu64
+           " loop turns; ~%.2f ms of it is the section clocks)\n",
+           c->sec.next / 1e6 * per_ivl, c->sec.handle / 1e6 * per_ivl, c->sec.clear / 1e6 * per_ivl,
+           c->sec.flush / 1e6 * per_ivl, c->sec.loops,
+           (double)c->sec.loops * per_ivl * 5 * mb->clock_read_us / 1e3);
+    printf("  per STATS (isolated, %d typical STATS): pr_msg_decode+clear %.1f us (of which "
+           "pr_hist_unpack_raw of its \"lat\" bytes %.1f us, pr_hist_new+destroy %.1f us), "
+           "co__live_stats %.1f us (co_merge_add alone %.1f us); x %u agents = %.2f ms per "
+           "interval\n",
+           MICRO_STATS, mb->decode_us, mb->hist_read_us, mb->hist_alloc_us, mb->live_stats_us,
+           mb->merge_add_us, c->n, (mb->decode_us + mb->live_stats_us) * c->n / 1e3);
     double calls = (double)c->sec.loops * per_ivl;
     double n_stats = (double)c->stats_events * per_ivl;
     double n_beats = window_s > 0 ? (double)rep->sent_window / window_s * INTERVAL_MS / 1000.0 : 0;
@@ -1085,29 +1132,55 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
     printf("  per interval: k, thread CPU ms, with I/O thread ms, agents merged when the line was "
            "printed, line printed after the boundary (ms), exact and on time\n");
     for (uint32_t k = 0; k < kk; k++) {
-        const struct co_interval_result *iv = co_merge_get(c->merge, k);
+        const struct co_interval_result *iv = co_merge_get(c->r.merge, k);
         int64_t delay =
-            (int64_t)c->wall[k + 1] - (int64_t)(c->t0_ns + (k + 1) * INTERVAL_MS * 1000000ull);
-        bool exact = iv && iv->ctr.transactions == rep->expect_tx[k] &&
-                     iv_samples(iv) == rep->expect_samples[k] && !iv->late;
+            (int64_t)c->wall[k + 1] - (int64_t)(c->r.t0_ns + (k + 1) * INTERVAL_MS * 1000000ull);
         printf("    %3u %9.2f %9.2f %6u %8.1f  %s\n", k,
                (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6,
                (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6, c->reporting_at_print[k],
                (double)delay / 1e6,
-               c->complete_at_print[k] && exact ? "yes"
-               : iv && iv->late                 ? "no (late STATS)"
-                                                : "no");
+               exact_at_print(c, rep, k) ? "yes"
+               : iv && iv->late          ? "no (late STATS)"
+                                         : "no");
     }
     size_t ll = 0;
     const char *line = last_line(c->out_buf, c->out_len, &ll);
     printf("  last interval line: %.*s\n", (int)ll, line);
-    printf("RESULT agents=%u intervals=%u hdr_log=%d cpu_ms_mean=%.2f cpu_ms_max=%.2f "
-           "core_pct=%.2f core_pct_max=%.2f proc_core_pct=%.2f msgs_in_s=%.0f msgs_out_s=%.0f "
-           "complete=%u/%u peak_rss_mb=%.1f decode_us=%.1f buckets=%.0f stats_kb=%.1f "
-           "cpu_wait_ms=%.1f\n",
-           c->n, kk, keep_hists, mean, max, mean / INTERVAL_MS * 100.0, max / INTERVAL_MS * 100.0,
-           pmean / INTERVAL_MS * 100.0, in_s, out_s, complete, c->k_count, peak_kb / 1024.0,
-           mb->decode_us, rep->buckets_mean, rep->bytes_mean / 1024.0, c->wait_ns / 1e6 * per_ivl);
+}
+
+/* The run's end (sum_intervals) and the "RESULT key=value ..." line. */
+static void result_line(struct coord *c, const struct sim_report *rep, const struct micro *mb,
+                        long rss_join_kb, long rss_end_kb, long peak_kb)
+{
+    uint32_t kk = c->printed, complete = 0;
+    double mean = 0, max = 0, pmean = 0;
+    uint64_t expect = 0, got = 0;
+
+    for (uint32_t k = 0; k < kk; k++) {
+        double ms = (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6;
+        mean += ms / kk;
+        pmean += (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6 / kk;
+        max = ms > max ? ms : max;
+        complete += exact_at_print(c, rep, k);
+    }
+    for (uint32_t k = 0; k < c->k_count; k++)
+        expect += rep->expect_samples[k];
+    double growth = kk ? (double)(rss_end_kb - rss_join_kb) / kk : 0.0;
+    double window_s = (double)kk * INTERVAL_MS / 1000.0;
+    double in_s = window_s > 0 ? (double)(rep->sent_window + rep->stats_sent) / window_s : 0.0;
+    double out_s = window_s > 0 ? (double)rep->recv_window / window_s : 0.0;
+    double sum_ms = sum_intervals(c, &got); /* moves the intervals out of co_merge: last */
+    printf("  end of run: co_merge_take + co__live_sum_intervals (run latency from %u "
+           "intervals) %.2f ms thread CPU; %" PRIu64 " samples, %s what was sent\n",
+           c->res.n_intervals, sum_ms, got, got == expect ? "equal to" : "NOT equal to");
+    printf(
+        "RESULT agents=%u intervals=%u hdr_log=%d cpu_ms_mean=%.2f cpu_ms_max=%.2f "
+        "core_pct=%.2f core_pct_max=%.2f proc_core_pct=%.2f msgs_in_s=%.0f msgs_out_s=%.0f "
+        "complete=%u/%u peak_rss_mb=%.1f rss_growth_kb=%.1f decode_us=%.1f sum_intervals_ms=%.2f "
+        "cpu_wait_ms=%.1f\n",
+        c->n, kk, c->keep_hists, mean, max, mean / INTERVAL_MS * 100.0, max / INTERVAL_MS * 100.0,
+        pmean / INTERVAL_MS * 100.0, in_s, out_s, complete, c->k_count, peak_kb / 1024.0, growth,
+        mb->decode_us, sum_ms, kk ? c->wait_ns / 1e6 / kk : 0.0);
 }
 
 static int usage(void)
@@ -1205,24 +1278,27 @@ int main(int argc, char **argv)
 
     static struct coord c; /* large arrays: static */
     struct pr_error err = {0};
-    struct co_fleet_config fc = {.endpoint = endpoint, .max_agents = (uint32_t)n};
     uint64_t join_cpu = 0;
     double join_s = 0;
+    int status = 1;
     c.n = (uint32_t)n;
     c.k_count = (uint32_t)k_count;
     c.keep_hists = keep_hists;
-    c.out = open_memstream(&c.out_buf, &c.out_len);
-    c.fleet = co_fleet_new(&fc, &err);
-    int status = 1;
-    if (c.fleet == NULL) {
-        fprintf(stderr, "coordinator_merge: %s\n", err.msg);
-    } else if (gather(&c, &join_cpu, &join_s) == 0 && start_run(&c) == 0) {
+    c.r = (struct run){.a = &c.args, .res = &c.res};
+    c.r.out = open_memstream(&c.out_buf, &c.out_len);
+    if (make_args(&c, endpoint) == 0) { /* as co_run's open_fleet with --listen --plaintext */
+        struct co_fleet_config fc = {.endpoint = c.args.listen, .max_agents = c.args.agents};
+        c.r.fleet = co_fleet_new(&fc, &err);
+        if (c.r.fleet == NULL)
+            fprintf(stderr, "coordinator_merge: %s\n", err.msg);
+    }
+    if (c.r.fleet != NULL && gather(&c, &join_cpu, &join_s) == 0 && start_run(&c) == 0) {
         long rss_join = rss_kb();
         drive(&c);
         c.wait_ns = runqueue_wait_ns() - c.wait_ns;
         long rss_end = rss_kb(), peak = peak_rss_kb();
         measure_idle_next(&c);
-        co_fleet_broadcast_stop(c.fleet, "bench over", true);
+        co_fleet_broadcast_stop(c.r.fleet, "bench over", true);
         struct sim_report *rep = pr_xcalloc(1, sizeof(*rep));
         bool got = read_report(fds[0], rep);
         if (!got || !rep->ok) {
@@ -1230,8 +1306,9 @@ int main(int argc, char **argv)
                     got ? rep->why : "no report (it died)");
         } else {
             struct micro mb;
-            micro_bench(seed, keep_hists, &mb);
-            report(&c, rep, &mb, keep_hists, join_cpu, join_s, rss_join, rss_end, peak);
+            micro_bench(&c, seed, &mb);
+            report(&c, rep, &mb, join_cpu, join_s, rss_join, rss_end, peak);
+            result_line(&c, rep, &mb, rss_join, rss_end, peak);
             status = 0;
         }
         free(rep);
@@ -1241,17 +1318,18 @@ int main(int argc, char **argv)
     int ws;
     waitpid(child, &ws, 0);
     close(fds[0]);
-    co_fleet_destroy(&c.fleet);
+    co_fleet_destroy(&c.r.fleet);
     unlink(path);
-    co_merge_destroy(&c.merge);
-    for (uint32_t i = 0; c.agents && i < c.n; i++)
-        pr_hist_frozen_destroy(&c.agents[i].stats_lat);
-    free(c.agents);
-    copy_srv(&c.srv0, &c.n_srv0, NULL, 0);
-    copy_srv(&c.srv_last, &c.n_srv_last, NULL, 0);
-    free(c.srv0);
-    free(c.srv_last);
-    fclose(c.out);
+    co_merge_destroy(&c.r.merge);
+    free(c.r.agents);
+    co__srv_copy(&c.r.srv0, &c.r.n_srv0, NULL, 0);
+    co__srv_copy(&c.r.srv_last, &c.r.n_srv_last, NULL, 0);
+    free(c.r.srv0);
+    free(c.r.srv_last);
+    free(c.r.srv_qps);
+    co_result_clear(&c.res);
+    co_args_clear(&c.args);
+    fclose(c.r.out);
     free(c.out_buf);
     return status;
 }
