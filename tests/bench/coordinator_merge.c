@@ -62,6 +62,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -559,6 +560,8 @@ struct coord {
     uint32_t reporting_at_print[MAX_INTERVALS]; /* agents merged when line k was printed */
     double idle_next_us; /* co_fleet_next(timeout 0) with nothing to read, N peers */
     uint64_t wait_ns;    /* coordinator thread's runqueue wait over the intervals */
+    size_t heap_join;    /* malloc'ed bytes in use (all arenas) after the join */
+    size_t heap_end;     /* ... after the last line */
     struct sections sec;
 };
 
@@ -1102,6 +1105,14 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
            "interval\n",
            rss_join_kb / 1024.0, rss_end_kb / 1024.0, peak_kb / 1024.0,
            kk ? (double)(rss_end_kb - rss_join_kb) / kk : 0.0);
+    if (c->heap_end == 0) /* a sanitizer's allocator: mallinfo2 knows nothing */
+        printf("  malloc'ed and in use: unknown (not glibc's allocator)\n");
+    else
+        printf("  malloc'ed and in use (mallinfo2, all arenas): %.1f MB after join, %.1f MB at "
+               "the end; growth %.1f KB per interval (RSS growing faster: pages first touched, "
+               "or freed but kept by the allocator)\n",
+               c->heap_join / 1048576.0, c->heap_end / 1048576.0,
+               kk ? ((double)c->heap_end - (double)c->heap_join) / 1024.0 / kk : 0.0);
     printf("  loop sections per interval (thread CPU): co_fleet_next %.2f ms, handle_event -> "
            "co__live_stats %.2f ms, co_fleet_event_clear %.2f ms, co__live_flush %.2f ms (%" PRIu64
            " loop turns; ~%.2f ms of it is the section clocks)\n",
@@ -1294,9 +1305,11 @@ int main(int argc, char **argv)
     }
     if (c.r.fleet != NULL && gather(&c, &join_cpu, &join_s) == 0 && start_run(&c) == 0) {
         long rss_join = rss_kb();
+        c.heap_join = mallinfo2().uordblks;
         drive(&c);
         c.wait_ns = runqueue_wait_ns() - c.wait_ns;
         long rss_end = rss_kb(), peak = peak_rss_kb();
+        c.heap_end = mallinfo2().uordblks;
         measure_idle_next(&c);
         co_fleet_broadcast_stop(c.r.fleet, "bench over", true);
         struct sim_report *rep = pr_xcalloc(1, sizeof(*rep));
