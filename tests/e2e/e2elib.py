@@ -171,6 +171,26 @@ def free_port():
     return port
 
 
+def wait_listening(port, timeout=10.0):
+    """True once a TCP socket listens on port (read from /proc/net/tcp*, so
+    the listener never sees a probe connection), False at the timeout."""
+    want = ":%04X" % port
+    deadline = time.monotonic() + timeout
+    while True:
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                with open(table) as f:
+                    for line in f:
+                        fields = line.split()
+                        if len(fields) > 3 and fields[3] == "0A" and fields[1].endswith(want):
+                            return True
+            except OSError:
+                pass
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
 # ---------------------------------------------------------------- processes
 
 

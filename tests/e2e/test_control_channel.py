@@ -103,7 +103,8 @@ def plaintext_case():
                      "--plaintext", "--agent-wait=20", "--json=" + j] + e.db_opts())
     e.check(co.wait_line(r"PLAIN TEXT", timeout=10) is not None,
             "plain: stderr warns that the control traffic is plain text")
-    time.sleep(0.2)
+    # The warning comes just before the bind: the garbage needs the listener.
+    e.check(e.wait_listening(port), "plain: the coordinator listens on port %d" % port)
     garbage(port, b"GET / HTTP/1.1\r\nHost: stampede\r\n\r\n")
     z = zmtp.Session(port)
     z.send(b"\xc1")  # a byte msgpack never uses
