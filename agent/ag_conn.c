@@ -216,13 +216,15 @@ static void teardown(ag_conn *c)
     }
     if (c->mysql) {
         bool clean = abort_op(c);
-        if (clean)
-            mysql_close(c->mysql);
+        /* As sysbench: one COM_STMT_CLOSE per statement, then COM_QUIT.
+         * COM_STMT_CLOSE has no reply, so these calls only write. */
         for (size_t i = 0; i < c->nstmts; i++) {
             if (c->stmts[i].stmt && clean)
                 mysql_stmt_close(c->stmts[i].stmt);
             c->stmts[i].stmt = NULL;
         }
+        if (clean)
+            mysql_close(c->mysql);
         c->mysql = NULL;
     }
     c->op = OP_NONE;

@@ -112,6 +112,8 @@ static ag_workload *parse_workload(const struct pr_msg_plan *p, struct ag_run_er
         kv[i] = (struct ag_kv){p->opts[i].name, p->opts[i].value};
     ag_workload *wl = ag_workload_new(p->workload, kv, p->n_opts, &err);
     free(kv);
+    if (wl)
+        ag_workload_set_run_seed(wl, p->seed);
     if (wl == NULL)
         set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
     /* A run is confined to the plan's share (--partition); prepare's tables

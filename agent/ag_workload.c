@@ -459,6 +459,11 @@ int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct 
     return 0;
 }
 
+void ag_workload_set_run_seed(ag_workload *wl, uint64_t seed)
+{
+    wl->rand_seed = seed;
+}
+
 /* ---- cursor ------------------------------------------------------------- */
 
 ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_index,

@@ -137,6 +137,12 @@ const pr_opts *ag_workload_opts(const ag_workload *wl);
 int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct pr_msg_table *t,
                           size_t n, struct pr_error *err);
 
+/* The run's seed (PLAN.seed: --rand-seed, or the coordinator's choice when
+ * that is 0) seeds rand.unique()'s permutation, so two runs without
+ * --rand-seed draw different unique ids (sysbench issue #414). Call before
+ * any cursor is made; not thread-safe. */
+void ag_workload_set_run_seed(ag_workload *wl, uint64_t seed);
+
 /* One call the engine must execute. Buffers are owned by the cursor and valid
  * until the next cursor call. */
 struct ag_call {
