@@ -166,16 +166,18 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
 {
     uint32_t n = p->n_agents, tables = (uint32_t)pr_opts_int(a->opts, "tables");
     uint64_t table_size = (uint64_t)pr_opts_int(a->opts, "table_size");
-    if (a->wl == PR_WL_BULK_INSERT) { /* sysbench: sbtest1..--threads, empty */
+    uint32_t n_split = n;             /* agents the tables are spread over */
+    if (a->wl == PR_WL_BULK_INSERT) { /* sysbench: one connection creates sbtest1..--threads */
         tables = (uint32_t)pr_opts_int(a->opts, "threads");
         table_size = 0;
+        n_split = 1;
     }
     uint64_t *conns = pr_xcalloc(n, sizeof(*conns));
     struct pr_split_piece *pc = NULL;
     size_t npc = 0;
     bool shared = false;
 
-    if (pr_split_prepare(n, w, tables, table_size, &pc, &npc) != 0) {
+    if (pr_split_prepare(n_split, n_split == n ? w : NULL, tables, table_size, &pc, &npc) != 0) {
         free(conns);
         return pr_error_set(err, PR_EINVAL, "cannot split %u tables of %llu rows over %u agents",
                             tables, (unsigned long long)table_size, n);
@@ -184,7 +186,10 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
         shared = shared || pc[i].table_pieces > 1;
     p->n_phases = shared ? 3 : 1;
     p->rows_total = (uint64_t)tables * table_size;
-    pr_split_u64((uint64_t)pr_opts_int(a->opts, "threads"), n, w, conns);
+    if (n_split == n)
+        pr_split_u64((uint64_t)pr_opts_int(a->opts, "threads"), n, w, conns);
+    else
+        conns[0] = 1;
     for (uint32_t ph = 0; ph < p->n_phases; ph++) {
         p->names[ph] = shared ? (const char *[]){"create", "load", "index"}[ph] : "prepare";
         p->msgs[ph] = pr_xcalloc(n, sizeof(struct pr_msg));
@@ -222,13 +227,15 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
     return rc;
 }
 
-/* cleanup, prewarm: agent 0 alone, with --threads connections. */
+/* cleanup (one connection, as sysbench) and prewarm (--threads
+ * connections): agent 0 alone. conns_total stays --threads: bulk_insert's
+ * cleanup drops sbtest1..--threads. */
 static int plan_single(co_plan *p, const struct co_args *a, uint64_t seed, struct pr_error *err)
 {
     struct pr_msg *m = &p->msgs[0][0];
     int rc = base_plan(m, a, 0, p->n_agents, seed, err);
     uint64_t threads = (uint64_t)pr_opts_int(a->opts, "threads");
-    m->u.plan.conns = (uint32_t)threads;
+    m->u.plan.conns = a->cmd == PR_CMD_CLEANUP ? 1u : (uint32_t)threads;
     m->u.plan.conns_total = threads;
     return rc;
 }
