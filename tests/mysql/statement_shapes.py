@@ -441,8 +441,17 @@ def main():
             names = (["prepare"] + ["run --db-ps-mode=" + m for m in PS_MODES if threads == 1]
                      + ["cleanup"])
             for i, name in enumerate(names):
-                compare("bulk_insert %s --threads=%d" % (name, threads), got["sysbench"][i],
-                        got["stampede"][i])
+                what = "bulk_insert %s --threads=%d" % (name, threads)
+                if name == "prepare" and threads > 1:
+                    # Documented deviation (README, "Where stampede
+                    # deliberately differs"): sysbench creates every
+                    # bulk_insert table on one connection; stampede's agent
+                    # runs each table as a prepare piece, on a connection of
+                    # its own. The DDL itself must still be identical.
+                    compare_shares(what, [got["sysbench"][i], got["stampede"][i]],
+                                   "Query\tCREATE TABLE ")
+                else:
+                    compare(what, got["sysbench"][i], got["stampede"][i])
     finally:
         sql("SET GLOBAL general_log=%s; SET GLOBAL log_output='%s'; TRUNCATE mysql.general_log"
             % ("ON" if saved[1] == "1" else "OFF", saved[0]))
