@@ -141,8 +141,8 @@ static int open_monitor(struct ctl *c)
 {
     char ep[64];
     snprintf(ep, sizeof(ep), "inproc://ag-ctl-monitor-%p", c->sock);
-    int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
     if (zmq_socket_monitor(c->sock, ep, events) != 0)
         return -errno;
     c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
@@ -202,7 +202,9 @@ static void read_monitor(struct ctl *c)
         uint16_t event;
         memcpy(&event, buf, sizeof(event));
         zmq_recv(c->mon, addr, sizeof(addr), 0);
-        if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            c->redial_ns = 0; /* a later handshake worked: nothing to repair */
+        } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
             if (now - c->refused_logged_ns > 10000000000ull || c->refused_logged_ns == 0) {
                 logf_(c, 0,
                       "the coordinator at %s refused this agent's key %s: add it to the "
@@ -221,6 +223,8 @@ static void read_monitor(struct ctl *c)
 /* Recreate the DEALER after a protocol failure (see open_monitor). */
 static void redial(struct ctl *c)
 {
+    if (c->joined) /* a coordinator answers us: never drop a working link */
+        c->redial_ns = 0;
     if (c->redial_ns == 0 || now_ns() < c->redial_ns)
         return;
     c->redial_ns = 0;
