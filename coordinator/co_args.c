@@ -652,8 +652,48 @@ static int check_partition(const struct co_args *a, struct pr_error *err)
                         a->wl == PR_WL_OLTP_INSERT ? " or tables" : "");
 }
 
+/* sysbench options stampede accepts but does not implement. Those that
+ * would change what a run does are refused when given a non-default value,
+ * so nobody believes a run used TLS or checkpoints when it did not; the
+ * cosmetic ones only warn. */
+static const char *const unsupported_bool[] = {"mysql-ssl", "mysql-compression", "mysql-dry-run",
+                                               "validate"};
+static const char *const unsupported_text[] = {"mysql-ssl-cipher", "report-checkpoints"};
+static const char *const no_effect[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug",
+                                        "verbosity"};
+
+static int check_unsupported(struct co_args *a, struct pr_error *err)
+{
+    const pr_opts *o = a->opts;
+    for (size_t i = 0; i < sizeof(unsupported_bool) / sizeof(*unsupported_bool); i++)
+        if (pr_opts_bool(o, unsupported_bool[i]))
+            return pr_error_set(err, PR_EINVAL,
+                                "--%s is a sysbench option not supported by stampede yet; "
+                                "leave it off",
+                                unsupported_bool[i]);
+    for (size_t i = 0; i < sizeof(unsupported_text) / sizeof(*unsupported_text); i++)
+        if (*pr_opts_str(o, unsupported_text[i]))
+            return pr_error_set(err, PR_EINVAL,
+                                "--%s is a sysbench option not supported by stampede yet; "
+                                "leave it unset",
+                                unsupported_text[i]);
+    if (strcmp(pr_opts_str(o, "forced-shutdown"), "off") != 0)
+        return pr_error_set(err, PR_EINVAL,
+                            "--forced-shutdown is not supported: agents always let in-flight "
+                            "statements finish (bounded) and a stuck agent is reported lost");
+    for (size_t i = 0; i < sizeof(no_effect) / sizeof(*no_effect); i++)
+        if (pr_opts_is_set(o, no_effect[i]))
+            add_warning(a, "--%s has no effect in stampede", no_effect[i]);
+    return 0;
+}
+
 static int check_combinations(struct co_args *a, struct pr_error *err)
 {
+    if (a->opts && a->action == CO_ACTION_COMMAND) {
+        int urc = check_unsupported(a, err);
+        if (urc != 0)
+            return urc;
+    }
     bool keys = a->secret_key_file || a->authorized_keys;
 
     if (a->plaintext && keys)

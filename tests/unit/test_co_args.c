@@ -466,6 +466,30 @@ static void test_limits(void)
     co_args_clear(&a);
 }
 
+/* sysbench options stampede does not implement: refused or warned, never
+ * silently ignored. */
+static void test_unsupported(void)
+{
+    struct co_args a;
+    struct pr_error err;
+    const char *refused[] = {
+        "--mysql-ssl=on",         "--mysql-compression",     "--mysql-dry-run=on", "--validate",
+        "--mysql-ssl-cipher=AES", "--report-checkpoints=10", "--forced-shutdown=5"};
+
+    for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+        CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", refused[i]) == PR_EINVAL, "%s",
+                  refused[i]);
+        CHECK(strstr(err.msg, "not supported") != NULL);
+    }
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--mysql-ssl=off", "--forced-shutdown=off") ==
+          0);
+    CHECK(strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--verbosity=4") == 0);
+    CHECK(strstr(a.warnings, "--verbosity has no effect") != NULL);
+    co_args_clear(&a);
+}
+
 static void test_keygen(void)
 {
     struct co_args a;
@@ -640,6 +664,7 @@ int main(void)
     test_config_file();
     test_security_rules();
     test_limits();
+    test_unsupported();
     test_keygen();
     test_usage();
     rmdir(tmpdir);
