@@ -117,6 +117,8 @@ static void print_interval(struct run *r, uint64_t k)
         .counters = iv ? iv->ctr : (struct pr_counters){0},
         .hist = iv ? iv->lat : empty,
         .queue_len = iv ? iv->ctr.ev_queued : 0,
+        /* Not events in flight (agents do not report that): the
+         * connections serving the interval (README, deviations). */
         .concurrency = iv ? iv->threads : 0,
     };
     uint32_t reporting = iv ? iv->agents_reporting : 0;
