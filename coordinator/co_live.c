@@ -158,6 +158,8 @@ void co__live_flush(struct run *r, bool final)
             print_interval(r, k);
         co_merge_close(r->merge, k, !tail, len);
     }
+    if (final) /* the tails end when the run did (co_result.time_s) */
+        co_merge_end(r->merge, r->end_ns > r->t0_ns ? r->end_ns - r->t0_ns : elapsed);
 }
 
 /* Prepare: "[ 10s ] rows loaded: N/M (P%), R rows/s, ETA S s" once per

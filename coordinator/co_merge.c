@@ -150,6 +150,7 @@ void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s)
     s->closed = true;
     s->iv.printed = printed;
     s->iv.len_s = len_s;
+    s->iv.t_s = (double)k * (double)m->interval_ns / 1e9 + len_s;
     s->iv.agents_expected = co_merge_live(m);
     for (uint32_t i = 0; i < m->n_agents; i++)
         if (!s->seen[i] && m->lost[i])
@@ -158,6 +159,20 @@ void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s)
         while (m->next < m->n_slots && m->slots[m->next].closed)
             m->next++;
     freeze_old(m);
+}
+
+void co_merge_end(co_merge *m, uint64_t end_ns)
+{
+    for (uint64_t k = 0; k < m->n_slots; k++) {
+        struct slot *s = &m->slots[k];
+        uint64_t start = k * m->interval_ns, stop = start + m->interval_ns;
+        uint64_t last = end_ns < stop ? end_ns : stop;
+        if (s->seen == NULL || !s->closed || s->iv.printed)
+            continue;
+        uint64_t len_ns = last > start ? last - start : 0;
+        s->iv.len_s = (double)len_ns / 1e9;
+        s->iv.t_s = (double)(start + len_ns) / 1e9;
+    }
 }
 
 const struct co_interval_result *co_merge_get(const co_merge *m, uint64_t k)

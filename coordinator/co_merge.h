@@ -56,8 +56,17 @@ void co_merge_agent_lost(co_merge *m, uint32_t agent);
 bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t *k, bool *early);
 
 /* Mark interval k handled: printed (a line went out) or skipped (a tail);
- * len_s is its length for rates. Later STATS for it count as late. */
+ * len_s is its length for rates, from its start k*I, so that its end t_s
+ * becomes k*I + len_s (a tail ends when its samples did, not at the
+ * boundary it never reached). Later STATS for it count as late. */
 void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s);
+
+/* The run's samples ended at end_ns since t0 (the last agent's DONE: the
+ * instant co_result.time_s measures). Every interval closed as a tail (not
+ * printed) ends at it or at its boundary, whichever
+ * comes first: t_s = max(start, min(end, boundary)), len_s = t_s - start. A tail closed early,
+ * before the end was known, gets its final length this way. Call once the phase is over. */
+void co_merge_end(co_merge *m, uint64_t end_ns);
 
 /* Interval k (NULL when none arrived for it). Borrowed. Its lat is the
  * expanded histogram for an interval not yet closed or closed within the

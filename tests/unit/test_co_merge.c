@@ -1,6 +1,12 @@
 /* test_co_merge: interval merging is exact, due rules, late and lost. */
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "co_csv.h"
+#include "co_hdrout.h"
+#include "co_json.h"
 #include "co_merge.h"
 #include "testlib.h"
 
@@ -157,8 +163,104 @@ static void test_frozen(void)
     co_merge_destroy(&m);
 }
 
+/* The last line of text (without its newline) in buf, copied into out. */
+static void last_line(const char *buf, char *out, size_t out_len)
+{
+    size_t n = strlen(buf);
+    while (n > 0 && buf[n - 1] == '\n')
+        n--;
+    size_t b = n;
+    while (b > 0 && buf[b - 1] != '\n')
+        b--;
+    snprintf(out, out_len, "%.*s", (int)(n - b), buf + b);
+}
+
+/* What one writer made of r, as a string (the caller's). */
+static char *written(int (*fn)(const struct co_result *, FILE *), const struct co_result *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL && fn(r, f) == 0);
+    fclose(f);
+    return buf;
+}
+
+static int hdrout(const struct co_result *r, FILE *f)
+{
+    return co_hdrout_write(r, 1700000000000ull, f);
+}
+
+/* A run that ended at 30.07 s with 5 s intervals: the tail (k = 6) ends at
+ * 30.07, not at its boundary 35, in the merge and in JSON, CSV and the
+ * HdrHistogram log alike; a tail closed early gets the run's end too. */
+static void test_tail_time(void)
+{
+    co_merge *m = co_merge_new(1, (uint32_t[]){2}, 5000, true);
+    bool late = false;
+
+    for (uint64_t k = 0; k <= 6; k++) {
+        struct pr_msg_stats st = stats(k, 10, 1000, 10);
+        CHECK(co_merge_add(m, 0, &st, &late) == 0);
+        pr_hist_destroy(&st.lat);
+        if (k < 6)
+            co_merge_close(m, k, true, 5.0);
+    }
+    /* Closed early, at 30.02 s, before the last DONE (30.07 s) came. */
+    co_merge_close(m, 6, false, 0.02);
+    CHECK(fabs(co_merge_get(m, 6)->t_s - 30.02) < 1e-9);
+    co_merge_end(m, 30070000000ull);
+    const struct co_interval_result *tail = co_merge_get(m, 6), *full = co_merge_get(m, 5);
+    CHECK(fabs(tail->t_s - 30.07) < 1e-9);
+    CHECK(fabs(tail->len_s - 0.07) < 1e-9);
+    CHECK(fabs(full->t_s - 30.0) < 1e-9 && fabs(full->len_s - 5.0) < 1e-9); /* printed: kept */
+
+    struct co_result r = {.version = pr_xstrdup("0"),
+                          .workload = pr_xstrdup("oltp_read_only"),
+                          .command = pr_xstrdup("run"),
+                          .n_agents = 1};
+    r.agents = pr_xcalloc(1, sizeof(*r.agents));
+    r.agents[0].name = pr_xstrdup("a0");
+    co_merge_take(m, &r.intervals, &r.n_intervals);
+    CHECK_EQ_U64(r.n_intervals, 7);
+
+    char line[4096], *buf = written(hdrout, &r);
+    last_line(buf, line, sizeof(line));
+    CHECK(strncmp(line, "Tag=a0,30.000,0.070,", 20) == 0);
+    CHECK(strstr(buf, "\n30.000,0.070,") != NULL); /* the merged line */
+    CHECK(strstr(buf, "34.9") == NULL && strstr(buf, ",35.000,") == NULL);
+    free(buf);
+
+    buf = written(co_csv_write, &r);
+    last_line(buf, line, sizeof(line));
+    CHECK(strncmp(line, "30.07,0.07,", 11) == 0);
+    free(buf);
+
+    buf = written(co_json_write, &r);
+    CHECK(strstr(buf, "\"k\": 6, \"t_s\": 30.07, \"len_s\": 0.07,") != NULL);
+    CHECK(strstr(buf, "\"t_s\": 35") == NULL);
+    free(buf);
+    co_result_clear(&r);
+    co_merge_destroy(&m);
+
+    /* An early tail inside interval 1 of a run that ended at 7.5 s. */
+    m = co_merge_new(1, NULL, 5000, false);
+    for (uint64_t k = 0; k <= 1; k++) {
+        struct pr_msg_stats st = stats(k, 1, 100, 1);
+        CHECK(co_merge_add(m, 0, &st, &late) == 0);
+        pr_hist_destroy(&st.lat);
+    }
+    co_merge_close(m, 0, true, 5.0);
+    co_merge_close(m, 1, false, 2.2);
+    co_merge_end(m, 7500000000ull);
+    CHECK(fabs(co_merge_get(m, 1)->t_s - 7.5) < 1e-9);
+    CHECK(fabs(co_merge_get(m, 1)->len_s - 2.5) < 1e-9);
+    co_merge_destroy(&m);
+}
+
 int main(void)
 {
+    test_tail_time();
     test_exact();
     test_due_late_lost();
     test_frozen();
