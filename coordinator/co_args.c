@@ -253,6 +253,18 @@ static int set_on_loss(struct co_args *a, const char *n, const char *v, struct p
     return 0;
 }
 
+static int set_report_format(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    if (v && strcmp(v, "stampede") == 0)
+        a->report_format = CO_REPORT_FORMAT_STAMPEDE;
+    else if (v && strcmp(v, "sysbench") == 0)
+        a->report_format = CO_REPORT_FORMAT_SYSBENCH;
+    else
+        return pr_error_set(err, PR_EINVAL, "--report-format: '%s' is not stampede or sysbench",
+                            v ? v : "");
+    return 0;
+}
+
 /* The string field an option name stores into. */
 static char **path_field(struct co_args *a, const char *n)
 {
@@ -333,6 +345,10 @@ static const struct co__own_opt own_opts[] = {
      "confine each agent to its own part of the data {none,tables,rows}", set_partition},
     {"on-agent-loss", "=STRING", "abort", "what a lost agent does to the run {abort,continue}",
      set_on_loss},
+    {"report-format", "=STRING", "stampede",
+     "stdout report {stampede,sysbench}; sysbench: exactly sysbench 1.0.20's lines, the "
+     "stampede section only in --json",
+     set_report_format},
     {"json", "=FILE", NULL, "write the whole run as JSON to FILE", set_path},
     {"csv", "=FILE", NULL, "write one CSV row per interval to FILE", set_path},
     {"hdr-log", "=FILE", NULL, "write an HdrHistogram interval log to FILE", set_path},
@@ -659,8 +675,7 @@ static int check_partition(const struct co_args *a, struct pr_error *err)
 static const char *const unsupported_bool[] = {"mysql-ssl", "mysql-compression", "mysql-dry-run",
                                                "validate"};
 static const char *const unsupported_text[] = {"mysql-ssl-cipher", "report-checkpoints"};
-static const char *const no_effect[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug",
-                                        "verbosity"};
+static const char *const no_effect[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug"};
 
 static int check_unsupported(struct co_args *a, struct pr_error *err)
 {

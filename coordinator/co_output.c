@@ -1,17 +1,21 @@
 #include "co_output.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "co_csv.h"
 #include "co_hdrout.h"
 #include "co_json.h"
 
-static int report(int rc, const char *what, const char *path, const struct pr_error *err)
+/* Where each file went is an informational message (sysbench's level 4):
+ * a successful run at the default --verbosity=3 keeps stderr empty, as
+ * PerfKitBenchmarker and other wrappers take any stderr for a failure. */
+static int report(int rc, bool info, const char *what, const char *path, const struct pr_error *err)
 {
-    if (rc == 0)
-        fprintf(stderr, "stampede: %s written to %s\n", what, path);
-    else
+    if (rc != 0)
         fprintf(stderr, "stampede: cannot write the %s: %s\n", what, err->msg);
+    else if (info)
+        fprintf(stderr, "stampede: %s written to %s\n", what, path);
     return rc == 0 ? 0 : -1;
 }
 
@@ -19,15 +23,16 @@ int co_output_write(const struct co_args *a, const struct co_result *res)
 {
     struct pr_error err = {0};
     int bad = 0;
+    bool info = pr_opts_int(a->opts, "verbosity") >= CO_OUTPUT_VERBOSITY_INFO;
 
     if (a->json_path)
-        bad |=
-            report(co_json_write_file(res, a->json_path, &err), "JSON results", a->json_path, &err);
+        bad |= report(co_json_write_file(res, a->json_path, &err), info, "JSON results",
+                      a->json_path, &err);
     if (a->csv_path)
-        bad |=
-            report(co_csv_write_file(res, a->csv_path, &err), "CSV intervals", a->csv_path, &err);
+        bad |= report(co_csv_write_file(res, a->csv_path, &err), info, "CSV intervals", a->csv_path,
+                      &err);
     if (a->hdr_log_path)
-        bad |= report(co_hdrout_write_file(res, res->start_unix_ms, a->hdr_log_path, &err),
+        bad |= report(co_hdrout_write_file(res, res->start_unix_ms, a->hdr_log_path, &err), info,
                       "HdrHistogram log", a->hdr_log_path, &err);
     return bad ? -1 : 0;
 }

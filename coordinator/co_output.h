@@ -7,8 +7,13 @@
 #include "co_args.h"
 #include "co_result.h"
 
+/* --verbosity from which a run says on stderr where each file went
+ * (sysbench's "info" level; the default 3 prints nothing on success). */
+#define CO_OUTPUT_VERBOSITY_INFO 4
+
 /* Write every file a asks for. 0, or -1 when any failed (each named on
- * stderr). Prints where each file went. */
+ * stderr, whatever the verbosity). With --verbosity >= 4 also prints where
+ * each file went, on stderr. */
 int co_output_write(const struct co_args *a, const struct co_result *res);
 
 #endif
