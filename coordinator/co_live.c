@@ -109,6 +109,7 @@ static void print_interval(struct run *r, uint64_t k)
         .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
         .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
         .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+        .strict = a->report_format == CO_REPORT_FORMAT_SYSBENCH,
     };
     struct co_report_interval line = {
         .time_s = (double)(k + 1) * r->interval_ms / 1000.0,

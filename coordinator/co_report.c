@@ -35,12 +35,23 @@ static double percentile_ms(const pr_hist *hist, uint32_t percentile)
     return (double)pr_hist_value_at_percentile(hist, percentile) / 1000.0;
 }
 
+int co_report_banner(FILE *out, bool strict)
+{
+    if (!out)
+        return PR_EINVAL;
+    /* sysbench's header message ends with its own "\n": hence the blank line. */
+    if (strict)
+        fprintf(out, "sysbench 1.0.20 (using stampede %s)\n\n", STAMPEDE_VERSION);
+    else
+        fprintf(out, "stampede %s (sysbench 1.0.20 compatible)\n\n", STAMPEDE_VERSION);
+    return stream_status(out);
+}
+
 int co_report_header(FILE *out, const struct co_report_opts *opts)
 {
     if (!out || !opts || opts->percentile > 100)
         return PR_EINVAL;
-    /* sysbench's header message ends with its own "\n": hence the blank line. */
-    fprintf(out, "stampede %s (sysbench 1.0.20 compatible)\n\n", STAMPEDE_VERSION);
+    co_report_banner(out, opts->strict);
     fprintf(out, "Running the test with following options:\n");
     fprintf(out, "Number of threads: %" PRIu32 "\n", opts->threads);
     if (opts->rate > 0)
@@ -80,9 +91,9 @@ int co_report_interval(FILE *out, const struct co_report_opts *opts,
             per_sec(c->writes, secs), per_sec(c->other, secs), opts->percentile,
             percentile_ms(iv->hist, opts->percentile), per_sec(c->errors, secs),
             per_sec(c->reconnects, secs));
-    if (iv->marks & CO_REPORT_LATE)
+    if ((iv->marks & CO_REPORT_LATE) && !opts->strict)
         fputs(" [late]", out);
-    if (iv->marks & CO_REPORT_PARTIAL)
+    if ((iv->marks & CO_REPORT_PARTIAL) && !opts->strict)
         fputs(" [partial]", out);
     fputc('\n', out);
     if (opts->rate > 0)

@@ -7,15 +7,18 @@
  * pr_hist of latencies in microseconds, times in seconds, options. Nothing
  * here keeps state or allocates; every function only reads its arguments.
  *
- * Where we differ from sysbench, on purpose:
- * - The first line is "stampede <version> (sysbench 1.0.20 compatible)".
+ * Where we differ from sysbench, on purpose (unless opts->strict):
+ * - The first line is "stampede <version> (sysbench 1.0.20 compatible)";
+ *   strict (--report-format=sysbench): "sysbench 1.0.20 (using stampede
+ *   <version>)", as sysbench names its Lua ("using system LuaJIT ...").
  * - Percentiles come from pr_hist (HdrHistogram layout, within 0.1% of the
  *   true value, rank ceil(p/100 * N), see pr_hist.h), not from sysbench's
  *   1024 log buckets (1.8% steps, rank floor(N * p/100 + 0.5), 100 s
  *   ceiling). min, avg, max and sum are exact in both.
  * - The --histogram block folds our buckets onto sysbench's 1024 buckets, so
  *   it has sysbench's rows and values (co_report_histogram()).
- * - An interval line may end with markers (CO_REPORT_LATE, ...).
+ * - An interval line may end with markers (CO_REPORT_LATE, ...); strict:
+ *   never.
  * - A rate whose time denominator is not positive prints 0.00 (sysbench
  *   would print inf or nan).
  * - No checkpoint reports, no "Forcing shutdown" line, no --debug lines.
@@ -43,6 +46,7 @@ struct co_report_opts {
     uint64_t seed;              /* "--rand-seed"; 0: seeded from the current time */
     uint32_t percentile;        /* "--percentile", 0..100; 0 disables percentiles */
     bool histogram;             /* "--histogram": co_report_final() prints the block */
+    bool strict;                /* --report-format=sysbench: sysbench's banner, no markers */
 };
 
 /* Interval markers, appended after "reconn/s: X.XX" so that sysbench
@@ -78,6 +82,10 @@ struct co_report_final {
     const struct co_report_unit *units; /* fairness units (borrowed), n_units >= 1 */
     size_t n_units;
 };
+
+/* The version line and its blank line: stampede's, or sysbench's when
+ * strict (co_report_opts.strict). Every command's output starts with it. */
+int co_report_banner(FILE *out, bool strict);
 
 /* The run header, from the version line down to "Initializing worker
  * threads..." and its blank line: options, target rate when opts->rate > 0,

@@ -583,8 +583,9 @@ static void fill_header(struct run *r)
 static void print_header(struct run *r)
 {
     const struct co_args *a = r->a;
+    bool strict = a->report_format == CO_REPORT_FORMAT_SYSBENCH;
     if (a->cmd != PR_CMD_RUN) {
-        fprintf(r->out, "stampede %s (sysbench 1.0.20 compatible)\n\n", STAMPEDE_VERSION);
+        co_report_banner(r->out, strict);
         return;
     }
     struct co_report_opts o = {
@@ -593,6 +594,7 @@ static void print_header(struct run *r)
         .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
         .seed = (uint64_t)pr_opts_int(a->opts, "rand-seed"),
         .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+        .strict = strict,
     };
     co_report_header(r->out, &o);
     fflush(r->out);
@@ -681,7 +683,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         finish_results(&r);
         if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
-            co_summary_print_agents(out, res);
+            if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */
+                co_summary_print_agents(out, res);
         } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE && r.rows_done) {
             fprintf(out, "Loaded %" PRIu64 " rows in %.1f s (%.0f rows/s).\n", r.rows_done,
                     res->time_s, res->time_s > 0 ? (double)r.rows_done / res->time_s : 0.0);

@@ -342,9 +342,9 @@ static struct pr_counters counters(uint64_t tx, uint64_t r, uint64_t w, uint64_t
  * min 760, max 7610, p95 rank 388 at 2810 (bucket 2810-2811 µs: 2.81) and
  * sum 1001010 µs; rates over 1.0034345 s (sysbench's denominator is taken
  * after "total time", 1.0023 s). */
-static void test_plain_out(void)
+static char *plain_report(bool strict)
 {
-    const struct co_report_opts opts = {.threads = 1, .percentile = 95};
+    const struct co_report_opts opts = {.threads = 1, .percentile = 95, .strict = strict};
     pr_hist *h = make_hist(408, 760, 7610, 2810, 20, 1001010);
     const struct co_report_unit unit = {408, 1001010};
     const struct co_report_final fin = {
@@ -361,27 +361,36 @@ static void test_plain_out(void)
     CHECK(co_report_header(f, &opts) == 0);
     CHECK(co_report_started(f) == 0);
     CHECK(co_report_final(f, &opts, &fin) == 0);
-    const char *got = cap_text(&c);
+    cap_text(&c);
+    pr_hist_destroy(&h);
+    return c.buf;
+}
+
+static void test_plain_out(void)
+{
+    char *got = plain_report(false);
     CHECK(strncmp(got, VERSION_LINE, strlen(VERSION_LINE)) == 0);
     char *want = join_lines(plain_out, sizeof plain_out / sizeof plain_out[0]);
     CHECK_TEXT(got + strlen(VERSION_LINE), want);
     free(want);
-    cap_free(&c);
-    pr_hist_destroy(&h);
+    free(got);
 }
 
 /* run.out: two interval lines, the --histogram block and the final report.
  * Interval counts over the actual interval lengths reproduce every rate; the
  * interval percentiles are bucket 3020-3021 and 2610-2611 µs. */
-static void test_run_out(void)
+static char *run_report(bool strict, unsigned marks)
 {
-    const struct co_report_opts opts = {
-        .threads = 1, .report_interval_s = 1, .percentile = 95, .histogram = true};
+    const struct co_report_opts opts = {.threads = 1,
+                                        .report_interval_s = 1,
+                                        .percentile = 95,
+                                        .histogram = true,
+                                        .strict = strict};
     pr_hist *h1 = pr_hist_new(), *h2 = pr_hist_new(), *h = pr_hist_new();
     struct co_report_interval iv1 = {
-        .time_s = 1.0012, .interval_s = 1.001207, .threads_running = 1, .hist = h1};
+        .time_s = 1.0012, .interval_s = 1.001207, .threads_running = 1, .hist = h1, .marks = marks};
     struct co_report_interval iv2 = {
-        .time_s = 2.0011, .interval_s = 0.999854, .threads_running = 1, .hist = h2};
+        .time_s = 2.0011, .interval_s = 0.999854, .threads_running = 1, .hist = h2, .marks = marks};
     const struct co_report_unit unit = {894, 2002046};
     const struct co_report_final fin = {
         .counters = counters(894, 12516, 3576, 1788),
@@ -405,15 +414,100 @@ static void test_run_out(void)
     CHECK(co_report_interval(f, &opts, &iv1) == 0);
     CHECK(co_report_interval(f, &opts, &iv2) == 0);
     CHECK(co_report_final(f, &opts, &fin) == 0);
-    const char *got = cap_text(&c);
+    cap_text(&c);
+    pr_hist_destroy(&h1);
+    pr_hist_destroy(&h2);
+    pr_hist_destroy(&h);
+    return c.buf;
+}
+
+static void test_run_out(void)
+{
+    char *got = run_report(false, 0);
     CHECK(strncmp(got, VERSION_LINE, strlen(VERSION_LINE)) == 0);
     char *want = join_lines(run_out, sizeof run_out / sizeof run_out[0]);
     CHECK_TEXT(got + strlen(VERSION_LINE), want);
     free(want);
-    cap_free(&c);
-    pr_hist_destroy(&h1);
-    pr_hist_destroy(&h2);
-    pr_hist_destroy(&h);
+    free(got);
+}
+
+/* line with every run of digits replaced by one '9': the line's shape,
+ * apart from its numbers. */
+static void shape(const char *line, size_t len, char *out, size_t out_len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 1 < out_len; i++) {
+        bool digit = line[i] >= '0' && line[i] <= '9';
+        if (!digit || o == 0 || out[o - 1] != '9' || i == 0 || line[i - 1] < '0' ||
+            line[i - 1] > '9')
+            out[o++] = digit ? '9' : line[i];
+    }
+    out[o] = '\0';
+}
+
+static char *read_file(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(1);
+    }
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (!buf)
+        abort();
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Strict output, line by line against sysbench's own file: the same lines
+ * apart from numbers, the same number of them (ending after "Threads
+ * fairness"), and a first line of sysbench's "sysbench 1.0.20 (using X)"
+ * form naming stampede's version. */
+static void check_like_sample(const char *got, const char *sample, const char *what)
+{
+    static const char banner[] = "sysbench 1.0.20 (using stampede " STAMPEDE_VERSION ")\n";
+    CHECK_MSG(strncmp(got, banner, strlen(banner)) == 0, "%s: first line %.60s", what, got);
+    CHECK_MSG(strncmp(sample, "sysbench 1.0.20 (using ", 23) == 0, "%s: sample's first line", what);
+    const char *g = strchr(got, '\n'), *w = strchr(sample, '\n');
+    int line = 1;
+    while (g && w && g[1] && w[1]) {
+        g++, w++, line++;
+        size_t gl = strcspn(g, "\n"), wl = strcspn(w, "\n");
+        char gs[512], ws[512];
+        shape(g, gl, gs, sizeof gs);
+        shape(w, wl, ws, sizeof ws);
+        CHECK_MSG(strcmp(gs, ws) == 0, "%s line %d: got '%.*s', sysbench '%.*s'", what, line,
+                  (int)gl, g, (int)wl, w);
+        g = strchr(g, '\n');
+        w = strchr(w, '\n');
+    }
+    CHECK_MSG(g && w && !g[1] && !w[1], "%s: %d lines, one output ends before the other", what,
+              line);
+}
+
+/* --report-format=sysbench against specs/sysbench-samples (copied to
+ * tests/unit/sysbench-samples): interval markers dropped, sysbench's
+ * banner, nothing after "Threads fairness". */
+static void test_strict_samples(const char *dir)
+{
+    char *plain = read_file(dir, "plain.out"), *run = read_file(dir, "run.out");
+    char *got = plain_report(true);
+    check_like_sample(got, plain, "plain.out");
+    free(got);
+    got = run_report(true, CO_REPORT_LATE | CO_REPORT_PARTIAL);
+    check_like_sample(got, run, "run.out");
+    CHECK(strstr(got, "[late]") == NULL && strstr(got, "[partial]") == NULL);
+    free(got);
+    /* The default keeps its markers. */
+    got = run_report(false, CO_REPORT_LATE | CO_REPORT_PARTIAL);
+    CHECK(strstr(got, "reconn/s: 0.00 [late] [partial]\n") != NULL);
+    free(got);
+    free(plain);
+    free(run);
 }
 
 static void test_header_rate_seed(void)
@@ -805,10 +899,15 @@ static void test_errors(void)
     pr_hist_destroy(&h);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_co_report SAMPLES_DIR (tests/unit/sysbench-samples)\n");
+        return 2;
+    }
     test_plain_out();
     test_run_out();
+    test_strict_samples(argv[1]);
     test_header_rate_seed();
     test_interval_rate_marks();
     test_percentile_disabled();
