@@ -381,6 +381,36 @@ void pr_hdrlog_destroy(pr_hdrlog **w)
     *w = NULL;
 }
 
+/* comment as "#[...]" lines of at most PR_HDRLOG_LINE_MAX bytes: broken
+ * after the last space that leaves a line at least half full (the space
+ * dropped), else before a UTF-8 lead byte. 0 or -EIO. */
+static int write_comment(FILE *f, const char *c)
+{
+    const size_t room = PR_HDRLOG_LINE_MAX - 3; /* "#[" and "]" */
+    size_t n = strlen(c);
+    int rc = 0;
+    do {
+        size_t len = n;
+        if (n > room) {
+            size_t cut = room;
+            while (cut > 0 && c[cut] != ' ')
+                cut--;
+            len = room;
+            if (cut > room / 2)
+                len = cut;
+            else
+                while (len > 1 && ((unsigned char)c[len] & 0xc0) == 0x80)
+                    len--;
+        }
+        rc |= fprintf(f, "#[%.*s]\n", (int)len, c) < 0;
+        c += len;
+        n -= len;
+        while (n > 0 && *c == ' ')
+            c++, n--;
+    } while (n > 0);
+    return rc ? -EIO : 0;
+}
+
 int pr_hdrlog_write_header(pr_hdrlog *w, const char *comment, uint64_t start_ms, bool base_time)
 {
     if (comment != NULL && strpbrk(comment, "\r\n") != NULL)
@@ -393,7 +423,7 @@ int pr_hdrlog_write_header(pr_hdrlog *w, const char *comment, uint64_t start_ms,
         return PR_EINVAL;
     int rc = 0;
     if (comment != NULL)
-        rc |= fprintf(w->f, "#[%s]\n", comment) < 0;
+        rc |= write_comment(w->f, comment) != 0;
     rc |= fprintf(w->f, "#[Histogram log format version 1.3]\n") < 0;
     rc |= fprintf(w->f, "#[StartTime: %" PRIu64 ".%03u (seconds since epoch), %s]\n",
                   start_ms / 1000, (unsigned)(start_ms % 1000), date) < 0;

@@ -76,8 +76,17 @@ pr_hdrlog *pr_hdrlog_new(FILE *f);
 /* Frees *w (does not close the FILE) and sets *w to NULL; NULL-safe. */
 void pr_hdrlog_destroy(pr_hdrlog **w);
 
+/* Longest header line written, "#[" and "]" included, the newline not.
+ * HdrHistogram_c reads header lines into a 128-byte buffer and refuses the
+ * log when one fills it; every fixed line below is shorter than this. */
+#define PR_HDRLOG_LINE_MAX 100
+
 /* Write the header as HistogramLogWriter does:
- *   #[<comment>]                      (when comment is not NULL)
+ *   #[<comment>]                      (when comment is not NULL; a comment
+ *                                      longer than a line is split over
+ *                                      several "#[...]" lines, at a space
+ *                                      when one is near the limit, never
+ *                                      inside a UTF-8 character)
  *   #[Histogram log format version 1.3]
  *   #[StartTime: <s.mmm> (seconds since epoch), <Date, UTC>]
  *   #[BaseTime: <s.mmm> (seconds since epoch)]    (when base_time)

@@ -1,9 +1,14 @@
-/* co_hdrout_gen DIR: builds a run result (three agents, one with a name
+/* co_hdrout_gen DIR [WORKLOAD]: builds a run result (three agents, one with a name
  * HdrHistogram tags cannot hold raw, one lost after three intervals, a
  * short last interval), writes DIR/run.hlog with co_hdrout_write_file()
  * and DIR/expected.jsonl: one JSON line per interval line of the log, in
  * order, with the tag co_hdrout gives and what pr_hist itself reports.
- * co_hdrout_interop.js decodes the log with hdr-histogram-js and compares. */
+ * co_hdrout_interop.js decodes the log with hdr-histogram-js and compares;
+ * co_hdrout_java.py reads it with Java's HistogramLogProcessor (the
+ * "java" member: percentiles as bucket tops, unclamped, for 50, 90, 99,
+ * 99.9 and 99.99, and on untagged lines the same of every untagged line so
+ * far, "cum"). WORKLOAD (default oltp_read_only) goes into the header
+ * comment: a long one tests the header's line limit. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -50,11 +55,11 @@ static pr_hist *agent_hist(uint32_t a, uint32_t k)
     return h;
 }
 
-static void build(struct co_result *r)
+static void build(struct co_result *r, const char *workload)
 {
     static const char *const names[N_AGENTS] = {"eu-1", "us east,2 \xc3\xa9", "ap-3"};
     r->version = pr_xstrdup("0.1.0");
-    r->workload = pr_xstrdup("oltp_read_only");
+    r->workload = pr_xstrdup(workload);
     r->command = pr_xstrdup("run");
     r->n_agents = N_AGENTS;
     r->agents = pr_xcalloc(N_AGENTS, sizeof(*r->agents));
@@ -79,6 +84,20 @@ static void build(struct co_result *r)
 }
 
 static const double percentiles[] = {50, 90, 95, 99, 99.9, 100};
+static const double java_percentiles[] = {50, 90, 99, 99.9, 99.99};
+
+/* {"count":N,"max":M,"p":{"50":V,...}}: what HistogramLogProcessor shows
+ * of h (values are bucket tops: it does not clamp to the exact max). */
+static void put_java(FILE *f, const pr_hist *h)
+{
+    fprintf(f, "{\"count\":%" PRIu64 ",\"max\":%" PRIu64 ",\"p\":{", pr_hist_count(h),
+            pr_hist_count(h) ? pr_hist_highest_equivalent(pr_hist_max(h)) : 0);
+    for (size_t i = 0; i < sizeof(java_percentiles) / sizeof(java_percentiles[0]); i++)
+        fprintf(f, "%s\"%g\":%" PRIu64, i ? "," : "", java_percentiles[i],
+                pr_hist_highest_equivalent(pr_hist_value_at_percentile(h, java_percentiles[i])));
+    fputc('}', f);
+    fputc('}', f);
+}
 
 /* JSON string of a tag (tags hold no control characters). */
 static void put_tag(FILE *f, const char *tag)
@@ -93,7 +112,7 @@ static void put_tag(FILE *f, const char *tag)
 }
 
 static void write_expected(FILE *f, const char *tag, const struct co_interval_result *iv,
-                           const pr_hist *h)
+                           const pr_hist *h, const pr_hist *cum)
 {
     uint64_t max = pr_hist_max(h);
     fputs("{\"tag\":", f);
@@ -109,20 +128,26 @@ static void write_expected(FILE *f, const char *tag, const struct co_interval_re
     for (size_t i = 0; i < sizeof(percentiles) / sizeof(percentiles[0]); i++)
         fprintf(f, "%s\"%g\":%" PRIu64, i ? "," : "", percentiles[i],
                 pr_hist_value_at_percentile(h, percentiles[i]));
-    fprintf(f, "}}\n");
+    fprintf(f, "},\"t0_ms\":%" PRIu64 ",\"java\":", (uint64_t)START_MS);
+    put_java(f, h);
+    if (cum != NULL) {
+        fputs(",\"cum\":", f);
+        put_java(f, cum);
+    }
+    fprintf(f, "}\n");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: co_hdrout_gen DIR\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: co_hdrout_gen DIR [WORKLOAD]\n");
         return 2;
     }
     char log_path[4096], exp_path[4096];
     snprintf(log_path, sizeof(log_path), "%s/run.hlog", argv[1]);
     snprintf(exp_path, sizeof(exp_path), "%s/expected.jsonl", argv[1]);
     struct co_result r = {0};
-    build(&r);
+    build(&r, argc == 3 ? argv[2] : "oltp_read_only");
     struct pr_error err = {0};
     if (co_hdrout_write_file(&r, START_MS, log_path, &err) != 0) {
         fprintf(stderr, "co_hdrout_gen: %s\n", err.msg);
@@ -136,13 +161,16 @@ int main(int argc, char **argv)
     char *tags[N_AGENTS];
     for (uint32_t a = 0; a < N_AGENTS; a++)
         tags[a] = co_hdrout_agent_tag(&r, a);
+    pr_hist *cum = pr_hist_new();
     for (uint32_t k = 0; k < r.n_intervals; k++) {
         const struct co_interval_result *iv = &r.intervals[k];
-        write_expected(f, "", iv, iv->lat);
+        pr_hist_add(cum, iv->lat);
+        write_expected(f, "", iv, iv->lat, cum);
         for (uint32_t a = 0; a < N_AGENTS; a++)
             if (iv->agent_lat[a] != NULL)
-                write_expected(f, tags[a], iv, iv->agent_lat[a]);
+                write_expected(f, tags[a], iv, iv->agent_lat[a], NULL);
     }
+    pr_hist_destroy(&cum);
     for (uint32_t a = 0; a < N_AGENTS; a++)
         free(tags[a]);
     co_result_clear(&r);

@@ -535,8 +535,11 @@ static void check_hdr(const struct co_result *r, const char *path)
         return;
     char line[1 << 16];
     CHECK(fgets(line, sizeof(line), f) != NULL && strncmp(line, "#[stampede 0.1.0 ", 17) == 0);
-    CHECK(fgets(line, sizeof(line), f) &&
-          strcmp(line, "#[Histogram log format version 1.3]\n") == 0);
+    /* the comment goes on over lines short enough for HdrHistogram_c */
+    while (fgets(line, sizeof(line), f) && strncmp(line, "#[Histogram log format", 22) != 0)
+        CHECK_MSG(strncmp(line, "#[", 2) == 0 && strlen(line) <= PR_HDRLOG_LINE_MAX + 1, "%s",
+                  line);
+    CHECK(strcmp(line, "#[Histogram log format version 1.3]\n") == 0);
     CHECK(fgets(line, sizeof(line), f) && strncmp(line, "#[StartTime: 1700000000.250 ", 28) == 0);
     CHECK(fgets(line, sizeof(line), f) && strncmp(line, "#[BaseTime: 1700000000.250 ", 27) == 0);
     char *tags[N_AGENTS];
@@ -563,6 +566,33 @@ static void check_hdr(const struct co_result *r, const char *path)
     for (uint32_t a = 0; a < N_AGENTS; a++)
         free(tags[a]);
     fclose(f);
+}
+
+/* A long workload name (a script path, say) leaves every header line of
+ * the hdr-log under HdrHistogram_c's 127-byte limit, and is all there. */
+static void test_hdr_long_workload(const struct co_result *base)
+{
+    struct co_result r = *base;
+    char name[400] = "/home/someone/benchmarks/", *text = NULL;
+    while (strlen(name) < 300)
+        strcat(name, "very_long_directory_name/");
+    strcat(name, "script.lua");
+    r.workload = name;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK_EQ_U64(co_hdrout_write(&r, START_MS, f), 0);
+    fclose(f);
+    char joined[2048] = "";
+    size_t longest = 0;
+    for (char *line = strtok(text, "\n"); line && line[0] == '#'; line = strtok(NULL, "\n")) {
+        longest = strlen(line) > longest ? strlen(line) : longest;
+        if (strncmp(line, "#[Histogram log format", 22) == 0)
+            break;
+        strncat(joined, line + 2, strlen(line) - 3);
+    }
+    CHECK_MSG(longest <= PR_HDRLOG_LINE_MAX, "longest header line %zu", longest);
+    CHECK_MSG(strstr(joined, name) != NULL, "comment %s", joined);
+    free(text);
 }
 
 static void test_tags(void)
@@ -752,6 +782,7 @@ int main(void)
     check_json(&r, json);
     check_csv(&r, csv);
     check_hdr(&r, hlog);
+    test_hdr_long_workload(&r);
     /* Writing again replaces the file whole. */
     CHECK_EQ_U64(co_json_write_file(&r, json, &err), 0);
     check_json(&r, json);

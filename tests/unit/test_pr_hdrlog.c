@@ -383,8 +383,67 @@ static void test_writer(void)
     pr_hist_destroy(&back);
 }
 
+/* A comment too long for one line (HdrHistogram_c refuses a header line
+ * of 127 bytes or more) is split into "#[...]" lines of at most
+ * PR_HDRLOG_LINE_MAX bytes, at spaces when it has some, never inside a
+ * UTF-8 character, and nothing of it is lost. */
+static void test_long_comment(void)
+{
+    char comment[1024], *text = NULL;
+    size_t text_len = 0;
+    /* words, then one 300-byte word of 2-byte UTF-8 characters ("é") */
+    int n = snprintf(comment, sizeof(comment),
+                     "stampede 0.1.0 %s run: latency in microseconds; "
+                     "untagged = all agents merged, Tag=<agent> = one agent ",
+                     "a_workload_name_of_a_good_length_to_cross_the_line_limit");
+    for (int i = 0; i < 150; i++)
+        n += snprintf(comment + n, sizeof(comment) - (size_t)n, "\xc3\xa9");
+    FILE *f = open_memstream(&text, &text_len);
+    pr_hdrlog *w = pr_hdrlog_new(f);
+    CHECK(pr_hdrlog_write_header(w, comment, 1700000000123ULL, true) == 0);
+    pr_hdrlog_destroy(&w);
+    fclose(f);
+
+    char joined[1024] = "", want[1024] = "";
+    int comment_lines = 0;
+    size_t longest = 0;
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        size_t len = strlen(line);
+        longest = len > longest ? len : longest;
+        if (strncmp(line, "#[Histogram log format", 22) == 0)
+            break;
+        comment_lines++;
+        CHECK_MSG(len >= 3 && strncmp(line, "#[", 2) == 0 && line[len - 1] == ']', "%s", line);
+        CHECK_MSG(((unsigned char)line[2] & 0xc0) != 0x80, "line starts inside a character: %s",
+                  line);
+        strncat(joined, line + 2, len - 3);
+    }
+    CHECK_MSG(longest <= PR_HDRLOG_LINE_MAX && longest < 127, "longest header line %zu", longest);
+    CHECK_MSG(comment_lines >= 4, "%d comment lines", comment_lines);
+    /* The text is all there, bar the spaces it was broken at. */
+    for (size_t i = 0, o = 0; comment[i] != '\0'; i++)
+        if (comment[i] != ' ')
+            want[o++] = comment[i];
+    for (size_t i = 0, o = 0, len = strlen(joined); i <= len; i++)
+        if (joined[i] != ' ')
+            joined[o++] = joined[i];
+    CHECK(strcmp(joined, want) == 0);
+    free(text);
+
+    /* A comment that fits stays one line, as it was. */
+    text = NULL;
+    f = open_memstream(&text, &text_len);
+    w = pr_hdrlog_new(f);
+    CHECK(pr_hdrlog_write_header(w, "", 0, false) == 0);
+    pr_hdrlog_destroy(&w);
+    fclose(f);
+    CHECK(strncmp(text, "#[]\n#[Histogram log format version 1.3]\n", 40) == 0);
+    free(text);
+}
+
 int main(void)
 {
+    test_long_comment();
     test_roundtrip();
     test_known_bytes();
     test_malformed_v2();
