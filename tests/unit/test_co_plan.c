@@ -20,6 +20,55 @@ static const struct pr_msg_plan *plan_of(const co_plan *p, uint32_t ph, uint32_t
     return m ? &m->u.plan : NULL;
 }
 
+/* The hash of plan as it would be with one field changed. */
+static uint64_t hash_of(const struct pr_msg_plan *pl, const char *what)
+{
+    uint64_t h = 0;
+    CHECK_MSG(pr_msg_plan_hash(pl, &h) == 0, "plan with %s changed does not encode", what);
+    return h;
+}
+
+/* pl->plan_hash is a hash of pl's content: the same plan hashes the same
+ * (the hash field itself left out), and changing any one field, numbers,
+ * strings, arrays and their elements, changes it. */
+static void check_hash_covers(const struct pr_msg_plan *pl)
+{
+    struct pr_msg_plan c = *pl;
+    const uint64_t h0 = pl->plan_hash;
+    c.plan_hash = h0 ^ 0xdeadbeef;
+    CHECK(hash_of(&c, "plan_hash") == h0); /* plan_hash is not part of what it hashes */
+#define DIFFERS(what, ...)                                                                         \
+    do {                                                                                           \
+        c = *pl;                                                                                   \
+        __VA_ARGS__;                                                                               \
+        CHECK_MSG(hash_of(&c, what) != h0, "changing %s leaves the plan hash", what);              \
+    } while (0)
+    DIFFERS("cmd", c.cmd = PR_CMD_PREPARE);
+    DIFFERS("agent_index", c.agent_index = (c.agent_index + 1) % c.agent_count);
+    DIFFERS("agent_count", c.agent_count++);
+    DIFFERS("conns", c.conns--);
+    DIFFERS("conn_first", c.conn_first = c.conn_first ? c.conn_first - 1 : 1);
+    DIFFERS("conns_total", c.conns_total++);
+    DIFFERS("rate", c.rate++);
+    DIFFERS("events", c.events++);
+    DIFFERS("time_s", c.time_s++);
+    DIFFERS("report_ms", c.report_ms++);
+    DIFFERS("seed", c.seed++);
+    DIFFERS("lead", c.lead = !c.lead);
+    DIFFERS("password", c.password = "secret-pX");
+    DIFFERS("user", c.user = "someone-else");
+    DIFFERS("one port", c.ports = (uint16_t[]){pl->ports[0], 3308});
+    DIFFERS("one host", c.hosts = (char *[]){pl->hosts[0], "h3"});
+    DIFFERS("the host count", c.n_hosts = 1);
+    struct pr_msg_opt opts[PR_MSG_MAX_OPTS];
+    CHECK(pl->n_opts > 0 && pl->n_opts <= PR_MSG_MAX_OPTS);
+    memcpy(opts, pl->opts, pl->n_opts * sizeof(*opts));
+    opts[pl->n_opts - 1].value = "changed";
+    DIFFERS("an option's value", c.opts = opts);
+    DIFFERS("the option count", c.n_opts--);
+#undef DIFFERS
+}
+
 static void test_run_split(void)
 {
     const char *argv[] = {"stampede",
@@ -52,8 +101,8 @@ static void test_run_split(void)
         CHECK(strcmp(pl->password, "secret-pw") == 0);
         for (uint32_t o = 0; o < pl->n_opts; o++)
             CHECK(strstr(pl->opts[o].value, "secret-pw") == NULL);
-        uint64_t h = 0;
-        CHECK(pr_msg_plan_hash(pl, &h) == 0 && h == pl->plan_hash);
+        CHECK(pl->plan_hash != 0 && pl->plan_hash != plan_of(p, 0, (i + 1) % 3)->plan_hash);
+        check_hash_covers(pl);
         first += pl->conns;
         conns += pl->conns;
         rate += pl->rate;
@@ -63,6 +112,11 @@ static void test_run_split(void)
     CHECK_EQ_U64(conns, 10);
     CHECK_EQ_U64(rate, 101);
     CHECK_EQ_U64(events, 1000);
+    /* Equal plans hash equal: the same arguments planned again. */
+    co_plan *again = co_plan_new(&a, 3, NULL, 42, &err);
+    for (uint32_t i = 0; again && i < 3; i++)
+        CHECK_EQ_U64(plan_of(again, 0, i)->plan_hash, plan_of(p, 0, i)->plan_hash);
+    co_plan_destroy(&again);
     co_plan_destroy(&p);
     CHECK(co_plan_new(&a, 11, NULL, 1, &err) == NULL); /* 10 connections, 11 agents */
     CHECK(strstr(err.msg, "--threads") != NULL);
