@@ -179,10 +179,11 @@ mh_scenario_2() {
 # Scenario 3: the DB behind ~20 ms of round trip (every agent through the
 # proxy), 4 connections per agent: 3 agents reach ~3x the throughput of 1.
 # On this shared 2-core machine one disturbed 5 s run can skew the ratio, so
-# a ratio outside 2.5..3.5 is measured once more (both are printed).
+# a ratio outside 2.5..3.5 is measured once more; the checks and the
+# summary print every try's figures, not only the one that counted.
 mh_scenario_3() {
     mh_ensure_tables
-    local h tps1 tps3 ratio try
+    local h tps1 tps3 ratio try tries=""
     mh_proxy_start 10
     for h in "${MH_AGENTS[@]}"; do mh_divert "$h" on; done
     for try in 1 2; do
@@ -197,14 +198,17 @@ mh_scenario_3() {
             "3 agents $tps3 tps, ratio $ratio (p95 $(mh_json s3one \
             "j['totals']['latency_ms']['p95']") ms / $(mh_json s3three \
             "j['totals']['latency_ms']['p95']") ms)"
+        tries="$tries${tries:+; }try $try: $(printf %.0f "$tps1") / $(printf %.0f "$tps3") tps = $ratio"
         if mh_ge "$ratio" 2.5 && mh_le "$ratio" 3.5; then break; fi
     done
     for h in "${MH_AGENTS[@]}"; do mh_divert "$h" off; done
     mh_proxy_stop
-    mh_check "3 agents reach about 3x (>= 2.5x) one agent's throughput" mh_ge "$ratio" 2.5
-    mh_check "... and not more than ~3x (<= 3.5x)" mh_le "$ratio" 3.5
+    mh_check "3 agents reach about 3x (>= 2.5x) one agent's throughput (last try counts; $tries)" \
+        mh_ge "$ratio" 2.5
+    mh_check "... and not more than ~3x (<= 3.5x) ($tries)" mh_le "$ratio" 3.5
     mh_summary s3 "3 scale-out (20 ms RTT, 4 conns/agent): 1 agent $(printf %.0f "$tps1") tps," \
-        "3 agents $(printf %.0f "$tps3") tps, ratio $ratio (try $try)"
+        "3 agents $(printf %.0f "$tps3") tps, ratio $ratio (try $try of 2; every try:" \
+        "$tries)"
 }
 
 # mh_time_until T0 LIMIT WHAT CMD...: poll CMD; print seconds since T0 when
