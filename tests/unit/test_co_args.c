@@ -215,6 +215,8 @@ static void test_errors(void)
     EXPECT_ERR("--agent-wait", "'0'", "oltp_read_write", "run", "--agent-wait=0");
     EXPECT_ERR("--partition", "'diagonal'", "oltp_read_write", "run", "--partition=diagonal");
     EXPECT_ERR("--on-agent-loss", "'maybe'", "oltp_read_write", "run", "--on-agent-loss=maybe");
+    EXPECT_ERR("--report-format", "'xml' is not stampede or sysbench", "oltp_read_write", "run",
+               "--report-format=xml");
     EXPECT_ERR("--agent-weights", "'b'", "oltp_read_write", "run", "--agent-weights=a=1,b");
     EXPECT_ERR("--agent-weights", "'x'", "oltp_read_write", "run", "--agent-weights=a=x");
     EXPECT_ERR("--agent-weights", "'a' given twice", "oltp_read_write", "run",
@@ -294,6 +296,13 @@ static void test_passthrough(void)
     CHECK(a.on_loss == CO_LOSS_ABORT && a.grace_ms == 0 && a.agent_workers == 0);
     CHECK(a.n_weights == 0 && a.weights == NULL && a.json_path == NULL && a.agent_bin == NULL);
     CHECK(a.n_passthrough == 0 && strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run") == 0 &&
+          a.report_format == CO_REPORT_FORMAT_STAMPEDE);
+    co_args_clear(&a);
+    /* --report-format=sysbench is stampede's own: not passed to the agents. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--report_format=sysbench") == 0);
+    CHECK(a.report_format == CO_REPORT_FORMAT_SYSBENCH && a.n_passthrough == 0);
     co_args_clear(&a);
 
     /* bulk_insert keeps unknown options (sysbench legacy mode) and passes them. */
@@ -618,6 +627,7 @@ static void test_usage(void)
                                       "  --agent-workers=N ",
                                       "  --partition=STRING ",
                                       "  --on-agent-loss=STRING ",
+                                      "  --report-format=STRING ",
                                       "  --json=FILE ",
                                       "  --csv=FILE ",
                                       "  --hdr-log=FILE ",
@@ -629,6 +639,7 @@ static void test_usage(void)
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         CHECK_MSG(strstr(u, own[i]) != NULL, "usage lacks '%s'", own[i]);
     CHECK(strstr(u, "{none,tables,rows} [none]\n") && strstr(u, "{abort,continue} [abort]\n"));
+    CHECK(strstr(u, "--report-format=STRING       stdout report {stampede,sysbench}") != NULL);
     for (int i = 0; i < PR_WL_COUNT_; i++) {
         char line[64];
         snprintf(line, sizeof line, "\n  %s\n", pr_workload_name(i));
