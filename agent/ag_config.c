@@ -57,8 +57,7 @@ static int set_list(struct ag_config *cfg, const char *value, struct pr_error *e
     pr_list_iter_init(&it, value);
     while (pr_list_iter_next(&it, &item, &len)) {
         if (len == 0)
-            return pr_error_set(err, PR_EINVAL, "--allow-db-hosts: empty host name in '%s'",
-                                value);
+            return pr_error_set(err, PR_EINVAL, "--allow-db-hosts: empty host name in '%s'", value);
         if (cfg->n_allow == AG_CONFIG_MAX_ALLOW)
             return pr_error_set(err, PR_ETOO_BIG, "--allow-db-hosts: more than %d hosts",
                                 AG_CONFIG_MAX_ALLOW);

@@ -59,9 +59,9 @@ struct ag_conn_opts {
     const char *user;
     const char *password;
     const char *db;
-    unsigned connect_timeout_s; /* > 0 */
-    unsigned read_timeout_s;    /* > 0 */
-    unsigned write_timeout_s;   /* > 0 */
+    unsigned connect_timeout_s;            /* > 0 */
+    unsigned read_timeout_s;               /* > 0 */
+    unsigned write_timeout_s;              /* > 0 */
     const struct pr_ignore_errors *ignore; /* --mysql-ignore-errors (pr_opts' parse) */
 };
 

@@ -32,11 +32,11 @@
 #define SEED_ARRIVALS 1u
 
 struct ag_engine {
-    struct ag_worker_shared sh;  /* shared with the workers */
-    struct ag_conn_opts opts;    /* connection options (points into owned copies) */
-    char *user, *password, *db;  /* owned copies */
+    struct ag_worker_shared sh;     /* shared with the workers */
+    struct ag_conn_opts opts;       /* connection options (points into owned copies) */
+    char *user, *password, *db;     /* owned copies */
     struct pr_ignore_errors ignore; /* --mysql-ignore-errors, parsed */
-    char **hosts;                /* owned copies of the host names */
+    char **hosts;                   /* owned copies of the host names */
     size_t nhosts;
     uint16_t *ports; /* owned */
     size_t nports;
@@ -130,8 +130,8 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     }
     pthread_once(&lib_once, lib_init);
     ag_engine *e = pr_xcalloc(1, sizeof *e);
-    if (pr_ignore_errors_parse(cfg->ignore_errors ? cfg->ignore_errors : DEFAULT_IGNORE,
-                               &e->ignore, err) < 0) {
+    if (pr_ignore_errors_parse(cfg->ignore_errors ? cfg->ignore_errors : DEFAULT_IGNORE, &e->ignore,
+                               err) < 0) {
         free(e);
         return NULL;
     }

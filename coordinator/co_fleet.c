@@ -288,8 +288,7 @@ static void on_hello(co_fleet *f, const uint8_t *rid, size_t len, struct pr_msg 
 
 static void on_pong(struct peer *p, const struct pr_msg_pong *pong)
 {
-    if (!pr_clock_sync_pong(&p->clock, pong->ping_clock_ns, pong->peer_clock_ns,
-                            pr_clock_now_ns()))
+    if (!pr_clock_sync_pong(&p->clock, pong->ping_clock_ns, pong->peer_clock_ns, pr_clock_now_ns()))
         return;
     p->pub.pongs++;
     p->pub.rtt_ns = p->clock.rtt_ns;

@@ -2,11 +2,11 @@
 #include "pr_keyfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,8 +72,8 @@ static int open_key_file(const char *path, bool secret, const char *what, struct
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
     if (fd < 0)
-        return pr_error_set(err, PR_EINVAL, "%s%s%s: cannot read: %s", what ? what : "",
-                            sep(what), path, strerror(errno));
+        return pr_error_set(err, PR_EINVAL, "%s%s%s: cannot read: %s", what ? what : "", sep(what),
+                            path, strerror(errno));
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return pr_error_set(err, PR_EINVAL, "%s%s%s: not a regular file", what ? what : "",
@@ -84,8 +84,7 @@ static int open_key_file(const char *path, bool secret, const char *what, struct
         return pr_error_set(err, PR_EINVAL,
                             "%s%s%s: secret key is accessible by group or others (mode %03o); "
                             "run chmod 600 %s",
-                            what ? what : "", sep(what), path, (unsigned)(st.st_mode & 0777),
-                            path);
+                            what ? what : "", sep(what), path, (unsigned)(st.st_mode & 0777), path);
     }
     return fd;
 }
