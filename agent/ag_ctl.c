@@ -326,6 +326,7 @@ static void read_socket(struct ctl *c)
         }
         zmq_getsockopt(c->sock, ZMQ_RCVMORE, &more, &more_len);
         int rc = pr_msg_decode(&m, zmq_msg_data(&frame), zmq_msg_size(&frame), &err);
+        explicit_bzero(zmq_msg_data(&frame), zmq_msg_size(&frame)); /* a PLAN holds the password */
         zmq_msg_close(&frame);
         while (more) { /* we speak single-frame messages: drop the rest */
             zmq_msg_init(&frame);

@@ -132,7 +132,7 @@ static int send_to(co_fleet *f, const uint8_t *rid, size_t rid_len, uint64_t seq
     } else {
         fprintf(stderr, "stampede: cannot encode %s: %s\n", pr_msg_type_name(m->type), err.msg);
     }
-    msgpack_sbuffer_destroy(&sb);
+    pr_msg_sbuffer_scrub(&sb); /* a PLAN's holds the password */
     return rc;
 }
 
