@@ -279,10 +279,7 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
 
     switch (m->type) {
     case PR_MSG_PING:
-        pr_msg_init(&reply, PR_MSG_PONG, NULL, 0);
-        reply.u.pong.id = m->u.ping.id;
-        reply.u.pong.ping_clock_ns = m->u.ping.clock_ns;
-        reply.u.pong.peer_clock_ns = pr_clock_now_ns();
+        pr_msg_init_pong(&reply, &m->u.ping, pr_clock_now_ns());
         send_msg(c, &reply);
         break;
     case PR_MSG_PONG:

@@ -307,10 +307,7 @@ static bool on_peer_msg(co_fleet *f, int idx, struct pr_msg *m, struct co_fleet_
     p->pub.last_heard_ns = pr_clock_now_ns();
     switch (m->type) {
     case PR_MSG_PING:
-        pr_msg_init(&reply, PR_MSG_PONG, NULL, 0);
-        reply.u.pong.id = m->u.ping.id;
-        reply.u.pong.ping_clock_ns = m->u.ping.clock_ns;
-        reply.u.pong.peer_clock_ns = pr_clock_now_ns();
+        pr_msg_init_pong(&reply, &m->u.ping, pr_clock_now_ns());
         co_fleet_send(f, idx, &reply);
         return false;
     case PR_MSG_PONG:

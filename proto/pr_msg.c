@@ -1008,6 +1008,14 @@ void pr_msg_clear(struct pr_msg *m)
     memset(m, 0, sizeof(*m));
 }
 
+void pr_msg_init_pong(struct pr_msg *reply, const struct pr_msg_ping *ping, uint64_t now_ns)
+{
+    pr_msg_init(reply, PR_MSG_PONG, NULL, 0);
+    reply->u.pong.id = ping->id;
+    reply->u.pong.ping_clock_ns = ping->clock_ns;
+    reply->u.pong.peer_clock_ns = now_ns;
+}
+
 void pr_msg_sbuffer_scrub(msgpack_sbuffer *sb)
 {
     if (sb->data != NULL)

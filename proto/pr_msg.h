@@ -358,6 +358,11 @@ struct pr_msg {
  * truncated to PR_RUN_ID_MAX) and seq. The caller then fills m->u.<type>. */
 void pr_msg_init(struct pr_msg *m, enum pr_msg_type type, const char *run, uint64_t seq);
 
+/* The PONG answering ping: its id and clock echoed, peer_clock_ns = now_ns
+ * (the answerer's pr_clock_now_ns()); see pr_clock.h for the offset the
+ * pinger derives from it. */
+void pr_msg_init_pong(struct pr_msg *reply, const struct pr_msg_ping *ping, uint64_t now_ns);
+
 /* Encode m and append it to sb (initialized by the caller). Returns 0, or a
  * negative code with err filled (when not NULL) and sb left as it was:
  * PR_EINVAL (unknown type, NULL required histogram or array, bad sqlstate

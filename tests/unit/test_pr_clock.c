@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "pr_clock.h"
+#include "pr_msg.h"
 #include "testlib.h"
 
 static void test_now(void)
@@ -52,9 +53,29 @@ static void test_sync(void)
     CHECK(behind.offset_ns == -7000000000);
 }
 
+/* The whole exchange as both programs run it: PING out, the peer answers
+ * with pr_msg_init_pong() on its clock, the pinger takes the PONG. */
+static void test_round_trip(void)
+{
+    struct pr_msg ping, pong;
+    struct pr_clock_sync s = {0};
+
+    pr_msg_init(&ping, PR_MSG_PING, NULL, 0);
+    ping.u.ping.id = 42;
+    ping.u.ping.clock_ns = 1000000;
+    pr_msg_init_pong(&pong, &ping.u.ping, 1000000 + 250 + 3000000000u); /* peer 3 s ahead */
+    CHECK(pong.type == PR_MSG_PONG && pong.u.pong.id == 42);
+    CHECK_EQ_U64(pong.u.pong.ping_clock_ns, 1000000);
+    CHECK(pr_clock_sync_pong(&s, pong.u.pong.ping_clock_ns, pong.u.pong.peer_clock_ns,
+                             1000000 + 500));
+    CHECK_EQ_U64(s.rtt_ns, 500);
+    CHECK(s.offset_ns == 3000000000);
+}
+
 int main(void)
 {
     test_now();
     test_sync();
+    test_round_trip();
     return TEST_END();
 }
