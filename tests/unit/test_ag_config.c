@@ -68,6 +68,8 @@ static int parse(struct ag_config *cfg, struct pr_error *err, ...)
         CHECK_MSG(strstr(ee.msg, frag1) != NULL, "'%s' lacks '%s'", ee.msg, frag1);                \
         CHECK_MSG(strstr(ee.msg, frag2) != NULL, "'%s' lacks '%s'", ee.msg, frag2);                \
         CHECK(ec.coordinator == NULL && ec.name == NULL && ec.n_allow == 0);                       \
+        if (erc == 0)                                                                              \
+            ag_config_clear(&ec);                                                                  \
     } while (0)
 
 static void test_argv(void)
@@ -85,9 +87,9 @@ static void test_argv(void)
     CHECK(c.coordinator && strcmp(c.coordinator, "tcp://10.0.0.5:5570") == 0);
     CHECK(strcmp(c.coordinator_key, pub) == 0 && strcmp(c.secret_key, sec) == 0);
     CHECK_MSG(strcmp(c.public_key, agent_pub) == 0, "derived '%s'", c.public_key);
-    CHECK(c.name && strcmp(c.name, "db-east-1") == 0 && strcmp(c.region, "eu") == 0);
+    CHECK(c.name && strcmp(c.name, "db-east-1") == 0 && c.region && strcmp(c.region, "eu") == 0);
     CHECK(c.workers == 3 && c.once && !c.plaintext && c.log_level == 3);
-    CHECK(c.n_allow == 2 && strcmp(c.allow_db_hosts[0], "10.0.0.7") == 0 &&
+    CHECK(c.n_allow == 2 && c.allow_db_hosts[0] && strcmp(c.allow_db_hosts[0], "10.0.0.7") == 0 &&
           strcmp(c.allow_db_hosts[1], "db.example") == 0);
     ag_config_clear(&c);
     CHECK(c.coordinator == NULL && c.n_allow == 0);
@@ -100,7 +102,8 @@ static void test_argv(void)
     char host[256] = "";
     gethostname(host, sizeof host);
     CHECK_MSG(c.name && strcmp(c.name, host) == 0, "name '%s', host '%s'", c.name, host);
-    CHECK(c.workers == 0 && !c.once && c.log_level == 2 && c.n_allow == 0 && *c.region == '\0');
+    CHECK(c.workers == 0 && !c.once && c.log_level == 2 && c.n_allow == 0 && c.region &&
+          *c.region == '\0');
     ag_config_clear(&c);
 
     bool help = false, version = false;
@@ -131,8 +134,9 @@ static void test_config_file(void)
     snprintf(arg, sizeof arg, "--config=%s", conf);
     /* argv wins over the file, whatever the order on the command line. */
     CHECK_MSG(PARSE(&c, &err, "--name=from-argv", arg, "--workers=5") == 0, "%s", err.msg);
-    CHECK(strcmp(c.coordinator, "tcp://10.0.0.5:5570") == 0 && strcmp(c.secret_key, sec) == 0);
-    CHECK(strcmp(c.name, "from-argv") == 0 && c.workers == 5);
+    CHECK(c.coordinator && strcmp(c.coordinator, "tcp://10.0.0.5:5570") == 0 &&
+          strcmp(c.secret_key, sec) == 0);
+    CHECK(c.name && strcmp(c.name, "from-argv") == 0 && c.workers == 5);
     CHECK(c.once && c.log_level == 1 && c.n_allow == 1);
     ag_config_clear(&c);
 
