@@ -63,9 +63,10 @@ static int read_first_line(int fd, char *line, size_t cap)
     return 0;
 }
 
-/* Open path for reading (no following a FIFO's block: O_NONBLOCK is
- * harmless for regular files) and check it is a regular file; when secret,
- * that group and others have no access. fd >= 0, or PR_EINVAL with err. */
+/* Open path and check, on the open file (no race with a rename), that it
+ * is a regular file and, when secret, that group and others have no access.
+ * O_NONBLOCK keeps a FIFO given by mistake from hanging the open; it does
+ * nothing to a regular file. fd >= 0, or PR_EINVAL with err. */
 static int open_key_file(const char *path, bool secret, const char *what, struct pr_error *err)
 {
     struct stat st;
