@@ -9,6 +9,10 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "pr_endpoint.h"
+#include "pr_keyfile.h"
+#include "pr_parse.h"
+
 static const char usage_text[] =
     "usage: stampede-agent [--config=FILE] --coordinator=tcp://HOST:PORT [options]\n"
     "\n"
@@ -18,8 +22,8 @@ static const char usage_text[] =
     "  --config=FILE             read `key = value` settings (same names as below)\n"
     "  --coordinator=ENDPOINT    tcp://HOST:PORT or ipc://PATH of the coordinator\n"
     "  --coordinator-key=KEY|FILE  the coordinator's CURVE public key (Z85)\n"
-    "  --secret-key-file=FILE    this agent's CURVE secret key (Z85, first line)\n"
-    "  --plaintext               no CURVE; allowed only for loopback or ipc endpoints\n"
+    "  --secret-key-file=FILE    this agent's CURVE secret key (Z85, first line; mode 0600)\n"
+    "  --plaintext               no CURVE; only for ipc:// or a literal 127.x.x.x/[::1]\n"
     "  --name=NAME               agent name (default: the hostname)\n"
     "  --region=TAG              region tag shown in reports\n"
     "  --allow-db-hosts=LIST     refuse plans for database hosts not in LIST\n"
@@ -44,36 +48,24 @@ static void canon_key(char *dst, size_t cap, const char *src, size_t len)
     dst[i] = '\0';
 }
 
-static int read_key_file(const char *path, char out[AG_CONFIG_KEY_LEN + 1], const char *what,
-                         struct pr_error *err)
-{
-    char line[256];
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return pr_error_set(err, -errno, "--%s: cannot read %s: %s", what, path, strerror(errno));
-    if (fgets(line, sizeof(line), f) == NULL)
-        line[0] = '\0';
-    fclose(f);
-    line[strcspn(line, " \t\r\n")] = '\0';
-    if (strlen(line) != AG_CONFIG_KEY_LEN)
-        return pr_error_set(err, PR_EINVAL, "--%s: %s does not start with a 40-character Z85 key",
-                            what, path);
-    memcpy(out, line, AG_CONFIG_KEY_LEN + 1);
-    return 0;
-}
-
 static int set_list(struct ag_config *cfg, const char *value, struct pr_error *err)
 {
-    char *copy = pr_xstrdup(value), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (cfg->n_allow == AG_CONFIG_MAX_ALLOW) {
-            free(copy);
+    struct pr_list_iter it;
+    const char *item;
+    size_t len;
+
+    pr_list_iter_init(&it, value);
+    while (pr_list_iter_next(&it, &item, &len)) {
+        if (len == 0)
+            return pr_error_set(err, PR_EINVAL, "--allow-db-hosts: empty host name in '%s'", value);
+        if (cfg->n_allow == AG_CONFIG_MAX_ALLOW)
             return pr_error_set(err, PR_ETOO_BIG, "--allow-db-hosts: more than %d hosts",
                                 AG_CONFIG_MAX_ALLOW);
-        }
-        cfg->allow_db_hosts[cfg->n_allow++] = pr_xstrdup(tok);
+        char *host = pr_xmalloc(len + 1);
+        memcpy(host, item, len);
+        host[len] = '\0';
+        cfg->allow_db_hosts[cfg->n_allow++] = host;
     }
-    free(copy);
     return 0;
 }
 
@@ -86,13 +78,11 @@ static int set_string(char **slot, const char *value)
 
 static int set_bool(bool *slot, const char *key, const char *value, struct pr_error *err)
 {
-    if (value == NULL || !strcmp(value, "on") || !strcmp(value, "true") || !strcmp(value, "1"))
-        *slot = true;
-    else if (!strcmp(value, "off") || !strcmp(value, "false") || !strcmp(value, "0"))
-        *slot = false;
-    else
-        return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not on/off/true/false/1/0", key, value);
-    return 0;
+    if (value == NULL)
+        return *slot = true, 0;
+    if (pr_parse_bool(value, slot))
+        return 0;
+    return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not on/off/true/false/1/0", key, value);
 }
 
 static int set_level(struct ag_config *cfg, const char *value, struct pr_error *err)
@@ -134,15 +124,10 @@ static int apply(struct ag_config *cfg, const char *key, const char *value, stru
         return set_string(&cfg->name, value);
     if (!strcmp(key, "region"))
         return set_string(&cfg->region, value);
-    if (!strcmp(key, "coordinator-key")) {
-        if (strlen(value) == AG_CONFIG_KEY_LEN && access(value, F_OK) != 0) {
-            memcpy(cfg->coordinator_key, value, AG_CONFIG_KEY_LEN + 1);
-            return 0;
-        }
-        return read_key_file(value, cfg->coordinator_key, key, err);
-    }
+    if (!strcmp(key, "coordinator-key"))
+        return pr_keyfile_read_public(value, cfg->coordinator_key, "--coordinator-key", err);
     if (!strcmp(key, "secret-key-file"))
-        return read_key_file(value, cfg->secret_key, key, err);
+        return pr_keyfile_read_secret(value, cfg->secret_key, "--secret-key-file", err);
     if (!strcmp(key, "allow-db-hosts"))
         return set_list(cfg, value, err);
     if (!strcmp(key, "workers"))
@@ -200,9 +185,10 @@ static int finish(struct ag_config *cfg, struct pr_error *err)
     if (cfg->coordinator == NULL)
         return pr_error_set(err, PR_EINVAL,
                             "--coordinator is required (e.g. --coordinator=tcp://10.0.0.5:5555)");
-    if (strncmp(cfg->coordinator, "tcp://", 6) != 0 && strncmp(cfg->coordinator, "ipc://", 6) != 0)
+    if (!pr_endpoint_is_valid(cfg->coordinator))
         return pr_error_set(err, PR_EINVAL,
-                            "--coordinator: '%s' is not tcp://HOST:PORT or ipc://PATH",
+                            "--coordinator: '%s' is not tcp://HOST:PORT (port 1..65535) or "
+                            "ipc://PATH",
                             cfg->coordinator);
     if (cfg->name == NULL) {
         if (gethostname(host, sizeof(host)) != 0)
@@ -213,10 +199,11 @@ static int finish(struct ag_config *cfg, struct pr_error *err)
     if (cfg->region == NULL)
         cfg->region = pr_xstrdup("");
     if (cfg->plaintext) {
-        if (!ag_config_endpoint_is_local(cfg->coordinator))
+        if (!pr_endpoint_is_local(cfg->coordinator))
             return pr_error_set(err, PR_EINVAL,
-                                "--plaintext is allowed only for loopback or ipc coordinators; "
-                                "give --coordinator-key and --secret-key-file for %s",
+                                "--plaintext is allowed only for a coordinator on ipc:// or a "
+                                "literal loopback address (127.x.x.x, [::1]), never a host "
+                                "name; give --coordinator-key and --secret-key-file for %s",
                                 cfg->coordinator);
         return 0;
     }
@@ -274,16 +261,6 @@ bool ag_config_db_host_allowed(const struct ag_config *cfg, const char *host)
             return true;
     }
     return false;
-}
-
-bool ag_config_endpoint_is_local(const char *endpoint)
-{
-    if (!strncmp(endpoint, "ipc://", 6))
-        return true;
-    if (strncmp(endpoint, "tcp://", 6) != 0)
-        return false;
-    const char *h = endpoint + 6;
-    return !strncmp(h, "127.", 4) || !strncmp(h, "localhost:", 10) || !strncmp(h, "[::1]:", 6);
 }
 
 void ag_config_clear(struct ag_config *cfg)

@@ -10,7 +10,8 @@
  * the hostname), region, coordinator-key (Z85 public key, or a file holding
  * it), secret-key-file, allow-db-hosts (comma list), workers (0 = one per
  * online core), once (exit after one run), plaintext (allow an unencrypted
- * control channel; refused unless the coordinator is on loopback or ipc),
+ * control channel; refused unless the coordinator is ipc:// or a literal
+ * loopback address, see pr_endpoint.h),
  * log-level (error|warn|info|debug).
  */
 #ifndef AG_CONFIG_H
@@ -20,8 +21,9 @@
 #include <stddef.h>
 
 #include "pr_err.h"
+#include "pr_keyfile.h"
 
-#define AG_CONFIG_KEY_LEN   40 /* Z85 text of a 32-byte CURVE key */
+#define AG_CONFIG_KEY_LEN   PR_KEY_LEN /* Z85 text of a 32-byte CURVE key */
 #define AG_CONFIG_MAX_ALLOW 64
 
 struct ag_config {
@@ -50,9 +52,6 @@ int ag_config_parse(struct ag_config *cfg, int argc, char **argv, bool *want_hel
 /* True when host (a numeric address or name as given in the PLAN) is allowed
  * by --allow-db-hosts (an empty list allows every host). */
 bool ag_config_db_host_allowed(const struct ag_config *cfg, const char *host);
-
-/* True when the endpoint is ipc:// or a tcp:// loopback address. */
-bool ag_config_endpoint_is_local(const char *endpoint);
 
 /* Free what cfg owns and zero it. */
 void ag_config_clear(struct ag_config *cfg);

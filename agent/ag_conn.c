@@ -111,12 +111,7 @@ static enum ag_conn_status classify(const ag_conn *c, unsigned err_no)
 {
     if (ag_conn_errno_is_lost(err_no))
         return AG_CONN_LOST;
-    if (c->opts->ignore_all)
-        return AG_CONN_IGNORED;
-    for (size_t i = 0; i < c->opts->nignore; i++)
-        if (c->opts->ignore[i] == err_no)
-            return AG_CONN_IGNORED;
-    return AG_CONN_FATAL;
+    return pr_ignore_errors_has(c->opts->ignore, err_no) ? AG_CONN_IGNORED : AG_CONN_FATAL;
 }
 
 static void set_error(ag_conn *c, unsigned err_no, const char *state, const char *msg,

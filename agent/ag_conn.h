@@ -42,6 +42,7 @@
 #include <uv.h>
 
 #include "ag_workload.h"
+#include "pr_opts.h"
 
 typedef struct ag_conn ag_conn;
 
@@ -58,12 +59,10 @@ struct ag_conn_opts {
     const char *user;
     const char *password;
     const char *db;
-    unsigned connect_timeout_s; /* > 0 */
-    unsigned read_timeout_s;    /* > 0 */
-    unsigned write_timeout_s;   /* > 0 */
-    bool ignore_all;            /* --mysql-ignore-errors=all */
-    const uint32_t *ignore;     /* ignorable server error numbers */
-    size_t nignore;
+    unsigned connect_timeout_s;            /* > 0 */
+    unsigned read_timeout_s;               /* > 0 */
+    unsigned write_timeout_s;              /* > 0 */
+    const struct pr_ignore_errors *ignore; /* --mysql-ignore-errors (pr_opts' parse) */
 };
 
 enum ag_conn_status { AG_CONN_OK, AG_CONN_IGNORED, AG_CONN_LOST, AG_CONN_FATAL };

@@ -12,6 +12,7 @@
 #include <zmq.h>
 
 #include "ag_session.h"
+#include "pr_clock.h"
 #include "pr_msg.h"
 
 #define PINGS_PER_ROUND 5
@@ -41,17 +42,9 @@ struct ctl {
     bool run_failed;             /* the last run ended with a non-zero status */
     int runs_done;               /* sessions that finished */
     uint64_t ping_id;            /* last PING id we sent */
-    uint64_t best_rtt_ns;        /* lowest PONG round trip so far, 0 = none */
-    int64_t offset_ns;           /* coordinator clock - our clock, best sample */
+    struct pr_clock_sync clock;  /* coordinator clock - ours, lowest-RTT PONG */
     uint64_t bad_frames;         /* malformed or unexpected frames dropped */
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void logf_(const struct ctl *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -109,7 +102,7 @@ static void send_pings(struct ctl *c)
         struct pr_msg m;
         pr_msg_init(&m, PR_MSG_PING, NULL, 0);
         m.u.ping.id = ++c->ping_id;
-        m.u.ping.clock_ns = now_ns();
+        m.u.ping.clock_ns = pr_clock_now_ns();
         send_msg(c, &m);
     }
 }
@@ -119,7 +112,7 @@ static void send_heartbeat(struct ctl *c)
     struct pr_msg m;
     pr_msg_init(&m, PR_MSG_HEARTBEAT, NULL, 0);
     m.u.heartbeat.state = c->session ? ag_session_state(c->session) : PR_STATE_IDLE;
-    m.u.heartbeat.clock_ns = now_ns();
+    m.u.heartbeat.clock_ns = pr_clock_now_ns();
     send_msg(c, &m);
 }
 
@@ -196,7 +189,7 @@ static void read_monitor(struct ctl *c)
 {
     uint8_t buf[16];
     char addr[256];
-    uint64_t now = now_ns();
+    uint64_t now = pr_clock_now_ns();
 
     while (c->mon && zmq_recv(c->mon, buf, sizeof(buf), ZMQ_DONTWAIT) >= 2) {
         uint16_t event;
@@ -225,7 +218,7 @@ static void redial(struct ctl *c)
 {
     if (c->joined) /* a coordinator answers us: never drop a working link */
         c->redial_ns = 0;
-    if (c->redial_ns == 0 || now_ns() < c->redial_ns)
+    if (c->redial_ns == 0 || pr_clock_now_ns() < c->redial_ns)
         return;
     c->redial_ns = 0;
     close_socket(c);
@@ -237,14 +230,7 @@ static void redial(struct ctl *c)
 /* Lowest-RTT offset estimate from our own PINGs (NTP style). */
 static void on_pong(struct ctl *c, const struct pr_msg_pong *p)
 {
-    uint64_t t4 = now_ns();
-    if (p->ping_clock_ns > t4)
-        return;
-    uint64_t rtt = t4 - p->ping_clock_ns;
-    if (c->best_rtt_ns == 0 || rtt < c->best_rtt_ns) {
-        c->best_rtt_ns = rtt;
-        c->offset_ns = (int64_t)(p->peer_clock_ns - (p->ping_clock_ns + rtt / 2));
-    }
+    pr_clock_sync_pong(&c->clock, p->ping_clock_ns, p->peer_clock_ns, pr_clock_now_ns());
 }
 
 static void drain_session(struct ctl *c);
@@ -283,7 +269,7 @@ static void on_start(struct ctl *c, const struct pr_msg_start *s)
         return;
     }
     /* t0 is on the coordinator's clock; ours = t0 - offset. */
-    uint64_t t0 = (uint64_t)((int64_t)s->t0_ns - c->offset_ns);
+    uint64_t t0 = (uint64_t)((int64_t)s->t0_ns - c->clock.offset_ns);
     ag_session_go(c->session, t0, s->interval_ms);
 }
 
@@ -293,10 +279,7 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
 
     switch (m->type) {
     case PR_MSG_PING:
-        pr_msg_init(&reply, PR_MSG_PONG, NULL, 0);
-        reply.u.pong.id = m->u.ping.id;
-        reply.u.pong.ping_clock_ns = m->u.ping.clock_ns;
-        reply.u.pong.peer_clock_ns = now_ns();
+        pr_msg_init_pong(&reply, &m->u.ping, pr_clock_now_ns());
         send_msg(c, &reply);
         break;
     case PR_MSG_PONG:
@@ -340,6 +323,7 @@ static void read_socket(struct ctl *c)
         }
         zmq_getsockopt(c->sock, ZMQ_RCVMORE, &more, &more_len);
         int rc = pr_msg_decode(&m, zmq_msg_data(&frame), zmq_msg_size(&frame), &err);
+        explicit_bzero(zmq_msg_data(&frame), zmq_msg_size(&frame)); /* a PLAN holds the password */
         zmq_msg_close(&frame);
         while (more) { /* we speak single-frame messages: drop the rest */
             zmq_msg_init(&frame);
@@ -352,7 +336,7 @@ static void read_socket(struct ctl *c)
             c->bad_frames++;
             logf_(c, 1, "dropped a malformed frame (%s): %s", pr_errname(rc), err.msg);
         } else if (pr_seq_accept(&c->in, &m)) {
-            c->last_heard_ns = now_ns();
+            c->last_heard_ns = pr_clock_now_ns();
             c->joined = true;
             dispatch(c, &m);
         }
@@ -390,7 +374,7 @@ static void tick(struct ctl *c, uint64_t now)
         }
         c->joined = false;
         memset(&c->in, 0, sizeof(c->in));
-        c->best_rtt_ns = 0;
+        c->clock.rtt_ns = 0; /* the next PONG sets a fresh estimate */
     }
     if (now >= c->next_beat_ns) {
         c->next_beat_ns = now + (uint64_t)AG_CTL_HEARTBEAT_MS * 1000000u;
@@ -444,7 +428,7 @@ int ag_ctl_run(const struct ag_config *cfg)
         read_monitor(&c);
         read_socket(&c);
         drain_session(&c);
-        tick(&c, now_ns());
+        tick(&c, pr_clock_now_ns());
         redial(&c);
     }
     if (c.joined) {

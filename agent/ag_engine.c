@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "pr_opts.h"
 #include "pr_split.h"
 
 #define DEFAULT_IGNORE "1213,1020,1205"
@@ -29,14 +30,13 @@
  * over agents or workers. */
 #define SEED_CONN     0u
 #define SEED_ARRIVALS 1u
-#define MAX_IGNORE    256
 
 struct ag_engine {
-    struct ag_worker_shared sh;  /* shared with the workers */
-    struct ag_conn_opts opts;    /* connection options (points into owned copies) */
-    char *user, *password, *db;  /* owned copies */
-    uint32_t ignore[MAX_IGNORE]; /* ignore list */
-    char **hosts;                /* owned copies of the host names */
+    struct ag_worker_shared sh;     /* shared with the workers */
+    struct ag_conn_opts opts;       /* connection options (points into owned copies) */
+    char *user, *password, *db;     /* owned copies */
+    struct pr_ignore_errors ignore; /* --mysql-ignore-errors, parsed */
+    char **hosts;                   /* owned copies of the host names */
     size_t nhosts;
     uint16_t *ports; /* owned */
     size_t nports;
@@ -80,28 +80,6 @@ static void engine_notify(void *arg)
     pthread_mutex_lock(&e->mu);
     pthread_cond_broadcast(&e->cv);
     pthread_mutex_unlock(&e->mu);
-}
-
-static int parse_ignore(ag_engine *e, const char *list, struct pr_error *err)
-{
-    if (!list)
-        list = DEFAULT_IGNORE;
-    if (strcmp(list, "all") == 0) {
-        e->opts.ignore_all = true;
-        return 0;
-    }
-    const char *p = list;
-    while (*p) {
-        char *end;
-        unsigned long v = strtoul(p, &end, 10);
-        if (end == p || (*end && *end != ','))
-            return pr_error_set(err, PR_EINVAL, "--mysql-ignore-errors: bad list '%s'", list);
-        if (e->opts.nignore >= MAX_IGNORE)
-            return pr_error_set(err, PR_ETOO_BIG, "--mysql-ignore-errors: too many codes");
-        e->ignore[e->opts.nignore++] = (uint32_t)v;
-        p = *end ? end + 1 : end;
-    }
-    return 0;
 }
 
 static char **copy_strv(const char *const *v, size_t n)
@@ -152,7 +130,8 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     }
     pthread_once(&lib_once, lib_init);
     ag_engine *e = pr_xcalloc(1, sizeof *e);
-    if (parse_ignore(e, cfg->ignore_errors, err) < 0) {
+    if (pr_ignore_errors_parse(cfg->ignore_errors ? cfg->ignore_errors : DEFAULT_IGNORE, &e->ignore,
+                               err) < 0) {
         free(e);
         return NULL;
     }
@@ -165,7 +144,7 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->opts.connect_timeout_s = cfg->connect_timeout_s ? cfg->connect_timeout_s : 10;
     e->opts.read_timeout_s = cfg->read_timeout_s ? cfg->read_timeout_s : 600;
     e->opts.write_timeout_s = cfg->write_timeout_s ? cfg->write_timeout_s : 60;
-    e->opts.ignore = e->ignore;
+    e->opts.ignore = &e->ignore;
     copy_targets(e, cfg);
     e->conns = cfg->conns;
     e->conn_first = cfg->conn_first;

@@ -45,13 +45,6 @@ struct ag_run {
     size_t npieces;
 };
 
-uint64_t ag_run_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void set_error(struct ag_run_error *e, int code, enum pr_phase phase, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -200,10 +193,10 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
         return e->code;
     }
     for (int i = 0; i < PROBE_PINGS; i++) {
-        uint64_t t = ag_run_now_ns();
+        uint64_t t = pr_clock_now_ns();
         if (mysql_ping(r->probe) != 0)
             break;
-        uint64_t us = (ag_run_now_ns() - t) / 1000u;
+        uint64_t us = (pr_clock_now_ns() - t) / 1000u;
         if (r->db_rtt_us == 0 || us < r->db_rtt_us)
             r->db_rtt_us = us ? us : 1;
     }
@@ -350,7 +343,7 @@ static void start_command(ag_run *r, uint64_t t0_ns)
 {
     const char *cmd = pr_plan_cmd_name(r->plan->cmd);
 
-    while (ag_run_now_ns() < t0_ns && !is_cancelled(r))
+    while (pr_clock_now_ns() < t0_ns && !is_cancelled(r))
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     if (is_cancelled(r))
         set_error(&r->end, -ECANCELED, cmd_phase(r->plan->cmd),
@@ -437,7 +430,7 @@ static int other_sessions(ag_run *r)
 
 void ag_run_settle(ag_run *r)
 {
-    uint64_t deadline = ag_run_now_ns() + SETTLE_MS * 1000000ULL;
+    uint64_t deadline = pr_clock_now_ns() + SETTLE_MS * 1000000ULL;
 
     if (!r->plan->lead || r->plan->cmd != PR_CMD_RUN || r->probe == NULL)
         return;
@@ -445,7 +438,7 @@ void ag_run_settle(ag_run *r)
         pthread_mutex_lock(&r->mu);
         bool immediate = r->immediate;
         pthread_mutex_unlock(&r->mu);
-        if (immediate || other_sessions(r) <= 0 || ag_run_now_ns() >= deadline)
+        if (immediate || other_sessions(r) <= 0 || pr_clock_now_ns() >= deadline)
             return;
         nanosleep(&(struct timespec){0, SETTLE_POLL_MS * 1000000L}, NULL);
     }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pr_clock.h"
 #include "pr_msg.h"
 
 typedef struct ag_run ag_run;
@@ -43,8 +44,11 @@ struct ag_run_interval {
     uint64_t rows; /* prepare: rows inserted */
 };
 
-/* Monotonic clock, ns (CLOCK_MONOTONIC). */
-uint64_t ag_run_now_ns(void);
+/* Monotonic clock, ns: pr_clock_now_ns(), the one clock both programs use. */
+static inline uint64_t ag_run_now_ns(void)
+{
+    return pr_clock_now_ns();
+}
 
 /* Parse plan (borrowed; must outlive the run) into a run. NULL with *e set
  * (phase PLAN) on an unknown workload or bad option. */

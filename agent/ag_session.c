@@ -48,7 +48,7 @@ static int copy_plan(struct pr_msg *dst, const struct pr_msg_plan *plan)
     rc = pr_msg_encode(&m, &sb, &err);
     if (rc == 0)
         rc = pr_msg_decode(dst, sb.data, sb.size, &err);
-    msgpack_sbuffer_destroy(&sb);
+    pr_msg_sbuffer_scrub(&sb); /* it held the password */
     return rc;
 }
 

@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "co_args_int.h"
+#include "pr_endpoint.h"
+#include "pr_parse.h"
 
 #define COMMANDS_MSG "Supported commands: prepare, prewarm, run, cleanup, help"
 #define MAX_AGENTS   100000
@@ -33,20 +34,6 @@ struct origin {
 };
 
 /* ---- small helpers ------------------------------------------------------ */
-
-/* Compare a (len bytes) with the canonical name b, '-' and '_' equal. */
-static bool name_eq(const char *a, size_t len, const char *b)
-{
-    size_t i = 0;
-
-    for (; i < len && b[i]; i++) {
-        char x = a[i] == '_' ? '-' : a[i];
-        char y = b[i] == '_' ? '-' : b[i];
-        if (x != y)
-            return false;
-    }
-    return i == len && b[i] == '\0';
-}
 
 static void set_str(char **dst, const char *v)
 {
@@ -140,26 +127,10 @@ static int set_grace(struct co_args *a, const char *n, const char *v, struct pr_
     return parse_u32(n, v, 0, MAX_GRACE_MS, &a->grace_ms, err);
 }
 
-/* tcp://HOST:PORT (HOST may be [v6] or *) or ipc://PATH. */
-static bool endpoint_ok(const char *v)
-{
-    if (strncmp(v, "ipc://", 6) == 0)
-        return v[6] != '\0';
-    if (strncmp(v, "tcp://", 6) != 0)
-        return false;
-    const char *host = v + 6, *colon = strrchr(host, ':');
-    if (!colon || colon == host || (host[0] == '[' && colon[-1] != ']'))
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long port = strtoul(colon + 1, &end, 10);
-    return colon[1] >= '0' && colon[1] <= '9' && !*end && !errno && port >= 1 && port <= 65535;
-}
-
 static int set_listen(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
     int rc = need_text(n, v, err);
-    if (rc == 0 && !endpoint_ok(v))
+    if (rc == 0 && !pr_endpoint_is_valid(v))
         rc =
             pr_error_set(err, PR_EINVAL,
                          "--listen: '%s' must be tcp://HOST:PORT (port 1..65535) or ipc://PATH", v);
@@ -207,14 +178,11 @@ static int set_weights(struct co_args *a, const char *n, const char *v, struct p
     uint64_t sum = 0;
 
     free_weights(a); /* a later --agent-weights replaces an earlier one */
-    char *copy = rc == 0 ? pr_xstrdup(v) : NULL;
-    for (char *s = copy, *next; rc == 0 && s; s = next) {
-        next = strchr(s, ',');
-        if (next)
-            *next++ = '\0';
-        rc = add_weight(a, s, err);
-    }
-    free(copy);
+    size_t n_items = 0;
+    char **items = rc == 0 ? pr_list_split(v, &n_items) : NULL;
+    for (size_t i = 0; rc == 0 && i < n_items; i++)
+        rc = add_weight(a, items[i], err);
+    pr_list_free(items);
     for (uint32_t i = 0; rc == 0 && i < a->n_weights; i++)
         sum += a->weights[i].value;
     if (rc == 0 && sum == 0)
@@ -289,14 +257,10 @@ static int set_path(struct co_args *a, const char *n, const char *v, struct pr_e
 
 static int set_plaintext(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    static const char *const on[] = {"on", "true", "1"}, *const off[] = {"off", "false", "0"};
-
-    for (size_t i = 0; i < 3; i++) {
-        if (!v || strcasecmp(v, on[i]) == 0)
-            return a->plaintext = true, 0;
-        if (strcasecmp(v, off[i]) == 0)
-            return a->plaintext = false, 0;
-    }
+    if (v == NULL)
+        return a->plaintext = true, 0;
+    if (pr_parse_bool(v, &a->plaintext))
+        return 0;
     return pr_error_set(err, PR_EINVAL, "--plaintext: '%s' is not a boolean (on/off)", v);
 }
 
@@ -369,7 +333,7 @@ static const struct co__own_opt own_opts[] = {
 static const struct co__own_opt *find_own(const char *name, size_t len)
 {
     for (size_t i = 0; i < N_OWN; i++)
-        if (name_eq(name, len, own_opts[i].name))
+        if (pr_name_eq(name, len, own_opts[i].name))
             return &own_opts[i];
     return NULL;
 }
@@ -431,8 +395,8 @@ static int apply_option(struct co_args *a, const char *arg, const struct origin 
         return pr_error_set(err, PR_EINVAL, "unknown option --%.40s...; see stampede --help", name);
     memcpy(nbuf, name, len);
     nbuf[len] = '\0';
-    if (name_eq(name, len, "help") || name_eq(name, len, "version") ||
-        name_eq(name, len, "config-file")) {
+    if (pr_name_eq(name, len, "help") || pr_name_eq(name, len, "version") ||
+        pr_name_eq(name, len, "config-file")) {
         if (o->file)
             return pr_error_set(err, PR_EINVAL, "--%s is not allowed in a config file", nbuf);
         return 0;
@@ -440,7 +404,7 @@ static int apply_option(struct co_args *a, const char *arg, const struct origin 
     const struct co__own_opt *own = find_own(name, len);
     if (own)
         return own->set(a, own->name, value, err);
-    if (name_eq(name, len, "mysql-password")) {
+    if (pr_name_eq(name, len, "mysql-password")) {
         if (!value)
             return pr_error_set(err, PR_EINVAL, "--mysql-password: a value is required");
         set_password(a, pr_xstrdup(value));
@@ -511,7 +475,7 @@ static int flag_value(const char *arg, const char *name, bool *matched, bool *on
     const char *eq = strchr(arg + 2, '=');
     size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 
-    *matched = name_eq(arg + 2, len, name);
+    *matched = pr_name_eq(arg + 2, len, name);
     if (!*matched)
         return 0;
     pr_opts *tmp = pr_opts_new(-1);
@@ -566,7 +530,7 @@ static int scan_args(int argc, char **argv, struct scan *s, struct pr_error *err
             continue;
         }
         const char *eq = strchr(arg, '=');
-        if (name_eq(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), "config-file")) {
+        if (pr_name_eq(arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), "config-file")) {
             if (!eq || !eq[1])
                 return pr_error_set(err, PR_EINVAL, "--config-file: a file name is required");
             s->config_file = eq + 1;
@@ -641,15 +605,6 @@ static int parse_words(struct co_args *a, char **argv, const struct scan *s, str
     return 0;
 }
 
-static bool host_is_loopback(const char *host, size_t len)
-{
-    if (len >= 4 && strncmp(host, "127.", 4) == 0)
-        return strspn(host, "0123456789.") >= len;
-    return (len == 9 && strncmp(host, "localhost", 9) == 0) ||
-           (len == 3 && strncmp(host, "::1", 3) == 0) ||
-           (len == 5 && strncmp(host, "[::1]", 5) == 0);
-}
-
 /* Rules between options, once all are in. */
 /* Workloads a partition cannot confine (the agents would refuse the plan):
  * select_random_* and bulk_insert pick rows or tables their own way, and
@@ -715,14 +670,16 @@ static int check_combinations(struct co_args *a, struct pr_error *err)
         return pr_error_set(err, PR_EINVAL,
                             "--plaintext cannot be combined with --secret-key-file or "
                             "--authorized-keys");
-    if (a->listen && strncmp(a->listen, "tcp://", 6) == 0 && a->plaintext) {
-        const char *host = a->listen + 6;
-        if (!host_is_loopback(host, (size_t)(strrchr(host, ':') - host)))
-            return pr_error_set(err, PR_EINVAL,
-                                "--plaintext with --listen=%s: plain text is allowed only on "
-                                "loopback; use keys (--secret-key-file, --authorized-keys)",
-                                a->listen);
-    }
+    if (a->plaintext && !a->listen)
+        return pr_error_set(err, PR_EINVAL,
+                            "--plaintext applies only with --listen: local agents always use "
+                            "fresh CURVE keys on a private ipc endpoint; drop --plaintext");
+    if (a->listen && a->plaintext && !pr_endpoint_is_local(a->listen))
+        return pr_error_set(err, PR_EINVAL,
+                            "--plaintext with --listen=%s: plain text is allowed only on a "
+                            "literal loopback address (127.x.x.x, [::1]) or ipc://; use keys "
+                            "(--secret-key-file, --authorized-keys)",
+                            a->listen);
     if (a->listen && !a->plaintext && (!a->secret_key_file || !a->authorized_keys))
         return pr_error_set(err, PR_EINVAL,
                             "--listen needs --secret-key-file and --authorized-keys (see "

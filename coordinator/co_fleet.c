@@ -19,6 +19,7 @@ struct peer {
     uint64_t out_seq;            /* last seq we sent it */
     uint64_t next_ping_id;       /* our ping counter */
     bool released;               /* not part of the run: no beats, no loss */
+    struct pr_clock_sync clock;  /* best PING/PONG sample, copied to pub */
 };
 
 struct co_fleet {
@@ -37,13 +38,6 @@ struct co_fleet {
     uint64_t refused;            /* agents refused */
     uint64_t idle_seq;           /* seq for messages to unknown peers */
 };
-
-uint64_t co_fleet_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int open_monitor(co_fleet *f, struct pr_error *err)
 {
@@ -138,7 +132,7 @@ static int send_to(co_fleet *f, const uint8_t *rid, size_t rid_len, uint64_t seq
     } else {
         fprintf(stderr, "stampede: cannot encode %s: %s\n", pr_msg_type_name(m->type), err.msg);
     }
-    msgpack_sbuffer_destroy(&sb);
+    pr_msg_sbuffer_scrub(&sb); /* a PLAN's holds the password */
     return rc;
 }
 
@@ -156,7 +150,7 @@ static void send_simple(co_fleet *f, int peer, enum pr_msg_type type, const char
     pr_msg_init(&m, type, NULL, 0);
     if (type == PR_MSG_HEARTBEAT) {
         m.u.heartbeat.state = PR_STATE_RUNNING;
-        m.u.heartbeat.clock_ns = co_fleet_now_ns();
+        m.u.heartbeat.clock_ns = pr_clock_now_ns();
     } else {
         m.u.abort.reason = (char *)reason;
     }
@@ -182,7 +176,7 @@ void co_fleet_ping(co_fleet *f, int peer)
         struct pr_msg m;
         pr_msg_init(&m, PR_MSG_PING, NULL, 0);
         m.u.ping.id = ++p->next_ping_id;
-        m.u.ping.clock_ns = co_fleet_now_ns();
+        m.u.ping.clock_ns = pr_clock_now_ns();
         co_fleet_send(f, peer, &m);
     }
 }
@@ -284,7 +278,7 @@ static void on_hello(co_fleet *f, const uint8_t *rid, size_t len, struct pr_msg 
     snprintf(p->pub.version, sizeof(p->pub.version), "%s", h->version);
     snprintf(p->pub.pubkey, sizeof(p->pub.pubkey), "%s", h->pubkey);
     p->pub.cores = h->cores;
-    p->pub.last_heard_ns = co_fleet_now_ns();
+    p->pub.last_heard_ns = pr_clock_now_ns();
     ev->type = CO_FLEET_JOINED;
     ev->peer = (int)f->n_peers++;
     /* Speak at once: the agent counts itself joined when we answer. */
@@ -294,15 +288,11 @@ static void on_hello(co_fleet *f, const uint8_t *rid, size_t len, struct pr_msg 
 
 static void on_pong(struct peer *p, const struct pr_msg_pong *pong)
 {
-    uint64_t t4 = co_fleet_now_ns();
-    if (pong->ping_clock_ns > t4)
+    if (!pr_clock_sync_pong(&p->clock, pong->ping_clock_ns, pong->peer_clock_ns, pr_clock_now_ns()))
         return;
-    uint64_t rtt = t4 - pong->ping_clock_ns;
     p->pub.pongs++;
-    if (p->pub.rtt_ns == 0 || rtt < p->pub.rtt_ns) {
-        p->pub.rtt_ns = rtt ? rtt : 1;
-        p->pub.offset_ns = (int64_t)pong->peer_clock_ns - (int64_t)(pong->ping_clock_ns + rtt / 2);
-    }
+    p->pub.rtt_ns = p->clock.rtt_ns;
+    p->pub.offset_ns = p->clock.offset_ns;
 }
 
 /* A decoded message from a known peer. True when it is an event for the
@@ -314,13 +304,10 @@ static bool on_peer_msg(co_fleet *f, int idx, struct pr_msg *m, struct co_fleet_
 
     if (!pr_seq_accept(&p->in, m))
         return false;
-    p->pub.last_heard_ns = co_fleet_now_ns();
+    p->pub.last_heard_ns = pr_clock_now_ns();
     switch (m->type) {
     case PR_MSG_PING:
-        pr_msg_init(&reply, PR_MSG_PONG, NULL, 0);
-        reply.u.pong.id = m->u.ping.id;
-        reply.u.pong.ping_clock_ns = m->u.ping.clock_ns;
-        reply.u.pong.peer_clock_ns = co_fleet_now_ns();
+        pr_msg_init_pong(&reply, &m->u.ping, pr_clock_now_ns());
         co_fleet_send(f, idx, &reply);
         return false;
     case PR_MSG_PONG:
@@ -450,7 +437,7 @@ static bool read_zap(co_fleet *f, struct co_fleet_event *ev)
 /* Heartbeats out, losses in. True when a loss was found. */
 static bool timers(co_fleet *f, struct co_fleet_event *ev)
 {
-    uint64_t now = co_fleet_now_ns();
+    uint64_t now = pr_clock_now_ns();
     bool beat = now >= f->next_beat_ns;
 
     int zevents = 0;
@@ -482,7 +469,7 @@ static bool timers(co_fleet *f, struct co_fleet_event *ev)
 
 int co_fleet_next(co_fleet *f, struct co_fleet_event *ev, int timeout_ms)
 {
-    uint64_t deadline = co_fleet_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
+    uint64_t deadline = pr_clock_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
 
     memset(ev, 0, sizeof(*ev));
     for (;;) {
@@ -492,7 +479,7 @@ int co_fleet_next(co_fleet *f, struct co_fleet_event *ev, int timeout_ms)
             ;
         if (read_router(f, ev) || (f->zap && read_zap(f, ev)))
             return 0;
-        uint64_t now = co_fleet_now_ns();
+        uint64_t now = pr_clock_now_ns();
         if (now >= deadline)
             return 0;
         long wait_ms = (long)((deadline - now) / 1000000u) + 1;

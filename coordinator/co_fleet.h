@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "co_keys.h"
+#include "pr_clock.h"
 #include "pr_err.h"
 #include "pr_msg.h"
 
@@ -107,8 +108,12 @@ void co_fleet_release(co_fleet *f, int peer);
 uint64_t co_fleet_bad_frames(const co_fleet *f);
 uint64_t co_fleet_refused(const co_fleet *f);
 
-/* Monotonic clock, ns: the coordinator's clock on the wire. */
-uint64_t co_fleet_now_ns(void);
+/* Monotonic clock, ns: the coordinator's clock on the wire (pr_clock_now_ns(),
+ * the one clock both programs use). */
+static inline uint64_t co_fleet_now_ns(void)
+{
+    return pr_clock_now_ns();
+}
 
 /* Close the socket and free everything; *f becomes NULL. */
 void co_fleet_destroy(co_fleet **f);

@@ -12,38 +12,12 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "pr_keyfile.h"
+
 #define ZAP_ENDPOINT "inproc://zeromq.zap.01"
 #define ZAP_FRAMES   7 /* version, request id, domain, address, identity, mechanism, key */
 
 /* ---- key text ---------------------------------------------------------- */
-
-/* True when s is exactly CO_KEY_LEN Z85 characters that decode. */
-static bool key_is_valid(const char *s)
-{
-    uint8_t raw[32];
-
-    if (strlen(s) != CO_KEY_LEN)
-        return false;
-    return zmq_z85_decode(raw, s) != NULL;
-}
-
-/* Read path's first line into line (trailing blanks stripped). Returns 0,
- * or -errno. */
-static int read_first_line(const char *path, char *line, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-
-    if (!f)
-        return -errno;
-    if (!fgets(line, (int)cap, f))
-        line[0] = '\0';
-    fclose(f);
-    size_t len = strlen(line);
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
-                       line[len - 1] == '\t'))
-        line[--len] = '\0';
-    return 0;
-}
 
 int co_keys_generate(struct co_keypair *kp, struct pr_error *err)
 {
@@ -133,25 +107,10 @@ int co_keys_write(const char *dir, const char *name, const struct co_keypair *kp
 
 int co_keys_read_secret(const char *path, struct co_keypair *kp, struct pr_error *err)
 {
-    struct stat st;
-    char line[256];
+    int rc = pr_keyfile_read_secret(path, kp->secret_key, NULL, err);
 
-    if (stat(path, &st) != 0)
-        return pr_error_set(err, PR_EINVAL, "%s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return pr_error_set(err, PR_EINVAL, "%s: not a regular file", path);
-    if (st.st_mode & 077)
-        return pr_error_set(err, PR_EINVAL,
-                            "%s: secret key is readable by group or others (mode %03o); run "
-                            "chmod 600 %s",
-                            path, (unsigned)(st.st_mode & 0777), path);
-    int rc = read_first_line(path, line, sizeof line);
     if (rc < 0)
-        return pr_error_set(err, PR_EINVAL, "%s: %s", path, strerror(-rc));
-    if (!key_is_valid(line))
-        return pr_error_set(err, PR_EINVAL, "%s: first line is not a 40-character Z85 CURVE key",
-                            path);
-    memcpy(kp->secret_key, line, CO_KEY_LEN + 1);
+        return rc;
     if (zmq_curve_public(kp->public_key, kp->secret_key) != 0)
         return pr_error_set(err, PR_EINVAL, "%s: cannot derive the public key: %s", path,
                             zmq_strerror(zmq_errno()));
@@ -160,22 +119,7 @@ int co_keys_read_secret(const char *path, struct co_keypair *kp, struct pr_error
 
 int co_keys_read_public(const char *key_or_path, char out[CO_KEY_LEN + 1], struct pr_error *err)
 {
-    char line[256];
-
-    /* A file of that name wins over a key spelled the same way. */
-    if (access(key_or_path, F_OK) != 0 && key_is_valid(key_or_path)) {
-        memcpy(out, key_or_path, CO_KEY_LEN + 1);
-        return 0;
-    }
-    int rc = read_first_line(key_or_path, line, sizeof line);
-    if (rc < 0)
-        return pr_error_set(err, PR_EINVAL, "%s: not a Z85 key and not a readable file: %s",
-                            key_or_path, strerror(-rc));
-    if (!key_is_valid(line))
-        return pr_error_set(err, PR_EINVAL, "%s: first line is not a 40-character Z85 CURVE key",
-                            key_or_path);
-    memcpy(out, line, CO_KEY_LEN + 1);
-    return 0;
+    return pr_keyfile_read_public(key_or_path, out, NULL, err);
 }
 
 /* ---- keyring ----------------------------------------------------------- */
@@ -196,7 +140,7 @@ co_keyring *co_keyring_new(void)
 
 int co_keyring_add(co_keyring *kr, const char *public_key, const char *label)
 {
-    if (!key_is_valid(public_key))
+    if (!pr_key_is_z85(public_key))
         return PR_EINVAL;
     if (co_keyring_has(kr, public_key))
         return 0;
@@ -251,7 +195,7 @@ static int load_line(co_keyring *kr, const char *path, unsigned lineno, char *s,
     while (rlen > 0 && (rest[rlen - 1] == ' ' || rest[rlen - 1] == '\t' || rest[rlen - 1] == '\r'))
         rest[--rlen] = '\0';
     s[klen] = '\0';
-    if (!key_is_valid(s))
+    if (!pr_key_is_z85(s))
         return pr_error_set(err, PR_EINVAL,
                             "%s:%u: '%.48s' is not a 40-character Z85 CURVE public key", path,
                             lineno, s);

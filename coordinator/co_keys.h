@@ -20,8 +20,9 @@
 #include <stdint.h>
 
 #include "pr_err.h"
+#include "pr_keyfile.h"
 
-#define CO_KEY_LEN 40 /* Z85 text of a 32-byte key */
+#define CO_KEY_LEN PR_KEY_LEN /* Z85 text of a 32-byte key */
 
 struct co_keypair {
     char public_key[CO_KEY_LEN + 1];
@@ -37,9 +38,10 @@ int co_keys_generate(struct co_keypair *kp, struct pr_error *err);
 int co_keys_write(const char *dir, const char *name, const struct co_keypair *kp,
                   struct pr_error *err);
 
-/* Read a secret key file and derive its public key. 0 or PR_EINVAL naming
- * the file and the problem (missing, unreadable, not 40 Z85 chars, group
- * or world readable: "chmod 600 FILE"). */
+/* Read a secret key file (pr_keyfile_read_secret(): the rule the agent
+ * applies too) and derive its public key. 0 or PR_EINVAL naming the file
+ * and the problem (missing, unreadable, not 40 Z85 chars, group or world
+ * accessible: "chmod 600 FILE"). */
 int co_keys_read_secret(const char *path, struct co_keypair *kp, struct pr_error *err);
 
 /* A key given as the key itself or a file holding it (an existing file of

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pr_parse.h"
 #include "pr_split.h"
 
 #define MAX_PHASES 3
@@ -15,19 +16,18 @@ struct co_plan {
     uint64_t rows_total;             /* prepare: tables * table_size */
 };
 
-/* Split a comma list into heap strings (pr_msg_clear frees them). */
-static char **split_list(const char *text, uint32_t *n)
+/* Split a comma list into heap strings (pr_msg_clear frees them); an empty
+ * item ("a,,b", "a,") is an error naming the option. */
+static char **split_list(const char *text, uint32_t *n, const char *what, struct pr_error *err)
 {
-    char **out = NULL;
-    *n = 0;
-    if (text == NULL || *text == '\0')
-        return NULL;
-    char *copy = pr_xstrdup(text), *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        out = pr_xrealloc(out, (*n + 1) * sizeof(*out));
-        out[(*n)++] = pr_xstrdup(tok);
-    }
-    free(copy);
+    size_t k = 0;
+    char **out = pr_list_split(text, &k);
+
+    *n = (uint32_t)k;
+    for (size_t i = 0; i < k; i++)
+        if (out[i][0] == '\0' && err->code == 0)
+            pr_error_set(err, PR_EINVAL, "--%s: empty item in '%s'; separate values by one comma",
+                         what, text);
     return out;
 }
 
@@ -36,8 +36,8 @@ static int set_targets(struct pr_msg_plan *pl, const struct co_args *a, struct p
     const pr_opts *o = a->opts;
     uint32_t n = 0;
 
-    pl->hosts = split_list(pr_opts_str(o, "mysql-host"), &pl->n_hosts);
-    char **ports = split_list(pr_opts_str(o, "mysql-port"), &n);
+    pl->hosts = split_list(pr_opts_str(o, "mysql-host"), &pl->n_hosts, "mysql-host", err);
+    char **ports = split_list(pr_opts_str(o, "mysql-port"), &n, "mysql-port", err);
     pl->ports = pr_xcalloc(n + 1, sizeof(*pl->ports));
     for (uint32_t i = 0; i < n; i++) {
         char *end = NULL;
@@ -51,7 +51,8 @@ static int set_targets(struct pr_msg_plan *pl, const struct co_args *a, struct p
     free(ports);
     pl->n_ports = n;
     if (pr_opts_is_set(o, "mysql-socket"))
-        pl->sockets = split_list(pr_opts_str(o, "mysql-socket"), &pl->n_sockets);
+        pl->sockets =
+            split_list(pr_opts_str(o, "mysql-socket"), &pl->n_sockets, "mysql-socket", err);
     pl->user = pr_xstrdup(pr_opts_str(o, "mysql-user"));
     pl->database = pr_xstrdup(pr_opts_str(o, "mysql-db"));
     pl->password = pr_xstrdup(a->password ? a->password : "");

@@ -32,6 +32,7 @@ static void on_interrupt(int sig)
     (void)sig;
     if (++interrupts >= 2) {
         static const char msg[] = "\nstampede: interrupted twice: exiting now, without a report\n";
+        co_spawn_remove_now(); /* no one-run key directory left behind */
         if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
             _exit(1);
         _exit(1);

@@ -15,14 +15,82 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define FILE_PATH_CAP 128 /* "/tmp/stampede-XXXXXX/local-NNNN.secret" and the like */
+
+extern char **environ;
+
 struct co_spawn {
-    uint32_t n;               /* agents */
-    char dir[64];             /* private directory */
-    char bin[4096];           /* agent executable */
-    char endpoint[128];       /* ipc://dir/coord.sock */
-    struct co_keypair server; /* coordinator keys */
-    pid_t *pids;              /* per agent, 0 = not running */
+    uint32_t n;                   /* agents */
+    char dir[64];                 /* private directory */
+    char bin[4096];               /* agent executable */
+    char endpoint[128];           /* ipc://dir/coord.sock */
+    struct co_keypair server;     /* coordinator keys */
+    pid_t *pids;                  /* per agent, 0 = not running */
+    char **envp;                  /* the agents' cleaned environment, NULL ended */
+    char (*files)[FILE_PATH_CAP]; /* every path we may create in dir, n_files */
+    size_t n_files;               /* 3 per agent + the ipc socket */
 };
+
+/* The prepared set whose files a second signal removes (co_spawn_remove_now).
+ * A signal handler cannot be given an argument, so this is the one mutable
+ * global here; set and cleared on the coordinator's main thread. */
+static co_spawn *volatile armed;
+
+/* Variables a local agent may inherit. Everything else (MYSQL_PWD above all,
+ * and whatever else the user's shell holds) stays out of its
+ * /proc/PID/environ: the password reaches agents only inside the PLAN. */
+static const char *const env_keep[] = {
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "TMPDIR",
+    "TZ",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "ASAN_OPTIONS",
+    "UBSAN_OPTIONS",
+    "TSAN_OPTIONS",
+    "LSAN_OPTIONS",
+    "MSAN_OPTIONS",
+    "MALLOC_PERTURB_",
+    "LD_LIBRARY_PATH",
+    "MYSQL_UNIX_PORT",
+    "MYSQL_TCP_PORT",
+    "MARIADB_PLUGIN_DIR",
+    "LIBMYSQL_PLUGIN_DIR",
+};
+
+bool co_spawn_env_kept(const char *entry)
+{
+    size_t len = strcspn(entry, "=");
+
+    if (entry[len] != '=')
+        return false;
+    for (size_t i = 0; i < sizeof env_keep / sizeof env_keep[0]; i++) {
+        size_t klen = strlen(env_keep[i]);
+        if (env_keep[i][klen - 1] == '*' ? strncmp(entry, env_keep[i], klen - 1) == 0
+                                         : klen == len && strncmp(entry, env_keep[i], len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The filtered copy of our environment, built before fork (the child of a
+ * threaded process must not allocate). */
+static char **clean_env(void)
+{
+    size_t n = 0, k = 0;
+
+    for (char **e = environ; e && *e; e++)
+        n++;
+    char **out = pr_xcalloc(n + 1, sizeof *out);
+    for (char **e = environ; e && *e; e++)
+        if (co_spawn_env_kept(*e))
+            out[k++] = pr_xstrdup(*e);
+    return out;
+}
 
 static bool is_exec(const char *path)
 {
@@ -88,6 +156,21 @@ static void agent_name(const co_spawn *s, uint32_t i, char *out, size_t len)
     snprintf(out, len, "local-%0*u", width, i + 1);
 }
 
+/* Every path the directory can hold, for co_spawn_remove_now(). */
+static void list_files(co_spawn *s)
+{
+    static const char *const ext[] = {"secret", "pub", "conf"};
+    char name[32];
+
+    s->files = pr_xcalloc((size_t)s->n * 3 + 1, sizeof *s->files);
+    for (uint32_t i = 0; i < s->n; i++) {
+        agent_name(s, i, name, sizeof(name));
+        for (size_t k = 0; k < 3; k++)
+            snprintf(s->files[s->n_files++], FILE_PATH_CAP, "%s/%s.%s", s->dir, name, ext[k]);
+    }
+    snprintf(s->files[s->n_files++], FILE_PATH_CAP, "%s/coord.sock", s->dir);
+}
+
 co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, uint32_t workers,
                        co_keyring *kr, struct pr_error *err)
 {
@@ -103,6 +186,9 @@ co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, 
         goto fail;
     }
     snprintf(s->endpoint, sizeof(s->endpoint), "ipc://%s/coord.sock", s->dir);
+    list_files(s);
+    armed = s;
+    s->envp = clean_env();
     if (co_keys_generate(&s->server, err) != 0)
         goto fail;
     for (uint32_t i = 0; i < n; i++) {
@@ -146,7 +232,7 @@ int co_spawn_start(co_spawn *s, struct pr_error *err)
             prctl(PR_SET_PDEATHSIG, SIGTERM);
             if (getppid() != parent)
                 _exit(1);
-            execl(s->bin, s->bin, conf, (char *)NULL);
+            execve(s->bin, (char *[]){s->bin, conf, NULL}, s->envp);
             fprintf(stderr, "stampede: cannot run %s: %s\n", s->bin, strerror(errno));
             _exit(127);
         }
@@ -227,9 +313,29 @@ void co_spawn_destroy(co_spawn **sp, int timeout_ms)
             kill(s->pids[i], SIGKILL);
             waitpid(s->pids[i], NULL, 0);
         }
+    if (armed == s)
+        armed = NULL;
     if (s->dir[0])
         remove_dir(s->dir);
+    for (char **e = s->envp; e && *e; e++)
+        free(*e);
+    free(s->envp);
+    free(s->files);
     free(s->pids);
     free(s);
     *sp = NULL;
+}
+
+void co_spawn_remove_now(void)
+{
+    co_spawn *s = armed;
+
+    if (s == NULL)
+        return;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->pids[i] > 0)
+            kill(s->pids[i], SIGTERM);
+    for (size_t i = 0; i < s->n_files; i++)
+        unlink(s->files[i]);
+    rmdir(s->dir);
 }

@@ -5,7 +5,9 @@
  * endpoint, so local agents need no setup and no secret is in argv. The
  * agents run in their own process group (a terminal's Ctrl-C reaches only
  * the coordinator, which stops them cleanly) and get SIGTERM if the
- * coordinator dies (PR_SET_PDEATHSIG).
+ * coordinator dies (PR_SET_PDEATHSIG). They inherit only a cleaned
+ * environment (co_spawn_env_kept): the database password travels in the
+ * PLAN over CURVE, never through the environment or argv.
  *
  * Agents are named "local-1".."local-N" (zero padded when N >= 10 so name
  * order is number order).
@@ -48,5 +50,17 @@ bool co_spawn_reap(co_spawn *s, char *name, size_t name_len, char *why, size_t w
 /* SIGTERM every agent still running, wait up to timeout_ms, then SIGKILL;
  * remove the directory; free; *s becomes NULL. */
 void co_spawn_destroy(co_spawn **s, int timeout_ms);
+
+/* For a signal handler about to _exit (a second Ctrl-C): SIGTERM the agents
+ * of the live co_spawn and remove its key directory: the files it may hold
+ * (paths computed in co_spawn_new) and the directory itself. Only kill,
+ * unlink and rmdir: async-signal-safe. No effect when none is live. */
+void co_spawn_remove_now(void);
+
+/* True when an environment entry "NAME=value" is one a local agent keeps
+ * (PATH, HOME, TMPDIR, locale, sanitizer options, library paths): agents
+ * are started with only these, so MYSQL_PWD and any other secret of the
+ * caller's environment never shows in an agent's /proc/PID/environ. */
+bool co_spawn_env_kept(const char *entry);
 
 #endif

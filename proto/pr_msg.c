@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pr_keyfile.h"
+
 /* Every message type is described once, by a table of fields; the encoder,
  * the decoder and pr_msg_clear() all walk the same tables, so the three
  * cannot disagree about a key, its type or its limit. */
@@ -219,9 +221,6 @@ static const struct table msg_tables[PR_MSG_TYPE_COUNT_] = {
 };
 static const struct table table_table = TABLE(table_fields);
 static const struct table ctr_table = TABLE(ctr_fields);
-
-static const char z85_chars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                ".-:+=^!/*?&<>()[]{}@%$#";
 
 /* Path of a value inside a message, for error messages ("PLAN.tables[3]");
  * deep paths are cut short, which is harmless in a message. */
@@ -540,16 +539,18 @@ static int get_dup(const msgpack_object *o, uint32_t cap, char **out, const char
     return rc;
 }
 
+/* "" (none) or a Z85 key by pr_keyfile's one rule; s is not terminated. */
 static bool is_z85_key(const char *s, uint32_t n)
 {
+    char key[PR_KEY_LEN + 1];
+
     if (n == 0)
         return true;
-    if (n != PR_MSG_Z85_KEY_LEN)
+    if (n != PR_KEY_LEN)
         return false;
-    for (uint32_t i = 0; i < n; i++)
-        if (memchr(z85_chars, s[i], sizeof(z85_chars) - 1) == NULL)
-            return false;
-    return true;
+    memcpy(key, s, n);
+    key[n] = '\0';
+    return pr_key_is_z85(key);
 }
 
 /* Inline string kinds: run id, sqlstate, Z85 key. */
@@ -961,6 +962,14 @@ out:
 
 /* ---- Clearing ------------------------------------------------------------ */
 
+/* Free a string that may be a secret (PLAN.password, an option value). */
+static void free_scrubbed(char *s)
+{
+    if (s != NULL)
+        explicit_bzero(s, strlen(s));
+    free(s);
+}
+
 static void clear_fields(const struct table *t, char *base)
 {
     for (size_t fi = 0; fi < t->n; fi++) {
@@ -971,16 +980,18 @@ static void clear_fields(const struct table *t, char *base)
             n = *(uint32_t *)(void *)(base + f->off_n);
         if (f->kind >= FK_STRS || f->kind == FK_STR)
             p = *(void **)(void *)(base + f->off);
-        if (f->kind == FK_STR || f->kind == FK_U16S || f->kind == FK_TABLES)
+        if (f->kind == FK_STR)
+            free_scrubbed(p);
+        else if (f->kind == FK_U16S || f->kind == FK_TABLES)
             free(p);
         else if (f->kind == FK_HIST)
             pr_hist_destroy((pr_hist **)(void *)(base + f->off));
         for (uint32_t i = 0; p != NULL && i < n; i++) {
             if (f->kind == FK_STRS) {
-                free(((char **)p)[i]);
+                free_scrubbed(((char **)p)[i]);
             } else if (f->kind == FK_OPTS) {
                 free(((struct pr_msg_opt *)p)[i].name);
-                free(((struct pr_msg_opt *)p)[i].value);
+                free_scrubbed(((struct pr_msg_opt *)p)[i].value);
             } else if (f->kind == FK_STATS) {
                 free(((struct pr_msg_stat *)p)[i].name);
             }
@@ -995,6 +1006,21 @@ void pr_msg_clear(struct pr_msg *m)
     if (m->type > PR_MSG_NONE && m->type < PR_MSG_TYPE_COUNT_)
         clear_fields(&msg_tables[m->type], (char *)m);
     memset(m, 0, sizeof(*m));
+}
+
+void pr_msg_init_pong(struct pr_msg *reply, const struct pr_msg_ping *ping, uint64_t now_ns)
+{
+    pr_msg_init(reply, PR_MSG_PONG, NULL, 0);
+    reply->u.pong.id = ping->id;
+    reply->u.pong.ping_clock_ns = ping->clock_ns;
+    reply->u.pong.peer_clock_ns = now_ns;
+}
+
+void pr_msg_sbuffer_scrub(msgpack_sbuffer *sb)
+{
+    if (sb->data != NULL)
+        explicit_bzero(sb->data, sb->alloc);
+    msgpack_sbuffer_destroy(sb);
 }
 
 /* ---- Encoding ------------------------------------------------------------ */
@@ -1237,7 +1263,7 @@ int pr_msg_plan_hash(const struct pr_msg_plan *plan, uint64_t *hash)
     int rc = pr_msg_encode(&m, &sb, NULL);
     for (size_t i = 0; rc == 0 && i < sb.size; i++)
         h = (h ^ (uint8_t)sb.data[i]) * 0x100000001b3ULL;
-    msgpack_sbuffer_destroy(&sb);
+    pr_msg_sbuffer_scrub(&sb);
     if (rc == 0)
         *hash = h;
     return rc;

@@ -47,7 +47,9 @@
  *
  * Secrets. PLAN.password is sent as given. It must only travel over a CURVE
  * encrypted or a local (ipc/inproc/loopback spawned-agent) channel, and
- * callers never log a PLAN (DESIGN.md §8).
+ * callers never log a PLAN (DESIGN.md §8). Copies are scrubbed before they
+ * are freed: pr_msg_clear() for decoded messages, pr_msg_sbuffer_scrub()
+ * for encode buffers, and receivers zero the frame they decoded.
  *
  * Resends. Each sender numbers the messages it sends on one connection from
  * 1, strictly increasing by one per new message (a timer's PING and a STATS
@@ -356,6 +358,11 @@ struct pr_msg {
  * truncated to PR_RUN_ID_MAX) and seq. The caller then fills m->u.<type>. */
 void pr_msg_init(struct pr_msg *m, enum pr_msg_type type, const char *run, uint64_t seq);
 
+/* The PONG answering ping: its id and clock echoed, peer_clock_ns = now_ns
+ * (the answerer's pr_clock_now_ns()); see pr_clock.h for the offset the
+ * pinger derives from it. */
+void pr_msg_init_pong(struct pr_msg *reply, const struct pr_msg_ping *ping, uint64_t now_ns);
+
 /* Encode m and append it to sb (initialized by the caller). Returns 0, or a
  * negative code with err filled (when not NULL) and sb left as it was:
  * PR_EINVAL (unknown type, NULL required histogram or array, bad sqlstate
@@ -374,8 +381,14 @@ int pr_msg_encode(const struct pr_msg *m, msgpack_sbuffer *sb, struct pr_error *
 int pr_msg_decode(struct pr_msg *m, const void *buf, size_t len, struct pr_error *err);
 
 /* Free everything a decoded m owns and zero it (type becomes PR_MSG_NONE).
- * Safe on a zeroed struct and twice in a row. */
+ * Every string (PLAN.password and option values included) is overwritten
+ * with explicit_bzero() before it is freed, so a password does not linger
+ * in freed heap. Safe on a zeroed struct and twice in a row. */
 void pr_msg_clear(struct pr_msg *m);
+
+/* explicit_bzero() sb's bytes, then msgpack_sbuffer_destroy(sb): for every
+ * buffer an encoded message was in (a PLAN's holds the password). */
+void pr_msg_sbuffer_scrub(msgpack_sbuffer *sb);
 
 /* Wire names: "HELLO"..., "prepare"..., "none"..., "idle"..., "gather"...;
  * "?" for out-of-range values. Static strings. */

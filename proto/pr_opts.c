@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <strings.h>
+#include "pr_parse.h"
 
 #define OLTP_WLS                                                                                   \
     ((1u << PR_WL_OLTP_READ_WRITE) | (1u << PR_WL_OLTP_READ_ONLY) |                                \
@@ -180,20 +180,6 @@ const char *pr_workload_name(int wl)
     return wl >= 0 && wl < PR_WL_COUNT_ ? wl_names[wl] : NULL;
 }
 
-/* Compare option names with '-' and '_' equal; a ends at alen. */
-static bool name_eq(const char *a, size_t alen, const char *b)
-{
-    size_t i = 0;
-
-    for (; i < alen && b[i]; i++) {
-        char x = a[i] == '_' ? '-' : a[i];
-        char y = b[i] == '_' ? '-' : b[i];
-        if (x != y)
-            return false;
-    }
-    return i == alen && b[i] == '\0';
-}
-
 static const char *strip_dashes(const char *name)
 {
     return strncmp(name, "--", 2) == 0 ? name + 2 : name;
@@ -202,7 +188,7 @@ static const char *strip_dashes(const char *name)
 static int find_index(const char *name, size_t len)
 {
     for (size_t i = 0; i < NSCHEMA; i++)
-        if (name_eq(name, len, schema[i].name))
+        if (pr_name_eq(name, len, schema[i].name))
             return (int)i;
     return -1;
 }
@@ -212,20 +198,6 @@ const struct pr_opt_def *pr_opts_find(const char *name)
     name = strip_dashes(name);
     int i = find_index(name, strlen(name));
     return i < 0 ? NULL : &schema[i];
-}
-
-static bool parse_bool(const char *s, bool *out)
-{
-    static const char *const on[] = {"on", "true", "1"};
-    static const char *const off[] = {"off", "false", "0"};
-
-    for (size_t i = 0; i < 3; i++) {
-        if (strcasecmp(s, on[i]) == 0)
-            return *out = true, true;
-        if (strcasecmp(s, off[i]) == 0)
-            return *out = false, true;
-    }
-    return false;
 }
 
 static bool parse_int(const char *s, int64_t *out)
@@ -291,23 +263,24 @@ static int check_choice(const char *opt, const char *v, const char *const *choic
 static int check_int_list(const char *opt, const char *v, int64_t lo, int64_t hi, size_t max,
                           struct pr_error *err)
 {
-    size_t n = 0;
+    struct pr_list_iter it;
+    const char *s;
+    size_t n = 0, len;
 
-    while (*v) {
+    pr_list_iter_init(&it, v);
+    while (pr_list_iter_next(&it, &s, &len)) {
         char item[32];
-        size_t len = strcspn(v, ",");
         int64_t x;
 
         if (len == 0 || len >= sizeof item)
             return pr_error_set(err, PR_EINVAL, "--%s: bad list item in '%s'", opt, v);
-        memcpy(item, v, len);
+        memcpy(item, s, len);
         item[len] = '\0';
         if (!parse_int(item, &x) || x < lo || x > hi)
             return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not an integer in %lld..%lld", opt,
                                 item, (long long)lo, (long long)hi);
         if (++n > max)
             return pr_error_set(err, PR_EINVAL, "--%s: more than %zu values", opt, max);
-        v += len + (v[len] == ',');
     }
     return 0;
 }
@@ -381,7 +354,7 @@ static int parse_value(const struct pr_opt_def *def, const char *v, struct opt_v
             return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not a number", def->name, v);
         break;
     case PR_OPT_BOOL:
-        if (!parse_bool(v, &nv.b))
+        if (!pr_parse_bool(v, &nv.b))
             return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not a boolean (on/off)", def->name,
                                 v);
         break;
@@ -539,16 +512,18 @@ const char *pr_opts_deprecated(const pr_opts *o)
 int pr_ignore_errors_parse(const char *text, struct pr_ignore_errors *out, struct pr_error *err)
 {
     struct pr_ignore_errors ie = {0};
-    const char *v = text;
+    struct pr_list_iter it;
+    const char *s;
+    size_t len;
 
-    while (*v) {
+    pr_list_iter_init(&it, text);
+    while (pr_list_iter_next(&it, &s, &len)) {
         char item[32];
-        size_t len = strcspn(v, ",");
         int64_t code;
 
         if (len == 0 || len >= sizeof item)
             return pr_error_set(err, PR_EINVAL, "--mysql-ignore-errors: bad item in '%s'", text);
-        memcpy(item, v, len);
+        memcpy(item, s, len);
         item[len] = '\0';
         if (strcmp(item, "all") == 0) {
             ie.all = true;
@@ -562,7 +537,6 @@ int pr_ignore_errors_parse(const char *text, struct pr_ignore_errors *out, struc
         } else {
             ie.codes[ie.n++] = (uint32_t)code;
         }
-        v += len + (v[len] == ',');
     }
     *out = ie;
     return 0;

@@ -8,9 +8,10 @@
  * and parsing: no mysql, no uv.
  *
  * Names: given with or without a leading "--"; '-' and '_' are
- * interchangeable. Booleans accept on/off/true/false/1/0 (and a bare "--name"
- * means on). Integers accept a decimal or a floating literal with an
- * integral value ("1e4"). Lists are comma separated.
+ * interchangeable. Booleans accept on/off/true/false/1/0 in any case (and a
+ * bare "--name" means on): pr_parse.h's rules, the agent's too. Integers
+ * accept a decimal or a floating literal with an integral value ("1e4").
+ * Lists are comma separated.
  */
 #ifndef PR_OPTS_H
 #define PR_OPTS_H

@@ -2,7 +2,7 @@
 """e2e: bad input gives a precise message, the right exit code and no load.
 
   - usage errors (bad values, unknown options, unknown workload or command,
-    plain text off loopback): exit 2 at once, the message names the
+    plain text off loopback or without --listen): exit 2 at once, the message names the
     culprit, nothing run;
   - unreachable DB port (2 local agents): exit 1, each agent's "connect ...
     Can't connect" reason, "no load was started", no interval line, JSON
@@ -29,6 +29,9 @@ USAGE = [
     (["oltp_read_write", "run", "--json"], r"--json"),
     (["oltp_read_write", "run", "--listen=tcp://10.1.2.3:5555", "--plaintext"],
      r"--plaintext.*loopback"),
+    (["oltp_read_write", "run", "--listen=tcp://localhost:5555", "--plaintext"],
+     r"--plaintext.*literal loopback"),
+    (["oltp_read_write", "run", "--plaintext"], r"--plaintext applies only with --listen"),
     (["no_such_workload", "run"], r"unknown workload 'no_such_workload'"),
     (["oltp_read_write", "frobnicate"], r"unknown command 'frobnicate'"),
     (["oltp_read_write"], r"command"),

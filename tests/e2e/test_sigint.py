@@ -9,7 +9,7 @@
     SIGSTOP: exit 1 at once after the second (measured), no final report,
     and the orphaned local agents (the frozen one resumed) stop issuing
     statements and close their connections within 5 s (server processlist
-    and Com_stmt_execute).
+    and Com_stmt_execute), and the one-run key directory is gone.
 """
 import os
 import re
@@ -149,8 +149,10 @@ def two_sigints():
     left = [c for c in children if e.pid_alive(c)]
     e.info("twice: local agents %r; still alive: %r" % (children, left))
     kept = [x for x in dirs if os.path.exists(x)]
-    e.info("twice: private agent directory left behind by the immediate exit: %r" % kept)
-    for x in kept:  # ours to tidy: the one-time keys of a run that no longer exists
+    e.check(len(dirs) == 1 and not kept,
+            "twice: the one-run key directory %r is removed by the immediate exit too (left: %r)"
+            % (dirs, kept))
+    for x in kept:  # tidy what a failed check left: one-time keys of a dead run
         if os.path.basename(x).startswith("stampede-"):
             shutil.rmtree(x, ignore_errors=True)
 

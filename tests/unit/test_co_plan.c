@@ -196,10 +196,41 @@ static void test_prepare_phases(void)
     co_args_clear(&a);
 }
 
+/* Host and socket lists split by pr_parse's one rule; an empty item is an
+ * error naming the option, not a silently dropped (or empty) host. */
+static void test_list_items(void)
+{
+    const char *argv[] = {"stampede", "oltp_read_write", "run", "--mysql-host=h1,,h2", NULL};
+    struct co_args a;
+    struct pr_error err = {0};
+
+    CHECK(parse(&a, argv) == 0);
+    CHECK(co_plan_new(&a, 1, NULL, 1, &err) == NULL);
+    CHECK_MSG(strstr(err.msg, "--mysql-host") && strstr(err.msg, "h1,,h2"), "'%s'", err.msg);
+    co_args_clear(&a);
+    const char *argv2[] = {"stampede",
+                           "oltp_read_write",
+                           "run",
+                           "--mysql-host=10.0.0.1,db2",
+                           "--mysql-socket=/a.sock,/b.sock",
+                           NULL};
+    CHECK(parse(&a, argv2) == 0);
+    err = (struct pr_error){0};
+    co_plan *p = co_plan_new(&a, 1, NULL, 1, &err);
+    CHECK_MSG(p != NULL, "%s", err.msg);
+    const struct pr_msg_plan *pl = p ? plan_of(p, 0, 0) : NULL;
+    CHECK(pl && pl->n_hosts == 2 && strcmp(pl->hosts[0], "10.0.0.1") == 0 &&
+          strcmp(pl->hosts[1], "db2") == 0);
+    CHECK(pl && pl->n_sockets == 2 && strcmp(pl->sockets[1], "/b.sock") == 0);
+    co_plan_destroy(&p);
+    co_args_clear(&a);
+}
+
 int main(void)
 {
     test_run_split();
     test_partitions();
     test_prepare_phases();
+    test_list_items();
     return TEST_END();
 }
