@@ -109,9 +109,9 @@ struct co_args {
     char **passthrough;      /* "name=value" of every option given explicitly (sysbench
                                 and workload options only, canonical names, password
                                 excluded), in order of first appearance (a repeated
-                                option keeps its slot with the last value; bulk_insert's
-                                unknown options as spelled): sent to agents in
-                                PLAN.opts */
+                                option keeps its slot with the last value; an unknown
+                                option never gets here: it is an error for every
+                                workload): sent to agents in PLAN.opts */
     uint32_t n_passthrough;
 };
 

@@ -170,8 +170,8 @@ char *co_args_workload_usage(const char *workload)
         abort();
     if (k == 0) {
         fprintf(f,
-                "'%s' declares no options of its own; it accepts any --name=value (sysbench "
-                "legacy mode).\n",
+                "'%s' declares no options of its own (sysbench runs it in legacy mode and "
+                "accepts any --name=value; stampede refuses unknown options).\n",
                 pr_workload_name(wl));
     } else {
         fprintf(f, "%s options:\n", pr_workload_name(wl));

@@ -296,11 +296,61 @@ static void test_passthrough(void)
     CHECK(a.n_passthrough == 0 && strcmp(a.warnings, "") == 0);
     co_args_clear(&a);
 
-    /* bulk_insert keeps unknown options (sysbench legacy mode) and passes them. */
-    CHECK(PARSE(&a, &err, "bulk_insert", "run", "--my_knob=7", "--threads=2") == 0);
-    CHECK(has_pass(&a, "my_knob=7") && has_pass(&a, "threads=2") && a.n_passthrough == 2);
-    co_args_clear(&a);
+    /* bulk_insert refuses unknown options like every workload (sysbench's
+     * legacy mode would keep them). */
+    EXPECT_ERR("unknown option --my_knob", "", "bulk_insert", "run", "--my_knob=7");
     EXPECT_ERR("unknown option --tables for bulk_insert", "", "bulk_insert", "run", "--tables=2");
+}
+
+/* Every passthrough item names an option workload wl declares. */
+static bool passthrough_known(const struct co_args *a)
+{
+    for (uint32_t i = 0; i < a->n_passthrough; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(a->passthrough[i], "="),
+                 a->passthrough[i]);
+        const struct pr_opt_def *d = pr_opts_find(name);
+        if (!d || (d->group == PR_OPT_SCRIPT && !(d->workloads & (1u << a->wl))))
+            return false;
+    }
+    return true;
+}
+
+/* An unknown option is an error for every workload, bulk_insert included,
+ * from argv or a config file, with the closest known option suggested; what
+ * does parse passes only known names on (PLAN.opts, JSON options). */
+static void test_unknown_everywhere(void)
+{
+    struct co_args a;
+    struct pr_error err;
+    char *cfg = write_file("typo.cfg", "threads=2\nmysql_pasword=x\n", 0600);
+    char cfg_arg[160];
+
+    snprintf(cfg_arg, sizeof cfg_arg, "--config-file=%s", cfg);
+    for (int wl = 0; wl < PR_WL_COUNT_; wl++) {
+        const char *w = pr_workload_name(wl);
+        EXPECT_ERR("unknown option --thread;", "did you mean --threads?", w, "--thread=64", "run");
+        EXPECT_ERR("unknown option --mysql-pasword;", "did you mean --mysql-password?", w, "run",
+                   "--mysql-pasword=x");
+        EXPECT_ERR("unknown option --mysql_pasword;", "did you mean --mysql-password?", w, "run",
+                   cfg_arg);
+        EXPECT_ERR("unknown option --agnets;", "did you mean --agents?", w, "run", "--agnets=2");
+        EXPECT_ERR("unknown option --zzzzzz; see stampede --help", "", w, "run", "--zzzzzz=1");
+        CHECK_MSG(PARSE(&a, &err, w, "run", "--threads=3", "--time=2", "--mysql-db=x",
+                        "--max-time=3", "--agents=1") == 0,
+                  "%s: %s", w, err.msg);
+        CHECK_MSG(passthrough_known(&a) && a.n_passthrough == 3, "%s", w);
+        co_args_clear(&a);
+    }
+    /* A script option of another family: named with where to look. */
+    EXPECT_ERR("unknown option --table_size for bulk_insert", "see stampede bulk_insert help",
+               "bulk_insert", "run", "--table-size=10");
+    EXPECT_ERR("unknown option --tabels;", "did you mean --tables?", "oltp_read_write", "run",
+               "--tabels=4");
+    EXPECT_ERR("unknown option --random_point;", "did you mean --random_points?",
+               "select_random_points", "run", "--random_point=4");
+    /* tables is no bulk_insert option: no suggestion of it there. */
+    EXPECT_ERR("unknown option --tabels; see", "", "bulk_insert", "run", "--tabels=4");
 }
 
 static void test_password(void)
@@ -660,6 +710,7 @@ int main(void)
     test_spellings_and_aliases();
     test_errors();
     test_passthrough();
+    test_unknown_everywhere();
     test_password();
     test_config_file();
     test_security_rules();
