@@ -62,6 +62,10 @@ struct ag_conn_opts {
     unsigned read_timeout_s;    /* > 0 */
     unsigned write_timeout_s;   /* > 0 */
     bool ignore_all;            /* --mysql-ignore-errors=all */
+    bool dry_run;               /* --mysql-dry-run: every open and exec completes with
+                                   AG_CONN_OK at once, without a socket or a library call
+                                   (no result set, 0 rows affected: class OTHER, as
+                                   sysbench's dry run), still through the loop */
     const uint32_t *ignore;     /* ignorable server error numbers */
     size_t nignore;
 };

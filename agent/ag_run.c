@@ -151,6 +151,7 @@ static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
         .events = p->events,
         .rate = (double)p->rate,
         .seed = p->seed,
+        .dry_run = pr_opts_bool(o, "mysql-dry-run"),
     };
     ag_engine *eng = ag_engine_new(&c, &err);
     if (eng == NULL)
@@ -185,6 +186,8 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
     unsigned port = p->n_ports ? p->ports[0] : 3306;
     const char *sock = p->n_sockets ? p->sockets[0] : NULL;
 
+    if (pr_opts_bool(ag_workload_opts(r->wl), "mysql-dry-run"))
+        return 0; /* no server to probe: no RTT, no status samples */
     r->probe = mysql_init(NULL);
     mysql_options(r->probe, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     mysql_options(r->probe, MYSQL_OPT_READ_TIMEOUT, &timeout);

@@ -113,6 +113,9 @@ struct co_args {
                                 option never gets here: it is an error for every
                                 workload): sent to agents in PLAN.opts */
     uint32_t n_passthrough;
+    uint32_t *checkpoints;  /* --report-checkpoints in seconds, ascending, no duplicates;
+                               NULL when none */
+    uint32_t n_checkpoints; /* at most 256 (pr_opts's bound) */
 };
 
 /* Parse argv (argv[0] skipped) into *a (overwritten). Returns 0, or
@@ -121,6 +124,12 @@ struct co_args {
  * NULL (passed in so tests need not touch the environment). */
 int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_password,
                   struct pr_error *err);
+
+/* --forced-shutdown in force: true with *ms, the delay after --time before
+ * the run is forced to end (N s, N% of --time, or 5% of it for an empty
+ * value, as sysbench; in ms, where sysbench rounds down to whole seconds).
+ * False when off or with --time=0 (nothing to count from). */
+bool co_args_forced_shutdown_ms(const struct co_args *a, uint64_t *ms);
 
 /* Free what a owns (scrubbing the password) and zero it. Safe twice. */
 void co_args_clear(struct co_args *a);

@@ -16,6 +16,12 @@ struct co__own_opt {
     int (*set)(struct co_args *a, const char *name, const char *v, struct pr_error *err);
 };
 
+/* sysbench options stampede refuses when set (TLS, compression: a later
+ * connection layer) and those it accepts with no effect; NULL terminated.
+ * --help marks them. */
+extern const char *const co__refused_opts[];
+extern const char *const co__no_effect_opts[];
+
 /* stampede's own options, for --help. Static table; *n set. */
 const struct co__own_opt *co__args_own_opts(size_t *n);
 

@@ -522,9 +522,7 @@ static void test_unsupported(void)
 {
     struct co_args a;
     struct pr_error err;
-    const char *refused[] = {
-        "--mysql-ssl=on",         "--mysql-compression",     "--mysql-dry-run=on", "--validate",
-        "--mysql-ssl-cipher=AES", "--report-checkpoints=10", "--forced-shutdown=5"};
+    const char *refused[] = {"--mysql-ssl=on", "--mysql-compression", "--mysql-ssl-cipher=AES"};
 
     for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
         CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", refused[i]) == PR_EINVAL, "%s",
@@ -538,6 +536,49 @@ static void test_unsupported(void)
     CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--verbosity=4") == 0);
     CHECK(strstr(a.warnings, "--verbosity has no effect") != NULL);
     co_args_clear(&a);
+
+    /* The sysbench options stampede implements now: accepted and passed on. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--mysql-dry-run", "--validate",
+                "--report-checkpoints=20,5,10,5", "--forced-shutdown=3") == 0);
+    CHECK(has_pass(&a, "mysql-dry-run=on") && has_pass(&a, "forced-shutdown=3"));
+    CHECK(a.n_checkpoints == 3 && a.checkpoints[0] == 5 && a.checkpoints[1] == 10 &&
+          a.checkpoints[2] == 20); /* sorted as sysbench, duplicates dropped */
+    CHECK(strstr(a.warnings, "--validate: the built-in workloads have nothing to validate"));
+    uint64_t ms = 0;
+    CHECK(co_args_forced_shutdown_ms(&a, &ms) && ms == 3000);
+    co_args_clear(&a);
+    static const struct {
+        const char *opt, *time;
+        bool on;
+        uint64_t ms;
+    } fs[] = {
+        {"--forced-shutdown=10%", "--time=30", true, 3000},
+        {"--forced-shutdown=", "--time=40", true, 2000}, /* empty: 5% of --time */
+        {"--forced-shutdown=0", "--time=5", true, 0},
+        {"--forced-shutdown=off", "--time=5", false, 0},
+        {"--forced-shutdown=2", "--time=0", false, 0},
+    };
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+        CHECK(PARSE(&a, &err, "oltp_read_write", "run", fs[i].opt, fs[i].time, "--events=9") == 0);
+        ms = 77;
+        bool on = co_args_forced_shutdown_ms(&a, &ms);
+        CHECK_MSG(on == fs[i].on && (!on || ms == fs[i].ms), "%s %s: %d %llu", fs[i].opt,
+                  fs[i].time, on, (unsigned long long)ms);
+        co_args_clear(&a);
+    }
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--forced-shutdown=2", "--time=0",
+                "--events=5") == 0);
+    CHECK(strstr(a.warnings, "--forced-shutdown has no effect with --time=0") != NULL);
+    co_args_clear(&a);
+    /* A checkpoint between report boundaries: said where it is taken. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--report-interval=10",
+                "--report-checkpoints=15,30") == 0);
+    CHECK(strstr(a.warnings, "15 s is not a multiple of --report-interval=10; that checkpoint is "
+                             "taken at 20 s") != NULL);
+    CHECK(strstr(a.warnings, "30 s") == NULL);
+    co_args_clear(&a);
+    EXPECT_ERR("--report-checkpoints", "'x'", "oltp_read_write", "run", "--report-checkpoints=5,x");
+    EXPECT_ERR("--forced-shutdown", "'soon'", "oltp_read_write", "run", "--forced-shutdown=soon");
 }
 
 static void test_keygen(void)
@@ -569,11 +610,13 @@ static void test_usage(void)
         "  --mysql-password=STRING          MySQL password []\n"
         "  --mysql-db=STRING                MySQL database name [sbtest]\n"
         "  --mysql-ssl[=on|off]             use SSL connections, if available in the client "
-        "library [off]\n"
-        "  --mysql-ssl-cipher=STRING        use specific cipher for SSL connections []\n"
+        "library (not supported) [off]\n"
+        "  --mysql-ssl-cipher=STRING        use specific cipher for SSL connections (not "
+        "supported) []\n"
         "  --mysql-compression[=on|off]     use compression, if available in the client library "
-        "[off]\n"
-        "  --mysql-debug[=on|off]           trace all client library calls [off]\n"
+        "(not supported) [off]\n"
+        "  --mysql-debug[=on|off]           trace all client library calls (no effect in "
+        "stampede) [off]\n"
         "  --mysql-ignore-errors=[LIST,...] list of errors to ignore, or \"all\" "
         "[1213,1020,1205]\n"
         "  --mysql-dry-run[=on|off]         Dry run, pretend that all MySQL client API calls are "
@@ -586,7 +629,8 @@ static void test_usage(void)
         "  --time=N                        limit for total execution time in seconds [10]\n"
         "  --forced-shutdown=STRING        number of seconds to wait after the --time limit "
         "before forcing shutdown, or 'off' to disable [off]\n"
-        "  --thread-stack-size=SIZE        size of stack per thread [64K]\n"
+        "  --thread-stack-size=SIZE        size of stack per thread (no effect in stampede) "
+        "[64K]\n"
         "  --rate=N                        average transactions rate. 0 for unlimited rate [0]\n"
         "  --report-interval=N             periodically report intermediate statistics with a "
         "specified interval in seconds. 0 disables intermediate reports [0]\n"
@@ -594,8 +638,10 @@ static void test_usage(void)
         "specified points in time. The argument is a list of comma-separated values "
         "representing the amount of time in seconds elapsed from start of test when report "
         "checkpoint(s) must be performed. Report checkpoints are off by default. []\n"
-        "  --debug[=on|off]                print more debugging info [off]\n"
-        "  --validate[=on|off]             perform validation checks where possible [off]\n"
+        "  --debug[=on|off]                print more debugging info (no effect in stampede) "
+        "[off]\n"
+        "  --validate[=on|off]             perform validation checks where possible (accepted; "
+        "the built-in workloads have nothing to validate, as in sysbench) [off]\n"
         "  --help[=on|off]                 print help and exit [off]\n"
         "  --version[=on|off]              print version and exit [off]\n"
         "  --config-file=FILENAME          File containing command line options\n"
@@ -606,7 +652,8 @@ static void test_usage(void)
         "\n";
     static const char sysbench_log_block[] =
         "Log options:\n"
-        "  --verbosity=N verbosity level {5 - debug, 0 - only critical messages} [3]\n"
+        "  --verbosity=N verbosity level {5 - debug, 0 - only critical messages} (no effect in "
+        "stampede) [3]\n"
         "\n"
         "  --percentile=N       percentile to calculate in latency statistics (1-100). Use the "
         "special value of 0 to disable percentile calculations [95]\n"
@@ -617,7 +664,8 @@ static void test_usage(void)
         "  --db-driver=STRING  specifies database driver to use ('help' to get list of "
         "available drivers) [mysql]\n"
         "  --db-ps-mode=STRING prepared statements usage mode {auto, disable} [auto]\n"
-        "  --db-debug[=on|off] print database-specific debug information [off]\n";
+        "  --db-debug[=on|off] print database-specific debug information (no effect in "
+        "stampede) [off]\n";
     static const char sysbench_orw_help[] =
         "oltp_read_write options:\n"
         "  --auto_inc[=on|off]           Use AUTO_INCREMENT column as Primary Key (for MySQL), "
