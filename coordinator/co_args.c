@@ -750,23 +750,6 @@ static int parse_checkpoints(struct co_args *a, struct pr_error *err)
     return 0;
 }
 
-bool co_args_forced_shutdown_ms(const struct co_args *a, uint64_t *ms)
-{
-    const char *v = pr_opts_str(a->opts, "forced-shutdown");
-    uint64_t time_ms = (uint64_t)pr_opts_int(a->opts, "time") * 1000u;
-    size_t len = strlen(v);
-
-    if (strcmp(v, "off") == 0 || time_ms == 0)
-        return false;
-    if (len == 0) /* sysbench: an empty value is 5% of --time */
-        *ms = time_ms * 5 / 100;
-    else if (v[len - 1] == '%')
-        *ms = time_ms * strtoull(v, NULL, 10) / 100;
-    else
-        *ms = strtoull(v, NULL, 10) * 1000u;
-    return true;
-}
-
 static int check_combinations(struct co_args *a, struct pr_error *err)
 {
     if (a->opts && a->action == CO_ACTION_COMMAND) {
@@ -777,7 +760,7 @@ static int check_combinations(struct co_args *a, struct pr_error *err)
             return urc;
         uint64_t fs_ms = 0;
         if (strcmp(pr_opts_str(a->opts, "forced-shutdown"), "off") != 0 &&
-            !co_args_forced_shutdown_ms(a, &fs_ms))
+            !pr_opts_forced_shutdown_ms(a->opts, &fs_ms))
             add_warning(a, "--forced-shutdown has no effect with --time=0");
         if (pr_opts_bool(a->opts, "validate"))
             add_warning(a, "--validate: the built-in workloads have nothing to validate (as in "

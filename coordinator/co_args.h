@@ -125,12 +125,6 @@ struct co_args {
 int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_password,
                   struct pr_error *err);
 
-/* --forced-shutdown in force: true with *ms, the delay after --time before
- * the run is forced to end (N s, N% of --time, or 5% of it for an empty
- * value, as sysbench; in ms, where sysbench rounds down to whole seconds).
- * False when off or with --time=0 (nothing to count from). */
-bool co_args_forced_shutdown_ms(const struct co_args *a, uint64_t *ms);
-
 /* Free what a owns (scrubbing the password) and zero it. Safe twice. */
 void co_args_clear(struct co_args *a);
 

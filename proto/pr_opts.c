@@ -584,6 +584,23 @@ const char *pr_opts_deprecated(const pr_opts *o)
     return o->deprecated;
 }
 
+bool pr_opts_forced_shutdown_ms(const pr_opts *o, uint64_t *ms)
+{
+    const char *v = pr_opts_str(o, "forced-shutdown");
+    uint64_t time_ms = (uint64_t)pr_opts_int(o, "time") * 1000u;
+    size_t len = strlen(v);
+
+    if (strcmp(v, "off") == 0 || time_ms == 0)
+        return false;
+    if (len == 0)
+        *ms = time_ms * 5 / 100;
+    else if (v[len - 1] == '%')
+        *ms = time_ms * strtoull(v, NULL, 10) / 100;
+    else
+        *ms = strtoull(v, NULL, 10) * 1000u;
+    return true;
+}
+
 int pr_ignore_errors_parse(const char *text, struct pr_ignore_errors *out, struct pr_error *err)
 {
     struct pr_ignore_errors ie = {0};

@@ -132,6 +132,13 @@ bool pr_opts_is_set(const pr_opts *o, const char *name);
  * the caller prints a warning. Borrowed from o. */
 const char *pr_opts_deprecated(const pr_opts *o);
 
+/* --forced-shutdown in force: true with *ms, the delay after --time at
+ * which a run still going is forced to end: N s, N% of --time, or 5% of it
+ * for an empty value (sysbench 1.0.20; in ms, where sysbench rounds down to
+ * whole seconds). False when "off", or with --time=0 (nothing to count
+ * from; sysbench then ignores it too). */
+bool pr_opts_forced_shutdown_ms(const pr_opts *o, uint64_t *ms);
+
 /* --mysql-ignore-errors parsed: "all", or a list of numeric codes; empty
  * text means none (every error fatal). */
 #define PR_MAX_IGNORE_ERRORS 64

@@ -545,7 +545,7 @@ static void test_unsupported(void)
           a.checkpoints[2] == 20); /* sorted as sysbench, duplicates dropped */
     CHECK(strstr(a.warnings, "--validate: the built-in workloads have nothing to validate"));
     uint64_t ms = 0;
-    CHECK(co_args_forced_shutdown_ms(&a, &ms) && ms == 3000);
+    CHECK(pr_opts_forced_shutdown_ms(a.opts, &ms) && ms == 3000);
     co_args_clear(&a);
     static const struct {
         const char *opt, *time;
@@ -561,7 +561,7 @@ static void test_unsupported(void)
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
         CHECK(PARSE(&a, &err, "oltp_read_write", "run", fs[i].opt, fs[i].time, "--events=9") == 0);
         ms = 77;
-        bool on = co_args_forced_shutdown_ms(&a, &ms);
+        bool on = pr_opts_forced_shutdown_ms(a.opts, &ms);
         CHECK_MSG(on == fs[i].on && (!on || ms == fs[i].ms), "%s %s: %d %llu", fs[i].opt,
                   fs[i].time, on, (unsigned long long)ms);
         co_args_clear(&a);
