@@ -676,10 +676,9 @@ static int check_partition(const struct co_args *a, struct pr_error *err)
  * those that would change what a run does are refused when given a
  * non-default value, so nobody believes a run used TLS when it did not;
  * the cosmetic ones only warn. --help marks both. */
-const char *const co__refused_opts[] = {"mysql-ssl", "mysql-ssl-cipher", "mysql-compression",
-                                        NULL};
-const char *const co__no_effect_opts[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug",
-                                          "verbosity", NULL};
+const char *const co__refused_opts[] = {"mysql-ssl", "mysql-ssl-cipher", "mysql-compression", NULL};
+const char *const co__no_effect_opts[] = {"thread-stack-size", "debug",     "db-debug",
+                                          "mysql-debug",       "verbosity", NULL};
 
 static bool refused_is_set(const pr_opts *o, const char *name)
 {

@@ -37,16 +37,16 @@
 
 /* The run options the report shows (sysbench's names in quotes). */
 struct co_report_opts {
-    uint32_t threads;           /* connections over all agents ("--threads") */
-    uint64_t rate;              /* target events/s over all agents; 0: closed loop */
-    uint32_t report_interval_s; /* "--report-interval"; 0: no interval lines */
-    uint64_t seed;              /* "--rand-seed"; 0: seeded from the current time */
-    uint32_t percentile;        /* "--percentile", 0..100; 0 disables percentiles */
-    bool histogram;             /* "--histogram": co_report_final() prints the block */
+    uint32_t threads;            /* connections over all agents ("--threads") */
+    uint64_t rate;               /* target events/s over all agents; 0: closed loop */
+    uint32_t report_interval_s;  /* "--report-interval"; 0: no interval lines */
+    uint64_t seed;               /* "--rand-seed"; 0: seeded from the current time */
+    uint32_t percentile;         /* "--percentile", 0..100; 0 disables percentiles */
+    bool histogram;              /* "--histogram": co_report_final() prints the block */
     const uint32_t *checkpoints; /* "--report-checkpoints" (s, ascending), n_checkpoints */
     uint32_t n_checkpoints;
-    bool forced_shutdown;        /* "--forced-shutdown" in force ... */
-    uint64_t forced_shutdown_s;  /* ... at this many seconds: --time + its delay */
+    bool forced_shutdown;       /* "--forced-shutdown" in force ... */
+    uint64_t forced_shutdown_s; /* ... at this many seconds: --time + its delay */
 };
 
 /* Interval markers, appended after "reconn/s: X.XX" so that sysbench

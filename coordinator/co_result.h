@@ -117,19 +117,19 @@ struct co_result {
     uint64_t start_unix_ms;         /* wall clock at t0, ms since the epoch (0: no start) */
     struct co_server_delta *server; /* lead agent's counters, n_server */
     uint32_t n_server;
-    uint64_t client_statements; /* statements the agents counted (queries) */
-    bool server_match;          /* client_statements == server statements delta */
-    int64_t server_diff;        /* server delta - client count */
-    bool server_checked;        /* a start and an end sample exist */
-    int exit_status;            /* enum co_exit_status */
-    char *exit_reason;          /* "" on success */
+    uint64_t client_statements;               /* statements the agents counted (queries) */
+    bool server_match;                        /* client_statements == server statements delta */
+    int64_t server_diff;                      /* server delta - client count */
+    bool server_checked;                      /* a start and an end sample exist */
+    int exit_status;                          /* enum co_exit_status */
+    char *exit_reason;                        /* "" on success */
     struct co_checkpoint_result *checkpoints; /* --report-checkpoints taken, in order */
     uint32_t n_checkpoints;
-    bool forced_shutdown; /* --forced-shutdown cut the run off (exit_status CO_EXIT_FORCED
-                             unless it had already failed); total.unfinished: the events
-                             it cut off */
-    uint64_t bad_frames;  /* malformed frames received and ignored */
-    uint64_t refused_agents;    /* connections refused (unauthorized key, version) */
+    bool forced_shutdown;    /* --forced-shutdown cut the run off (exit_status CO_EXIT_FORCED
+                                unless it had already failed); total.unfinished: the events
+                                it cut off */
+    uint64_t bad_frames;     /* malformed frames received and ignored */
+    uint64_t refused_agents; /* connections refused (unauthorized key, version) */
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

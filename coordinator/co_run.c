@@ -628,7 +628,8 @@ static void print_header(struct run *r)
         .checkpoints = a->checkpoints,
         .n_checkpoints = a->n_checkpoints,
         .forced_shutdown = r->forced_on,
-        .forced_shutdown_s = ((uint64_t)pr_opts_int(a->opts, "time") * 1000u + r->forced_ms) / 1000u,
+        .forced_shutdown_s =
+            ((uint64_t)pr_opts_int(a->opts, "time") * 1000u + r->forced_ms) / 1000u,
     };
     co_report_header(r->out, &o);
     fflush(r->out);

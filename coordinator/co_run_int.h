@@ -61,12 +61,12 @@ struct run {
     uint64_t next_progress_ns; /* when the next progress line is due */
     double *srv_qps;           /* per interval: server QPS, < 0 unknown */
     uint64_t n_srv_qps;
-    uint32_t next_cp;          /* --report-checkpoints: index of the next one due */
-    uint64_t cp_from_k;        /* first interval of the current checkpoint window */
-    double cp_from_s;          /* when the last checkpoint was taken (0: t0) */
-    bool forced_on;            /* --forced-shutdown in force */
-    uint64_t forced_ms;        /* its delay after --time */
-    bool forced;               /* it fired: agents told to stop now */
+    uint32_t next_cp;   /* --report-checkpoints: index of the next one due */
+    uint64_t cp_from_k; /* first interval of the current checkpoint window */
+    double cp_from_s;   /* when the last checkpoint was taken (0: t0) */
+    bool forced_on;     /* --forced-shutdown in force */
+    uint64_t forced_ms; /* its delay after --time */
+    bool forced;        /* it fired: agents told to stop now */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */

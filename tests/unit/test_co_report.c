@@ -476,13 +476,12 @@ static void test_checkpoints_forced(void)
         .hist = h, .total_time_s = 3.0001, .units = units, .n_units = 2, .unfinished = 2};
     f = cap_open(&c);
     CHECK(co_report_final(f, &opts, &fin) == 0);
-    CHECK(strstr(cap_text(&c),
-                 "    reconnects:                          0      (0.00 per sec.)\n"
-                 "\n"
-                 "Number of unfinished transactions on forced shutdown: 2\n"
-                 "\n"
-                 "General statistics:\n"
-                 "    total time:                          3.0001s\n") != NULL);
+    CHECK(strstr(cap_text(&c), "    reconnects:                          0      (0.00 per sec.)\n"
+                               "\n"
+                               "Number of unfinished transactions on forced shutdown: 2\n"
+                               "\n"
+                               "General statistics:\n"
+                               "    total time:                          3.0001s\n") != NULL);
     cap_free(&c);
     const struct co_report_final none = {.hist = h, .units = units, .n_units = 2};
     f = cap_open(&c);
