@@ -734,7 +734,8 @@ static int parse_checkpoints(struct co_args *a, struct pr_error *err)
         a->checkpoints[a->n_checkpoints++] = (uint32_t)x;
         p += len + (p[len] == ',');
     }
-    qsort(a->checkpoints, a->n_checkpoints, sizeof(uint32_t), cmp_u32);
+    if (a->n_checkpoints > 1)
+        qsort(a->checkpoints, a->n_checkpoints, sizeof(uint32_t), cmp_u32);
     uint32_t n = 0;
     for (uint32_t i = 0; i < a->n_checkpoints; i++)
         if (n == 0 || a->checkpoints[n - 1] != a->checkpoints[i])
