@@ -17,11 +17,19 @@
     written (exit.status 2, forced_shutdown, unfinished 3), the agent gone;
     a run without the lock does not trip it.
 """
+import os
 import re
 import subprocess
 import time
 
 import e2elib as e
+
+
+def load(j, what):
+    """The JSON a run wrote, or None (a failed check) when it wrote none."""
+    if e.check(os.path.exists(j), "%s: JSON written" % what):
+        return e.load_json(j)
+    return None
 
 
 def run(args, timeout=60):
@@ -41,7 +49,7 @@ def dry_run():
     if rc != 0:
         p.dump("dry run")
         return
-    t = e.load_json(j)["totals"]
+    t = e.load_json(j)["totals"]  # exit 0: the JSON is there
     q = t["queries"]
     e.check(t["transactions"] > 0 and q["read"] == 0 and q["write"] == 0 and
             q["other"] == 20 * t["transactions"],
@@ -77,7 +85,9 @@ def checkpoints():
     e.check(stamps == ["2", "4"], "checkpoint reports at %r s (want 2, 4)" % stamps)
     # Each report's transactions: the two checkpoints, then the final one.
     reports = [int(x) for x in re.findall(r"^    transactions:\s+(\d+) ", out, re.M)]
-    d = e.load_json(j)
+    d = load(j, "checkpoint run")
+    if d is None:
+        return
     ivs = d["intervals"]
     ivsum = lambda lo, hi: sum(iv["counters"]["transactions"] for iv in ivs if lo <= iv["k"] <= hi)
     want = [ivsum(0, 1), ivsum(2, 3), ivsum(4, 10 ** 9)]
@@ -131,7 +141,8 @@ def forced():
         e.check(dt < 12, "the run ended %.2f s after it began (the lock holds for 15 s)" % dt)
         e.check(agents and not any(e.pid_alive(x) for x in agents),
                 "the local agent(s) %r exited" % sorted(agents))
-        d = e.load_json(j)
+        d = load(j, "forced shutdown") or {"exit": {"status": None, "forced_shutdown": None},
+                                           "totals": {"counters": {"unfinished": None}}}
         e.check(d["exit"]["status"] == 2 and d["exit"]["forced_shutdown"] and
                 d["totals"]["counters"]["unfinished"] == 3,
                 "JSON: exit %r, unfinished %s" % (d["exit"], d["totals"]["counters"]["unfinished"]))
