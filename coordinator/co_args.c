@@ -6,7 +6,6 @@
 #include "co_args.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,21 +67,27 @@ static void set_password(struct co_args *a, char *owned)
 static void add_warning(struct co_args *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void add_warning(struct co_args *a, const char *fmt, ...)
+void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
 {
     char line[512];
-    va_list ap;
 
-    va_start(ap, fmt);
     int n = snprintf(line, sizeof line, "WARNING: ");
     vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     strcat(line, "\n");
     if (strstr(a->warnings, line))
         return;
     size_t old = strlen(a->warnings);
     a->warnings = pr_xrealloc(a->warnings, old + strlen(line) + 1);
     strcpy(a->warnings + old, line);
+}
+
+static void add_warning(struct co_args *a, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    co__args_vwarn(a, fmt, ap);
+    va_end(ap);
 }
 
 /* Strict decimal in lo..hi. */
@@ -672,99 +677,12 @@ static int check_partition(const struct co_args *a, struct pr_error *err)
                         a->wl == PR_WL_OLTP_INSERT ? " or tables" : "");
 }
 
-/* sysbench options stampede accepts but does not implement (co_args_int.h):
- * those that would change what a run does are refused when given a
- * non-default value, so nobody believes a run used TLS when it did not;
- * the cosmetic ones only warn. --help marks both. */
-const char *const co__refused_opts[] = {"mysql-ssl", "mysql-ssl-cipher", "mysql-compression", NULL};
-const char *const co__no_effect_opts[] = {"thread-stack-size", "debug",     "db-debug",
-                                          "mysql-debug",       "verbosity", NULL};
-
-static bool refused_is_set(const pr_opts *o, const char *name)
-{
-    const struct pr_opt_def *d = pr_opts_find(name);
-    if (d->type == PR_OPT_BOOL)
-        return pr_opts_bool(o, name);
-    return *pr_opts_str(o, name) != '\0';
-}
-
-static int check_unsupported(struct co_args *a, struct pr_error *err)
-{
-    const pr_opts *o = a->opts;
-    for (size_t i = 0; co__refused_opts[i]; i++)
-        if (refused_is_set(o, co__refused_opts[i]))
-            return pr_error_set(err, PR_EINVAL,
-                                "--%s is a sysbench option not supported by stampede yet; "
-                                "leave it %s",
-                                co__refused_opts[i],
-                                pr_opts_find(co__refused_opts[i])->type == PR_OPT_BOOL ? "off"
-                                                                                       : "unset");
-    for (size_t i = 0; co__no_effect_opts[i]; i++)
-        if (pr_opts_is_set(o, co__no_effect_opts[i]))
-            add_warning(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
-    return 0;
-}
-
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* --report-checkpoints: sorted ascending and deduplicated, as sysbench sorts
- * them; each is taken at the first report boundary at or after it. */
-static int parse_checkpoints(struct co_args *a, struct pr_error *err)
-{
-    const char *v = pr_opts_str(a->opts, "report-checkpoints");
-    int64_t ri = pr_opts_int(a->opts, "report-interval");
-    uint64_t step = ri > 0 ? (uint64_t)ri : 1;
-
-    free(a->checkpoints);
-    a->checkpoints = NULL;
-    a->n_checkpoints = 0;
-    for (const char *p = v; *p;) {
-        uint64_t x = 0;
-        char item[32];
-        size_t len = strcspn(p, ",");
-        snprintf(item, sizeof item, "%.*s", (int)(len < 31 ? len : 31), p);
-        int rc = parse_uint("report-checkpoints", item, 0, UINT32_MAX, &x, err);
-        if (rc < 0)
-            return rc;
-        a->checkpoints = pr_xrealloc(a->checkpoints, (a->n_checkpoints + 1) * sizeof(uint32_t));
-        a->checkpoints[a->n_checkpoints++] = (uint32_t)x;
-        p += len + (p[len] == ',');
-    }
-    if (a->n_checkpoints > 1)
-        qsort(a->checkpoints, a->n_checkpoints, sizeof(uint32_t), cmp_u32);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < a->n_checkpoints; i++)
-        if (n == 0 || a->checkpoints[n - 1] != a->checkpoints[i])
-            a->checkpoints[n++] = a->checkpoints[i];
-    a->n_checkpoints = n;
-    for (uint32_t i = 0; i < n; i++)
-        if (a->checkpoints[i] % step)
-            add_warning(a,
-                        "--report-checkpoints: %u s is not a multiple of --report-interval=%" PRIu64
-                        "; that checkpoint is taken at %" PRIu64 " s",
-                        a->checkpoints[i], step, (a->checkpoints[i] / step + 1) * step);
-    return 0;
-}
-
 static int check_combinations(struct co_args *a, struct pr_error *err)
 {
     if (a->opts && a->action == CO_ACTION_COMMAND) {
-        int urc = check_unsupported(a, err);
-        if (urc == 0)
-            urc = parse_checkpoints(a, err);
+        int urc = co__args_sysbench_rules(a, err);
         if (urc != 0)
             return urc;
-        uint64_t fs_ms = 0;
-        if (strcmp(pr_opts_str(a->opts, "forced-shutdown"), "off") != 0 &&
-            !pr_opts_forced_shutdown_ms(a->opts, &fs_ms))
-            add_warning(a, "--forced-shutdown has no effect with --time=0");
-        if (pr_opts_bool(a->opts, "validate"))
-            add_warning(a, "--validate: the built-in workloads have nothing to validate (as in "
-                           "sysbench 1.0.20, whose scripts never read it)");
     }
     bool keys = a->secret_key_file || a->authorized_keys;
 
