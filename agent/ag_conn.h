@@ -63,6 +63,9 @@ struct ag_conn_opts {
     unsigned read_timeout_s;               /* > 0 */
     unsigned write_timeout_s;              /* > 0 */
     const struct pr_ignore_errors *ignore; /* --mysql-ignore-errors (pr_opts' parse) */
+    bool dry_run; /* --mysql-dry-run: every open and exec completes with AG_CONN_OK at once,
+                     without a socket or a library call (no result set, 0 rows affected:
+                     class OTHER, as sysbench's dry run), still through the loop */
 };
 
 enum ag_conn_status { AG_CONN_OK, AG_CONN_IGNORED, AG_CONN_LOST, AG_CONN_FATAL };

@@ -295,8 +295,8 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
     case PR_MSG_BYE:
         logf_(c, m->type == PR_MSG_BYE ? 2 : 1, "coordinator: %s: %s", pr_msg_type_name(m->type),
               m->u.abort.reason);
-        if (c->session)
-            ag_session_stop(c->session, false);
+        if (c->session) /* ABORT "now": --forced-shutdown, in-flight events are cut off */
+            ag_session_stop(c->session, m->type == PR_MSG_ABORT && m->u.abort.now);
         break;
     case PR_MSG_HEARTBEAT:
         break;

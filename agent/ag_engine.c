@@ -145,6 +145,7 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->opts.read_timeout_s = cfg->read_timeout_s ? cfg->read_timeout_s : 600;
     e->opts.write_timeout_s = cfg->write_timeout_s ? cfg->write_timeout_s : 60;
     e->opts.ignore = &e->ignore;
+    e->opts.dry_run = cfg->dry_run;
     copy_targets(e, cfg);
     e->conns = cfg->conns;
     e->conn_first = cfg->conn_first;

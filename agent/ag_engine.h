@@ -77,6 +77,7 @@ struct ag_engine_config {
     uint64_t seed;              /* run seed: global connection g's cursor is seeded with
                                    pr_split_seed(seed, 0, g) */
     uint32_t stop_grace_ms;     /* bound on in-flight events at the end, 0: 5000 */
+    bool dry_run;               /* --mysql-dry-run: connections pretend (ag_conn_opts) */
 };
 
 /* A fatal error for a report. */

@@ -119,6 +119,19 @@ static ag_workload *parse_workload(const struct pr_msg_plan *p, struct ag_run_er
     return wl;
 }
 
+/* With --forced-shutdown the coordinator decides when in-flight events are
+ * cut off (ABORT "now" at --time + the delay): the agent's own bound on them
+ * waits a little longer, for a coordinator that cannot be reached. Without
+ * it, the engine's default bound. */
+static uint32_t stop_grace_ms(const pr_opts *o)
+{
+    uint64_t fs_ms = 0;
+    if (!pr_opts_forced_shutdown_ms(o, &fs_ms))
+        return 0;
+    fs_ms += 2000;
+    return fs_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)fs_ms;
+}
+
 static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
 {
     const struct pr_msg_plan *p = r->plan;
@@ -144,6 +157,8 @@ static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
         .events = p->events,
         .rate = (double)p->rate,
         .seed = p->seed,
+        .dry_run = pr_opts_bool(o, "mysql-dry-run"),
+        .stop_grace_ms = stop_grace_ms(o),
     };
     ag_engine *eng = ag_engine_new(&c, &err);
     if (eng == NULL)
@@ -178,6 +193,8 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
     unsigned port = p->n_ports ? p->ports[0] : 3306;
     const char *sock = p->n_sockets ? p->sockets[0] : NULL;
 
+    if (pr_opts_bool(ag_workload_opts(r->wl), "mysql-dry-run"))
+        return 0; /* no server to probe: no RTT, no status samples */
     r->probe = mysql_init(NULL);
     mysql_options(r->probe, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     mysql_options(r->probe, MYSQL_OPT_READ_TIMEOUT, &timeout);

@@ -433,13 +433,19 @@ static void begin_stop(ag_worker *w)
     ag__worker_maybe_finished(w);
 }
 
+/* Every connection closes now; an event it was in the middle of (running,
+ * or waiting to reopen and restart) is counted as unfinished. */
 static void stop_now(ag_worker *w)
 {
     w->stopping = true;
     ag__worker_arrival_disarm(w);
     w->nidle = 0;
-    for (size_t i = 0; i < w->n; i++)
+    for (size_t i = 0; i < w->n; i++) {
+        enum ag__wc_state st = w->wc[i].st;
+        if (st == AG__WC_EVENT || st == AG__WC_BACKOFF || st == AG__WC_REOPEN)
+            w->cur->ctr.unfinished++;
         ag__worker_conn_done(&w->wc[i]);
+    }
     ag__worker_maybe_finished(w);
 }
 
@@ -452,7 +458,9 @@ static void end_cb(uv_timer_t *t)
 {
     ag_worker *w = t->data;
     begin_stop(w);
-    if (!w->finished)
+    /* A second stop (the coordinator's ABORT after --time) keeps the first
+     * one's deadline. */
+    if (!w->finished && !uv_is_active((uv_handle_t *)&w->grace_timer))
         uv_timer_start(&w->grace_timer, grace_cb, w->sh->stop_grace_ms, 0);
 }
 

@@ -91,8 +91,8 @@ typedef struct ag_workload ag_workload;
 
 /* Parse options (sysbench names, '-' and '_' equivalent, defaults as sysbench
  * 1.0.20) for a workload name ("oltp_read_write", ...). Options of the general,
- * mysql and this workload's script sets are accepted (bulk_insert accepts any
- * unknown name, as sysbench's legacy mode). Returns NULL and fills err (code
+ * mysql and this workload's script sets are accepted, nothing else (not even
+ * for bulk_insert, which sysbench runs in legacy mode). Returns NULL and fills err (code
  * PR_EINVAL and a message naming the option) on an unknown workload or a bad
  * option. The caller owns the result; opts are copied. Thread-safe. */
 ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t nopts,

@@ -54,21 +54,27 @@ static void set_password(struct co_args *a, char *owned)
 static void add_warning(struct co_args *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void add_warning(struct co_args *a, const char *fmt, ...)
+void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
 {
     char line[512];
-    va_list ap;
 
-    va_start(ap, fmt);
     int n = snprintf(line, sizeof line, "WARNING: ");
     vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     strcat(line, "\n");
     if (strstr(a->warnings, line))
         return;
     size_t old = strlen(a->warnings);
     a->warnings = pr_xrealloc(a->warnings, old + strlen(line) + 1);
     strcpy(a->warnings + old, line);
+}
+
+static void add_warning(struct co_args *a, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    co__args_vwarn(a, fmt, ap);
+    va_end(ap);
 }
 
 /* Strict decimal in lo..hi. */
@@ -357,24 +363,43 @@ static void add_passthrough(struct co_args *a, const char *name, const char *val
     a->passthrough[a->n_passthrough++] = item;
 }
 
+/* An option nobody knows: name it, suggest the closest known one (ours
+ * or sysbench's) and where to look. Every workload refuses it, bulk_insert
+ * too (sysbench's legacy mode would take it: a typo would pass unseen). */
+static int unknown_option(const struct co_args *a, const char *name, bool other_workload,
+                          struct pr_error *err)
+{
+    const char *own[N_OWN + 1];
+    char hint[96] = "";
+
+    for (size_t i = 0; i < N_OWN; i++)
+        own[i] = own_opts[i].name;
+    own[N_OWN] = "mysql-password";
+    const char *near = pr_opts_suggest(a->wl, name, strlen(name), own, N_OWN + 1);
+    if (near)
+        snprintf(hint, sizeof hint, "; did you mean --%s?", near);
+    if (other_workload)
+        return pr_error_set(err, PR_EINVAL, "unknown option --%s for %s%s; see stampede %s help",
+                            name, a->workload, hint, a->workload);
+    return pr_error_set(err, PR_EINVAL, "unknown option --%s%s; see stampede --help", name, hint);
+}
+
 /* A sysbench (pr_opts) option: set it, warn for aliases, pass it through. */
 static int apply_sysbench(struct co_args *a, const char *name, const char *value,
                           struct pr_error *err)
 {
     const struct pr_opt_def *def = pr_opts_find(name);
-    const char *wl = a->workload;
 
-    if (!def && a->wl != PR_WL_BULK_INSERT)
-        return pr_error_set(err, PR_EINVAL, "unknown option --%s; see stampede --help", name);
-    if (def && def->group == PR_OPT_SCRIPT && !(def->workloads & (1u << a->wl)))
-        return pr_error_set(err, PR_EINVAL, "unknown option --%s for %s; see stampede %s help",
-                            def->name, wl, wl);
+    if (!def)
+        return unknown_option(a, name, false, err);
+    if (def->group == PR_OPT_SCRIPT && !(def->workloads & (1u << a->wl)))
+        return unknown_option(a, def->name, true, err);
     int rc = pr_opts_set(a->opts, name, value, err);
     if (rc < 0)
         return rc;
-    if (def && def->alias_of)
+    if (def->alias_of)
         add_warning(a, "--%s is deprecated, use --%s instead", def->name, def->alias_of);
-    const char *canon = def ? (def->alias_of ? def->alias_of : def->name) : name;
+    const char *canon = def->alias_of ? def->alias_of : def->name;
     add_passthrough(a, canon, value ? value : "on");
     return 0;
 }
@@ -623,44 +648,10 @@ static int check_partition(const struct co_args *a, struct pr_error *err)
                         a->wl == PR_WL_OLTP_INSERT ? " or tables" : "");
 }
 
-/* sysbench options stampede accepts but does not implement. Those that
- * would change what a run does are refused when given a non-default value,
- * so nobody believes a run used TLS or checkpoints when it did not; the
- * cosmetic ones only warn. */
-static const char *const unsupported_bool[] = {"mysql-ssl", "mysql-compression", "mysql-dry-run",
-                                               "validate"};
-static const char *const unsupported_text[] = {"mysql-ssl-cipher", "report-checkpoints"};
-static const char *const no_effect[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug"};
-
-static int check_unsupported(struct co_args *a, struct pr_error *err)
-{
-    const pr_opts *o = a->opts;
-    for (size_t i = 0; i < sizeof(unsupported_bool) / sizeof(*unsupported_bool); i++)
-        if (pr_opts_bool(o, unsupported_bool[i]))
-            return pr_error_set(err, PR_EINVAL,
-                                "--%s is a sysbench option not supported by stampede yet; "
-                                "leave it off",
-                                unsupported_bool[i]);
-    for (size_t i = 0; i < sizeof(unsupported_text) / sizeof(*unsupported_text); i++)
-        if (*pr_opts_str(o, unsupported_text[i]))
-            return pr_error_set(err, PR_EINVAL,
-                                "--%s is a sysbench option not supported by stampede yet; "
-                                "leave it unset",
-                                unsupported_text[i]);
-    if (strcmp(pr_opts_str(o, "forced-shutdown"), "off") != 0)
-        return pr_error_set(err, PR_EINVAL,
-                            "--forced-shutdown is not supported: agents always let in-flight "
-                            "statements finish (bounded) and a stuck agent is reported lost");
-    for (size_t i = 0; i < sizeof(no_effect) / sizeof(*no_effect); i++)
-        if (pr_opts_is_set(o, no_effect[i]))
-            add_warning(a, "--%s has no effect in stampede", no_effect[i]);
-    return 0;
-}
-
 static int check_combinations(struct co_args *a, struct pr_error *err)
 {
     if (a->opts && a->action == CO_ACTION_COMMAND) {
-        int urc = check_unsupported(a, err);
+        int urc = co__args_sysbench_rules(a, err);
         if (urc != 0)
             return urc;
     }
@@ -770,6 +761,7 @@ void co_args_clear(struct co_args *a)
     free(a->authorized_keys);
     set_password(a, NULL); /* scrubbed: it would otherwise linger in freed memory */
     free(a->warnings);
+    free(a->checkpoints);
     for (uint32_t i = 0; i < a->n_passthrough; i++)
         free(a->passthrough[i]);
     free(a->passthrough);

@@ -35,6 +35,11 @@
  * is the default; the option and the file override it, the later of the two
  * winning. A password in a --config-file gives no warning.
  *
+ * An unknown option is PR_EINVAL for every workload (bulk_insert too, which
+ * sysbench runs in legacy mode), naming the closest known option. sysbench
+ * options stampede does not implement (co__refused_opts: TLS, compression)
+ * are refused when set; --report-checkpoints is parsed into checkpoints.
+ *
  * Rules checked here (PR_EINVAL): --listen needs --secret-key-file and
  * --authorized-keys unless --plaintext; --plaintext with a tcp --listen
  * needs a loopback host (127.x, localhost, ::1) and no key options;
@@ -114,10 +119,13 @@ struct co_args {
     char **passthrough;                  /* "name=value" of every option given explicitly (sysbench
                                             and workload options only, canonical names, password
                                             excluded), in order of first appearance (a repeated
-                                            option keeps its slot with the last value; bulk_insert's
-                                            unknown options as spelled): sent to agents in
+                                            option keeps its slot with the last value; an unknown
+                                            option never gets here): sent to agents in
                                             PLAN.opts */
     uint32_t n_passthrough;
+    uint32_t *checkpoints;  /* --report-checkpoints in seconds, ascending, no duplicates;
+                               NULL when none */
+    uint32_t n_checkpoints; /* at most 256 (pr_opts's bound) */
 };
 
 /* Parse argv (argv[0] skipped) into *a (overwritten). Returns 0, or

@@ -3,6 +3,7 @@
 #ifndef CO_ARGS_INT_H
 #define CO_ARGS_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "co_args.h"
@@ -15,6 +16,22 @@ struct co__own_opt {
     const char *help; /* --help text */
     int (*set)(struct co_args *a, const char *name, const char *v, struct pr_error *err);
 };
+
+/* sysbench options stampede refuses when set (TLS, compression: a later
+ * connection layer) and those it accepts with no effect; NULL terminated.
+ * --help marks them. */
+extern const char *const co__refused_opts[];
+extern const char *const co__no_effect_opts[];
+
+/* Append "WARNING: <fmt...>\n" to a->warnings unless already there. */
+void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+/* The sysbench options with rules of their own (co_args_sb.c), once every
+ * option is in: refused ones (PR_EINVAL), no-effect warnings,
+ * --report-checkpoints into a->checkpoints, --forced-shutdown and
+ * --validate warnings. Returns 0 or PR_EINVAL with err filled. */
+int co__args_sysbench_rules(struct co_args *a, struct pr_error *err);
 
 /* stampede's own options, for --help. Static table; *n set. */
 const struct co__own_opt *co__args_own_opts(size_t *n);

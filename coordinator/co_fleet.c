@@ -144,7 +144,7 @@ int co_fleet_send(co_fleet *f, int peer, struct pr_msg *m)
     return send_to(f, p->rid, p->rid_len, ++p->out_seq, m);
 }
 
-static void send_simple(co_fleet *f, int peer, enum pr_msg_type type, const char *reason)
+static void send_simple(co_fleet *f, int peer, enum pr_msg_type type, const char *reason, bool now)
 {
     struct pr_msg m;
     pr_msg_init(&m, type, NULL, 0);
@@ -153,6 +153,7 @@ static void send_simple(co_fleet *f, int peer, enum pr_msg_type type, const char
         m.u.heartbeat.clock_ns = pr_clock_now_ns();
     } else {
         m.u.abort.reason = (char *)reason;
+        m.u.abort.now = now && type == PR_MSG_ABORT;
     }
     co_fleet_send(f, peer, &m);
 }
@@ -161,7 +162,14 @@ void co_fleet_broadcast_stop(co_fleet *f, const char *reason, bool bye)
 {
     for (size_t i = 0; i < f->n_peers; i++)
         if (!f->peers[i].pub.lost && !f->peers[i].pub.gone)
-            send_simple(f, (int)i, bye ? PR_MSG_BYE : PR_MSG_ABORT, reason);
+            send_simple(f, (int)i, bye ? PR_MSG_BYE : PR_MSG_ABORT, reason, false);
+}
+
+void co_fleet_broadcast_abort_now(co_fleet *f, const char *reason)
+{
+    for (size_t i = 0; i < f->n_peers; i++)
+        if (!f->peers[i].pub.lost && !f->peers[i].pub.gone)
+            send_simple(f, (int)i, PR_MSG_ABORT, reason, true);
 }
 
 void co_fleet_set_run(co_fleet *f, const char *run)
@@ -282,7 +290,7 @@ static void on_hello(co_fleet *f, const uint8_t *rid, size_t len, struct pr_msg 
     ev->type = CO_FLEET_JOINED;
     ev->peer = (int)f->n_peers++;
     /* Speak at once: the agent counts itself joined when we answer. */
-    send_simple(f, ev->peer, PR_MSG_HEARTBEAT, NULL);
+    send_simple(f, ev->peer, PR_MSG_HEARTBEAT, NULL, false);
     co_fleet_ping(f, ev->peer);
 }
 
@@ -317,7 +325,7 @@ static bool on_peer_msg(co_fleet *f, int idx, struct pr_msg *m, struct co_fleet_
         p->pub.state = m->u.heartbeat.state;
         return false;
     case PR_MSG_HELLO: /* resent HELLO: the agent lost us for a while */
-        send_simple(f, idx, PR_MSG_HEARTBEAT, NULL);
+        send_simple(f, idx, PR_MSG_HEARTBEAT, NULL, false);
         return false;
     case PR_MSG_BYE:
         p->pub.gone = true;
@@ -462,7 +470,7 @@ static bool timers(co_fleet *f, struct co_fleet_event *ev)
             return true;
         }
         if (beat)
-            send_simple(f, (int)i, PR_MSG_HEARTBEAT, NULL);
+            send_simple(f, (int)i, PR_MSG_HEARTBEAT, NULL, false);
     }
     return false;
 }

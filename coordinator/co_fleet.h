@@ -92,6 +92,10 @@ int co_fleet_send(co_fleet *f, int peer, struct pr_msg *m);
 /* Send an ABORT (or BYE when bye) with a reason to every live peer. */
 void co_fleet_broadcast_stop(co_fleet *f, const char *reason, bool bye);
 
+/* Send an ABORT with now set (stop at once, pr_msg_abort) to every live
+ * peer: --forced-shutdown. */
+void co_fleet_broadcast_abort_now(co_fleet *f, const char *reason);
+
 /* The run id put on every message from now on. */
 void co_fleet_set_run(co_fleet *f, const char *run);
 

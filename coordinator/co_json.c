@@ -369,6 +369,30 @@ static void write_totals(struct jw *w, const struct co_result *r)
     jw_close(w, '}');
 }
 
+/* --report-checkpoints: one object per report printed, what it covered. */
+static void write_checkpoints(struct jw *w, const struct co_result *r)
+{
+    jw_open(w, "checkpoints", '[');
+    for (uint32_t i = 0; i < r->n_checkpoints; i++) {
+        const struct co_checkpoint_result *cp = &r->checkpoints[i];
+        const struct pr_counters *c = &cp->ctr;
+        jw_open(w, NULL, '{');
+        jw_u64(w, "at_s", cp->at_s);
+        jw_num(w, "t_s", cp->t_s);
+        jw_num(w, "len_s", cp->len_s);
+        jw_u64(w, "k_first", cp->k_first);
+        jw_u64(w, "k_last", cp->k_last);
+        jw_u64(w, "transactions", c->transactions);
+        jw_num(w, "tps", per_s(c->transactions, cp->len_s));
+        jw_num(w, "qps", per_s(pr_counters_queries(c), cp->len_s));
+        jw_latency(w, "latency_ms", cp->lat,
+                   LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
+        jw_counters(w, "counters", c);
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+}
+
 static void write_server(struct jw *w, const struct co_result *r)
 {
     jw_open(w, "server", '{');
@@ -415,6 +439,7 @@ int co_json_write(const struct co_result *r, FILE *f)
     w.flat_depth = INT_MAX;
     jw_close(&w, ']');
     write_totals(&w, r);
+    write_checkpoints(&w, r);
     write_server(&w, r);
     jw_open(&w, "control", '{');
     jw_u64(&w, "bad_frames", r->bad_frames);
@@ -423,6 +448,7 @@ int co_json_write(const struct co_result *r, FILE *f)
     jw_open(&w, "exit", '{');
     jw_i64(&w, "status", r->exit_status);
     jw_str(&w, "reason", r->exit_reason != NULL ? r->exit_reason : "");
+    jw_bool(&w, "forced_shutdown", r->forced_shutdown);
     jw_close(&w, '}');
     jw_close(&w, '}');
     fputc('\n', f);

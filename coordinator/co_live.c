@@ -80,6 +80,7 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
     pr_counters_add(&ag->sum, &st->ctr);
+    ag->lat_sum_us += pr_hist_sum(st->lat);
     ag->cpu_sum += st->cpu_pct;
     if (st->cpu_pct > ar->cpu_pct_max)
         ar->cpu_pct_max = st->cpu_pct;
@@ -158,9 +159,100 @@ void co__live_flush(struct run *r, bool final)
         if (!tail)
             print_interval(r, k);
         co_merge_close(r->merge, k, !tail, len);
+        if (!tail)
+            co__live_checkpoints(r, k);
     }
     if (final) /* the tails end when the run did (co_result.time_s) */
         co_merge_end(r->merge, r->end_ns > r->t0_ns ? r->end_ns - r->t0_ns : elapsed);
+}
+
+/* ---- --report-checkpoints ----------------------------------------------- */
+
+/* Threads fairness of a checkpoint: each agent's events and latency sum
+ * since the previous checkpoint (its STATS received so far), spread evenly
+ * over its connections, as co_summary does for the final report. */
+static struct co_report_unit *checkpoint_units(struct run *r, size_t *n)
+{
+    size_t total = 0, u = 0;
+    for (uint32_t i = 0; i < r->n; i++)
+        total += r->res->agents[i].threads ? r->res->agents[i].threads : 1;
+    struct co_report_unit *units = pr_xcalloc(total + 1, sizeof(*units));
+    for (uint32_t i = 0; i < r->n; i++) {
+        struct co_agent_result *ar = &r->res->agents[i];
+        uint64_t c = ar->threads ? ar->threads : 1;
+        uint64_t ev = r->agents[i].sum.transactions - ar->cp_events;
+        uint64_t lat = r->agents[i].lat_sum_us - ar->cp_lat_us;
+        for (uint64_t j = 0; j < c; j++, u++) {
+            units[u].events = ev / c + (j < ev % c);
+            units[u].lat_sum_us = lat / c + (j < lat % c);
+        }
+        ar->cp_events = r->agents[i].sum.transactions;
+        ar->cp_lat_us = r->agents[i].lat_sum_us;
+    }
+    *n = total;
+    return units;
+}
+
+/* The checkpoint at_s, taken at the end of interval k: merge the window's
+ * intervals, print its report, keep it, restart the window. */
+static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
+{
+    struct co_result *res = r->res;
+    const struct co_args *a = r->a;
+    pr_hist *scratch = pr_hist_new();
+
+    res->checkpoints =
+        pr_xrealloc(res->checkpoints, (res->n_checkpoints + 1) * sizeof(*res->checkpoints));
+    struct co_checkpoint_result *cp = &res->checkpoints[res->n_checkpoints++];
+    *cp = (struct co_checkpoint_result){
+        .at_s = at_s,
+        .t_s = (double)(k + 1) * r->interval_ms / 1000.0,
+        .k_first = r->cp_from_k,
+        .k_last = k,
+        .lat = pr_hist_new(),
+    };
+    cp->len_s = cp->t_s - r->cp_from_s;
+    for (uint64_t i = r->cp_from_k; i <= k; i++) {
+        const struct co_interval_result *iv = co_merge_get(r->merge, i);
+        if (iv == NULL)
+            continue;
+        pr_counters_add(&cp->ctr, &iv->ctr);
+        pr_hist_add(cp->lat, co_interval_lat(iv, scratch));
+    }
+    pr_hist_destroy(&scratch);
+    size_t n_units = 0;
+    struct co_report_unit *units = checkpoint_units(r, &n_units);
+    struct co_report_opts o = {
+        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
+        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+    };
+    struct co_report_final fin = {
+        .counters = cp->ctr,
+        .hist = cp->lat,
+        .total_time_s = cp->t_s, /* sysbench: total time counts from the start */
+        .rate_time_s = cp->len_s,
+        .units = units,
+        .n_units = n_units,
+    };
+    fprintf(r->out, "[ %.0fs ] Checkpoint report:\n", cp->t_s);
+    co_report_final(r->out, &o, &fin);
+    fflush(r->out);
+    free(units);
+    r->cp_from_k = k + 1;
+    r->cp_from_s = cp->t_s;
+}
+
+void co__live_checkpoints(struct run *r, uint64_t k)
+{
+    const struct co_args *a = r->a;
+    uint64_t end_ms = (k + 1) * r->interval_ms;
+    uint32_t due = 0;
+
+    /* Checkpoints that fall on the same boundary make one report. */
+    while (r->next_cp < a->n_checkpoints && (uint64_t)a->checkpoints[r->next_cp] * 1000u <= end_ms)
+        due = a->checkpoints[r->next_cp++] + 1;
+    if (due > 0)
+        take_checkpoint(r, k, due - 1);
 }
 
 /* Prepare: "[ 10s ] rows loaded: N/M (P%), R rows/s, ETA S s" once per

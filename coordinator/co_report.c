@@ -59,11 +59,19 @@ int co_report_header(FILE *out, const struct co_report_opts *opts)
     if (opts->report_interval_s > 0)
         fprintf(out, "Report intermediate results every %" PRIu32 " second(s)\n",
                 opts->report_interval_s);
+    if (opts->n_checkpoints > 0) {
+        fprintf(out, "Report checkpoint(s) at ");
+        for (uint32_t i = 0; i < opts->n_checkpoints; i++)
+            fprintf(out, "%s%" PRIu32, i ? ", " : "", opts->checkpoints[i]);
+        fprintf(out, " seconds\n");
+    }
     if (opts->seed != 0)
         fprintf(out, "Initializing random number generator from seed (%" PRIu64 ").\n\n",
                 opts->seed);
     else
         fprintf(out, "Initializing random number generator from current time\n\n");
+    if (opts->forced_shutdown)
+        fprintf(out, "Forcing shutdown in %" PRIu64 " seconds\n", opts->forced_shutdown_s);
     fprintf(out, "\nInitializing worker threads...\n\n");
     return stream_status(out);
 }
@@ -215,6 +223,9 @@ int co_report_final(FILE *out, const struct co_report_opts *opts, const struct c
             return rc;
     }
     print_sql_stats(out, fin);
+    if (fin->unfinished > 0)
+        fprintf(out, "Number of unfinished transactions on forced shutdown: %" PRIu64 "\n\n",
+                fin->unfinished);
     fprintf(out, "General statistics:\n");
     fprintf(out, "    total time:                          %.4fs\n", fin->total_time_s);
     fprintf(out, "    total number of events:              %" PRIu64 "\n\n",

@@ -21,7 +21,7 @@
  *   never.
  * - A rate whose time denominator is not positive prints 0.00 (sysbench
  *   would print inf or nan).
- * - No checkpoint reports, no "Forcing shutdown" line, no --debug lines.
+ * - No --debug lines.
  *
  * Errors: every function returns 0, PR_EINVAL for bad arguments (checked
  * before anything is written) or -EIO when the stream reports an error after
@@ -40,13 +40,17 @@
 
 /* The run options the report shows (sysbench's names in quotes). */
 struct co_report_opts {
-    uint32_t threads;           /* connections over all agents ("--threads") */
-    uint64_t rate;              /* target events/s over all agents; 0: closed loop */
-    uint32_t report_interval_s; /* "--report-interval"; 0: no interval lines */
-    uint64_t seed;              /* "--rand-seed"; 0: seeded from the current time */
-    uint32_t percentile;        /* "--percentile", 0..100; 0 disables percentiles */
-    bool histogram;             /* "--histogram": co_report_final() prints the block */
-    bool strict;                /* --report-format=sysbench: sysbench's banner, no markers */
+    uint32_t threads;            /* connections over all agents ("--threads") */
+    uint64_t rate;               /* target events/s over all agents; 0: closed loop */
+    uint32_t report_interval_s;  /* "--report-interval"; 0: no interval lines */
+    uint64_t seed;               /* "--rand-seed"; 0: seeded from the current time */
+    uint32_t percentile;         /* "--percentile", 0..100; 0 disables percentiles */
+    bool histogram;              /* "--histogram": co_report_final() prints the block */
+    bool strict;                 /* --report-format=sysbench: sysbench's banner, no markers */
+    const uint32_t *checkpoints; /* "--report-checkpoints" (s, ascending), n_checkpoints */
+    uint32_t n_checkpoints;
+    bool forced_shutdown;       /* "--forced-shutdown" in force ... */
+    uint64_t forced_shutdown_s; /* ... at this many seconds: --time + its delay */
 };
 
 /* Interval markers, appended after "reconn/s: X.XX" so that sysbench
@@ -81,6 +85,7 @@ struct co_report_final {
     double rate_time_s;                 /* denominator of "per sec."; <= 0: total_time_s */
     const struct co_report_unit *units; /* fairness units (borrowed), n_units >= 1 */
     size_t n_units;
+    uint64_t unfinished; /* > 0: "Number of unfinished transactions on forced shutdown" */
 };
 
 /* The version line and its blank line: stampede's, or sysbench's when
@@ -89,7 +94,9 @@ int co_report_banner(FILE *out, bool strict);
 
 /* The run header, from the version line down to "Initializing worker
  * threads..." and its blank line: options, target rate when opts->rate > 0,
- * report interval when set, seed line. */
+ * report interval when set, "Report checkpoint(s) at 10, 20 seconds" when
+ * opts->n_checkpoints, seed line, and "Forcing shutdown in N seconds" with
+ * opts->forced_shutdown. */
 int co_report_header(FILE *out, const struct co_report_opts *opts);
 
 /* "Threads started!" and its blank line: print when the load starts. */
@@ -112,8 +119,11 @@ int co_report_interval(FILE *out, const struct co_report_opts *opts,
  * An empty histogram prints only the title and the " " line, as sysbench. */
 int co_report_histogram(FILE *out, const pr_hist *hist);
 
-/* The final report: the --histogram block first when opts->histogram, then
- * "SQL statistics", "General statistics", "Latency (ms)" (min/avg/max/sum
+/* The final report (and, after "[ Ns ] Checkpoint report:", a checkpoint's):
+ * the --histogram block first when opts->histogram, then
+ * "SQL statistics" (with fin->unfinished > 0, "Number of unfinished
+ * transactions on forced shutdown: K" and a blank line after it, where
+ * sysbench 1.0.20 prints it), "General statistics", "Latency (ms)" (min/avg/max/sum
  * exact from fin->hist, the percentile from it too, or "percentile stats:
  * disabled" when opts->percentile is 0) and "Threads fairness" (averages
  * over fin->n_units units, population standard deviations), each section

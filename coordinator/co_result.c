@@ -84,6 +84,9 @@ void co_result_clear(struct co_result *r)
         for (uint32_t i = 0; i < r->n_server; i++)
             free(r->server[i].name);
     free(r->server);
+    for (uint32_t i = 0; i < r->n_checkpoints; i++)
+        pr_hist_destroy(&r->checkpoints[i].lat);
+    free(r->checkpoints);
     free(r->exit_reason);
     memset(r, 0, sizeof(*r));
 }

@@ -43,6 +43,8 @@ struct co_agent_result {
     char *reason;            /* "" or why it failed / was lost */
     bool lost;               /* went silent (DESIGN §7) */
     double lost_at_s;        /* when it was declared lost, s since t0 */
+    uint64_t cp_events;      /* its events at the last checkpoint (from its STATS), 0 */
+    uint64_t cp_lat_us;      /* its latency sum then */
 };
 
 /* One report interval [t_s - len_s, t_s). */
@@ -73,13 +75,26 @@ struct co_interval_result {
     double server_qps;                 /* server Questions delta / len_s */
 };
 
+/* One --report-checkpoints report: the intervals since the previous
+ * checkpoint (or t0), as merged when it was printed. */
+struct co_checkpoint_result {
+    uint32_t at_s;          /* the checkpoint asked for */
+    double t_s;             /* when it was taken: the first report boundary at or after at_s */
+    double len_s;           /* since the previous checkpoint (or t0): the rates' denominator */
+    uint64_t k_first;       /* first interval it covers */
+    uint64_t k_last;        /* last one */
+    struct pr_counters ctr; /* merged counters of those intervals */
+    pr_hist *lat;           /* merged latency of those intervals (owned) */
+};
+
 /* A named server counter (SHOW GLOBAL STATUS) over the run. */
 struct co_server_delta {
     char *name;
     uint64_t start, end; /* samples at READY and at the last boundary */
 };
 
-enum co_exit_status { CO_EXIT_OK = 0, CO_EXIT_FAILED = 1, CO_EXIT_USAGE = 2 };
+/* CO_EXIT_FORCED is sysbench's exit code after a --forced-shutdown. */
+enum co_exit_status { CO_EXIT_OK = 0, CO_EXIT_FAILED = 1, CO_EXIT_USAGE = 2, CO_EXIT_FORCED = 2 };
 
 struct co_result {
     char *tool;        /* "stampede" */
@@ -102,14 +117,19 @@ struct co_result {
     uint64_t start_unix_ms;         /* wall clock at t0, ms since the epoch (0: no start) */
     struct co_server_delta *server; /* lead agent's counters, n_server */
     uint32_t n_server;
-    uint64_t client_statements; /* statements the agents counted (queries) */
-    bool server_match;          /* client_statements == server statements delta */
-    int64_t server_diff;        /* server delta - client count */
-    bool server_checked;        /* a start and an end sample exist */
-    int exit_status;            /* enum co_exit_status */
-    char *exit_reason;          /* "" on success */
-    uint64_t bad_frames;        /* malformed frames received and ignored */
-    uint64_t refused_agents;    /* connections refused (unauthorized key, version) */
+    uint64_t client_statements;               /* statements the agents counted (queries) */
+    bool server_match;                        /* client_statements == server statements delta */
+    int64_t server_diff;                      /* server delta - client count */
+    bool server_checked;                      /* a start and an end sample exist */
+    int exit_status;                          /* enum co_exit_status */
+    char *exit_reason;                        /* "" on success */
+    struct co_checkpoint_result *checkpoints; /* --report-checkpoints taken, in order */
+    uint32_t n_checkpoints;
+    bool forced_shutdown;    /* --forced-shutdown cut the run off (exit_status CO_EXIT_FORCED
+                                unless it had already failed); total.unfinished: the events
+                                it cut off */
+    uint64_t bad_frames;     /* malformed frames received and ignored */
+    uint64_t refused_agents; /* connections refused (unauthorized key, version) */
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

@@ -405,9 +405,12 @@ static void check_overdue(struct run *r)
 {
     uint64_t now = co_fleet_now_ns();
     uint64_t time_s = (uint64_t)pr_opts_int(r->a->opts, "time");
+    uint64_t slack_ms = FINISH_SLACK_MS;
+    if (r->forced_on && r->forced_ms + STOP_WAIT_MS > slack_ms)
+        slack_ms = r->forced_ms + STOP_WAIT_MS; /* --forced-shutdown acts first */
     bool after_stop = r->stopping && now > r->stop_ns + (uint64_t)STOP_WAIT_MS * 1000000u;
     bool overdue = r->a->cmd == PR_CMD_RUN && time_s > 0 &&
-                   now > r->t0_ns + (time_s * 1000u + FINISH_SLACK_MS) * 1000000u;
+                   now > r->t0_ns + (time_s * 1000u + slack_ms) * 1000000u;
 
     if (!after_stop && !overdue)
         return;
@@ -420,6 +423,34 @@ static void check_overdue(struct run *r)
     for (uint32_t i = 0; i < r->n; i++)
         if (r->agents[i].in_phase && !r->agents[i].done && !r->agents[i].lost)
             on_lost(r, i, "no DONE within 10 s of the stop");
+}
+
+/* --forced-shutdown: at --time + its delay, a run whose agents have not all
+ * finished is cut off as sysbench does it: the FATAL line, every agent told
+ * to stop at once (events in flight are dropped and counted as unfinished),
+ * and sysbench's exit code 2. What was measured is kept: the agents still
+ * send their DONE, and the report and files are written as usual. */
+static void check_forced(struct run *r)
+{
+    uint64_t time_ms = (uint64_t)pr_opts_int(r->a->opts, "time") * 1000u;
+
+    if (!r->forced_on || r->forced || r->a->cmd != PR_CMD_RUN || r->t0_ns == 0 || phase_over(r))
+        return;
+    if (co_fleet_now_ns() < r->t0_ns + (time_ms + r->forced_ms) * 1000000u)
+        return;
+    r->forced = true;
+    r->res->forced_shutdown = true;
+    fprintf(r->out, "FATAL: The --max-time limit has expired, forcing shutdown...\n");
+    fflush(r->out);
+    if (r->res->exit_status == CO_EXIT_OK) {
+        r->res->exit_status = CO_EXIT_FORCED;
+        free(r->res->exit_reason);
+        r->res->exit_reason = pr_xstrdup("forced shutdown: the agents had not finished at --time + "
+                                         "--forced-shutdown; events in flight were cut off");
+    }
+    co_fleet_broadcast_abort_now(r->fleet, "--forced-shutdown: the --max-time limit has expired");
+    r->stopping = true;
+    r->stop_ns = co_fleet_now_ns();
 }
 
 static void handle_event(struct run *r, struct co_fleet_event *ev)
@@ -482,6 +513,7 @@ static void drive_phase(struct run *r)
         reap_local(r);
         co__live_flush(r, false);
         co__live_progress(r);
+        check_forced(r);
         check_overdue(r);
     }
     if (r->end_ns == 0)
@@ -596,6 +628,11 @@ static void print_header(struct run *r)
         .seed = (uint64_t)pr_opts_int(a->opts, "rand-seed"),
         .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
         .strict = strict,
+        .checkpoints = a->checkpoints,
+        .n_checkpoints = a->n_checkpoints,
+        .forced_shutdown = r->forced_on,
+        .forced_shutdown_s =
+            ((uint64_t)pr_opts_int(a->opts, "time") * 1000u + r->forced_ms) / 1000u,
     };
     co_report_header(r->out, &o);
     fflush(r->out);
@@ -676,6 +713,7 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     interrupts = 0;
+    r.forced_on = a->cmd == PR_CMD_RUN && pr_opts_forced_shutdown_ms(a->opts, &r.forced_ms);
     fill_header(&r);
     print_header(&r);
     if (open_fleet(&r, self_exe) == 0 && gather(&r) == 0 && make_plan(&r) == 0) {

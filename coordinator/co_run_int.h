@@ -27,6 +27,7 @@ struct agent {
     bool lost;              /* lost or said BYE */
     char error[1024];       /* its setup or run error, "" if none */
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
+    uint64_t lat_sum_us;    /* sum of its STATS latency sums */
     double cpu_sum;         /* sum of STATS.cpu */
 };
 
@@ -60,6 +61,12 @@ struct run {
     uint64_t next_progress_ns; /* when the next progress line is due */
     double *srv_qps;           /* per interval: server QPS, < 0 unknown */
     uint64_t n_srv_qps;
+    uint32_t next_cp;   /* --report-checkpoints: index of the next one due */
+    uint64_t cp_from_k; /* first interval of the current checkpoint window */
+    double cp_from_s;   /* when the last checkpoint was taken (0: t0) */
+    bool forced_on;     /* --forced-shutdown in force */
+    uint64_t forced_ms; /* its delay after --time */
+    bool forced;        /* it fired: agents told to stop now */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */
@@ -76,6 +83,10 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st);
 /* Print (or skip, for a tail) every interval that is due; final: the run
  * is over and everything left is due. */
 void co__live_flush(struct run *r, bool final);
+/* After interval k was printed: every --report-checkpoints due at its end
+ * boundary ("[ Ns ] Checkpoint report:" and a final-style report of the
+ * intervals since the previous one, kept in res->checkpoints). */
+void co__live_checkpoints(struct run *r, uint64_t k);
 /* Prepare progress line when one is due. */
 void co__live_progress(struct run *r);
 /* res->lat from the intervals; a lost agent's from its kept intervals. */

@@ -66,8 +66,8 @@ void co_summary_totals(struct co_result *res)
 }
 
 /* Threads fairness per connection, as sysbench: each agent's events and
- * latency sum are spread evenly over its connections (we only know
- * per-agent totals). */
+ * latency sum (since the last checkpoint, if any) are spread evenly over
+ * its connections (we only know per-agent totals). */
 static struct co_report_unit *fairness_units(const struct co_result *res, size_t *n)
 {
     size_t total = 0, k = 0;
@@ -78,8 +78,11 @@ static struct co_report_unit *fairness_units(const struct co_result *res, size_t
         const struct co_agent_result *ag = &res->agents[i];
         uint64_t c = ag->threads ? ag->threads : 1;
         uint64_t sum = ag->lat ? pr_hist_sum(ag->lat) : 0;
+        uint64_t ev = ag->ctr.transactions;
+        sum = sum > ag->cp_lat_us ? sum - ag->cp_lat_us : 0;
+        ev = ev > ag->cp_events ? ev - ag->cp_events : 0;
         for (uint64_t j = 0; j < c; j++, k++) {
-            u[k].events = ag->ctr.transactions / c + (j < ag->ctr.transactions % c);
+            u[k].events = ev / c + (j < ev % c);
             u[k].lat_sum_us = sum / c + (j < sum % c);
         }
     }
@@ -104,8 +107,30 @@ int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_r
         .total_time_s = res->time_s,
         .units = units,
         .n_units = n_units,
+        .unfinished = res->forced_shutdown ? res->total.unfinished : 0,
     };
+    pr_hist *since = NULL;
+    if (res->n_checkpoints > 0) {
+        /* As sysbench: the final report covers the time since the last
+         * checkpoint (the intervals after it, the tail included). */
+        const struct co_checkpoint_result *last = &res->checkpoints[res->n_checkpoints - 1];
+        pr_hist *scratch = pr_hist_new();
+        since = pr_hist_new();
+        memset(&fin.counters, 0, sizeof(fin.counters));
+        for (uint32_t k = 0; k < res->n_intervals; k++) {
+            if (res->intervals[k].k <= last->k_last)
+                continue;
+            pr_counters_add(&fin.counters, &res->intervals[k].ctr);
+            pr_hist_add(since, co_interval_lat(&res->intervals[k], scratch));
+        }
+        pr_hist_destroy(&scratch);
+        fin.hist = since;
+        fin.rate_time_s = res->time_s - last->t_s;
+        if (fin.unfinished)
+            fin.unfinished = fin.counters.unfinished;
+    }
     int rc = co_report_final(out, &o, &fin);
+    pr_hist_destroy(&since);
     free(units);
     return rc;
 }

@@ -14,6 +14,7 @@ struct help_line {
     char left[64];    /* "  --name=ARG" */
     const char *help; /* text */
     const char *def;  /* default or NULL */
+    char marked[512]; /* help with a stampede mark appended, when help points here */
 };
 
 /* How sysbench shows an option's value. */
@@ -53,10 +54,39 @@ static void print_block(FILE *f, const struct help_line *l, size_t n)
     }
 }
 
+static bool in_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* sysbench's help text, with what stampede does differently appended
+ * (co__refused_opts, co__no_effect_opts, --validate); the text is copied into
+ * buf when something is appended. */
+static const char *help_text(const struct pr_opt_def *d, char *buf, size_t cap)
+{
+    const char *mark = NULL;
+
+    if (in_list(co__refused_opts, d->name))
+        mark = "(not supported)";
+    else if (in_list(co__no_effect_opts, d->name))
+        mark = "(no effect in stampede)";
+    else if (strcmp(d->name, "verbosity") == 0)
+        mark = "(stampede: 4 or more also prints where result files were written)";
+    else if (strcmp(d->name, "validate") == 0)
+        mark = "(accepted; the built-in workloads have nothing to validate, as in sysbench)";
+    if (!mark)
+        return d->help;
+    snprintf(buf, cap, "%s %s", d->help, mark);
+    return buf;
+}
+
 static void def_line(struct help_line *l, const struct pr_opt_def *d)
 {
     snprintf(l->left, sizeof l->left, "  --%s%s", d->name, value_form(d));
-    l->help = d->help;
+    l->help = help_text(d, l->marked, sizeof l->marked);
     l->def = d->def;
 }
 
@@ -170,8 +200,8 @@ char *co_args_workload_usage(const char *workload)
         abort();
     if (k == 0) {
         fprintf(f,
-                "'%s' declares no options of its own; it accepts any --name=value (sysbench "
-                "legacy mode).\n",
+                "'%s' declares no options of its own (sysbench runs it in legacy mode and "
+                "accepts any --name=value; stampede refuses unknown options).\n",
                 pr_workload_name(wl));
     } else {
         fprintf(f, "%s options:\n", pr_workload_name(wl));

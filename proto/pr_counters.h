@@ -22,7 +22,9 @@
     X(ev_started)   /* rate mode: events begun */                                                  \
     X(ev_queued)    /* rate mode: events that waited for a free connection */                      \
     X(ev_late)      /* rate mode: events started after their intended time + 1 ms */               \
-    X(ev_dropped)   /* rate mode: arrivals never started before the run ended */
+    X(ev_dropped)   /* rate mode: arrivals never started before the run ended */                   \
+    X(unfinished)   /* events cut off by an immediate stop (--forced-shutdown, the stop            \
+                       grace running out): begun, never completed */
 
 struct pr_counters {
 #define PR__COUNTER_FIELD(name) uint64_t name;

@@ -169,6 +169,7 @@ static const struct field done_fields[] = {
 static const struct field abort_fields[] = {
     HDR_FIELDS,
     FLD("why", FK_STR, true, PR_MSG_TEXT_MAX, u.abort.reason),
+    FLD("now", FK_BOOL, false, 0, u.abort.now),
 };
 static const struct field heartbeat_fields[] = {
     HDR_FIELDS,

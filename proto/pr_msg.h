@@ -314,6 +314,9 @@ struct pr_msg_done {
 /* ABORT, coordinator -> agent, or BYE either way. */
 struct pr_msg_abort {
     char *reason; /* "why" <= PR_MSG_TEXT_MAX */
+    bool now;     /* "now" (opt, ABORT only) stop at once: in-flight events are cut
+                     off and counted as unfinished (--forced-shutdown), instead of
+                     being let finish within the agent's stop grace */
 };
 
 /* HEARTBEAT, both ways every second. */

@@ -131,8 +131,7 @@ static const struct pr_opt_def schema[] = {
      1u << PR_WL_SELECT_RANDOM_RANGES, NULL},
 };
 
-#define NSCHEMA   (sizeof schema / sizeof schema[0])
-#define MAX_EXTRA 32 /* bulk_insert's legacy unknown options kept */
+#define NSCHEMA (sizeof schema / sizeof schema[0])
 
 static const char *const wl_names[PR_WL_COUNT_] = {
     "oltp_read_write",      "oltp_read_only",        "oltp_write_only", "oltp_point_select",
@@ -153,8 +152,6 @@ struct pr_opts {
     int wl;                    /* pr_workload id or -1 */
     struct opt_val v[NSCHEMA]; /* indexed like schema[] */
     char deprecated[128];      /* aliases used, comma separated */
-    size_t nextra;             /* bulk_insert legacy extras kept */
-    char *extra[MAX_EXTRA];    /* "name=value" texts */
 };
 
 const struct pr_opt_def *pr_opts_schema(size_t *n)
@@ -198,6 +195,73 @@ const struct pr_opt_def *pr_opts_find(const char *name)
     name = strip_dashes(name);
     int i = find_index(name, strlen(name));
     return i < 0 ? NULL : &schema[i];
+}
+
+/* True when workload wl (-1: none) has option def: general and mysql
+ * options always, script options only where the workload declares them. */
+static bool declared(const struct pr_opt_def *def, int wl)
+{
+    return def->group != PR_OPT_SCRIPT || (wl >= 0 && (def->workloads & (1u << wl)));
+}
+
+unsigned pr_opts_distance(const char *a, size_t alen, const char *b)
+{
+    unsigned row[PR_OPTS_NAME_MAX + 1];
+    size_t blen = strlen(b);
+
+    if (alen > PR_OPTS_NAME_MAX || blen > PR_OPTS_NAME_MAX)
+        return UINT32_MAX;
+    for (size_t j = 0; j <= blen; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= alen; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= blen; j++) {
+            char x = a[i - 1] == '_' ? '-' : a[i - 1];
+            char y = b[j - 1] == '_' ? '-' : b[j - 1];
+            unsigned best = diag + (x != y);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = row[j];
+            row[j] = best;
+        }
+    }
+    return row[blen];
+}
+
+/* Close enough to be a typo: a third of the name's length, at least 1,
+ * at most 3 edits. */
+static unsigned typo_limit(size_t len)
+{
+    size_t lim = len / 3;
+    return lim < 1 ? 1 : lim > 3 ? 3 : (unsigned)lim;
+}
+
+const char *pr_opts_suggest(int wl, const char *name, size_t len, const char *const *extra,
+                            size_t n_extra)
+{
+    const char *best = NULL;
+    unsigned best_d = typo_limit(len) + 1;
+
+    for (size_t i = 0; i < n_extra; i++) {
+        unsigned d = pr_opts_distance(name, len, extra[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = extra[i];
+        }
+    }
+    for (size_t i = 0; i < NSCHEMA; i++) {
+        if (!declared(&schema[i], wl) || strcmp(schema[i].name, "help") == 0)
+            continue;
+        unsigned d = pr_opts_distance(name, len, schema[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = schema[i].alias_of ? schema[i].alias_of : schema[i].name;
+        }
+    }
+    return best;
 }
 
 static bool parse_int(const char *s, int64_t *out)
@@ -392,8 +456,6 @@ void pr_opts_destroy(pr_opts **o)
         return;
     for (size_t i = 0; i < NSCHEMA; i++)
         free((*o)->v[i].text);
-    for (size_t i = 0; i < (*o)->nextra; i++)
-        free((*o)->extra[i]);
     free(*o);
     *o = NULL;
 }
@@ -407,30 +469,16 @@ static void note_deprecated(pr_opts *o, const char *name)
     snprintf(o->deprecated + len, sizeof o->deprecated - len, "%s--%s", len ? "," : "", name);
 }
 
-static int keep_extra(pr_opts *o, const char *name, size_t nlen, const char *value,
-                      struct pr_error *err)
-{
-    if (o->nextra == MAX_EXTRA)
-        return pr_error_set(err, PR_EINVAL, "--%.*s: too many unknown options", (int)nlen, name);
-    size_t len = nlen + 2 + (value ? strlen(value) : 0);
-    char *s = pr_xmalloc(len);
-    snprintf(s, len, "%.*s=%s", (int)nlen, name, value ? value : "");
-    o->extra[o->nextra++] = s;
-    return 0;
-}
-
 /* pr_opts_set with an explicit name length (name need not be terminated). */
 static int set_n(pr_opts *o, const char *name, size_t nlen, const char *value, struct pr_error *err)
 {
     int i = find_index(name, nlen);
-    bool bulk = o->wl == PR_WL_BULK_INSERT;
 
-    if (i < 0 || (schema[i].group == PR_OPT_SCRIPT &&
-                  (o->wl < 0 || !(schema[i].workloads & (1u << o->wl))))) {
-        if (bulk && nlen > 0)
-            return keep_extra(o, name, nlen, value, err);
-        return pr_error_set(err, PR_EINVAL, "--%.*s: unknown option%s%s", (int)nlen, name,
-                            o->wl >= 0 ? " for " : "", o->wl >= 0 ? wl_names[o->wl] : "");
+    if (i < 0 || !declared(&schema[i], o->wl)) {
+        const char *near = pr_opts_suggest(o->wl, name, nlen, NULL, 0);
+        return pr_error_set(err, PR_EINVAL, "--%.*s: unknown option%s%s%s%s%s", (int)nlen, name,
+                            o->wl >= 0 ? " for " : "", o->wl >= 0 ? wl_names[o->wl] : "",
+                            near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
     }
     const struct pr_opt_def *def = &schema[i];
     if (def->alias_of) {
@@ -507,6 +555,23 @@ bool pr_opts_is_set(const pr_opts *o, const char *name)
 const char *pr_opts_deprecated(const pr_opts *o)
 {
     return o->deprecated;
+}
+
+bool pr_opts_forced_shutdown_ms(const pr_opts *o, uint64_t *ms)
+{
+    const char *v = pr_opts_str(o, "forced-shutdown");
+    uint64_t time_ms = (uint64_t)pr_opts_int(o, "time") * 1000u;
+    size_t len = strlen(v);
+
+    if (strcmp(v, "off") == 0 || time_ms == 0)
+        return false;
+    if (len == 0)
+        *ms = time_ms * 5 / 100;
+    else if (v[len - 1] == '%')
+        *ms = time_ms * strtoull(v, NULL, 10) / 100;
+    else
+        *ms = strtoull(v, NULL, 10) * 1000u;
+    return true;
 }
 
 int pr_ignore_errors_parse(const char *text, struct pr_ignore_errors *out, struct pr_error *err)

@@ -76,6 +76,23 @@ const char *pr_workload_name(int wl);
  * returned as themselves); NULL when unknown. */
 const struct pr_opt_def *pr_opts_find(const char *name);
 
+/* Longest option name pr_opts_distance compares. */
+#define PR_OPTS_NAME_MAX 64
+
+/* Edit distance (insertions, deletions, substitutions) between a (alen
+ * bytes) and the option name b, '-' and '_' equal; UINT32_MAX when either
+ * is longer than PR_OPTS_NAME_MAX. */
+unsigned pr_opts_distance(const char *a, size_t alen, const char *b);
+
+/* The known option (canonical name; for an alias its target) of workload wl
+ * (-1: general and mysql options only), or one of the n_extra names in extra
+ * (the caller's own options; may be NULL when n_extra is 0), closest to name
+ * (len bytes, no "--"), when it is within a typo's distance (a third of the
+ * length, 1..3 edits); NULL otherwise. Returns a static schema string or an
+ * extra[] pointer. */
+const char *pr_opts_suggest(int wl, const char *name, size_t len, const char *const *extra,
+                            size_t n_extra);
+
 typedef struct pr_opts pr_opts; /* values of every option, defaults filled */
 
 /* A value set for workload wl (a pr_workload id, or -1 for none: only general
@@ -88,9 +105,11 @@ void pr_opts_destroy(pr_opts **o);
 
 /* Set one option from text. name: any spelling, with or without "--"; value
  * NULL means a bare flag (on for booleans, an error otherwise). A deprecated
- * alias sets its canonical option and marks pr_opts_deprecated(). Script
- * options not declared by this workload are rejected, except that
- * bulk_insert (legacy mode in sysbench) keeps unknown names as strings.
+ * alias sets its canonical option and marks pr_opts_deprecated(). Unknown
+ * names, and script options this workload does not declare, are rejected
+ * for every workload (sysbench's bulk_insert runs in legacy mode and would
+ * take any --x=y; stampede does not, so a typo cannot pass unnoticed): the
+ * error names the closest known option when one is near (pr_opts_suggest).
  * Returns 0, or PR_EINVAL with err naming the option and the problem. The
  * value set is unchanged on error. */
 int pr_opts_set(pr_opts *o, const char *name, const char *value, struct pr_error *err);
@@ -113,6 +132,13 @@ bool pr_opts_is_set(const pr_opts *o, const char *name);
 /* Names of the deprecated aliases used so far, comma separated ("" if none):
  * the caller prints a warning. Borrowed from o. */
 const char *pr_opts_deprecated(const pr_opts *o);
+
+/* --forced-shutdown in force: true with *ms, the delay after --time at
+ * which a run still going is forced to end: N s, N% of --time, or 5% of it
+ * for an empty value (sysbench 1.0.20; in ms, where sysbench rounds down to
+ * whole seconds). False when "off", or with --time=0 (nothing to count
+ * from; sysbench then ignores it too). */
+bool pr_opts_forced_shutdown_ms(const pr_opts *o, uint64_t *ms);
 
 /* --mysql-ignore-errors parsed: "all", or a list of numeric codes; empty
  * text means none (every error fatal). */

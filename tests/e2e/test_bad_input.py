@@ -21,6 +21,10 @@ import e2elib as e
 USAGE = [
     (["oltp_read_write", "run", "--threads=abc"], r"--threads.*'abc'"),
     (["oltp_read_write", "run", "--no-such-option=1"], r"unknown option --no-such-option"),
+    # bulk_insert is no exception (sysbench's legacy mode would take both).
+    (["bulk_insert", "--thread=64", "run"], r"unknown option --thread\b.*did you mean --threads"),
+    (["bulk_insert", "run", "--mysql-pasword=x"],
+     r"unknown option --mysql-pasword\b.*did you mean --mysql-password"),
     (["oltp_read_write", "run", "--on-agent-loss=maybe"], r"--on-agent-loss.*'maybe'"),
     (["oltp_read_write", "run", "--agents=0"], r"--agents.*'0'"),
     (["oltp_read_write", "run", "--time=-1"], r"--time.*-1"),

@@ -306,11 +306,61 @@ static void test_passthrough(void)
     CHECK(a.report_format == CO_REPORT_FORMAT_SYSBENCH && a.n_passthrough == 0);
     co_args_clear(&a);
 
-    /* bulk_insert keeps unknown options (sysbench legacy mode) and passes them. */
-    CHECK(PARSE(&a, &err, "bulk_insert", "run", "--my_knob=7", "--threads=2") == 0);
-    CHECK(has_pass(&a, "my_knob=7") && has_pass(&a, "threads=2") && a.n_passthrough == 2);
-    co_args_clear(&a);
+    /* bulk_insert refuses unknown options like every workload (sysbench's
+     * legacy mode would keep them). */
+    EXPECT_ERR("unknown option --my_knob", "", "bulk_insert", "run", "--my_knob=7");
     EXPECT_ERR("unknown option --tables for bulk_insert", "", "bulk_insert", "run", "--tables=2");
+}
+
+/* Every passthrough item names an option workload wl declares. */
+static bool passthrough_known(const struct co_args *a)
+{
+    for (uint32_t i = 0; i < a->n_passthrough; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(a->passthrough[i], "="),
+                 a->passthrough[i]);
+        const struct pr_opt_def *d = pr_opts_find(name);
+        if (!d || (d->group == PR_OPT_SCRIPT && !(d->workloads & (1u << a->wl))))
+            return false;
+    }
+    return true;
+}
+
+/* An unknown option is an error for every workload, bulk_insert included,
+ * from argv or a config file, with the closest known option suggested; what
+ * does parse passes only known names on (PLAN.opts, JSON options). */
+static void test_unknown_everywhere(void)
+{
+    struct co_args a;
+    struct pr_error err;
+    char *cfg = write_file("typo.cfg", "threads=2\nmysql_pasword=x\n", 0600);
+    char cfg_arg[160];
+
+    snprintf(cfg_arg, sizeof cfg_arg, "--config-file=%s", cfg);
+    for (int wl = 0; wl < PR_WL_COUNT_; wl++) {
+        const char *w = pr_workload_name(wl);
+        EXPECT_ERR("unknown option --thread;", "did you mean --threads?", w, "--thread=64", "run");
+        EXPECT_ERR("unknown option --mysql-pasword;", "did you mean --mysql-password?", w, "run",
+                   "--mysql-pasword=x");
+        EXPECT_ERR("unknown option --mysql_pasword;", "did you mean --mysql-password?", w, "run",
+                   cfg_arg);
+        EXPECT_ERR("unknown option --agnets;", "did you mean --agents?", w, "run", "--agnets=2");
+        EXPECT_ERR("unknown option --zzzzzz; see stampede --help", "", w, "run", "--zzzzzz=1");
+        CHECK_MSG(PARSE(&a, &err, w, "run", "--threads=3", "--time=2", "--mysql-db=x",
+                        "--max-time=3", "--agents=1") == 0,
+                  "%s: %s", w, err.msg);
+        CHECK_MSG(passthrough_known(&a) && a.n_passthrough == 3, "%s", w);
+        co_args_clear(&a);
+    }
+    /* A script option of another family: named with where to look. */
+    EXPECT_ERR("unknown option --table_size for bulk_insert", "see stampede bulk_insert help",
+               "bulk_insert", "run", "--table-size=10");
+    EXPECT_ERR("unknown option --tabels;", "did you mean --tables?", "oltp_read_write", "run",
+               "--tabels=4");
+    EXPECT_ERR("unknown option --random_point;", "did you mean --random_points?",
+               "select_random_points", "run", "--random_point=4");
+    /* tables is no bulk_insert option: no suggestion of it there. */
+    EXPECT_ERR("unknown option --tabels; see", "", "bulk_insert", "run", "--tabels=4");
 }
 
 static void test_password(void)
@@ -497,9 +547,7 @@ static void test_unsupported(void)
 {
     struct co_args a;
     struct pr_error err;
-    const char *refused[] = {
-        "--mysql-ssl=on",         "--mysql-compression",     "--mysql-dry-run=on", "--validate",
-        "--mysql-ssl-cipher=AES", "--report-checkpoints=10", "--forced-shutdown=5"};
+    const char *refused[] = {"--mysql-ssl=on", "--mysql-compression", "--mysql-ssl-cipher=AES"};
 
     for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
         CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", refused[i]) == PR_EINVAL, "%s",
@@ -517,6 +565,49 @@ static void test_unsupported(void)
     CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--verbosity=4") == 0);
     CHECK(strcmp(a.warnings, "") == 0 && pr_opts_int(a.opts, "verbosity") == 4);
     co_args_clear(&a);
+
+    /* The sysbench options stampede implements now: accepted and passed on. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--mysql-dry-run", "--validate",
+                "--report-checkpoints=20,5,10,5", "--forced-shutdown=3") == 0);
+    CHECK(has_pass(&a, "mysql-dry-run=on") && has_pass(&a, "forced-shutdown=3"));
+    CHECK(a.n_checkpoints == 3 && a.checkpoints[0] == 5 && a.checkpoints[1] == 10 &&
+          a.checkpoints[2] == 20); /* sorted as sysbench, duplicates dropped */
+    CHECK(strstr(a.warnings, "--validate: the built-in workloads have nothing to validate"));
+    uint64_t ms = 0;
+    CHECK(pr_opts_forced_shutdown_ms(a.opts, &ms) && ms == 3000);
+    co_args_clear(&a);
+    static const struct {
+        const char *opt, *time;
+        bool on;
+        uint64_t ms;
+    } fs[] = {
+        {"--forced-shutdown=10%", "--time=30", true, 3000},
+        {"--forced-shutdown=", "--time=40", true, 2000}, /* empty: 5% of --time */
+        {"--forced-shutdown=0", "--time=5", true, 0},
+        {"--forced-shutdown=off", "--time=5", false, 0},
+        {"--forced-shutdown=2", "--time=0", false, 0},
+    };
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+        CHECK(PARSE(&a, &err, "oltp_read_write", "run", fs[i].opt, fs[i].time, "--events=9") == 0);
+        ms = 77;
+        bool on = pr_opts_forced_shutdown_ms(a.opts, &ms);
+        CHECK_MSG(on == fs[i].on && (!on || ms == fs[i].ms), "%s %s: %d %llu", fs[i].opt,
+                  fs[i].time, on, (unsigned long long)ms);
+        co_args_clear(&a);
+    }
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--forced-shutdown=2", "--time=0",
+                "--events=5") == 0);
+    CHECK(strstr(a.warnings, "--forced-shutdown has no effect with --time=0") != NULL);
+    co_args_clear(&a);
+    /* A checkpoint between report boundaries: said where it is taken. */
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--report-interval=10",
+                "--report-checkpoints=15,30") == 0);
+    CHECK(strstr(a.warnings, "15 s is not a multiple of --report-interval=10; that checkpoint is "
+                             "taken at 20 s") != NULL);
+    CHECK(strstr(a.warnings, "30 s") == NULL);
+    co_args_clear(&a);
+    EXPECT_ERR("--report-checkpoints", "'x'", "oltp_read_write", "run", "--report-checkpoints=5,x");
+    EXPECT_ERR("--forced-shutdown", "'soon'", "oltp_read_write", "run", "--forced-shutdown=soon");
 }
 
 static void test_keygen(void)
@@ -548,11 +639,13 @@ static void test_usage(void)
         "  --mysql-password=STRING          MySQL password []\n"
         "  --mysql-db=STRING                MySQL database name [sbtest]\n"
         "  --mysql-ssl[=on|off]             use SSL connections, if available in the client "
-        "library [off]\n"
-        "  --mysql-ssl-cipher=STRING        use specific cipher for SSL connections []\n"
+        "library (not supported) [off]\n"
+        "  --mysql-ssl-cipher=STRING        use specific cipher for SSL connections (not "
+        "supported) []\n"
         "  --mysql-compression[=on|off]     use compression, if available in the client library "
-        "[off]\n"
-        "  --mysql-debug[=on|off]           trace all client library calls [off]\n"
+        "(not supported) [off]\n"
+        "  --mysql-debug[=on|off]           trace all client library calls (no effect in "
+        "stampede) [off]\n"
         "  --mysql-ignore-errors=[LIST,...] list of errors to ignore, or \"all\" "
         "[1213,1020,1205]\n"
         "  --mysql-dry-run[=on|off]         Dry run, pretend that all MySQL client API calls are "
@@ -565,7 +658,8 @@ static void test_usage(void)
         "  --time=N                        limit for total execution time in seconds [10]\n"
         "  --forced-shutdown=STRING        number of seconds to wait after the --time limit "
         "before forcing shutdown, or 'off' to disable [off]\n"
-        "  --thread-stack-size=SIZE        size of stack per thread [64K]\n"
+        "  --thread-stack-size=SIZE        size of stack per thread (no effect in stampede) "
+        "[64K]\n"
         "  --rate=N                        average transactions rate. 0 for unlimited rate [0]\n"
         "  --report-interval=N             periodically report intermediate statistics with a "
         "specified interval in seconds. 0 disables intermediate reports [0]\n"
@@ -573,8 +667,10 @@ static void test_usage(void)
         "specified points in time. The argument is a list of comma-separated values "
         "representing the amount of time in seconds elapsed from start of test when report "
         "checkpoint(s) must be performed. Report checkpoints are off by default. []\n"
-        "  --debug[=on|off]                print more debugging info [off]\n"
-        "  --validate[=on|off]             perform validation checks where possible [off]\n"
+        "  --debug[=on|off]                print more debugging info (no effect in stampede) "
+        "[off]\n"
+        "  --validate[=on|off]             perform validation checks where possible (accepted; "
+        "the built-in workloads have nothing to validate, as in sysbench) [off]\n"
         "  --help[=on|off]                 print help and exit [off]\n"
         "  --version[=on|off]              print version and exit [off]\n"
         "  --config-file=FILENAME          File containing command line options\n"
@@ -585,7 +681,8 @@ static void test_usage(void)
         "\n";
     static const char sysbench_log_block[] =
         "Log options:\n"
-        "  --verbosity=N verbosity level {5 - debug, 0 - only critical messages} [3]\n"
+        "  --verbosity=N verbosity level {5 - debug, 0 - only critical messages} (stampede: 4 or "
+        "more also prints where result files were written) [3]\n"
         "\n"
         "  --percentile=N       percentile to calculate in latency statistics (1-100). Use the "
         "special value of 0 to disable percentile calculations [95]\n"
@@ -596,7 +693,8 @@ static void test_usage(void)
         "  --db-driver=STRING  specifies database driver to use ('help' to get list of "
         "available drivers) [mysql]\n"
         "  --db-ps-mode=STRING prepared statements usage mode {auto, disable} [auto]\n"
-        "  --db-debug[=on|off] print database-specific debug information [off]\n";
+        "  --db-debug[=on|off] print database-specific debug information (no effect in "
+        "stampede) [off]\n";
     static const char sysbench_orw_help[] =
         "oltp_read_write options:\n"
         "  --auto_inc[=on|off]           Use AUTO_INCREMENT column as Primary Key (for MySQL), "
@@ -691,6 +789,7 @@ int main(void)
     test_spellings_and_aliases();
     test_errors();
     test_passthrough();
+    test_unknown_everywhere();
     test_password();
     test_config_file();
     test_security_rules();

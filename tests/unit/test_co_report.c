@@ -531,6 +531,60 @@ static void test_header_rate_seed(void)
     cap_free(&c);
 }
 
+/* --report-checkpoints and --forced-shutdown in the header, and the
+ * forced shutdown's line in the report, placed as sysbench 1.0.20 prints
+ * them (captured: `sysbench oltp_point_select --time=5 --report-interval=1
+ * --report-checkpoints=2,4 --forced-shutdown=1 run`, and a run whose
+ * table was locked: `--threads=2 --time=2 --forced-shutdown=1`). */
+static void test_checkpoints_forced(void)
+{
+    const uint32_t cps[] = {2, 4};
+    const struct co_report_opts opts = {.threads = 1,
+                                        .report_interval_s = 1,
+                                        .percentile = 95,
+                                        .checkpoints = cps,
+                                        .n_checkpoints = 2,
+                                        .forced_shutdown = true,
+                                        .forced_shutdown_s = 6};
+    struct cap c;
+    FILE *f = cap_open(&c);
+
+    CHECK(co_report_header(f, &opts) == 0);
+    CHECK_TEXT(cap_text(&c), VERSION_LINE "\n"
+                                          "Running the test with following options:\n"
+                                          "Number of threads: 1\n"
+                                          "Report intermediate results every 1 second(s)\n"
+                                          "Report checkpoint(s) at 2, 4 seconds\n"
+                                          "Initializing random number generator from current "
+                                          "time\n"
+                                          "\n"
+                                          "Forcing shutdown in 6 seconds\n"
+                                          "\n"
+                                          "Initializing worker threads...\n"
+                                          "\n");
+    cap_free(&c);
+
+    pr_hist *h = pr_hist_new();
+    const struct co_report_unit units[2] = {{0, 0}};
+    const struct co_report_final fin = {
+        .hist = h, .total_time_s = 3.0001, .units = units, .n_units = 2, .unfinished = 2};
+    f = cap_open(&c);
+    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(strstr(cap_text(&c), "    reconnects:                          0      (0.00 per sec.)\n"
+                               "\n"
+                               "Number of unfinished transactions on forced shutdown: 2\n"
+                               "\n"
+                               "General statistics:\n"
+                               "    total time:                          3.0001s\n") != NULL);
+    cap_free(&c);
+    const struct co_report_final none = {.hist = h, .units = units, .n_units = 2};
+    f = cap_open(&c);
+    CHECK(co_report_final(f, &opts, &none) == 0);
+    CHECK(strstr(cap_text(&c), "unfinished") == NULL);
+    cap_free(&c);
+    pr_hist_destroy(&h);
+}
+
 /* The pattern sysbench parsers use (fields, not end of line). */
 #define SB_LINE_RE                                                                                 \
     "^\\[ ([0-9]+)s \\] thds: ([0-9]+) tps: ([0-9.]+) qps: ([0-9.]+) "                             \
@@ -909,6 +963,7 @@ int main(int argc, char **argv)
     test_run_out();
     test_strict_samples(argv[1]);
     test_header_rate_seed();
+    test_checkpoints_forced();
     test_interval_rate_marks();
     test_percentile_disabled();
     test_widths();

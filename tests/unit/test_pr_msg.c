@@ -39,7 +39,7 @@ static const struct keyspec keyspecs[] = {
     {PR_MSG_START, {"t0", "ivl"}, {NULL}},
     {PR_MSG_STATS, {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"}, {"svc", "srv", "rows"}},
     {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why", "skew"}, {"kinds", "rows"}},
-    {PR_MSG_ABORT, {"why"}, {NULL}},
+    {PR_MSG_ABORT, {"why"}, {"now"}},
     {PR_MSG_HEARTBEAT, {"state", "clk"}, {NULL}},
     {PR_MSG_ERROR, {"code", "phase", "dberr", "sqlstate", "msg", "kind"}, {NULL}},
     {PR_MSG_BYE, {"why"}, {NULL}},
@@ -185,6 +185,7 @@ static void fill(struct pr_msg *m, enum pr_msg_type t)
         break;
     case PR_MSG_ABORT:
         m->u.abort.reason = (char *)"SIGINT";
+        m->u.abort.now = true; /* --forced-shutdown */
         break;
     case PR_MSG_HEARTBEAT:
         m->u.heartbeat.state = PR_STATE_STOPPING;
@@ -337,6 +338,7 @@ static void check_body(const struct pr_msg *a, const struct pr_msg *b)
         break;
     case PR_MSG_ABORT:
         STREQ(a->u.abort.reason, b->u.abort.reason);
+        CHECK(a->u.abort.now == b->u.abort.now);
         break;
     case PR_MSG_HEARTBEAT:
         CHECK(a->u.heartbeat.state == b->u.heartbeat.state);

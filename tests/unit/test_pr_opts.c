@@ -165,10 +165,23 @@ static void test_errors(void)
     CHECK(pr_opts_parse_arg(o, "--threads=4", &err) == 0);
     pr_opts_destroy(&o);
 
-    o = pr_opts_new(PR_WL_BULK_INSERT); /* legacy mode: unknown names kept */
-    CHECK(pr_opts_parse_arg(o, "--anything=1", &err) == 0);
+    o = pr_opts_new(PR_WL_BULK_INSERT); /* no legacy mode: unknown names refused */
+    expect_err(o, "--anything=1", "--anything: unknown option for bulk_insert");
+    expect_err(o, "--thread=64", "did you mean --threads?");
+    expect_err(o, "--tables=2", "--tables: unknown option for bulk_insert");
     expect_err(o, "--threads=x", "threads");
+    CHECK(pr_opts_parse_arg(o, "--threads=4", &err) == 0 && pr_opts_int(o, "threads") == 4);
     pr_opts_destroy(&o);
+    o = pr_opts_new(PR_WL_OLTP_READ_WRITE);
+    expect_err(o, "--mysql-pasword=x", "did you mean --mysql-password?");
+    expect_err(o, "--num-thread=2", "did you mean --threads?"); /* an alias: its target */
+    pr_opts_destroy(&o);
+    CHECK(pr_opts_distance("thread", 6, "threads") == 1);
+    CHECK(pr_opts_distance("table_size", 10, "table-size") == 0);
+    CHECK(pr_opts_distance("abc", 3, "xyz") == 3);
+    CHECK(pr_opts_suggest(-1, "zzzzzz", 6, NULL, 0) == NULL);
+    const char *own[] = {"agents"};
+    CHECK(strcmp(pr_opts_suggest(-1, "agnets", 6, own, 1), "agents") == 0);
 }
 
 static void test_ignore_errors(void)

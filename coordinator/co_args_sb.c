@@ -1,0 +1,135 @@
+/* co_args_sb: the sysbench options the coordinator treats specially once
+ * every option is in (co_args.h): the ones it refuses or ignores, and
+ * --report-checkpoints, --forced-shutdown and --validate. Part of co_args
+ * (co_args_int.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_args.h"
+#include "co_args_int.h"
+
+/* sysbench options stampede accepts but does not implement: those that
+ * would change what a run does are refused when given a non-default value,
+ * so nobody believes a run used TLS when it did not; the cosmetic ones only
+ * warn. --help marks both. */
+const char *const co__refused_opts[] = {"mysql-ssl", "mysql-ssl-cipher", "mysql-compression", NULL};
+const char *const co__no_effect_opts[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug",
+                                          NULL};
+
+static void warn(struct co_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(struct co_args *a, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    co__args_vwarn(a, fmt, ap);
+    va_end(ap);
+}
+
+static bool refused_is_set(const pr_opts *o, const char *name)
+{
+    if (pr_opts_find(name)->type == PR_OPT_BOOL)
+        return pr_opts_bool(o, name);
+    return *pr_opts_str(o, name) != '\0';
+}
+
+static int check_unsupported(struct co_args *a, struct pr_error *err)
+{
+    const pr_opts *o = a->opts;
+
+    for (size_t i = 0; co__refused_opts[i]; i++)
+        if (refused_is_set(o, co__refused_opts[i]))
+            return pr_error_set(err, PR_EINVAL,
+                                "--%s is a sysbench option not supported by stampede yet; "
+                                "leave it %s",
+                                co__refused_opts[i],
+                                pr_opts_find(co__refused_opts[i])->type == PR_OPT_BOOL ? "off"
+                                                                                       : "unset");
+    for (size_t i = 0; co__no_effect_opts[i]; i++)
+        if (pr_opts_is_set(o, co__no_effect_opts[i]))
+            warn(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
+    return 0;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* One checkpoint: a plain decimal in 0..UINT32_MAX (pr_opts checked the
+ * list already; this keeps the value). */
+static int checkpoint_item(const char *s, size_t len, uint32_t *out, struct pr_error *err)
+{
+    char item[32], *end;
+
+    snprintf(item, sizeof item, "%.*s", (int)(len < 31 ? len : 31), s);
+    errno = 0;
+    unsigned long long x = strtoull(item, &end, 10);
+    if (len == 0 || len > 10 || *item < '0' || *item > '9' || *end || errno || x > UINT32_MAX)
+        return pr_error_set(err, PR_EINVAL,
+                            "--report-checkpoints: '%s' is not a whole number of seconds", item);
+    *out = (uint32_t)x;
+    return 0;
+}
+
+/* --report-checkpoints: sorted ascending and deduplicated, as sysbench sorts
+ * them; each is taken at the first report boundary at or after it. */
+static int parse_checkpoints(struct co_args *a, struct pr_error *err)
+{
+    const char *v = pr_opts_str(a->opts, "report-checkpoints");
+    int64_t ri = pr_opts_int(a->opts, "report-interval");
+    uint64_t step = ri > 0 ? (uint64_t)ri : 1;
+    uint32_t n = 0;
+
+    free(a->checkpoints);
+    a->checkpoints = NULL;
+    a->n_checkpoints = 0;
+    for (const char *p = v; *p;) {
+        size_t len = strcspn(p, ",");
+        uint32_t x = 0;
+        int rc = checkpoint_item(p, len, &x, err);
+        if (rc < 0)
+            return rc;
+        a->checkpoints = pr_xrealloc(a->checkpoints, (a->n_checkpoints + 1) * sizeof(uint32_t));
+        a->checkpoints[a->n_checkpoints++] = x;
+        p += len + (p[len] == ',');
+    }
+    if (a->n_checkpoints > 1)
+        qsort(a->checkpoints, a->n_checkpoints, sizeof(uint32_t), cmp_u32);
+    for (uint32_t i = 0; i < a->n_checkpoints; i++)
+        if (n == 0 || a->checkpoints[n - 1] != a->checkpoints[i])
+            a->checkpoints[n++] = a->checkpoints[i];
+    a->n_checkpoints = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (a->checkpoints[i] % step)
+            warn(a,
+                 "--report-checkpoints: %" PRIu32
+                 " s is not a multiple of --report-interval=%" PRIu64
+                 "; that checkpoint is taken at %" PRIu64 " s",
+                 a->checkpoints[i], step, (a->checkpoints[i] / step + 1) * step);
+    return 0;
+}
+
+int co__args_sysbench_rules(struct co_args *a, struct pr_error *err)
+{
+    uint64_t fs_ms = 0;
+    int rc = check_unsupported(a, err);
+
+    if (rc == 0)
+        rc = parse_checkpoints(a, err);
+    if (rc != 0)
+        return rc;
+    if (strcmp(pr_opts_str(a->opts, "forced-shutdown"), "off") != 0 &&
+        !pr_opts_forced_shutdown_ms(a->opts, &fs_ms))
+        warn(a, "--forced-shutdown has no effect with --time=0");
+    if (pr_opts_bool(a->opts, "validate"))
+        warn(a, "--validate: the built-in workloads have nothing to validate (as in sysbench "
+                "1.0.20, whose scripts never read it)");
+    return 0;
+}
