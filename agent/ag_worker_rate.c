@@ -78,14 +78,13 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
     uint64_t intended = w->next_arrival_ns;
 
     w->next_arrival_ns += gap_ns(w);
-    w->cur->ctr.ev_started++;
+    AG__COUNT(w, ev_started);
     if (queued)
-        w->cur->ctr.ev_queued++;
+        AG__COUNT(w, ev_queued);
     if (now > intended) {
         if (now - intended > LATE_NS)
-            w->cur->ctr.ev_late++;
-        if ((now - intended) / 1000 > w->cur->slip_max_us)
-            w->cur->slip_max_us = (now - intended) / 1000;
+            AG__COUNT(w, ev_late);
+        ag__worker_record_slip(w, (now - intended) / 1000);
     }
     wc->ev_start_ns = intended;
     wc->svc_start_ns = now;
@@ -97,9 +96,9 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
         return;
     }
     /* An event without statements completes at once. */
-    w->cur->ctr.transactions++;
-    ag__worker_record_us(w->cur->lat, now - intended);
-    ag__worker_record_us(w->cur->svc, 0);
+    AG__COUNT(w, transactions);
+    ag__worker_record_lat(w, now - intended);
+    ag__worker_record_svc(w, 0);
     wc->st = AG__WC_IDLE;
     w->idle[w->nidle++] = (uint32_t)(wc - w->wc);
 }
@@ -196,7 +195,7 @@ void ag__worker_rate_drop(ag_worker *w)
         return;
     /* Arrivals due before the end that never started. */
     while (w->next_arrival_ns < w->end_ns && k++ < DROP_COUNT_MAX) {
-        w->cur->ctr.ev_dropped++;
+        AG__COUNT(w, ev_dropped);
         w->next_arrival_ns += gap_ns(w) + 1;
     }
 }

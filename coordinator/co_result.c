@@ -20,6 +20,7 @@ static void clear_agent(struct co_agent_result *a)
     free(a->region);
     free(a->reason);
     pr_hist_destroy(&a->lat);
+    pr_hist_destroy(&a->svc);
 }
 
 /* agent_lat has n_agents entries (co_result.h). */

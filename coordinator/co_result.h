@@ -26,6 +26,7 @@ struct co_agent_result {
     uint64_t rate;           /* its rate share, 0 = closed loop */
     struct pr_counters ctr;  /* whole run: DONE, or the sum of its STATS if lost */
     pr_hist *lat;            /* whole run latency (DONE, or merged STATS) */
+    pr_hist *svc;            /* whole run service time (DONE.svc), rate mode; else NULL */
     double cpu_pct_avg;      /* mean STATS.cpu over its intervals, % of a core */
     double cpu_pct_max;      /* highest STATS.cpu */
     uint64_t lag_max_us;     /* highest STATS.lagmax */
@@ -34,7 +35,9 @@ struct co_agent_result {
     int64_t clock_offset_ns; /* agent clock - coordinator clock, lowest-RTT sample */
     uint64_t clock_rtt_ns;   /* that sample's round trip */
     uint64_t db_rtt_us;      /* READY.rtt */
+    bool has_db_rtt;         /* READY.rtt came: false when every probe ping failed */
     int64_t start_skew_us;   /* DONE.skew */
+    bool has_start_skew;     /* DONE.skew came: false before its workers all started */
     uint32_t intervals;      /* STATS received */
     uint32_t late_intervals; /* STATS that came after their line was printed */
     bool saturated;          /* CPU or loop lag says the client was the limit */
