@@ -1,12 +1,11 @@
 /* ag_worker_rate: the open loop (--rate) of a worker.
  *
  * Arrivals are generated lazily in order (Poisson gaps -mean*ln(1-u) as
- * sysbench, or uniform), so the backlog is simply "arrivals already due":
- * nothing to overflow, and a backlog never aborts the run (unlike sysbench's
- * full event queue). A free connection takes the oldest due arrival; when
- * none is due it waits in the idle stack for the arrival clock. Latency runs
- * from the intended start (coordinated-omission correct), service time from
- * the actual start.
+ * sysbench, or uniform: every gap 1/rate after a random first phase), so the backlog is simply
+ * "arrivals already due": nothing to overflow, and a backlog never aborts the run (unlike
+ * sysbench's full event queue). A free connection takes the oldest due arrival; when none is due it
+ * waits in the idle stack for the arrival clock. Latency runs from the intended start
+ * (coordinated-omission correct), service time from the actual start.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -179,7 +178,12 @@ void ag__worker_rate_init(ag_worker *w, double rate, uint64_t rng_seed)
 
 void ag__worker_rate_start(ag_worker *w)
 {
-    w->next_arrival_ns = w->t0_ns + gap_ns(w);
+    /* Uniform: every gap is 1/rate, from a random phase of the first, so
+     * the workers (and agents) of a run do not all fire at one instant. */
+    if (w->sh->rate_uniform)
+        w->next_arrival_ns = w->t0_ns + (uint64_t)(rng_double(w) * w->gap_mean_ns);
+    else
+        w->next_arrival_ns = w->t0_ns + gap_ns(w);
     w->nidle = 0;
     for (size_t i = w->n; i-- > 0;)
         if (w->wc[i].st == AG__WC_IDLE)

@@ -92,26 +92,27 @@ struct co_args {
     uint32_t agent_wait_s;     /* --agent-wait */
     struct co_weight *weights; /* --agent-weights, n_weights entries */
     uint32_t n_weights;
-    char *agent_bin;         /* --agent-bin, NULL: default */
-    uint32_t agent_workers;  /* --agent-workers */
-    enum pr_partition part;  /* --partition */
-    enum co_on_loss on_loss; /* --on-agent-loss */
-    char *json_path;         /* --json, NULL when unset */
-    char *csv_path;          /* --csv */
-    char *hdr_log_path;      /* --hdr-log */
-    char *secret_key_file;   /* --secret-key-file */
-    char *authorized_keys;   /* --authorized-keys */
-    bool plaintext;          /* --plaintext */
-    uint32_t grace_ms;       /* --grace-ms, 0: default rule */
-    char *password;          /* resolved DB password ("" when none); never printed */
-    char *warnings;          /* lines "WARNING: ...\n" to print as they are, "" when
-                                none */
-    char **passthrough;      /* "name=value" of every option given explicitly (sysbench
-                                and workload options only, canonical names, password
-                                excluded), in order of first appearance (a repeated
-                                option keeps its slot with the last value; bulk_insert's
-                                unknown options as spelled): sent to agents in
-                                PLAN.opts */
+    char *agent_bin;             /* --agent-bin, NULL: default */
+    uint32_t agent_workers;      /* --agent-workers */
+    enum pr_partition part;      /* --partition */
+    enum co_on_loss on_loss;     /* --on-agent-loss */
+    enum pr_rate_mode rate_mode; /* --rate-mode (stampede's own; sysbench is Poisson) */
+    char *json_path;             /* --json, NULL when unset */
+    char *csv_path;              /* --csv */
+    char *hdr_log_path;          /* --hdr-log */
+    char *secret_key_file;       /* --secret-key-file */
+    char *authorized_keys;       /* --authorized-keys */
+    bool plaintext;              /* --plaintext */
+    uint32_t grace_ms;           /* --grace-ms, 0: default rule */
+    char *password;              /* resolved DB password ("" when none); never printed */
+    char *warnings;              /* lines "WARNING: ...\n" to print as they are, "" when
+                                    none */
+    char **passthrough;          /* "name=value" of every option given explicitly (sysbench
+                                    and workload options only, canonical names, password
+                                    excluded), in order of first appearance (a repeated
+                                    option keeps its slot with the last value; bulk_insert's
+                                    unknown options as spelled): sent to agents in
+                                    PLAN.opts */
     uint32_t n_passthrough;
 };
 

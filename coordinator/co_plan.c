@@ -144,6 +144,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
         pl->conn_first = first;
         pl->conns_total = threads;
         pl->rate = rate[i];
+        pl->rate_mode = a->rate_mode;
         pl->events = events[i];
         pl->time_s = (uint64_t)pr_opts_int(a->opts, "time");
         first += conns[i];

@@ -63,6 +63,9 @@ struct co_interval_result {
                                           none), or NULL */
     pr_hist_frozen **agent_lat_frozen; /* per agent frozen (n_agents entries,
                                           NULL: none), or NULL */
+    pr_hist *svc;                      /* merged service time (rate mode), expanded
+                                          while lat is; NULL when frozen or none */
+    pr_hist_frozen *svc_frozen;        /* the same frozen, or NULL */
     uint32_t agents_reporting;         /* how many agents' STATS are merged in */
     uint32_t agents_expected;          /* live agents when the line was due */
     uint32_t threads;                  /* connections of the reporting agents */
@@ -101,6 +104,8 @@ struct co_result {
     uint32_t n_intervals;
     struct pr_counters total;       /* sum of the agents' totals */
     pr_hist *lat;                   /* merged whole-run latency */
+    pr_hist *svc;                   /* merged whole-run service time (rate mode), or
+                                       NULL: no agent reported one */
     double time_s;                  /* run time (t0 to the last agent's DONE) */
     uint64_t start_unix_ms;         /* wall clock at t0, ms since the epoch (0: no start) */
     struct co_server_delta *server; /* lead agent's counters, n_server */
@@ -120,6 +125,10 @@ struct co_result {
  * from one interval to the next so that only one is ever expanded), else
  * scratch emptied. Valid until scratch is next written. */
 const pr_hist *co_interval_lat(const struct co_interval_result *iv, pr_hist *scratch);
+
+/* iv's merged service time (rate mode) the same way, or NULL when no
+ * agent's STATS carried one (closed loop). */
+const pr_hist *co_interval_svc(const struct co_interval_result *iv, pr_hist *scratch);
 
 /* Agent a's own latency in iv (--hdr-log), the same way; NULL when iv has
  * none for it (a >= n_agents is the caller's to avoid). */
