@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "refuse_proxy.h"
 #include "testlib.h"
 
 #define TABLE_SIZE 2000
@@ -408,6 +409,45 @@ static void test_plan_checks(struct harness *h)
     pr_msg_clear(&m);
 }
 
+/* Item 10 of issue 9: a server that answers every ping with an error (a
+ * proxy plays it): the DB round trip is unknown, so READY carries none
+ * instead of 0, and the run still sets up. */
+static void test_rtt_unknown(struct harness *h)
+{
+    refuse_proxy *px = refuse_proxy_start(getenv("STAMPEDE_TEST_MYSQL_HOST"),
+                                          (uint16_t)atoi(getenv("STAMPEDE_TEST_MYSQL_PORT")), NULL,
+                                          0);
+    CHECK(px != NULL);
+    if (px == NULL)
+        return;
+    refuse_proxy_refuse_pings(px, true);
+    static uint16_t port;
+    port = refuse_proxy_port(px);
+    struct pr_msg m, ready;
+    strcpy(h->run, "run-no-rtt");
+    h_plan_init(&m, PR_CMD_RUN, "oltp_point_select");
+    plan_opts(&m);
+    m.u.plan.ports = &port;
+    m.u.plan.conns = m.u.plan.conns_total = 2;
+    m.u.plan.time_s = 30;
+    h_send(h, &m);
+    CHECK(expect_ready(h, &ready) == 0);
+    printf("pings refused %llu; READY has rtt: %d (%llu us)\n",
+           (unsigned long long)refuse_proxy_pings_refused(px), ready.u.ready.has_db_rtt,
+           (unsigned long long)ready.u.ready.db_rtt_us);
+    CHECK(refuse_proxy_pings_refused(px) >= 1);
+    CHECK_MSG(!ready.u.ready.has_db_rtt, "READY says rtt %llu us though no ping was answered",
+              (unsigned long long)ready.u.ready.db_rtt_us);
+    CHECK_EQ_U64(ready.u.ready.conns, 2);
+    pr_msg_clear(&ready);
+    pr_msg_init(&m, PR_MSG_ABORT, NULL, 0);
+    m.u.abort.reason = (char *)"test: done";
+    h_send(h, &m);
+    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
+    pr_msg_clear(&m);
+    refuse_proxy_stop(&px);
+}
+
 /* Another session of the run's user is still connected when the lead's run
  * ends (as another agent's still finishing would be): the lead's tail STATS,
  * whose server sample must count every agent's statements, waits until that
@@ -566,6 +606,7 @@ int main(int argc, char **argv)
     test_prepare_progress(&h);
     test_prepare_abort(&h);
     test_plan_checks(&h);
+    test_rtt_unknown(&h);
     test_run_counts(&h, true);
     test_run_counts(&h, false);
     test_tail_settles(&h);
