@@ -414,9 +414,9 @@ static void test_plan_checks(struct harness *h)
  * instead of 0, and the run still sets up. */
 static void test_rtt_unknown(struct harness *h)
 {
-    refuse_proxy *px = refuse_proxy_start(getenv("STAMPEDE_TEST_MYSQL_HOST"),
-                                          (uint16_t)atoi(getenv("STAMPEDE_TEST_MYSQL_PORT")), NULL,
-                                          0);
+    refuse_proxy *px =
+        refuse_proxy_start(getenv("STAMPEDE_TEST_MYSQL_HOST"),
+                           (uint16_t)atoi(getenv("STAMPEDE_TEST_MYSQL_PORT")), NULL, 0);
     CHECK(px != NULL);
     if (px == NULL)
         return;
