@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <uv.h>
 
+#include "ag_arrival.h"
 #include "ag_conn.h"
 #include "ag_worker.h"
 #include "ag_workload.h"
@@ -69,9 +70,8 @@ struct ag_worker {
     uint64_t t0_ns;              /* intended start */
     uint64_t end_ns;             /* no event starts at or after this (UINT64_MAX: none) */
     double rate;                 /* events/s, 0: closed loop */
-    double gap_mean_ns;          /* 1e9 / rate */
     uint64_t next_arrival_ns;    /* next scheduled arrival */
-    uint64_t rng[2];             /* xoroshiro128+ for arrivals */
+    struct ag_arrival arrivals;  /* rate mode: the arrival schedule */
     uint32_t *idle;              /* rate mode: free connection slots (stack) */
     size_t nidle;
     uint64_t lag_expect_ns; /* when the lag timer should fire */

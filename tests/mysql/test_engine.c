@@ -234,22 +234,25 @@ static void prepare_tables(void)
 
 /* ---- one run ---------------------------------------------------------- */
 
+#define MAX_IVL 128
+
 struct run_result {
-    struct ag_engine_stats tot; /* totals */
-    struct pr_counters ivl_sum; /* sum of interval counters */
-    uint64_t ivl_lat_count;     /* sum of interval latency counts */
-    pr_hist *ivl_lat;           /* sum of interval latency histograms */
-    pr_hist *ivl_svc;           /* sum of interval service-time histograms */
-    int intervals;              /* collects made */
-    struct status srv;          /* server deltas */
-    bool failed;                /* engine reported a fatal error */
-    struct ag_engine_error err; /* that error */
-    double wall_s;              /* start to end */
-    int64_t skew_ns;            /* latest worker start - t0 */
-    bool has_skew;              /* skew_ns is known (every worker started) */
-    uint64_t ivl_started[64];   /* per interval (the first 64): ev_started */
-    double ivl_span_s[64];      /* and the wall time it covered */
-    double destroy_s;           /* ag_engine_destroy's time */
+    struct ag_engine_stats tot;    /* totals */
+    struct pr_counters ivl_sum;    /* sum of interval counters */
+    uint64_t ivl_lat_count;        /* sum of interval latency counts */
+    pr_hist *ivl_lat;              /* sum of interval latency histograms */
+    pr_hist *ivl_svc;              /* sum of interval service-time histograms */
+    int intervals;                 /* collects made */
+    struct status srv;             /* server deltas */
+    bool failed;                   /* engine reported a fatal error */
+    struct ag_engine_error err;    /* that error */
+    double wall_s;                 /* start to end */
+    int64_t skew_ns;               /* latest worker start - t0 */
+    bool has_skew;                 /* skew_ns is known (every worker started) */
+    uint64_t ivl_started[MAX_IVL]; /* per interval (the first MAX_IVL): ev_started */
+    uint64_t ivl_slip_us[MAX_IVL]; /* its worst start slip (rate mode) */
+    double ivl_span_s[MAX_IVL];    /* and the wall time it covered */
+    double destroy_s;              /* ag_engine_destroy's time */
 };
 
 typedef void (*mid_run_fn)(ag_engine *e, int interval);
@@ -287,8 +290,9 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
         res->ivl_lat_count += pr_hist_count(iv.lat);
         pr_hist_add(res->ivl_lat, iv.lat);
         pr_hist_add(res->ivl_svc, iv.svc);
-        if (res->intervals < 64) {
+        if (res->intervals < MAX_IVL) {
             res->ivl_started[res->intervals] = iv.ctr.ev_started;
+            res->ivl_slip_us[res->intervals] = iv.slip_max_us;
             res->ivl_span_s[res->intervals] = (double)iv.span_ns / 1e9;
         }
         res->intervals++;
@@ -537,55 +541,80 @@ static void case_rate(void)
     ag_workload_destroy(&wl);
 }
 
-/* Index of dispersion of the arrivals over the middle intervals: the
- * variance of (events started - rate * interval length) over the mean
- * count. About 1 for Poisson arrivals, about 0 for evenly spaced ones
- * (only the collect instants' jitter remains). */
-static double arrival_dispersion(const struct run_result *r, double rate, int *n_used)
+/* Sums for the index of dispersion of the arrivals: over intervals whose
+ * events all started within SLIP_OK_US of their intended start (in it and
+ * in the next, which a stall across the boundary would delay starts
+ * into), the deviation of the events started from rate * interval length.
+ * Those starts are the arrivals, give or take rate * SLIP_OK_US (2 of the
+ * ~100 an interval holds). */
+#define SLIP_OK_US 2000
+struct dispersion {
+    double sum, sum2, count;
+    int n;
+};
+
+static void dispersion_add(struct dispersion *d, const struct run_result *r, double rate)
 {
-    double sum = 0, sum2 = 0, count = 0;
-    int n = 0, last = r->intervals < 64 ? r->intervals - 1 : 63;
-    for (int k = 1; k < last; k++) { /* not the first (t0) nor the tail */
-        double d = (double)r->ivl_started[k] - rate * r->ivl_span_s[k];
-        sum += d;
-        sum2 += d * d;
-        count += (double)r->ivl_started[k];
-        n++;
+    int last = r->intervals < MAX_IVL ? r->intervals - 1 : MAX_IVL - 1;
+    for (int k = 1; k + 1 < last; k++) { /* not the first (t0) nor the tail */
+        if (r->ivl_slip_us[k] > SLIP_OK_US || r->ivl_slip_us[k + 1] > SLIP_OK_US)
+            continue;
+        double dev = (double)r->ivl_started[k] - rate * r->ivl_span_s[k];
+        d->sum += dev;
+        d->sum2 += dev * dev;
+        d->count += (double)r->ivl_started[k];
+        d->n++;
     }
-    *n_used = n;
-    if (n < 2 || count <= 0)
-        return -1;
-    double mean = sum / n, var = (sum2 - n * mean * mean) / (n - 1);
-    return var / (count / n);
 }
 
-/* --rate-mode (issue 9 item 7): uniform arrivals are evenly spaced, Poisson
- * ones are not. The same rate, comfortably served, both ways. */
+/* The variance of the deviations over the mean count: about 1 for Poisson
+ * arrivals, about 0 for evenly spaced ones (only the collect instants'
+ * jitter is left). -1 with fewer than 2 intervals. */
+static double dispersion_index(const struct dispersion *d)
+{
+    if (d->n < 2 || d->count <= 0)
+        return -1;
+    double mean = d->sum / d->n, var = (d->sum2 - d->n * mean * mean) / (d->n - 1);
+    return var / (d->count / d->n);
+}
+
+/* --rate-mode (issue 9 item 7) end to end: the engine honours
+ * rate_uniform, so uniform arrivals come evenly spaced and Poisson ones do
+ * not (tests/unit/test_ag_arrival.c checks the schedules themselves). The
+ * same rate, comfortably served, both ways; a run on a host so loaded that
+ * too few intervals were undisturbed is repeated (at most 3 runs). */
 static void case_ratemode(void)
 {
+    enum { MIN_CLEAN = 20, MAX_RUNS = 3 };
     ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
     double disp[2];
 
     for (int uniform = 0; uniform < 2; uniform++) {
-        cfg_init(&cfg, wl, 4);
-        cfg.workers = 1; /* one arrival schedule */
-        cfg.time_ms = 4000;
-        cfg.rate = 1000;
-        cfg.rate_uniform = uniform;
-        run_engine(&cfg, 200, NULL, &r);
-        int n = 0;
-        disp[uniform] = arrival_dispersion(&r, cfg.rate, &n);
-        printf("rate-mode %s: %" PRIu64 " started over %d intervals, queued %" PRIu64
-               ", dispersion index %.3f (from %d intervals)\n",
-               uniform ? "uniform" : "poisson", r.tot.ctr.ev_started, r.intervals,
-               r.tot.ctr.ev_queued, disp[uniform], n);
-        CHECK(!r.failed);
-        CHECK_MSG(n >= 10, "only %d usable intervals", n);
-        CHECK_MSG(r.tot.ctr.ev_started > 3400 && r.tot.ctr.ev_started < 4600,
-                  "started %" PRIu64 " of ~4000", r.tot.ctr.ev_started);
-        run_free(&r);
+        struct dispersion d = {0};
+        for (int run = 0; run < MAX_RUNS && d.n < MIN_CLEAN; run++) {
+            cfg_init(&cfg, wl, 4);
+            cfg.workers = 1; /* one arrival schedule */
+            cfg.time_ms = 6000;
+            cfg.rate = 1000;
+            cfg.rate_uniform = uniform;
+            run_engine(&cfg, 100, NULL, &r);
+            int before = d.n;
+            dispersion_add(&d, &r, cfg.rate);
+            printf("rate-mode %s, run %d: %" PRIu64 " started over %d intervals, late %" PRIu64
+                   ", queued %" PRIu64 ", worst slip %" PRIu64 " us, %d undisturbed intervals\n",
+                   uniform ? "uniform" : "poisson", run + 1, r.tot.ctr.ev_started, r.intervals,
+                   r.tot.ctr.ev_late, r.tot.ctr.ev_queued, r.tot.slip_max_us, d.n - before);
+            CHECK(!r.failed);
+            CHECK_MSG(r.tot.ctr.ev_started > 5200 && r.tot.ctr.ev_started < 6800,
+                      "started %" PRIu64 " of ~6000", r.tot.ctr.ev_started);
+            run_free(&r);
+        }
+        disp[uniform] = dispersion_index(&d);
+        printf("rate-mode %s: dispersion index %.3f over %d intervals\n",
+               uniform ? "uniform" : "poisson", disp[uniform], d.n);
+        CHECK_MSG(d.n >= MIN_CLEAN, "only %d undisturbed intervals in %d runs", d.n, MAX_RUNS);
     }
     CHECK_MSG(disp[0] > 0.4, "Poisson arrivals look evenly spaced: dispersion %.3f", disp[0]);
     CHECK_MSG(disp[1] >= 0 && disp[1] < 0.2, "uniform arrivals are not even: dispersion %.3f",
