@@ -246,6 +246,12 @@ static void on_plan(struct ctl *c, const struct pr_msg *m)
         return;
     }
     snprintf(c->run, sizeof(c->run), "%s", m->run);
+    struct pr_error herr = {0};
+    if (pr_msg_plan_verify(p, &herr) < 0) {
+        logf_(c, 0, "run %s: %s", c->run, herr.msg);
+        send_error(c, PR_PHASE_PLAN, herr.code, herr.msg);
+        return;
+    }
     for (uint32_t i = 0; i < p->n_hosts; i++) {
         if (p->n_sockets == 0 && !ag_config_db_host_allowed(c->cfg, p->hosts[i])) {
             char why[512];

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "ag_engine_test.h"
 #include "pr_opts.h"
 #include "pr_split.h"
 
@@ -54,8 +55,10 @@ struct ag_engine {
     ag_worker **workers;     /* worker handles, created at setup */
     struct ag_wstats *buf;   /* two stats buffers per worker: one lent, one spare */
     struct ag_wstats **lent; /* buffer each worker fills now */
-    struct ag_wstats total;  /* whole-run sums */
+    struct ag_wstats *runs;  /* per worker: its whole-run stats, copied at totals */
+    struct ag_wstats total;  /* whole-run sums of the workers' own run stats */
     struct ag_wstats merge;  /* scratch for one collect */
+    bool lose_next;          /* test hook: the next collect loses a worker's interval */
     pthread_mutex_t mu;      /* guards the condition below */
     pthread_cond_t cv;       /* signalled by workers on any reply */
     bool set_up;             /* setup succeeded */
@@ -190,6 +193,10 @@ void ag_engine_destroy(ag_engine **ep)
     if (e->buf)
         for (size_t i = 0; i < 2 * e->nworkers; i++)
             ag_wstats_close(&e->buf[i]);
+    if (e->runs)
+        for (size_t i = 0; i < e->nworkers; i++)
+            ag_wstats_close(&e->runs[i]);
+    free(e->runs);
     free(e->buf);
     free(e->lent);
     free(e->workers);
@@ -263,8 +270,11 @@ static void start_workers(ag_engine *e)
     e->workers = pr_xcalloc(n, sizeof *e->workers);
     e->buf = pr_xcalloc(2 * n, sizeof *e->buf);
     e->lent = pr_xcalloc(n, sizeof *e->lent);
+    e->runs = pr_xcalloc(n, sizeof *e->runs);
     for (size_t i = 0; i < 2 * n; i++)
         ag_wstats_init(&e->buf[i]);
+    for (size_t i = 0; i < n; i++)
+        ag_wstats_init(&e->runs[i]);
     for (uint32_t c = 0; c < e->conns; c++) {
         uint64_t g = e->conn_first + c;
         wc[c].target = &e->targets[g % e->ntargets];
@@ -412,9 +422,11 @@ static bool swaps_done(ag_engine *e)
     return true;
 }
 
-/* Swap every worker's buffer; leave the merge of the filled ones in e->merge. */
-static void swap_all(ag_engine *e)
+/* Swap every worker's buffer; leave the merge of the filled ones in e->merge
+ * and, when runs, each worker's whole-run stats in e->runs. */
+static void swap_all(ag_engine *e, bool runs)
 {
+    bool lose = e->lose_next;
     struct ag_wstats **got = pr_xcalloc(e->nworkers, sizeof *got);
 
     ag_wstats_reset(&e->merge);
@@ -423,7 +435,7 @@ static void swap_all(ag_engine *e)
         struct ag_wstats *spare =
             e->lent[i] == &e->buf[2 * i] ? &e->buf[2 * i + 1] : &e->buf[2 * i];
         ag_wstats_reset(spare);
-        ag_worker_post_swap(e->workers[i], spare);
+        ag_worker_post_swap(e->workers[i], spare, runs ? &e->runs[i] : NULL);
         got[i] = spare;
         e->lent[i] = NULL;
     }
@@ -432,7 +444,10 @@ static void swap_all(ag_engine *e)
         for (size_t i = 0; i < e->nworkers; i++) {
             struct ag_wstats *old;
             if (!e->lent[i] && ag_worker_take_swap(e->workers[i], &old)) {
-                ag_wstats_add(&e->merge, old);
+                if (lose && i == 0)
+                    e->lose_next = false; /* test hook: as if this interval were lost */
+                else
+                    ag_wstats_add(&e->merge, old);
                 e->lent[i] = got[i];
             }
         }
@@ -461,8 +476,7 @@ int ag_engine_collect(ag_engine *e, struct ag_engine_stats *out)
 {
     if (!e->workers)
         return -EINVAL;
-    swap_all(e);
-    ag_wstats_add(&e->total, &e->merge);
+    swap_all(e, false);
     fill_stats(e, &e->merge, out);
     uint64_t now = uv_hrtime(), cpu = cpu_ns();
     uint64_t wall = now > e->last_wall_ns ? now - e->last_wall_ns : 0;
@@ -477,8 +491,12 @@ int ag_engine_totals(ag_engine *e, struct ag_engine_stats *out)
 {
     if (!e->workers)
         return -EINVAL;
-    swap_all(e);
-    ag_wstats_add(&e->total, &e->merge);
+    /* Not the sum of the intervals: each worker's own run counts (and
+     * whatever its last interval holds stays uncollected). */
+    swap_all(e, true);
+    ag_wstats_reset(&e->total);
+    for (size_t i = 0; i < e->nworkers; i++)
+        ag_wstats_add(&e->total, &e->runs[i]);
     fill_stats(e, &e->total, out);
     uint64_t now = uv_hrtime();
     out->span_ns = e->started && now > e->t0_ns ? now - e->t0_ns : 0;
@@ -503,17 +521,33 @@ void ag_engine_stop(ag_engine *e, bool immediate)
         ag_worker_post_stop(e->workers[i], immediate);
 }
 
-int64_t ag_engine_start_skew_ns(ag_engine *e)
+void ag__engine_test_lose_interval(ag_engine *e)
+{
+    e->lose_next = true;
+}
+
+bool ag_engine_start_skew_ns(ag_engine *e, int64_t *skew_ns)
 {
     uint64_t latest = 0;
-    for (size_t i = 0; e->workers && i < e->nworkers; i++) {
+    if (!e->started || e->workers == NULL)
+        return false;
+    for (size_t i = 0; i < e->nworkers; i++) {
         uint64_t t = ag_worker_started_ns(e->workers[i]);
         if (t == 0)
-            return 0; /* not every worker has started yet */
+            return false; /* not every worker has started (yet) */
         if (t > latest)
             latest = t;
     }
-    return latest ? (int64_t)latest - (int64_t)e->t0_ns : 0;
+    *skew_ns = (int64_t)latest - (int64_t)e->t0_ns;
+    return true;
+}
+
+uint32_t ag_engine_conns_open(ag_engine *e)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; e->workers && i < e->nworkers; i++)
+        n += ag_worker_conns_open(e->workers[i]);
+    return n;
 }
 
 int ag_engine_start_pieces(ag_engine *e, struct ag_piece *pieces, size_t n)

@@ -124,8 +124,8 @@ int ag_engine_setup(ag_engine *e, struct ag_engine_error *err);
 int ag_engine_start(ag_engine *e, uint64_t t0_ns);
 
 /* Swap every worker's interval stats and merge them into *out (counters,
- * histograms, lag) plus CPU use since the previous collect. Also adds them
- * into the whole-run totals. Blocks for one loop turn of each worker. */
+ * histograms, lag) plus CPU use since the previous collect. Blocks for one
+ * loop turn of each worker. */
 int ag_engine_collect(ag_engine *e, struct ag_engine_stats *out);
 
 /* Wait up to timeout_ms (-1: forever) for the run (or pieces) to end.
@@ -137,17 +137,23 @@ int ag_engine_wait(ag_engine *e, int timeout_ms);
  * e.g. lease expired). Returns at once; use ag_engine_wait. */
 void ag_engine_stop(ag_engine *e, bool immediate);
 
-/* Whole-run totals: everything collected so far plus whatever the workers
- * still hold (collected now). Call after the run ended. */
+/* Whole-run totals, counted by each worker apart from its interval
+ * buffers (at record time), so they equal the sum of every collect only
+ * when no interval was lost or counted twice. Call after the run ended and
+ * its last interval was collected. */
 int ag_engine_totals(ag_engine *e, struct ag_engine_stats *out);
 
 /* True (and *err filled when not NULL) once a fatal error occurred. */
 bool ag_engine_error(ag_engine *e, struct ag_engine_error *err);
 
-/* Actual start skew of the run, ns: the latest worker's start minus t0.
- * 0 until every worker has started (call it after t0, e.g. with the first
- * collect). */
-int64_t ag_engine_start_skew_ns(ag_engine *e);
+/* Actual start skew of the run: true with *skew_ns the latest worker's
+ * start minus t0 once every worker has started; false (unknown, *skew_ns
+ * untouched) before that or when the run never started. */
+bool ag_engine_start_skew_ns(ag_engine *e, int64_t *skew_ns);
+
+/* Connections setup opened (and prepared) over every worker: after a
+ * successful ag_engine_setup, what READY reports. */
+uint32_t ag_engine_conns_open(ag_engine *e);
 
 /* Command mode: start running the text streams pieces[0..n) in parallel,
  * one stream per connection at a time, each on a single connection in

@@ -34,7 +34,9 @@ struct ag_run {
     ag_workload *wl;                /* parsed workload and options */
     ag_engine *engine;              /* connections and loops */
     MYSQL *probe;                   /* blocking connection: RTT probe, status samples */
-    uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings */
+    uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings, 0: none answered */
+    uint64_t cmd_t0_ns;             /* command mode: the t0 it waited for */
+    uint64_t cmd_started_ns;        /* command mode: when its streams started, 0: never */
     pthread_mutex_t mu;             /* guards phase, cancelled */
     enum run_phase phase;           /* RUN_LIVE: the engine may be stopped from any thread */
     bool cancelled, immediate;      /* a stop was requested */
@@ -156,6 +158,7 @@ static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
         .time_ms = p->time_s * 1000u,
         .events = p->events,
         .rate = (double)p->rate,
+        .rate_uniform = p->rate_mode == PR_RATE_UNIFORM,
         .seed = p->seed,
         .dry_run = pr_opts_bool(o, "mysql-dry-run"),
         .stop_grace_ms = stop_grace_ms(o),
@@ -249,14 +252,17 @@ int ag_run_setup(ag_run *r, struct ag_run_error *e)
     return 0;
 }
 
-uint64_t ag_run_db_rtt_us(const ag_run *r)
+bool ag_run_db_rtt_us(const ag_run *r, uint64_t *us)
 {
-    return r->db_rtt_us;
+    if (r->db_rtt_us == 0)
+        return false;
+    *us = r->db_rtt_us;
+    return true;
 }
 
 uint32_t ag_run_conns_open(const ag_run *r)
 {
-    return r->plan->conns ? r->plan->conns : 1;
+    return ag_engine_conns_open(r->engine);
 }
 
 /* Command mode: one ag_load stream per piece of work. */
@@ -368,6 +374,9 @@ static void start_command(ag_run *r, uint64_t t0_ns)
     else if (build_pieces(r, &r->end) == 0 &&
              ag_engine_start_pieces(r->engine, r->pieces, r->npieces) < 0)
         set_error(&r->end, PR_EINVAL, cmd_phase(r->plan->cmd), "%s: engine not ready", cmd);
+    else if (r->end.code == 0)
+        r->cmd_started_ns = ag_run_now_ns();
+    r->cmd_t0_ns = t0_ns;
     if (r->end.code != 0) {
         pthread_mutex_lock(&r->mu);
         r->finished = true;
@@ -388,9 +397,18 @@ int64_t ag_run_start(ag_run *r, uint64_t t0_ns)
     return 0;
 }
 
-int64_t ag_run_start_skew_us(ag_run *r)
+bool ag_run_start_skew_us(ag_run *r, int64_t *us)
 {
-    return r->plan->cmd == PR_CMD_RUN ? ag_engine_start_skew_ns(r->engine) / 1000 : 0;
+    int64_t ns = 0;
+    if (r->plan->cmd != PR_CMD_RUN) {
+        if (r->cmd_started_ns == 0)
+            return false;
+        ns = (int64_t)r->cmd_started_ns - (int64_t)r->cmd_t0_ns;
+    } else if (!ag_engine_start_skew_ns(r->engine, &ns)) {
+        return false;
+    }
+    *us = ns / 1000;
+    return true;
 }
 
 bool ag_run_is_finished(ag_run *r)
@@ -514,7 +532,12 @@ void ag_run_interval_clear(struct ag_run_interval *iv)
     memset(iv, 0, sizeof(*iv));
 }
 
-void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *lat,
+bool ag_run_is_rate(const ag_run *r)
+{
+    return r->plan->cmd == PR_CMD_RUN && r->plan->rate > 0;
+}
+
+void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *lat, pr_hist *svc,
                    struct ag_run_error *status)
 {
     struct ag_engine_stats st = {0};
@@ -525,6 +548,7 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
     *rows = 0;
     *status = r->end;
     st.lat = lat;
+    st.svc = svc;
     if (ag_engine_totals(r->engine, &st) == 0) {
         *ctr = st.ctr;
         *rows = st.rows;

@@ -57,15 +57,20 @@ ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_er
  * database is reachable (prepare/cleanup/prewarm). Blocks; 0 or negative
  * with *e set (phase CONNECT or PREPARE). */
 int ag_run_setup(ag_run *r, struct ag_run_error *e);
-uint64_t ag_run_db_rtt_us(const ag_run *r);
+/* Baseline DB round trip, lowest of the probe's pings: true with *us set,
+ * false when every ping failed (unknown). */
+bool ag_run_db_rtt_us(const ag_run *r, uint64_t *us);
+/* Connections setup really opened (a command's: its engine's pool). */
 uint32_t ag_run_conns_open(const ag_run *r);
 /* Start at t0_ns and return: a run's workers start themselves at t0; a
  * command (prepare, cleanup, prewarm) waits here for t0 (or a stop) and
  * starts its statement streams, which ag_run_collect then reports on as
  * they go (statements and rows per interval). Returns 0. */
 int64_t ag_run_start(ag_run *r, uint64_t t0_ns);
-/* Latest worker start minus t0, µs; valid once the run has started. */
-int64_t ag_run_start_skew_us(ag_run *r);
+/* Actual start minus t0, µs: for a run, the latest worker's start once
+ * every worker has started; for a command, when its streams started.
+ * False (unknown) when it never started. */
+bool ag_run_start_skew_us(ag_run *r, int64_t *us);
 /* True once the run (or command) has ended by itself or by a stop. */
 bool ag_run_is_finished(ag_run *r);
 /* Request a stop from any thread; does not wait. */
@@ -91,11 +96,16 @@ void ag_run_settle(ag_run *r);
 void ag_run_collect(ag_run *r, struct ag_run_interval *iv);
 /* Free what iv owns and zero it. */
 void ag_run_interval_clear(struct ag_run_interval *iv);
-/* Whole-run totals (exact), the rows a prepare inserted, and how the run
- * ended (status->code 0 = ok; a command stopped before its streams all
- * ended is -ECANCELED). */
-void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *lat,
+/* Whole-run totals (exact, counted by the workers apart from the
+ * intervals), the rows a prepare inserted, and how the run ended
+ * (status->code 0 = ok; a command stopped before its streams all ended is
+ * -ECANCELED). lat is filled; svc (may be NULL) gets the service times,
+ * empty unless the plan is a rate-mode run. */
+void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *lat, pr_hist *svc,
                    struct ag_run_error *status);
+/* True when the plan is an open-loop run (rate > 0): STATS and DONE carry
+ * service times. */
+bool ag_run_is_rate(const ag_run *r);
 /* Free the run (stopping it first); *r becomes NULL. */
 void ag_run_destroy(ag_run **r);
 

@@ -167,11 +167,12 @@ static void make_done(ag_session *s, struct pr_msg *m, uint64_t intervals)
 
     pr_msg_init(m, PR_MSG_DONE, NULL, 0);
     m->u.done.lat = pr_hist_new();
-    ag_run_totals(s->run, &m->u.done.ctr, &m->u.done.rows, m->u.done.lat, &e);
+    m->u.done.svc = ag_run_is_rate(s->run) ? pr_hist_new() : NULL;
+    ag_run_totals(s->run, &m->u.done.ctr, &m->u.done.rows, m->u.done.lat, m->u.done.svc, &e);
     m->u.done.intervals = intervals;
     m->u.done.status = e.code;
     m->u.done.reason = pr_xstrdup(e.code ? e.message : "");
-    m->u.done.start_skew_us = ag_run_start_skew_us(s->run);
+    m->u.done.has_start_skew = ag_run_start_skew_us(s->run, &m->u.done.start_skew_us);
 }
 
 static bool counters_zero(const struct pr_counters *c)
@@ -225,7 +226,7 @@ static void post_ready(ag_session *s)
 
     pr_msg_init(&ready, PR_MSG_READY, NULL, 0);
     ready.u.ready.plan_hash = s->plan_msg.u.plan.plan_hash;
-    ready.u.ready.db_rtt_us = ag_run_db_rtt_us(s->run);
+    ready.u.ready.has_db_rtt = ag_run_db_rtt_us(s->run, &ready.u.ready.db_rtt_us);
     ready.u.ready.conns = ag_run_conns_open(s->run);
     ag_run_sample_srv(s->run, &ready.u.ready.srv, &ready.u.ready.n_srv);
     set_state(s, PR_STATE_READY);

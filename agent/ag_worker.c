@@ -87,6 +87,26 @@ void ag__worker_record_us(pr_hist *h, uint64_t ns)
     pr_hist_record(h, us ? us : 1, 1);
 }
 
+void ag__worker_record_lat(ag_worker *w, uint64_t ns)
+{
+    ag__worker_record_us(w->cur->lat, ns);
+    ag__worker_record_us(w->run.lat, ns);
+}
+
+void ag__worker_record_svc(ag_worker *w, uint64_t ns)
+{
+    ag__worker_record_us(w->cur->svc, ns);
+    ag__worker_record_us(w->run.svc, ns);
+}
+
+void ag__worker_record_slip(ag_worker *w, uint64_t us)
+{
+    if (us > w->cur->slip_max_us)
+        w->cur->slip_max_us = us;
+    if (us > w->run.slip_max_us)
+        w->run.slip_max_us = us;
+}
+
 /* ---- lifecycle of connections ----------------------------------------- */
 
 void ag__worker_maybe_finished(ag_worker *w)
@@ -156,13 +176,13 @@ static void count_ok(ag_worker *w, ag_conn *c)
 {
     switch (ag_conn_class(c)) {
     case AG_CONN_READ:
-        w->cur->ctr.reads++;
+        AG__COUNT(w, reads);
         break;
     case AG_CONN_WRITE:
-        w->cur->ctr.writes++;
+        AG__COUNT(w, writes);
         break;
     case AG_CONN_OTHER:
-        w->cur->ctr.other++;
+        AG__COUNT(w, other);
         break;
     }
 }
@@ -170,11 +190,12 @@ static void count_ok(ag_worker *w, ag_conn *c)
 /* A command stream's statement succeeded (see struct ag_piece). */
 static void count_piece(struct ag__wconn *wc)
 {
-    struct ag_wstats *cur = wc->w->cur;
+    ag_worker *w = wc->w;
 
     if (wc->piece_rows > 0) {
-        cur->ctr.writes++;
-        cur->rows += wc->piece_rows;
+        AG__COUNT(w, writes);
+        w->cur->rows += wc->piece_rows;
+        w->run.rows += wc->piece_rows;
         return;
     }
     count_ok(wc->w, wc->conn);
@@ -201,10 +222,10 @@ static void event_done(struct ag__wconn *wc)
     ag_worker *w = wc->w;
     uint64_t now = uv_hrtime();
 
-    w->cur->ctr.transactions++;
-    ag__worker_record_us(w->cur->lat, now - wc->ev_start_ns);
+    AG__COUNT(w, transactions);
+    ag__worker_record_lat(w, now - wc->ev_start_ns);
     if (w->rate > 0) {
-        ag__worker_record_us(w->cur->svc, now - wc->svc_start_ns);
+        ag__worker_record_svc(w, now - wc->svc_start_ns);
         ag__worker_rate_free(wc);
         return;
     }
@@ -241,8 +262,8 @@ static void next_event(struct ag__wconn *wc)
             return;
         }
         /* No statement this event (bulk_insert buffering): it is complete. */
-        w->cur->ctr.transactions++;
-        ag__worker_record_us(w->cur->lat, uv_hrtime() - now);
+        AG__COUNT(w, transactions);
+        ag__worker_record_lat(w, uv_hrtime() - now);
         wc->st = AG__WC_IDLE;
         if (++wc->empty_events >= EMPTY_EVENTS_YIELD) {
             wc->empty_events = 0;
@@ -301,7 +322,10 @@ static void on_open(struct ag__wconn *wc, enum ag_conn_status st)
             return;
         }
         wc->st = AG__WC_IDLE;
-        if (++w->n_open == w->n)
+        pthread_mutex_lock(&w->mu);
+        w->opened = (uint32_t)++w->n_open;
+        pthread_mutex_unlock(&w->mu);
+        if (w->n_open == w->n)
             set_phase(w, AG_WORKER_READY);
         return;
     }
@@ -314,7 +338,7 @@ static void on_open(struct ag__wconn *wc, enum ag_conn_status st)
         backoff(wc);
         return;
     }
-    w->cur->ctr.reconnects++;
+    AG__COUNT(w, reconnects);
     wc->backoff_ms = 0;
     wc->st = AG__WC_EVENT;
     ag_cursor_begin(wc->cur); /* the event restarts from its beginning */
@@ -331,7 +355,7 @@ static void on_event_result(struct ag__wconn *wc, enum ag_conn_status st)
         next_stmt(wc);
         return;
     case AG_CONN_IGNORED:
-        w->cur->ctr.errors++;
+        AG__COUNT(w, errors);
         ag_cursor_begin(wc->cur); /* restart the event, timer not reset */
         next_stmt(wc);
         return;
@@ -367,7 +391,7 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
             fatal(wc, ag_conn_error(c));
             return;
         } else {
-            wc->w->cur->ctr.errors++;
+            AG__COUNT(wc->w, errors);
         }
         ag__worker_conn_done(wc);
         return;
@@ -391,7 +415,9 @@ static void lag_cb(uv_timer_t *t)
     ag_worker *w = t->data;
     uint64_t now = uv_hrtime();
 
-    ag__worker_record_us(w->cur->lag, now > w->lag_expect_ns ? now - w->lag_expect_ns : 0);
+    uint64_t lag = now > w->lag_expect_ns ? now - w->lag_expect_ns : 0;
+    ag__worker_record_us(w->cur->lag, lag);
+    ag__worker_record_us(w->run.lag, lag);
     w->lag_expect_ns = now + LAG_PERIOD_MS * 1000000ULL;
     uv_timer_start(&w->lag_timer, lag_cb, LAG_PERIOD_MS, 0);
 }
@@ -533,6 +559,10 @@ static void async_cb(uv_async_t *a)
     if (cmd & CMD_SWAP) {
         w->swap_out = w->cur;
         w->cur = fresh;
+        if (w->swap_run != NULL) { /* the run's totals, copied on this thread */
+            ag_wstats_reset(w->swap_run);
+            ag_wstats_add(w->swap_run, &w->run);
+        }
         w->swap_done = true;
     }
     pthread_mutex_unlock(&w->mu);
@@ -596,6 +626,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     w->n = n;
     w->conns_total = conns_total;
     w->cur = stats;
+    ag_wstats_init(&w->run);
     w->end_ns = UINT64_MAX;
     w->phase = AG_WORKER_IDLE;
     pthread_mutex_init(&w->mu, NULL);
@@ -620,6 +651,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
         for (size_t i = 0; i < n; i++)
             ag_cursor_destroy(&w->wc[i].cur);
         pthread_mutex_destroy(&w->mu);
+        ag_wstats_close(&w->run);
         free(w->wc);
         free(w->idle);
         free(w);
@@ -649,6 +681,7 @@ void ag_worker_destroy(ag_worker **wp)
     for (size_t i = 0; i < w->n; i++)
         ag_cursor_destroy(&w->wc[i].cur);
     pthread_mutex_destroy(&w->mu);
+    ag_wstats_close(&w->run);
     free(w->wc);
     free(w->idle);
     free(w);
@@ -680,10 +713,11 @@ void ag_worker_post_pieces(ag_worker *w)
     post(w, CMD_PIECES);
 }
 
-void ag_worker_post_swap(ag_worker *w, struct ag_wstats *fresh)
+void ag_worker_post_swap(ag_worker *w, struct ag_wstats *fresh, struct ag_wstats *run)
 {
     pthread_mutex_lock(&w->mu);
     w->swap_in = fresh;
+    w->swap_run = run;
     w->swap_done = false;
     w->swap_out = NULL;
     pthread_mutex_unlock(&w->mu);
@@ -715,6 +749,14 @@ enum ag_worker_phase ag_worker_phase(ag_worker *w, struct ag_conn_error *err, ui
     }
     pthread_mutex_unlock(&w->mu);
     return p;
+}
+
+uint32_t ag_worker_conns_open(ag_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    uint32_t n = w->opened;
+    pthread_mutex_unlock(&w->mu);
+    return n;
 }
 
 uint64_t ag_worker_started_ns(ag_worker *w)

@@ -116,14 +116,18 @@ void ag_worker_post_start(ag_worker *w, uint64_t t0_ns);
 void ag_worker_post_stop(ag_worker *w, bool immediate);
 void ag_worker_post_pieces(ag_worker *w);
 /* Give the worker a fresh (empty) buffer; its filled one comes back through
- * ag_worker_take_swap once the notify callback has fired. */
-void ag_worker_post_swap(ag_worker *w, struct ag_wstats *fresh);
+ * ag_worker_take_swap once the notify callback has fired. When run is not
+ * NULL, the worker also copies its whole-run stats into it (counted apart
+ * from the interval buffers, at record time) in the same step. */
+void ag_worker_post_swap(ag_worker *w, struct ag_wstats *fresh, struct ag_wstats *run);
 /* True and *old set when the swap posted last has been done. */
 bool ag_worker_take_swap(ag_worker *w, struct ag_wstats **old);
 
 /* Current phase; when FAILED and err is not NULL, the first fatal error,
  * with *conn_index its global connection index. */
 enum ag_worker_phase ag_worker_phase(ag_worker *w, struct ag_conn_error *err, uint32_t *conn_index);
+/* Connections its setup opened so far. */
+uint32_t ag_worker_conns_open(ag_worker *w);
 /* Actual start instant (CLOCK_MONOTONIC ns), 0 before start. */
 uint64_t ag_worker_started_ns(ag_worker *w);
 

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <uv.h>
 
+#include "ag_arrival.h"
 #include "ag_conn.h"
 #include "ag_worker.h"
 #include "ag_workload.h"
@@ -57,6 +58,9 @@ struct ag_worker {
     size_t n;                    /* their number */
     uint32_t conns_total;        /* global connection count */
     struct ag_wstats *cur;       /* interval stats being filled (hot path, no lock) */
+    struct ag_wstats run;        /* whole-run stats, counted apart from cur at record
+                                    time (never swapped), so the intervals summing to
+                                    them checks that none was lost or doubled */
     size_t n_open;               /* setup: connections open */
     size_t n_done;               /* connections in AG__WC_DONE */
     size_t n_pieces_busy;        /* connections running a stream */
@@ -66,9 +70,8 @@ struct ag_worker {
     uint64_t t0_ns;              /* intended start */
     uint64_t end_ns;             /* no event starts at or after this (UINT64_MAX: none) */
     double rate;                 /* events/s, 0: closed loop */
-    double gap_mean_ns;          /* 1e9 / rate */
     uint64_t next_arrival_ns;    /* next scheduled arrival */
-    uint64_t rng[2];             /* xoroshiro128+ for arrivals */
+    struct ag_arrival arrivals;  /* rate mode: the arrival schedule */
     uint32_t *idle;              /* rate mode: free connection slots (stack) */
     size_t nidle;
     uint64_t lag_expect_ns; /* when the lag timer should fire */
@@ -78,11 +81,13 @@ struct ag_worker {
     bool cmd_immediate;
     struct ag_wstats *swap_in;  /* fresh buffer posted */
     struct ag_wstats *swap_out; /* filled buffer handed back */
+    struct ag_wstats *swap_run; /* NULL, or where the swap copies w->run */
     bool swap_done;
     enum ag_worker_phase phase;
     struct ag_conn_error err; /* first fatal error */
     uint32_t err_index;
     uint64_t started_ns;
+    uint32_t opened; /* connections setup opened (n_open, published under mu) */
 };
 
 /* ag_worker.c */
@@ -92,6 +97,13 @@ void ag__worker_maybe_finished(ag_worker *w);          /* every connection done?
 bool ag__worker_may_start(ag_worker *w, uint64_t now); /* limits; takes an event ticket */
 void ag__worker_exec(struct ag__wconn *wc);            /* execute ag_conn_call(wc->conn) */
 void ag__worker_record_us(pr_hist *h, uint64_t ns);
+
+/* Hot-path recording: every figure goes into the interval (w->cur) and the
+ * run (w->run) at once; no allocation, one extra add or histogram record. */
+#define AG__COUNT(w, field) ((void)((w)->cur->ctr.field++, (w)->run.ctr.field++))
+void ag__worker_record_lat(ag_worker *w, uint64_t ns);  /* an event's latency */
+void ag__worker_record_svc(ag_worker *w, uint64_t ns);  /* rate mode: its service time */
+void ag__worker_record_slip(ag_worker *w, uint64_t us); /* rate mode: a start's slip */
 
 /* ag_worker_rate.c: the open loop */
 void ag__worker_rate_init(ag_worker *w, double rate, uint64_t rng_seed);

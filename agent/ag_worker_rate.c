@@ -1,14 +1,12 @@
 /* ag_worker_rate: the open loop (--rate) of a worker.
  *
- * Arrivals are generated lazily in order (Poisson gaps -mean*ln(1-u) as
- * sysbench, or uniform), so the backlog is simply "arrivals already due":
- * nothing to overflow, and a backlog never aborts the run (unlike sysbench's
- * full event queue). A free connection takes the oldest due arrival; when
- * none is due it waits in the idle stack for the arrival clock. Latency runs
- * from the intended start (coordinated-omission correct), service time from
- * the actual start.
+ * Arrivals are generated lazily in order (ag_arrival: Poisson as sysbench,
+ * or uniform), so the backlog is simply "arrivals already due": nothing to
+ * overflow, and a backlog never aborts the run (unlike sysbench's full
+ * event queue). A free connection takes the oldest due arrival; when none is due it
+ * waits in the idle stack for the arrival clock. Latency runs from the intended start
+ * (coordinated-omission correct), service time from the actual start.
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include <sys/timerfd.h>
@@ -19,33 +17,9 @@
 #define LATE_NS        1000000ULL /* an arrival started later than this is late */
 #define DROP_COUNT_MAX 100000000ULL
 
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static double rng_double(ag_worker *w)
-{
-    uint64_t s0 = w->rng[0], s1 = w->rng[1], r = s0 + s1;
-    s1 ^= s0;
-    w->rng[0] = rotl(s0, 55) ^ s1 ^ (s1 << 14);
-    w->rng[1] = rotl(s1, 36);
-    return (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 static uint64_t gap_ns(ag_worker *w)
 {
-    if (w->sh->rate_uniform)
-        return (uint64_t)w->gap_mean_ns;
-    return (uint64_t)(-w->gap_mean_ns * log(1.0 - rng_double(w)));
+    return ag_arrival_gap_ns(&w->arrivals);
 }
 
 /* uv timers have millisecond resolution on a cached loop time: arrivals
@@ -78,14 +52,13 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
     uint64_t intended = w->next_arrival_ns;
 
     w->next_arrival_ns += gap_ns(w);
-    w->cur->ctr.ev_started++;
+    AG__COUNT(w, ev_started);
     if (queued)
-        w->cur->ctr.ev_queued++;
+        AG__COUNT(w, ev_queued);
     if (now > intended) {
         if (now - intended > LATE_NS)
-            w->cur->ctr.ev_late++;
-        if ((now - intended) / 1000 > w->cur->slip_max_us)
-            w->cur->slip_max_us = (now - intended) / 1000;
+            AG__COUNT(w, ev_late);
+        ag__worker_record_slip(w, (now - intended) / 1000);
     }
     wc->ev_start_ns = intended;
     wc->svc_start_ns = now;
@@ -97,9 +70,9 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
         return;
     }
     /* An event without statements completes at once. */
-    w->cur->ctr.transactions++;
-    ag__worker_record_us(w->cur->lat, now - intended);
-    ag__worker_record_us(w->cur->svc, 0);
+    AG__COUNT(w, transactions);
+    ag__worker_record_lat(w, now - intended);
+    ag__worker_record_svc(w, 0);
     wc->st = AG__WC_IDLE;
     w->idle[w->nidle++] = (uint32_t)(wc - w->wc);
 }
@@ -167,9 +140,7 @@ static void arrival_cb(uv_poll_t *p, int status, int events);
 void ag__worker_rate_init(ag_worker *w, double rate, uint64_t rng_seed)
 {
     w->rate = rate;
-    w->gap_mean_ns = rate > 0 ? 1e9 / rate : 0;
-    w->rng[0] = splitmix(&rng_seed);
-    w->rng[1] = splitmix(&rng_seed) | 1;
+    ag_arrival_init(&w->arrivals, rate, w->sh->rate_uniform, rng_seed);
     w->arrival_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (w->arrival_fd < 0)
         abort();
@@ -180,7 +151,7 @@ void ag__worker_rate_init(ag_worker *w, double rate, uint64_t rng_seed)
 
 void ag__worker_rate_start(ag_worker *w)
 {
-    w->next_arrival_ns = w->t0_ns + gap_ns(w);
+    w->next_arrival_ns = w->t0_ns + ag_arrival_first_ns(&w->arrivals);
     w->nidle = 0;
     for (size_t i = w->n; i-- > 0;)
         if (w->wc[i].st == AG__WC_IDLE)
@@ -196,7 +167,7 @@ void ag__worker_rate_drop(ag_worker *w)
         return;
     /* Arrivals due before the end that never started. */
     while (w->next_arrival_ns < w->end_ns && k++ < DROP_COUNT_MAX) {
-        w->cur->ctr.ev_dropped++;
+        AG__COUNT(w, ev_dropped);
         w->next_arrival_ns += gap_ns(w) + 1;
     }
 }

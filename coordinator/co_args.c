@@ -239,6 +239,19 @@ static int set_report_format(struct co_args *a, const char *n, const char *v, st
     return 0;
 }
 
+static int set_rate_mode(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    for (int i = 0; v && i < PR_RATE_COUNT_; i++)
+        if (strcmp(v, pr_rate_mode_name((enum pr_rate_mode)i)) == 0) {
+            a->rate_mode = (enum pr_rate_mode)i;
+            return 0;
+        }
+    return pr_error_set(err, PR_EINVAL,
+                        "--rate-mode: '%s' is not poisson or uniform (the arrival process of "
+                        "--rate)",
+                        v ? v : "");
+}
+
 /* The string field an option name stores into. */
 static char **path_field(struct co_args *a, const char *n)
 {
@@ -319,6 +332,10 @@ static const struct co__own_opt own_opts[] = {
      "stdout report {stampede,sysbench}; sysbench: exactly sysbench 1.0.20's lines, the "
      "stampede section only in --json",
      set_report_format},
+    {"rate-mode", "=STRING", "poisson",
+     "arrivals with --rate: poisson (random gaps, as sysbench) or uniform (every gap "
+     "1/rate); not a sysbench option {poisson,uniform}",
+     set_rate_mode},
     {"json", "=FILE", NULL, "write the whole run as JSON to FILE", set_path},
     {"csv", "=FILE", NULL, "write one CSV row per interval to FILE", set_path},
     {"hdr-log", "=FILE", NULL, "write an HdrHistogram interval log to FILE", set_path},
@@ -655,6 +672,9 @@ static int check_combinations(struct co_args *a, struct pr_error *err)
         if (urc != 0)
             return urc;
     }
+    if (a->rate_mode != PR_RATE_POISSON && a->opts && pr_opts_int(a->opts, "rate") == 0)
+        add_warning(a, "--rate-mode=%s has no effect without --rate",
+                    pr_rate_mode_name(a->rate_mode));
     bool keys = a->secret_key_file || a->authorized_keys;
 
     if (a->plaintext && keys)
@@ -736,6 +756,7 @@ int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_pass
     a->agent_wait_s = 30;
     a->part = PR_PART_NONE;
     a->on_loss = CO_LOSS_ABORT;
+    a->rate_mode = PR_RATE_POISSON;
     a->password = pr_xstrdup("");
     a->warnings = pr_xstrdup("");
     a->opts = pr_opts_new(-1);

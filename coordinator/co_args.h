@@ -106,6 +106,7 @@ struct co_args {
     enum pr_partition part;              /* --partition */
     enum co_on_loss on_loss;             /* --on-agent-loss */
     enum co_report_format report_format; /* --report-format */
+    enum pr_rate_mode rate_mode;         /* --rate-mode (stampede's own; sysbench is Poisson) */
     char *json_path;                     /* --json, NULL when unset */
     char *csv_path;                      /* --csv */
     char *hdr_log_path;                  /* --hdr-log */

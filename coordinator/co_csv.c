@@ -9,7 +9,8 @@
 
 static const char csv_header[] = "t_s,len_s,threads,tps,qps,reads_s,writes_s,other_s,lat_p50_ms,"
                                  "lat_p95_ms,lat_p99_ms,lat_max_ms,err_s,reconn_s,"
-                                 "agents_reporting,late,partial,server_qps,printed\n";
+                                 "agents_reporting,late,partial,server_qps,printed,"
+                                 "svc_p50_ms,svc_p95_ms,svc_p99_ms\n";
 
 /* ",<v>" (or "," alone when v is not finite); first omits the comma. */
 static void csv_num(FILE *f, double v, bool first)
@@ -55,7 +56,12 @@ static void csv_row(FILE *f, const struct co_interval_result *iv, pr_hist *scrat
     csv_num(f, rate(c->reconnects, len), false);
     fprintf(f, ",%" PRIu32 ",%d,%d", iv->agents_reporting, iv->late, iv->partial);
     csv_num(f, iv->has_server ? iv->server_qps : NAN, false);
-    fprintf(f, ",%d\n", iv->printed);
+    fprintf(f, ",%d", iv->printed);
+    const pr_hist *svc = co_interval_svc(iv, scratch); /* after lat: scratch is reused */
+    csv_num(f, lat_ms(svc, 50.0), false);
+    csv_num(f, lat_ms(svc, 95.0), false);
+    csv_num(f, lat_ms(svc, 99.0), false);
+    fputc('\n', f);
 }
 
 int co_csv_write(const struct co_result *r, FILE *f)

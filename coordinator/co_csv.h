@@ -23,7 +23,7 @@
 #include "pr_err.h"
 
 /* Columns of a row (and of the header). */
-#define CO_CSV_COLUMNS 19
+#define CO_CSV_COLUMNS 22
 
 /* Write the header and r's interval rows to f (borrowed, not closed), then
  * fflush(f). Returns 0 or -EIO when the stream reports an error. */

@@ -247,6 +247,16 @@ static void jw_latency(struct jw *w, const char *key, const pr_hist *h, unsigned
     jw_close(w, '}');
 }
 
+/* Service time (rate mode: from the actual start, beside the latency from
+ * the intended start), or null when there is none (closed loop). */
+static void jw_service(struct jw *w, const char *key, const pr_hist *h, unsigned which)
+{
+    if (h == NULL)
+        jw_null(w, key);
+    else
+        jw_latency(w, key, h, which);
+}
+
 static void jw_counters(struct jw *w, const char *key, const struct pr_counters *c)
 {
     jw_open(w, key, '{');
@@ -286,6 +296,8 @@ static void write_agent(struct jw *w, const struct co_agent_result *a, double ti
     jw_num(w, "tps", per_s(a->ctr.transactions, time_s));
     jw_latency(w, "latency_ms", a->lat,
                LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
+    jw_service(w, "service_ms", a->svc,
+               LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
     jw_open(w, "cpu_pct", '{');
     jw_num(w, "avg", a->cpu_pct_avg);
     jw_num(w, "max", a->cpu_pct_max);
@@ -297,8 +309,8 @@ static void write_agent(struct jw *w, const struct co_agent_result *a, double ti
     jw_num(w, "slip_max_ms", us_to_ms(a->slip_max_us));
     jw_num(w, "clock_offset_ms", (double)a->clock_offset_ns / 1e6);
     jw_num(w, "clock_rtt_ms", (double)a->clock_rtt_ns / 1e6);
-    jw_num(w, "db_rtt_ms", us_to_ms(a->db_rtt_us));
-    jw_num(w, "start_skew_ms", (double)a->start_skew_us / 1000.0);
+    jw_num(w, "db_rtt_ms", a->has_db_rtt ? us_to_ms(a->db_rtt_us) : NAN);
+    jw_num(w, "start_skew_ms", a->has_start_skew ? (double)a->start_skew_us / 1000.0 : NAN);
     jw_u64(w, "intervals", a->intervals);
     jw_u64(w, "late_intervals", a->late_intervals);
     jw_bool(w, "saturated", a->saturated);
@@ -327,6 +339,8 @@ static void write_interval(struct jw *w, const struct co_interval_result *iv, pr
     jw_num(w, "writes_s", per_s(c->writes, len));
     jw_num(w, "other_s", per_s(c->other, len));
     jw_latency(w, "latency_ms", co_interval_lat(iv, scratch),
+               LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P90 | LAT_P95 | LAT_P99 | LAT_P99_9);
+    jw_service(w, "service_ms", co_interval_svc(iv, scratch),
                LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P90 | LAT_P95 | LAT_P99 | LAT_P99_9);
     jw_num(w, "err_s", per_s(c->errors, len));
     jw_num(w, "reconn_s", per_s(c->reconnects, len));
@@ -365,6 +379,8 @@ static void write_totals(struct jw *w, const struct co_result *r)
     bool has = r->lat != NULL && pr_hist_count(r->lat) > 0 && r->percentile > 0;
     jw_num(w, "latency_at_percentile_ms",
            has ? us_to_ms(pr_hist_value_at_percentile(r->lat, r->percentile)) : NAN);
+    jw_service(w, "service_ms", r->svc,
+               LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
     jw_counters(w, "counters", c);
     jw_close(w, '}');
 }

@@ -284,7 +284,7 @@ void co__live_progress(struct run *r)
     r->next_progress_ns += period_ns;
 }
 
-/* The run's latency is the sum of its intervals' (the tail included),
+/* The run's latency (and service time) is the sum of its intervals' (the tail included),
  * which equals the sum of the agents' DONE histograms and also holds what a
  * lost agent reported before it went. A lost agent's own latency is known
  * only when its per-interval histograms were kept (--hdr-log): keeping a
@@ -300,6 +300,11 @@ void co__live_sum_intervals(struct run *r)
         const pr_hist *h = co_interval_lat(&res->intervals[k], scratch);
         if (h)
             pr_hist_add(res->lat, h);
+        h = co_interval_svc(&res->intervals[k], scratch); /* rate mode: service time */
+        if (h && res->svc == NULL)
+            res->svc = pr_hist_new();
+        if (h)
+            pr_hist_add(res->svc, h);
     }
     for (uint32_t i = 0; i < r->n; i++) {
         struct co_agent_result *ar = &res->agents[i];

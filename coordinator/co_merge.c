@@ -75,6 +75,13 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
         pr_hist_add(iv->lat, st->lat);
     else
         pr_hist_frozen_add(&iv->lat_frozen, st->lat); /* a late one, long after */
+    if (st->svc != NULL && iv->lat != NULL) {         /* service time: kept as the latency is */
+        if (iv->svc == NULL)
+            iv->svc = pr_hist_new();
+        pr_hist_add(iv->svc, st->svc);
+    } else if (st->svc != NULL) {
+        pr_hist_frozen_add(&iv->svc_frozen, st->svc);
+    }
     if (m->keep_agent_hists)
         iv->agent_lat_frozen[agent] = pr_hist_freeze(st->lat);
     iv->agents_reporting++;
@@ -140,6 +147,10 @@ static void freeze_old(co_merge *m)
         if (iv->lat != NULL) {
             iv->lat_frozen = pr_hist_freeze(iv->lat);
             pr_hist_destroy(&iv->lat);
+        }
+        if (iv->svc != NULL) {
+            iv->svc_frozen = pr_hist_freeze(iv->svc);
+            pr_hist_destroy(&iv->svc);
         }
     }
 }
@@ -219,6 +230,8 @@ void co_merge_destroy(co_merge **mp)
         struct slot *s = &m->slots[k];
         pr_hist_destroy(&s->iv.lat);
         pr_hist_frozen_destroy(&s->iv.lat_frozen);
+        pr_hist_destroy(&s->iv.svc);
+        pr_hist_frozen_destroy(&s->iv.svc_frozen);
         for (uint32_t i = 0; s->iv.agent_lat_frozen && i < m->n_agents; i++)
             pr_hist_frozen_destroy(&s->iv.agent_lat_frozen[i]);
         free(s->iv.agent_lat_frozen);

@@ -1,14 +1,15 @@
 /* co_merge: per-interval merging of the agents' STATS (DESIGN.md §2.5, §5).
  *
  * Interval k covers [t0 + k*I, t0 + (k+1)*I). Each agent's STATS(k) is
- * added exactly (counters field by field, histograms bucket by bucket), so
- * the merged percentiles are those of every sample pooled. A line is due
+ * added exactly (counters field by field, histograms bucket by bucket: the
+ * latency and, in rate mode, the service time), so the merged percentiles
+ * are those of every sample pooled. A line is due
  * when every live agent has reported k, or once its boundary plus the grace
  * period has passed; a STATS arriving after its line was printed is still
  * merged and marks the interval (and the agent) late. An agent declared
  * lost is no longer waited for; intervals it did not report are partial.
  *
- * Memory: an interval's merged histogram stays expanded (a pr_hist) while
+ * Memory: an interval's merged histograms stay expanded (a pr_hist) while
  * it is open and for CO_MERGE_KEEP_EXPANDED intervals after it closed, the
  * window in which late STATS are common; older ones are frozen
  * (pr_hist_frozen, a few KB instead of a 186 KB array), and a STATS still

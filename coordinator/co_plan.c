@@ -1,5 +1,6 @@
 #include "co_plan.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
         pl->conn_first = first;
         pl->conns_total = threads;
         pl->rate = rate[i];
+        pl->rate_mode = a->rate_mode;
         pl->events = events[i];
         pl->time_s = (uint64_t)pr_opts_int(a->opts, "time");
         first += conns[i];
@@ -287,6 +289,23 @@ const struct pr_msg *co_plan_msg(const co_plan *p, uint32_t phase, uint32_t agen
         return NULL;
     const struct pr_msg *m = &p->msgs[phase][agent];
     return m->type == PR_MSG_PLAN ? m : NULL;
+}
+
+int co_plan_check_ready(const co_plan *p, uint32_t phase, uint32_t agent,
+                        const struct pr_msg_ready *ready, struct pr_error *err)
+{
+    const struct pr_msg *m = co_plan_msg(p, phase, agent);
+
+    if (m == NULL)
+        return pr_error_set(err, PR_ERANGE, "READY from agent %u, which has no plan in phase %s",
+                            agent + 1, co_plan_phase_name(p, phase));
+    if (ready->plan_hash != m->u.plan.plan_hash)
+        return pr_error_set(err, PR_EINVAL,
+                            "READY echoes plan hash %016" PRIx64 " but this agent was sent "
+                            "%016" PRIx64 ": it answered another plan (a stale or foreign "
+                            "READY, or an agent of another version)",
+                            ready->plan_hash, m->u.plan.plan_hash);
+    return 0;
 }
 
 uint64_t co_plan_rows_total(const co_plan *p)

@@ -46,6 +46,14 @@ const char *co_plan_phase_name(const co_plan *p, uint32_t phase);
  * nothing to do in it. Borrowed from p; plan_hash is filled. */
 const struct pr_msg *co_plan_msg(const co_plan *p, uint32_t phase, uint32_t agent);
 
+/* Check a READY from agent i in a phase against the PLAN it was sent: 0
+ * when ready->plan_hash is that plan's hash, else PR_EINVAL with err
+ * naming both hashes (the agent answered another plan: a stale or foreign
+ * READY, or an agent that hashes differently); PR_ERANGE when the agent has
+ * no plan in that phase. */
+int co_plan_check_ready(const co_plan *p, uint32_t phase, uint32_t agent,
+                        const struct pr_msg_ready *ready, struct pr_error *err);
+
 /* Rows the whole prepare inserts (tables * table_size), 0 for other
  * commands: the denominator of the progress line. */
 uint64_t co_plan_rows_total(const co_plan *p);

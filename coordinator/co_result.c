@@ -20,6 +20,7 @@ static void clear_agent(struct co_agent_result *a)
     free(a->region);
     free(a->reason);
     pr_hist_destroy(&a->lat);
+    pr_hist_destroy(&a->svc);
 }
 
 /* agent_lat has n_agents entries (co_result.h). */
@@ -27,6 +28,8 @@ static void clear_interval(struct co_interval_result *iv, uint32_t n_agents)
 {
     pr_hist_destroy(&iv->lat);
     pr_hist_frozen_destroy(&iv->lat_frozen);
+    pr_hist_destroy(&iv->svc);
+    pr_hist_frozen_destroy(&iv->svc_frozen);
     if (iv->agent_lat != NULL) {
         for (uint32_t a = 0; a < n_agents; a++)
             pr_hist_destroy(&iv->agent_lat[a]);
@@ -47,6 +50,16 @@ const pr_hist *co_interval_lat(const struct co_interval_result *iv, pr_hist *scr
         pr_hist_thaw(scratch, iv->lat_frozen);
     else
         pr_hist_reset(scratch);
+    return scratch;
+}
+
+const pr_hist *co_interval_svc(const struct co_interval_result *iv, pr_hist *scratch)
+{
+    if (iv->svc != NULL)
+        return iv->svc;
+    if (iv->svc_frozen == NULL)
+        return NULL;
+    pr_hist_thaw(scratch, iv->svc_frozen);
     return scratch;
 }
 
@@ -80,6 +93,7 @@ void co_result_clear(struct co_result *r)
             clear_interval(&r->intervals[i], r->n_agents);
     free(r->intervals);
     pr_hist_destroy(&r->lat);
+    pr_hist_destroy(&r->svc);
     if (r->server != NULL)
         for (uint32_t i = 0; i < r->n_server; i++)
             free(r->server[i].name);

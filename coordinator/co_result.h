@@ -26,6 +26,7 @@ struct co_agent_result {
     uint64_t rate;           /* its rate share, 0 = closed loop */
     struct pr_counters ctr;  /* whole run: DONE, or the sum of its STATS if lost */
     pr_hist *lat;            /* whole run latency (DONE, or merged STATS) */
+    pr_hist *svc;            /* whole run service time (DONE.svc), rate mode; else NULL */
     double cpu_pct_avg;      /* mean STATS.cpu over its intervals, % of a core */
     double cpu_pct_max;      /* highest STATS.cpu */
     uint64_t lag_max_us;     /* highest STATS.lagmax */
@@ -34,7 +35,9 @@ struct co_agent_result {
     int64_t clock_offset_ns; /* agent clock - coordinator clock, lowest-RTT sample */
     uint64_t clock_rtt_ns;   /* that sample's round trip */
     uint64_t db_rtt_us;      /* READY.rtt */
+    bool has_db_rtt;         /* READY.rtt came: false when every probe ping failed */
     int64_t start_skew_us;   /* DONE.skew */
+    bool has_start_skew;     /* DONE.skew came: false before its workers all started */
     uint32_t intervals;      /* STATS received */
     uint32_t late_intervals; /* STATS that came after their line was printed */
     bool saturated;          /* CPU or loop lag says the client was the limit */
@@ -62,6 +65,9 @@ struct co_interval_result {
                                           none), or NULL */
     pr_hist_frozen **agent_lat_frozen; /* per agent frozen (n_agents entries,
                                           NULL: none), or NULL */
+    pr_hist *svc;                      /* merged service time (rate mode), expanded
+                                          while lat is; NULL when frozen or none */
+    pr_hist_frozen *svc_frozen;        /* the same frozen, or NULL */
     uint32_t agents_reporting;         /* how many agents' STATS are merged in */
     uint32_t agents_expected;          /* live agents when the line was due */
     uint32_t threads;                  /* connections of the reporting agents */
@@ -113,6 +119,8 @@ struct co_result {
     uint32_t n_intervals;
     struct pr_counters total;       /* sum of the agents' totals */
     pr_hist *lat;                   /* merged whole-run latency */
+    pr_hist *svc;                   /* merged whole-run service time (rate mode), or
+                                       NULL: no agent reported one */
     double time_s;                  /* run time (t0 to the last agent's DONE) */
     uint64_t start_unix_ms;         /* wall clock at t0, ms since the epoch (0: no start) */
     struct co_server_delta *server; /* lead agent's counters, n_server */
@@ -137,6 +145,10 @@ struct co_result {
  * from one interval to the next so that only one is ever expanded), else
  * scratch emptied. Valid until scratch is next written. */
 const pr_hist *co_interval_lat(const struct co_interval_result *iv, pr_hist *scratch);
+
+/* iv's merged service time (rate mode) the same way, or NULL when no
+ * agent's STATS carried one (closed loop). */
+const pr_hist *co_interval_svc(const struct co_interval_result *iv, pr_hist *scratch);
 
 /* Agent a's own latency in iv (--hdr-log), the same way; NULL when iv has
  * none for it (a >= n_agents is the caller's to avoid). */

@@ -246,8 +246,17 @@ static int setup_phase(struct run *r, uint32_t phase)
         int i = ev.peer >= 0 ? agent_of_peer(r, ev.peer) : -1;
         if (i >= 0 && r->agents[i].in_phase && !r->agents[i].ready) {
             struct agent *ag = &r->agents[i];
-            if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
+            struct pr_error herr = {0};
+            if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY &&
+                co_plan_check_ready(r->plan, phase, (uint32_t)i, &ev.msg.u.ready, &herr) < 0) {
+                snprintf(ag->error, sizeof(ag->error), "%s (%s) plan: %s",
+                         agent_name(r, (uint32_t)i), co_fleet_peer(r->fleet, ag->peer)->host,
+                         herr.msg);
+                ag->ready = true;
+                waiting--;
+            } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
                 r->res->agents[i].db_rtt_us = ev.msg.u.ready.db_rtt_us;
+                r->res->agents[i].has_db_rtt = ev.msg.u.ready.has_db_rtt;
                 if (i == 0)
                     co__live_baseline(r, ev.msg.u.ready.srv, ev.msg.u.ready.n_srv);
                 ag->ready = true;
@@ -337,6 +346,12 @@ static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
     pr_hist_add(ar->lat, d->lat);
     ar->done = true;
     ar->start_skew_us = d->start_skew_us;
+    ar->has_start_skew = d->has_start_skew;
+    if (d->svc != NULL) {
+        if (ar->svc == NULL)
+            ar->svc = pr_hist_new();
+        pr_hist_add(ar->svc, d->svc);
+    }
     if (d->status != 0) {
         ar->status = d->status;
         free(ar->reason);

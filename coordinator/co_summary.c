@@ -144,13 +144,32 @@ static void print_agent_row(FILE *out, const struct co_agent_result *ag, double 
 {
     double tps = time_s > 0 ? (double)ag->ctr.transactions / time_s : 0.0;
     uint64_t p95 = ag->lat ? pr_hist_value_at_percentile(ag->lat, 95.0) : 0;
-    fprintf(
-        out, "    %-16s %-20s %6" PRIu32 " %11.2f %9.2f %7.1f %9.2f %9.3f %8.3f %5" PRIu32 "%s\n",
-        ag->name, ag->host, ag->threads, tps, ms(p95), ag->cpu_pct_avg, ms(ag->lag_p99_us),
-        (double)ag->clock_offset_ns / 1e6, (double)ag->start_skew_us / 1000.0, ag->late_intervals,
-        ag->lost     ? "  LOST"
-        : ag->status ? "  FAILED"
-                     : "");
+    char skew[32] = "-"; /* unknown: its workers never all started */
+    if (ag->has_start_skew)
+        snprintf(skew, sizeof(skew), "%.3f", (double)ag->start_skew_us / 1000.0);
+    fprintf(out, "    %-16s %-20s %6" PRIu32 " %11.2f %9.2f %7.1f %9.2f %9.3f %8s %5" PRIu32 "%s\n",
+            ag->name, ag->host, ag->threads, tps, ms(p95), ag->cpu_pct_avg, ms(ag->lag_p99_us),
+            (double)ag->clock_offset_ns / 1e6, skew, ag->late_intervals,
+            ag->lost     ? "  LOST"
+            : ag->status ? "  FAILED"
+                         : "");
+}
+
+/* Rate mode: the latency from each event's intended start (coordinated
+ * omission corrected: what a client arriving on schedule sees) beside the
+ * service time from its actual start (what the server took). */
+static void print_service(FILE *out, const struct co_result *res)
+{
+    const pr_hist *lat = res->lat, *svc = res->svc;
+    if (svc == NULL || pr_hist_count(svc) == 0 || lat == NULL || pr_hist_count(lat) == 0)
+        return;
+    fprintf(out, "Rate mode (ms):                       p50       p95       p99       max\n");
+    fprintf(out, "    latency, from intended start %9.3f %9.3f %9.3f %9.3f (CO-corrected)\n",
+            ms(pr_hist_value_at_percentile(lat, 50.0)), ms(pr_hist_value_at_percentile(lat, 95.0)),
+            ms(pr_hist_value_at_percentile(lat, 99.0)), ms(pr_hist_max(lat)));
+    fprintf(out, "    service, from actual start   %9.3f %9.3f %9.3f %9.3f\n\n",
+            ms(pr_hist_value_at_percentile(svc, 50.0)), ms(pr_hist_value_at_percentile(svc, 95.0)),
+            ms(pr_hist_value_at_percentile(svc, 99.0)), ms(pr_hist_max(svc)));
 }
 
 static void print_server(FILE *out, const struct co_result *res)
@@ -199,6 +218,7 @@ void co_summary_print_agents(FILE *out, const struct co_result *res)
     for (uint32_t i = 0; i < res->n_agents; i++)
         print_agent_row(out, &res->agents[i], res->time_s);
     fprintf(out, "\n");
+    print_service(out, res);
     print_server(out, res);
     for (uint32_t i = 0; i < res->n_agents; i++) {
         const struct co_agent_result *ag = &res->agents[i];

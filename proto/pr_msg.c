@@ -45,6 +45,8 @@ struct field {
     size_t off;               /* offset of the value in its struct */
     size_t off_n;             /* arrays: offset of the uint32_t count */
     const char *const *names; /* FK_ENUM: wire names */
+    bool has;                 /* optional scalar with a presence flag at off_has */
+    size_t off_has;           /* bool: set when decoded; when false, not encoded */
 };
 
 static const char *const type_names[PR_MSG_TYPE_COUNT_] = {
@@ -57,11 +59,13 @@ static const char *const state_names[PR_STATE_COUNT_] = {"idle",    "connecting"
                                                          "running", "stopping",   "done"};
 static const char *const phase_names[PR_PHASE_COUNT_] = {
     "gather", "clock", "plan", "connect", "prepare", "run", "cleanup", "prewarm", "finish"};
+static const char *const rate_mode_names[PR_RATE_COUNT_] = {"poisson", "uniform"};
 
 _Static_assert(sizeof(enum pr_plan_cmd) == sizeof(unsigned) &&
                    sizeof(enum pr_partition) == sizeof(unsigned) &&
                    sizeof(enum pr_agent_state) == sizeof(unsigned) &&
-                   sizeof(enum pr_phase) == sizeof(unsigned),
+                   sizeof(enum pr_phase) == sizeof(unsigned) &&
+                   sizeof(enum pr_rate_mode) == sizeof(unsigned),
                "enums are stored through unsigned *");
 
 #define OFF(member) offsetof(struct pr_msg, member)
@@ -78,6 +82,19 @@ _Static_assert(sizeof(enum pr_plan_cmd) == sizeof(unsigned) &&
     {                                                                                              \
         .key = k, .kind = FK_ENUM, .req = true, .cap = sizeof(names_) / sizeof(names_[0]),         \
         .off = OFF(member), .names = names_                                                        \
+    }
+/* An optional enum: absent decodes as value 0. */
+#define ENUM_OPT(k, member, names_)                                                                \
+    {                                                                                              \
+        .key = k, .kind = FK_ENUM, .req = false, .cap = sizeof(names_) / sizeof(names_[0]),        \
+        .off = OFF(member), .names = names_                                                        \
+    }
+/* An optional scalar whose presence is the bool has_member: encoded only
+ * when it is true, set to true when the key is decoded. */
+#define FLD_HAS(k, kind_, member, has_member)                                                      \
+    {                                                                                              \
+        .key = k, .kind = kind_, .req = false, .off = OFF(member), .has = true,                    \
+        .off_has = OFF(has_member)                                                                 \
     }
 #define HDR_FIELDS                                                                                 \
     FLD("v", FK_U32, true, 0, v), FLD("t", FK_TYPE, true, 0, type),                                \
@@ -129,11 +146,12 @@ static const struct field plan_fields[] = {
     FLD("db", FK_STR, true, PR_MSG_NAME_MAX, u.plan.database),
     FLD("pw", FK_STR, true, PR_MSG_TEXT_MAX, u.plan.password),
     FLD("hash", FK_U64, true, 0, u.plan.plan_hash),
+    ENUM_OPT("rmode", u.plan.rate_mode, rate_mode_names),
 };
 static const struct field ready_fields[] = {
     HDR_FIELDS,
     FLD("hash", FK_U64, true, 0, u.ready.plan_hash),
-    FLD("rtt", FK_U64, true, 0, u.ready.db_rtt_us),
+    FLD_HAS("rtt", FK_U64, u.ready.db_rtt_us, u.ready.has_db_rtt),
     FLD("conns", FK_U32, true, 0, u.ready.conns),
     LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.ready.srv, u.ready.n_srv),
 };
@@ -162,7 +180,8 @@ static const struct field done_fields[] = {
     FLD("ivls", FK_U64, true, 0, u.done.intervals),
     FLD("code", FK_I32, true, 0, u.done.status),
     FLD("why", FK_STR, true, PR_MSG_TEXT_MAX, u.done.reason),
-    FLD("skew", FK_I64, true, 0, u.done.start_skew_us),
+    FLD_HAS("skew", FK_I64, u.done.start_skew_us, u.done.has_start_skew),
+    FLD("svc", FK_HIST, false, 0, u.done.svc),
     LIST("kinds", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.done.kinds, u.done.n_kinds),
     FLD("rows", FK_U64, false, 0, u.done.rows),
 };
@@ -262,6 +281,11 @@ const char *pr_partition_name(enum pr_partition part)
 const char *pr_agent_state_name(enum pr_agent_state state)
 {
     return enum_name(state_names, PR_STATE_COUNT_, (unsigned)state);
+}
+
+const char *pr_rate_mode_name(enum pr_rate_mode mode)
+{
+    return (unsigned)mode < PR_RATE_COUNT_ ? rate_mode_names[mode] : "?";
 }
 
 const char *pr_phase_name(enum pr_phase phase)
@@ -777,6 +801,8 @@ static int decode_map(const msgpack_object *o, const struct table *t, char *base
             int rc = decode_field(&t->f[fi], &o->via.map.ptr[i].val, base, fpath, err);
             if (rc < 0)
                 return rc;
+            if (t->f[fi].has)
+                *(bool *)(void *)(base + t->f[fi].off_has) = true;
             seen |= 1ULL << fi;
         }
     }
@@ -1181,6 +1207,8 @@ static int encode_field(const struct field *f, msgpack_packer *pk, const struct 
 
 static bool is_absent(const struct field *f, const char *base)
 {
+    if (f->has)
+        return !*(const bool *)(const void *)(base + f->off_has);
     return f->kind == FK_HIST && !f->req &&
            *(pr_hist *const *)(const void *)(base + f->off) == NULL;
 }
@@ -1268,6 +1296,22 @@ int pr_msg_plan_hash(const struct pr_msg_plan *plan, uint64_t *hash)
     if (rc == 0)
         *hash = h;
     return rc;
+}
+
+int pr_msg_plan_verify(const struct pr_msg_plan *plan, struct pr_error *err)
+{
+    uint64_t h = 0;
+    int rc = pr_msg_plan_hash(plan, &h);
+
+    if (rc < 0)
+        return pr_error_set(err, rc, "PLAN.hash: cannot hash the plan: %s", pr_strerror(rc));
+    if (h != plan->plan_hash)
+        return pr_error_set(err, PR_EINVAL,
+                            "PLAN.hash: the plan says %016" PRIx64 " but its contents hash to "
+                            "%016" PRIx64 ": it was altered on the way, or the coordinator is "
+                            "not this agent's version; refusing it",
+                            plan->plan_hash, h);
+    return 0;
 }
 
 bool pr_seq_accept(struct pr_seq_track *t, const struct pr_msg *m)

@@ -115,6 +115,11 @@ enum pr_plan_cmd { PR_CMD_PREPARE, PR_CMD_RUN, PR_CMD_CLEANUP, PR_CMD_PREWARM, P
 /* PLAN.part (DESIGN.md §4): "none", "tables", "rows". */
 enum pr_partition { PR_PART_NONE, PR_PART_TABLES, PR_PART_ROWS, PR_PART_COUNT_ };
 
+/* PLAN.rmode (opt, default "poisson"): the arrival process of rate mode
+ * (--rate-mode, DESIGN.md §5): "poisson" (exponential gaps, as sysbench)
+ * or "uniform" (every gap exactly 1/rate). */
+enum pr_rate_mode { PR_RATE_POISSON, PR_RATE_UNIFORM, PR_RATE_COUNT_ };
+
 /* HEARTBEAT.state: "idle", "connecting", "ready", "running", "stopping",
  * "done"; the coordinator sends its own state the same way. */
 enum pr_agent_state {
@@ -224,7 +229,11 @@ struct pr_msg_plan {
     char *user;                  /* "user" <= PR_MSG_NAME_MAX */
     char *database;              /* "db" <= PR_MSG_NAME_MAX */
     char *password;              /* "pw" <= PR_MSG_TEXT_MAX; see "Secrets" */
-    uint64_t plan_hash;          /* "hash" echoed in READY */
+    uint64_t plan_hash;          /* "hash" pr_msg_plan_hash() of the rest, echoed in
+                                    READY; an agent refuses a PLAN whose hash does not
+                                    match its contents, a coordinator a READY that
+                                    echoes another */
+    enum pr_rate_mode rate_mode; /* "rmode" (opt) arrivals when rate > 0 */
 };
 
 /* READY, agent -> coordinator: pool open, statements prepared.
@@ -259,10 +268,11 @@ struct pr_msg_plan {
  * grace timeout). */
 struct pr_msg_ready {
     uint64_t plan_hash;      /* "hash" PLAN.plan_hash */
-    uint64_t db_rtt_us;      /* "rtt" baseline DB round trip, µs */
-    uint32_t conns;          /* "conns" connections opened */
+    uint64_t db_rtt_us;      /* "rtt" (opt) baseline DB round trip, µs */
+    uint32_t conns;          /* "conns" connections actually open */
     struct pr_msg_stat *srv; /* "srv" (opt) lead: SHOW GLOBAL STATUS baseline */
     uint32_t n_srv;          /* <= PR_MSG_MAX_STATS */
+    bool has_db_rtt;         /* "rtt" is present: false when every probe ping failed */
 };
 
 /* START, coordinator -> agent. interval_ms >= 1. */
@@ -297,18 +307,25 @@ struct pr_msg_stats {
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup
- * and prewarm, the statement counts as in STATS and the rows loaded). */
+ * and prewarm, the statement counts as in STATS and the rows loaded). The
+ * agent's workers count them apart from the interval figures (a second set
+ * of counters and histograms updated at record time), so the sum of a
+ * run's STATS equalling DONE checks that no interval was lost or counted
+ * twice on the way. */
 struct pr_msg_done {
     struct pr_counters ctr;    /* "ctr" */
     pr_hist *lat;              /* "lat" whole-run latency (required) */
     uint64_t intervals;        /* "ivls" STATS messages sent */
     int32_t status;            /* "code" 0 or a negative PR_E / -errno code */
     char *reason;              /* "why" "" or why it ended, <= PR_MSG_TEXT_MAX */
-    int64_t start_skew_us;     /* "skew" actual start - t0, µs (signed) */
+    int64_t start_skew_us;     /* "skew" (opt) actual start - t0, µs (signed) */
     struct pr_msg_stat *kinds; /* "kinds" (opt) statements per kind */
     uint32_t n_kinds;          /* <= PR_MSG_MAX_STATS */
     uint64_t rows;             /* "rows" (opt) prepare: rows inserted in all,
                                   the sum of the STATS rows; 0 otherwise */
+    bool has_start_skew;       /* "skew" is present: false when the workers never
+                                  all started (stopped before t0, setup only) */
+    pr_hist *svc;              /* "svc" (opt) whole-run service time, rate mode */
 };
 
 /* ABORT, coordinator -> agent, or BYE either way. */
@@ -400,6 +417,7 @@ const char *pr_plan_cmd_name(enum pr_plan_cmd cmd);
 const char *pr_partition_name(enum pr_partition part);
 const char *pr_agent_state_name(enum pr_agent_state state);
 const char *pr_phase_name(enum pr_phase phase);
+const char *pr_rate_mode_name(enum pr_rate_mode mode);
 
 /* Hash of a plan's content: FNV-1a 64 over its canonical encoding with
  * plan_hash, run and seq left out, so the coordinator can fill plan_hash
@@ -407,6 +425,11 @@ const char *pr_phase_name(enum pr_phase phase);
  * 0 with *hash set, or pr_msg_encode()'s error (the plan breaks a limit or
  * a cross-field check). Allocates a scratch buffer; not for hot paths. */
 int pr_msg_plan_hash(const struct pr_msg_plan *plan, uint64_t *hash);
+
+/* Check that plan->plan_hash is pr_msg_plan_hash() of the plan: 0, or
+ * PR_EINVAL with err naming both hashes (the plan was altered, or comes
+ * from an encoder that hashes differently), or pr_msg_plan_hash()'s error. */
+int pr_msg_plan_verify(const struct pr_msg_plan *plan, struct pr_error *err);
 
 /* Per-peer duplicate filter (see "Resends"). Zero-initialize. */
 struct pr_seq_track {

@@ -30,6 +30,8 @@ USAGE = [
     (["oltp_read_write", "run", "--time=-1"], r"--time.*-1"),
     (["oltp_read_write", "run", "--partition=diagonal"], r"--partition.*diagonal"),
     (["oltp_read_write", "run", "--report-format=xml"], r"--report-format.*'xml'.*sysbench"),
+    (["oltp_read_write", "run", "--rate=10", "--rate-mode=gaussian"],
+     r"--rate-mode: 'gaussian' is not poisson or uniform"),
     (["oltp_read_write", "run", "--json"], r"--json"),
     (["oltp_read_write", "run", "--listen=tcp://10.1.2.3:5555", "--plaintext"],
      r"--plaintext.*loopback"),

@@ -101,10 +101,12 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          (char *)"sbtest",
                                          (char *)"sbtest",
                                          (char *)"pw",
-                                         0xabcdef};
+                                         0xabcdef,
+                                         PR_RATE_UNIFORM};
         break;
     case PR_MSG_READY:
-        m->u.ready = (struct pr_msg_ready){0xabcdef, 120, 8, .srv = stats, .n_srv = 2};
+        m->u.ready =
+            (struct pr_msg_ready){0xabcdef, 120, 8, .srv = stats, .n_srv = 2, .has_db_rtt = true};
         break;
     case PR_MSG_START:
         m->u.start = (struct pr_msg_start){5000000000ULL, 1000};
@@ -129,6 +131,7 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          .status = 0,
                                          .reason = (char *)"time limit",
                                          .start_skew_us = -3,
+                                         .has_start_skew = true,
                                          .kinds = stats,
                                          .n_kinds = 2,
                                          .rows = 1000000};

@@ -102,6 +102,11 @@ int h_send(struct harness *h, struct pr_msg *m)
 
     m->seq = ++h->seq;
     snprintf(m->run, sizeof(m->run), "%s", h->run);
+    if (m->type == PR_MSG_PLAN) {
+        if (m->u.plan.plan_hash == 0 && pr_msg_plan_hash(&m->u.plan, &m->u.plan.plan_hash) < 0)
+            fprintf(stderr, "harness: cannot hash the PLAN\n");
+        h->plan_hash = m->u.plan.plan_hash;
+    }
     msgpack_sbuffer_init(&sb);
     rc = pr_msg_encode(m, &sb, &err);
     if (rc == 0) {
@@ -200,7 +205,7 @@ void h_plan_init(struct pr_msg *m, enum pr_plan_cmd cmd, const char *workload)
     p->user = getenv("STAMPEDE_TEST_MYSQL_USER");
     p->database = getenv("STAMPEDE_TEST_MYSQL_DB");
     p->password = getenv("STAMPEDE_TEST_MYSQL_PASSWORD");
-    p->plan_hash = 0x5eed;
+    p->plan_hash = 0;
 }
 
 long long h_query_int(struct harness *h, const char *sql)

@@ -28,6 +28,7 @@ struct harness {
     MYSQL *db;              /* blocking client for checks */
     struct pr_msg hello;    /* the agent's HELLO */
     struct rusage agent_ru; /* the agent's resource use, after h_stop */
+    uint64_t plan_hash;     /* hash of the last PLAN sent */
 };
 
 uint64_t h_now_ns(void);
@@ -38,13 +39,16 @@ int h_start(struct harness *h, const char *agent_bin, const char *const *extra);
  * exit status (0: a clean stop; a sanitizer report makes it non-zero, 66
  * for TSan), 128 + the signal that ended it, or -1 when there was none. */
 int h_stop(struct harness *h);
-/* Send m (run and seq filled in). */
+/* Send m (run and seq filled in). A PLAN whose plan_hash is 0 gets its
+ * real hash (pr_msg_plan_hash), as the coordinator does; any other value
+ * is sent as is (a tampered plan). h->plan_hash keeps what was sent. */
 int h_send(struct harness *h, struct pr_msg *m);
 /* Receive the next message of the wanted type (others are handled: PING is
  * answered, HEARTBEAT/PONG skipped, anything else returned too when
  * want == PR_MSG_NONE). Returns 0, or -1 on timeout. */
 int h_recv(struct harness *h, struct pr_msg *m, enum pr_msg_type want, int timeout_ms);
-/* Fill a PLAN with the test server's targets and sbtest credentials. */
+/* Fill a PLAN with the test server's targets and sbtest credentials
+ * (plan_hash 0: h_send computes it). */
 void h_plan_init(struct pr_msg *m, enum pr_plan_cmd cmd, const char *workload);
 /* SHOW GLOBAL STATUS value, or UINT64_MAX. */
 uint64_t h_status(struct harness *h, const char *name);

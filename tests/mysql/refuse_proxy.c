@@ -17,6 +17,7 @@
 
 #define MAX_PAIRS    64
 #define COM_PREPARE  0x16
+#define COM_PING     0x0e
 #define ER_UNSUP_PS  1295
 #define PKT_HDR      4
 #define BUF_INIT_LEN 65536
@@ -39,6 +40,8 @@ struct refuse_proxy {
     size_t nrefuse;
     struct pair pairs[MAX_PAIRS];
     atomic_uint_fast64_t refused; /* PREPAREs answered with 1295 */
+    atomic_bool refuse_ping;      /* answer COM_PING with an error too */
+    atomic_uint_fast64_t pings;   /* COM_PINGs so answered */
 };
 
 static int write_all(int fd, const void *data, size_t len)
@@ -116,6 +119,9 @@ static int relay_client(refuse_proxy *p, struct pair *pr)
         int rc;
         if (h[3] == 0 && plen > 0 && pl[0] == COM_PREPARE && is_refused(p, pl + 1, plen - 1)) {
             atomic_fetch_add(&p->refused, 1);
+            rc = send_unsupported(pr->cfd);
+        } else if (h[3] == 0 && plen == 1 && pl[0] == COM_PING && atomic_load(&p->refuse_ping)) {
+            atomic_fetch_add(&p->pings, 1);
             rc = send_unsupported(pr->cfd);
         } else {
             rc = write_all(pr->sfd, h, PKT_HDR + plen);
@@ -245,6 +251,16 @@ refuse_proxy *refuse_proxy_start(const char *host, uint16_t port, const char *co
 uint16_t refuse_proxy_port(const refuse_proxy *p)
 {
     return p->port;
+}
+
+void refuse_proxy_refuse_pings(refuse_proxy *p, bool on)
+{
+    atomic_store(&p->refuse_ping, on);
+}
+
+uint64_t refuse_proxy_pings_refused(refuse_proxy *p)
+{
+    return atomic_load(&p->pings);
 }
 
 uint64_t refuse_proxy_refused(refuse_proxy *p)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "refuse_proxy.h"
 #include "testlib.h"
 
 #define TABLE_SIZE 2000
@@ -41,9 +42,10 @@ static void plan_opts(struct pr_msg *m)
     m->u.plan.n_opts = sizeof(opts) / sizeof(opts[0]);
 }
 
-/* Wait for READY (or fail), return 0 on READY, kept in *out when not NULL
+/* Wait for READY echoing the hash of the PLAN sent last (or fail), return
+ * 0 on READY, kept in *out when not NULL
  * (the caller clears it; on failure it is cleared). */
-static int expect_ready(struct harness *h, uint64_t hash, struct pr_msg *out)
+static int expect_ready(struct harness *h, struct pr_msg *out)
 {
     struct pr_msg m;
     if (h_recv(h, &m, PR_MSG_NONE, 20000) != 0) {
@@ -51,7 +53,7 @@ static int expect_ready(struct harness *h, uint64_t hash, struct pr_msg *out)
             memset(out, 0, sizeof(*out));
         return -1;
     }
-    int ok = m.type == PR_MSG_READY && m.u.ready.plan_hash == hash;
+    int ok = m.type == PR_MSG_READY && m.u.ready.plan_hash == h->plan_hash;
     if (m.type == PR_MSG_ERROR)
         fprintf(stderr, "agent refused the plan: %s\n", m.u.error.message);
     if (ok && out)
@@ -89,7 +91,7 @@ static int prepare_plan(struct harness *h, const char *run, struct pr_msg_table 
     m.u.plan.tables = tables;
     m.u.plan.n_tables = n;
     h_send(h, &m);
-    if (expect_ready(h, 0x5eed, NULL) != 0)
+    if (expect_ready(h, NULL) != 0)
         return -1;
     start_now(h, 1000);
     if (h_recv(h, &done, PR_MSG_DONE, 60000) != 0)
@@ -163,7 +165,7 @@ static void test_prepare_progress(struct harness *h)
     m.u.plan.tables = t3;
     m.u.plan.n_tables = 1;
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    CHECK(expect_ready(h, NULL) == 0);
     uint64_t ins0 = h_status(h, "Com_insert");
     uint64_t t0 = h_now_ns();
     start_now(h, 1000);
@@ -225,7 +227,7 @@ static void test_prepare_abort(struct harness *h)
     m.u.plan.tables = t3;
     m.u.plan.n_tables = 1;
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    CHECK(expect_ready(h, NULL) == 0);
     start_now(h, 500);
     CHECK(h_recv(h, &m, PR_MSG_STATS, 10000) == 0);
     CHECK(m.u.stats.rows > 0);
@@ -287,6 +289,7 @@ static void test_run_counts(struct harness *h, bool ps)
     struct pr_counters sum = {0};
     struct srv_sums base = {0}, end = {0};
     uint64_t hist_n = 0, n_stats = 0;
+    pr_hist *lat_sum = pr_hist_new();
     struct pr_msg_opt o[] = {opts[0], opts[1], {"db-ps-mode", ps ? "auto" : "disable"}};
 
     snprintf(h->run, sizeof(h->run), "run-%s", ps ? "ps" : "text");
@@ -296,7 +299,9 @@ static void test_run_counts(struct harness *h, bool ps)
     m.u.plan.conns = m.u.plan.conns_total = 4;
     m.u.plan.time_s = 3;
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed, &ready) == 0);
+    CHECK(expect_ready(h, &ready) == 0);
+    CHECK_EQ_U64(ready.u.ready.conns, 4);
+    CHECK(ready.u.ready.has_db_rtt && ready.u.ready.db_rtt_us > 0);
     CHECK_MSG(ready.u.ready.n_srv > 0 &&
                   srv_sums(ready.u.ready.srv, ready.u.ready.n_srv, &base) == 0,
               "READY from the lead carries no usable srv (%u counters)", ready.u.ready.n_srv);
@@ -314,6 +319,7 @@ static void test_run_counts(struct harness *h, bool ps)
             n_stats++;
             pr_counters_add(&sum, &m.u.stats.ctr);
             hist_n += pr_hist_count(m.u.stats.lat);
+            pr_hist_add(lat_sum, m.u.stats.lat);
             have_end = srv_sums(m.u.stats.srv, m.u.stats.n_srv, &end) == 0;
         } else if (m.type == PR_MSG_DONE) {
             break;
@@ -332,6 +338,11 @@ static void test_run_counts(struct harness *h, bool ps)
     CHECK_EQ_U64(sum.errors, d->errors);
     CHECK_EQ_U64(hist_n, d->transactions);
     CHECK_EQ_U64(pr_hist_count(m.u.done.lat), d->transactions);
+    /* DONE's latency is counted apart from the intervals' (issue 9 item 16):
+     * equal, bucket by bucket, only when no interval was lost or doubled. */
+    CHECK(pr_hist_equal(lat_sum, m.u.done.lat));
+    pr_hist_destroy(&lat_sum);
+    CHECK(m.u.done.has_start_skew);
     /* Every statement sent is counted once: as read/write/other, or as an
      * ignored error (then its event restarts). Exact without reconnects. */
     uint64_t stmts = pr_counters_queries(d) + d->errors;
@@ -347,6 +358,107 @@ static void test_run_counts(struct harness *h, bool ps)
     CHECK_EQ_U64(end.exec - base.exec, ps ? stmts : 0);
     CHECK_EQ_U64(exec1 - exec0, ps ? stmts : 0);
     pr_msg_clear(&m);
+}
+
+/* Item 5 and 10 of issue 9. A PLAN whose hash does not match its
+ * contents (a wrong hash, or contents changed after hashing) is refused
+ * with an ERROR (phase plan) naming the hash, and nothing connects. A
+ * good plan then gets READY with the connections really open (the
+ * server sees them plus the lead's probe); stopped before START, its DONE
+ * has no start skew (unknown, not 0). */
+static void test_plan_checks(struct harness *h)
+{
+    struct pr_msg m;
+    uint64_t good = 0;
+
+    strcpy(h->run, "run-tampered");
+    h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
+    plan_opts(&m);
+    m.u.plan.conns = m.u.plan.conns_total = 3;
+    m.u.plan.time_s = 30;
+    CHECK(pr_msg_plan_hash(&m.u.plan, &good) == 0);
+    for (int tamper = 0; tamper < 2; tamper++) {
+        if (tamper == 0) {
+            m.u.plan.plan_hash = good ^ 0x100; /* a wrong hash */
+        } else {
+            m.u.plan.plan_hash = good; /* right hash, contents changed after */
+            m.u.plan.conns = m.u.plan.conns_total = 5;
+        }
+        h_send(h, &m);
+        struct pr_msg r;
+        CHECK(h_recv(h, &r, PR_MSG_NONE, 10000) == 0);
+        CHECK_MSG(r.type == PR_MSG_ERROR, "tampered plan %d answered with %s", tamper,
+                  pr_msg_type_name(r.type));
+        if (r.type == PR_MSG_ERROR) {
+            printf("tampered plan %d: %s\n", tamper, r.u.error.message);
+            CHECK(r.u.error.phase == PR_PHASE_PLAN);
+            CHECK(strstr(r.u.error.message, "hash") != NULL);
+        }
+        pr_msg_clear(&r);
+        CHECK_EQ_U64(h_sbtest_conns(h), 0);
+    }
+    /* The agent is not left busy: a good plan goes through. */
+    strcpy(h->run, "run-checked");
+    h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
+    plan_opts(&m);
+    m.u.plan.conns = m.u.plan.conns_total = 3;
+    m.u.plan.time_s = 30;
+    h_send(h, &m);
+    struct pr_msg ready;
+    CHECK(expect_ready(h, &ready) == 0);
+    int open = h_sbtest_conns(h);
+    printf("READY.conns %u, sessions on the server %d (with the probe)\n", ready.u.ready.conns,
+           open);
+    CHECK_EQ_U64(ready.u.ready.conns, 3);
+    CHECK_EQ_U64((uint64_t)open, (uint64_t)ready.u.ready.conns + 1);
+    pr_msg_clear(&ready);
+    pr_msg_init(&m, PR_MSG_ABORT, NULL, 0);
+    m.u.abort.reason = (char *)"test: stop before START";
+    h_send(h, &m);
+    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
+    CHECK_MSG(!m.u.done.has_start_skew, "DONE of a run that never started has skew %lld us",
+              (long long)m.u.done.start_skew_us);
+    CHECK_EQ_U64(m.u.done.ctr.transactions, 0);
+    pr_msg_clear(&m);
+}
+
+/* Item 10 of issue 9: a server that answers every ping with an error (a
+ * proxy plays it): the DB round trip is unknown, so READY carries none
+ * instead of 0, and the run still sets up. */
+static void test_rtt_unknown(struct harness *h)
+{
+    refuse_proxy *px =
+        refuse_proxy_start(getenv("STAMPEDE_TEST_MYSQL_HOST"),
+                           (uint16_t)atoi(getenv("STAMPEDE_TEST_MYSQL_PORT")), NULL, 0);
+    CHECK(px != NULL);
+    if (px == NULL)
+        return;
+    refuse_proxy_refuse_pings(px, true);
+    static uint16_t port;
+    port = refuse_proxy_port(px);
+    struct pr_msg m, ready;
+    strcpy(h->run, "run-no-rtt");
+    h_plan_init(&m, PR_CMD_RUN, "oltp_point_select");
+    plan_opts(&m);
+    m.u.plan.ports = &port;
+    m.u.plan.conns = m.u.plan.conns_total = 2;
+    m.u.plan.time_s = 30;
+    h_send(h, &m);
+    CHECK(expect_ready(h, &ready) == 0);
+    printf("pings refused %llu; READY has rtt: %d (%llu us)\n",
+           (unsigned long long)refuse_proxy_pings_refused(px), ready.u.ready.has_db_rtt,
+           (unsigned long long)ready.u.ready.db_rtt_us);
+    CHECK(refuse_proxy_pings_refused(px) >= 1);
+    CHECK_MSG(!ready.u.ready.has_db_rtt, "READY says rtt %llu us though no ping was answered",
+              (unsigned long long)ready.u.ready.db_rtt_us);
+    CHECK_EQ_U64(ready.u.ready.conns, 2);
+    pr_msg_clear(&ready);
+    pr_msg_init(&m, PR_MSG_ABORT, NULL, 0);
+    m.u.abort.reason = (char *)"test: done";
+    h_send(h, &m);
+    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
+    pr_msg_clear(&m);
+    refuse_proxy_stop(&px);
 }
 
 /* Another session of the run's user is still connected when the lead's run
@@ -373,7 +485,7 @@ static void test_tail_settles(struct harness *h)
     m.u.plan.conns = m.u.plan.conns_total = 2;
     m.u.plan.time_s = 2;
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    CHECK(expect_ready(h, NULL) == 0);
     uint64_t t_end = start_now(h, 1000) + 2000000000u, t_close = 0, t_tail = 0;
     for (;;) {
         if (other && h_now_ns() >= t_end + 1000000000u) {
@@ -419,7 +531,7 @@ static void test_lease(struct harness *h)
     m.u.plan.conns = m.u.plan.conns_total = 4;
     m.u.plan.time_s = 60;
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    CHECK(expect_ready(h, NULL) == 0);
     start_now(h, 1000);
     CHECK(h_recv(h, &m, PR_MSG_STATS, 5000) == 0);
     pr_msg_clear(&m);
@@ -456,7 +568,7 @@ static void test_cleanup(struct harness *h)
     h_plan_init(&m, PR_CMD_CLEANUP, "oltp_read_write");
     plan_opts(&m);
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    CHECK(expect_ready(h, NULL) == 0);
     start_now(h, 1000);
     CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
     CHECK(m.u.done.status == 0);
@@ -481,7 +593,7 @@ static void test_cleanup_bulk(struct harness *h)
     h_plan_init(&m, PR_CMD_CLEANUP, "bulk_insert");
     m.u.plan.conns = m.u.plan.conns_total = 3; /* --threads=3, --tables=1 (default) */
     h_send(h, &m);
-    CHECK(expect_ready(h, 0x5eed, NULL) == 0);
+    CHECK(expect_ready(h, NULL) == 0);
     start_now(h, 1000);
     CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
     CHECK(m.u.done.status == 0);
@@ -511,6 +623,8 @@ int main(int argc, char **argv)
     test_prepare_split(&h);
     test_prepare_progress(&h);
     test_prepare_abort(&h);
+    test_plan_checks(&h);
+    test_rtt_unknown(&h);
     test_run_counts(&h, true);
     test_run_counts(&h, false);
     test_tail_settles(&h);

@@ -7,6 +7,7 @@
  *   events    --events is an exact budget across workers
  *   intervals the sum of interval stats equals the totals
  *   rate      open loop: arrivals, latency and service histograms
+ *   ratemode  --rate-mode: uniform arrivals are evenly spaced, Poisson not
  *   errors    wrong password / closed port / missing db / silent server fail
  *             fast with the server's (or library's) message
  *   deadlock  hot rows: ignored errors counted, events restarted, never
@@ -40,6 +41,7 @@
 #include <uv.h>
 
 #include "ag_engine.h"
+#include "ag_engine_test.h"
 #include "ag_workload.h"
 #include "refuse_proxy.h"
 #include "testlib.h"
@@ -234,16 +236,25 @@ static void prepare_tables(void)
 
 /* ---- one run ---------------------------------------------------------- */
 
+#define MAX_IVL 128
+
 struct run_result {
-    struct ag_engine_stats tot; /* totals */
-    struct pr_counters ivl_sum; /* sum of interval counters */
-    uint64_t ivl_lat_count;     /* sum of interval latency counts */
-    int intervals;              /* collects made */
-    struct status srv;          /* server deltas */
-    bool failed;                /* engine reported a fatal error */
-    struct ag_engine_error err; /* that error */
-    double wall_s;              /* start to end */
-    int64_t skew_ns;            /* latest worker start - t0 */
+    struct ag_engine_stats tot;    /* totals */
+    struct pr_counters ivl_sum;    /* sum of interval counters */
+    uint64_t ivl_lat_count;        /* sum of interval latency counts */
+    pr_hist *ivl_lat;              /* sum of interval latency histograms */
+    pr_hist *ivl_svc;              /* sum of interval service-time histograms */
+    int intervals;                 /* collects made */
+    struct status srv;             /* server deltas */
+    bool failed;                   /* engine reported a fatal error */
+    struct ag_engine_error err;    /* that error */
+    double wall_s;                 /* start to end */
+    int64_t skew_ns;               /* latest worker start - t0 */
+    bool has_skew;                 /* skew_ns is known (every worker started) */
+    uint64_t ivl_started[MAX_IVL]; /* per interval (the first MAX_IVL): ev_started */
+    uint64_t ivl_slip_us[MAX_IVL]; /* its worst start slip (rate mode) */
+    double ivl_span_s[MAX_IVL];    /* and the wall time it covered */
+    double destroy_s;              /* ag_engine_destroy's time */
 };
 
 typedef void (*mid_run_fn)(ag_engine *e, int interval);
@@ -257,6 +268,8 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
     memset(res, 0, sizeof *res);
     res->tot.lat = pr_hist_new();
     res->tot.svc = pr_hist_new();
+    res->ivl_lat = pr_hist_new();
+    res->ivl_svc = pr_hist_new();
 
     ag_engine *e = ag_engine_new(cfg, &perr);
     CHECK(e != NULL);
@@ -277,6 +290,13 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
         CHECK(ag_engine_collect(e, &iv) == 0);
         pr_counters_add(&res->ivl_sum, &iv.ctr);
         res->ivl_lat_count += pr_hist_count(iv.lat);
+        pr_hist_add(res->ivl_lat, iv.lat);
+        pr_hist_add(res->ivl_svc, iv.svc);
+        if (res->intervals < MAX_IVL) {
+            res->ivl_started[res->intervals] = iv.ctr.ev_started;
+            res->ivl_slip_us[res->intervals] = iv.slip_max_us;
+            res->ivl_span_s[res->intervals] = (double)iv.span_ns / 1e9;
+        }
         res->intervals++;
         if (done)
             break;
@@ -286,11 +306,14 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
     res->wall_s = now_s() - t0;
     CHECK(ag_engine_totals(e, &res->tot) == 0);
     res->failed = ag_engine_error(e, &res->err);
-    res->skew_ns = ag_engine_start_skew_ns(e);
+    res->has_skew = ag_engine_start_skew_ns(e, &res->skew_ns);
     double td = now_s();
     ag_engine_destroy(&e);
     td = now_s() - td;
-    CHECK_MSG(td < 0.5, "destroy took %.3f s", td); /* joins loops, closes handles */
+    res->destroy_s = td;
+    /* Joins loops, closes handles: well under 0.1 s idle; the bound is
+     * generous for TSan on 2 shared cores (issue 9 item 17). */
+    CHECK_MSG(td < 5.0, "destroy took %.3f s", td);
     status_get(&s1);
     status_delta(&res->srv, &s0, &s1, &overhead);
     pr_hist_destroy(&iv.lat);
@@ -301,6 +324,8 @@ static void run_free(struct run_result *res)
 {
     pr_hist_destroy(&res->tot.lat);
     pr_hist_destroy(&res->tot.svc);
+    pr_hist_destroy(&res->ivl_lat);
+    pr_hist_destroy(&res->ivl_svc);
 }
 
 static void print_run(const char *name, const char *ps, const struct run_result *r)
@@ -309,11 +334,12 @@ static void print_run(const char *name, const char *ps, const struct run_result 
     printf("%-22s %-7s tx %6" PRIu64 " r/w/o %6" PRIu64 "/%5" PRIu64 "/%5" PRIu64 " err %3" PRIu64
            " reconn %2" PRIu64 " | srv exec %6" PRIu64 " sel %6" PRIu64 " ins %5" PRIu64
            " upd %5" PRIu64 " del %5" PRIu64 " begin %5" PRIu64 " commit %5" PRIu64
-           " | p95 %" PRIu64 " us cpu %.0f%% lag %" PRIu64 " us\n",
+           " | p95 %" PRIu64 " us cpu %.0f%% lag %" PRIu64 " us destroy %.3f s\n",
            name, ps, c->transactions, c->reads, c->writes, c->other, c->errors, c->reconnects,
            r->srv.Com_stmt_execute, r->srv.Com_select, r->srv.Com_insert, r->srv.Com_update,
            r->srv.Com_delete, r->srv.Com_begin, r->srv.Com_commit,
-           pr_hist_value_at_percentile(r->tot.lat, 95), r->tot.cpu_pct, r->tot.lag_max_us);
+           pr_hist_value_at_percentile(r->tot.lat, 95), r->tot.cpu_pct, r->tot.lag_max_us,
+           r->destroy_s);
 }
 
 /* Engine counters vs server counters. Every statement the engine sent is
@@ -336,17 +362,26 @@ static void check_counts(const char *name, bool ps, const struct run_result *r)
                   r->srv.Com_stmt_execute);
     }
     /* Per kind (the server counts executes of prepared statements under
-     * their Com_ kind as well): selects are exactly the reads. */
+     * their Com_ kind as well, and a failed statement whose error was
+     * ignored too): selects are the reads plus the selects that failed,
+     * the rest are writes + other plus the others that failed, and the
+     * failed ones of both add up to the ignored errors. Exact per kind
+     * without errors; with them (deadlocks) still checked, not skipped. */
     uint64_t dml = r->srv.Com_insert + r->srv.Com_update + r->srv.Com_delete;
-    uint64_t all = r->srv.Com_select + dml + r->srv.Com_begin + r->srv.Com_commit;
+    uint64_t rest = dml + r->srv.Com_begin + r->srv.Com_commit;
+    uint64_t all = r->srv.Com_select + rest;
     CHECK_MSG(all == sent, "%s: server select+dml+begin+commit %" PRIu64 " != engine %" PRIu64,
               name, all, sent);
-    if (c->errors == 0) {
-        CHECK_MSG(r->srv.Com_select == c->reads, "%s: Com_select %" PRIu64 " != reads %" PRIu64,
-                  name, r->srv.Com_select, c->reads);
-        CHECK_MSG(dml + r->srv.Com_begin + r->srv.Com_commit == c->writes + c->other,
-                  "%s: server writes+other mismatch", name);
-    }
+    CHECK_MSG(r->srv.Com_select >= c->reads, "%s: Com_select %" PRIu64 " < reads %" PRIu64, name,
+              r->srv.Com_select, c->reads);
+    CHECK_MSG(rest >= c->writes + c->other,
+              "%s: server dml+begin+commit %" PRIu64 " < writes+other %" PRIu64, name, rest,
+              c->writes + c->other);
+    if (r->srv.Com_select >= c->reads && rest >= c->writes + c->other)
+        CHECK_MSG((r->srv.Com_select - c->reads) + (rest - c->writes - c->other) == c->errors,
+                  "%s: failed selects %" PRIu64 " + failed others %" PRIu64
+                  " != ignored errors %" PRIu64,
+                  name, r->srv.Com_select - c->reads, rest - c->writes - c->other, c->errors);
 }
 
 static void case_counts(void)
@@ -370,7 +405,8 @@ static void case_counts(void)
             run_engine(&cfg, 500, NULL, &r);
             print_run(names[i], modes[m], &r);
             check_counts(names[i], m == 0, &r);
-            CHECK_EQ_U64(r.ivl_sum.transactions, r.tot.ctr.transactions);
+            CHECK(memcmp(&r.ivl_sum, &r.tot.ctr, sizeof r.ivl_sum) == 0);
+            CHECK(pr_hist_equal(r.ivl_lat, r.tot.lat));
             run_free(&r);
             ag_workload_destroy(&wl);
         }
@@ -405,6 +441,15 @@ static void stop_after_intervals(ag_engine *e, int k)
         ag_engine_stop(e, false);
 }
 
+/* The same, and the collect after the third loses one worker's interval
+ * (ag__engine_test_lose_interval), as a lost STATS would. */
+static void lose_one_interval(ag_engine *e, int k)
+{
+    if (k == 2)
+        ag__engine_test_lose_interval(e);
+    stop_after_intervals(e, k);
+}
+
 /* The run is stopped by count of collected intervals, not by time: each
  * collect is a round trip to every worker's loop, so on a loaded host
  * (TSan, other jobs) a timed 2 s run got as few as 5 collects, and fewer
@@ -422,12 +467,30 @@ static void case_intervals(void)
     printf("intervals: %d collects in %.2f s, %" PRIu64 " events, loop lag max %" PRIu64
            " us, start skew %" PRId64 " us\n",
            r.intervals, r.wall_s, r.tot.ctr.transactions, r.tot.lag_max_us, r.skew_ns / 1000);
-    CHECK(r.skew_ns > 0 && r.skew_ns < 500000000); /* never early; late only by load */
-    CHECK(r.intervals > INTERVALS_MIN);            /* and at least the one after the stop */
+    /* Never early; late only by load (2 shared cores under TSan: bound
+     * generously, the figure is printed above). */
+    CHECK(r.has_skew && r.skew_ns > 0 && r.skew_ns < 5000000000LL);
+    CHECK(r.intervals > INTERVALS_MIN); /* and at least the one after the stop */
     CHECK(r.tot.ctr.transactions > 0);
+    /* The totals are counted by the workers apart from the intervals
+     * (issue 9 item 16): these hold only when no interval went missing. */
     CHECK(memcmp(&r.ivl_sum, &r.tot.ctr, sizeof r.ivl_sum) == 0);
     CHECK_EQ_U64(r.ivl_lat_count, pr_hist_count(r.tot.lat));
+    CHECK(pr_hist_equal(r.ivl_lat, r.tot.lat));
     CHECK(r.wall_s < 60); /* the stop, not the bound, ended it */
+    run_free(&r);
+
+    /* A lost interval: the check above must now see the difference. */
+    run_engine(&cfg, 200, lose_one_interval, &r);
+    printf("lost interval: intervals sum to %" PRIu64 " transactions, totals %" PRIu64 "\n",
+           r.ivl_sum.transactions, r.tot.ctr.transactions);
+    CHECK(!r.failed);
+    CHECK_MSG(r.ivl_sum.transactions < r.tot.ctr.transactions,
+              "a lost interval went unnoticed: intervals %" PRIu64 ", totals %" PRIu64,
+              r.ivl_sum.transactions, r.tot.ctr.transactions);
+    CHECK(r.ivl_lat_count < pr_hist_count(r.tot.lat));
+    CHECK(!pr_hist_equal(r.ivl_lat, r.tot.lat));
+    CHECK_EQ_U64(pr_hist_count(r.tot.lat), r.tot.ctr.transactions);
     run_free(&r);
     ag_workload_destroy(&wl);
 }
@@ -452,6 +515,8 @@ static void case_rate(void)
     CHECK_MSG(c->ev_started > 850 && c->ev_started < 1150, "started %" PRIu64, c->ev_started);
     CHECK_EQ_U64(c->transactions, c->ev_started);
     CHECK_EQ_U64(pr_hist_count(r.tot.svc), c->transactions);
+    CHECK(pr_hist_equal(r.ivl_svc, r.tot.svc));
+    CHECK(pr_hist_equal(r.ivl_lat, r.tot.lat));
     CHECK_EQ_U64(r.srv.Com_select, c->reads);
     CHECK(pr_hist_value_at_percentile(r.tot.lat, 50) >= pr_hist_value_at_percentile(r.tot.svc, 50));
     run_free(&r);
@@ -475,6 +540,87 @@ static void case_rate(void)
           10 * pr_hist_value_at_percentile(r.tot.svc, 99));
     CHECK_EQ_U64(r.srv.Com_select, c->reads);
     run_free(&r);
+    ag_workload_destroy(&wl);
+}
+
+/* Sums for the index of dispersion of the arrivals: over intervals whose
+ * events all started within SLIP_OK_US of their intended start (in it and
+ * in the next, which a stall across the boundary would delay starts
+ * into), the deviation of the events started from rate * interval length.
+ * Those starts are the arrivals, give or take rate * SLIP_OK_US (2 of the
+ * ~100 an interval holds). */
+#define SLIP_OK_US 2000
+struct dispersion {
+    double sum, sum2, count;
+    int n;
+};
+
+static void dispersion_add(struct dispersion *d, const struct run_result *r, double rate)
+{
+    int last = r->intervals < MAX_IVL ? r->intervals - 1 : MAX_IVL - 1;
+    for (int k = 1; k + 1 < last; k++) { /* not the first (t0) nor the tail */
+        if (r->ivl_slip_us[k] > SLIP_OK_US || r->ivl_slip_us[k + 1] > SLIP_OK_US)
+            continue;
+        double dev = (double)r->ivl_started[k] - rate * r->ivl_span_s[k];
+        d->sum += dev;
+        d->sum2 += dev * dev;
+        d->count += (double)r->ivl_started[k];
+        d->n++;
+    }
+}
+
+/* The variance of the deviations over the mean count: about 1 for Poisson
+ * arrivals, about 0 for evenly spaced ones (only the collect instants'
+ * jitter is left). -1 with fewer than 2 intervals. */
+static double dispersion_index(const struct dispersion *d)
+{
+    if (d->n < 2 || d->count <= 0)
+        return -1;
+    double mean = d->sum / d->n, var = (d->sum2 - d->n * mean * mean) / (d->n - 1);
+    return var / (d->count / d->n);
+}
+
+/* --rate-mode (issue 9 item 7) end to end: the engine honours
+ * rate_uniform, so uniform arrivals come evenly spaced and Poisson ones do
+ * not (tests/unit/test_ag_arrival.c checks the schedules themselves). The
+ * same rate, comfortably served, both ways; a run on a host so loaded that
+ * too few intervals were undisturbed is repeated (at most 3 runs). */
+static void case_ratemode(void)
+{
+    enum { MIN_CLEAN = 20, MAX_RUNS = 3 };
+    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    struct ag_engine_config cfg;
+    struct run_result r;
+    double disp[2];
+
+    for (int uniform = 0; uniform < 2; uniform++) {
+        struct dispersion d = {0};
+        for (int run = 0; run < MAX_RUNS && d.n < MIN_CLEAN; run++) {
+            cfg_init(&cfg, wl, 4);
+            cfg.workers = 1; /* one arrival schedule */
+            cfg.time_ms = 6000;
+            cfg.rate = 1000;
+            cfg.rate_uniform = uniform;
+            run_engine(&cfg, 100, NULL, &r);
+            int before = d.n;
+            dispersion_add(&d, &r, cfg.rate);
+            printf("rate-mode %s, run %d: %" PRIu64 " started over %d intervals, late %" PRIu64
+                   ", queued %" PRIu64 ", worst slip %" PRIu64 " us, %d undisturbed intervals\n",
+                   uniform ? "uniform" : "poisson", run + 1, r.tot.ctr.ev_started, r.intervals,
+                   r.tot.ctr.ev_late, r.tot.ctr.ev_queued, r.tot.slip_max_us, d.n - before);
+            CHECK(!r.failed);
+            CHECK_MSG(r.tot.ctr.ev_started > 5200 && r.tot.ctr.ev_started < 6800,
+                      "started %" PRIu64 " of ~6000", r.tot.ctr.ev_started);
+            run_free(&r);
+        }
+        disp[uniform] = dispersion_index(&d);
+        printf("rate-mode %s: dispersion index %.3f over %d intervals\n",
+               uniform ? "uniform" : "poisson", disp[uniform], d.n);
+        CHECK_MSG(d.n >= MIN_CLEAN, "only %d undisturbed intervals in %d runs", d.n, MAX_RUNS);
+    }
+    CHECK_MSG(disp[0] > 0.4, "Poisson arrivals look evenly spaced: dispersion %.3f", disp[0]);
+    CHECK_MSG(disp[1] >= 0 && disp[1] < 0.2, "uniform arrivals are not even: dispersion %.3f",
+              disp[1]);
     ag_workload_destroy(&wl);
 }
 
@@ -534,7 +680,7 @@ static void case_errors(void)
     CHECK(strstr(err.msg, "Access denied") != NULL);
     CHECK(strcmp(err.sqlstate, "28000") == 0);
     CHECK(strstr(err.msg, "definitely-wrong") == NULL);
-    CHECK(secs < 2);
+    CHECK_MSG(secs < 10, "%.3f s", secs); /* fast: ~10 ms idle; generous for TSan */
 
     cfg_init(&cfg, wl, 8);
     cfg.db = "no_such_db_here";
@@ -542,7 +688,7 @@ static void case_errors(void)
     printf("missing db: %u '%s' in %.3f s\n", err.err_no, err.msg, secs);
     CHECK(err.err_no == 1049 || err.err_no == 1044); /* 1044 when the user may not see it */
     CHECK(strstr(err.msg, "no_such_db_here") != NULL);
-    CHECK(secs < 2);
+    CHECK_MSG(secs < 10, "%.3f s", secs);
 
     cfg_init(&cfg, wl, 8);
     port = (uint16_t)free_port();
@@ -550,7 +696,7 @@ static void case_errors(void)
     CHECK(setup_error(&cfg, &err, &secs) < 0);
     printf("closed port: %u '%s' (%s) in %.3f s\n", err.err_no, err.msg, err.target, secs);
     CHECK(err.err_no == 2002 || err.err_no == 2003);
-    CHECK(secs < 2);
+    CHECK_MSG(secs < 10, "%.3f s", secs);
 
     cfg_init(&cfg, wl, 4);
     static const char *bad_host[] = {"no-such-host.invalid"};
@@ -583,7 +729,8 @@ static void case_errors(void)
     CHECK(setup_error(&cfg, &err, &secs) < 0);
     printf("silent server: %u '%s' in %.3f s\n", err.err_no, err.msg, secs);
     CHECK(err.err_no == 2013 || err.err_no == 2002 || err.err_no == 2003);
-    CHECK(secs >= 0.9 && secs < 4);
+    /* The 1 s timeouts, not a hang (and never before them). */
+    CHECK_MSG(secs >= 0.9 && secs < 20, "%.3f s", secs);
     close(lfd);
     ag_workload_destroy(&wl);
 }
@@ -608,6 +755,7 @@ static void case_deadlock(void)
     CHECK(!r.failed);
     CHECK_MSG(c->errors > 0, "no deadlock provoked");
     CHECK_EQ_U64(r.srv.Com_stmt_execute, pr_counters_queries(c) + c->errors);
+    check_counts("oltp_write_only", true, &r); /* per kind too, with the errors */
     /* Each attempt runs one BEGIN; each attempt ends in a commit or one
      * ignored error: completed transactions are counted once. */
     CHECK_EQ_U64(r.srv.Com_begin, c->transactions + c->errors);
@@ -682,7 +830,7 @@ static void case_stop(void)
     CHECK(ag_engine_wait(e, 2000) == 1);
     double secs = now_s() - t0;
     printf("immediate stop: %.3f s\n", secs);
-    CHECK(secs < 0.5);
+    CHECK_MSG(secs < 5.0, "%.3f s", secs); /* ~ms idle; a graceful stop waits for events */
     usleep(200000);
     char q[256];
     snprintf(q, sizeof q,
@@ -781,7 +929,7 @@ static void case_fatal(void)
     CHECK(strcmp(r.err.sqlstate, "42S02") == 0);
     CHECK(strstr(r.err.msg, "sbtest2") != NULL);
     CHECK(strcmp(r.err.what, "execute point_selects") == 0);
-    CHECK(r.wall_s < 3); /* the run stops at once, not at --time */
+    CHECK_MSG(r.wall_s < 8, "%.2f s", r.wall_s); /* at once (~0.5 s), not at --time (10 s) */
     CHECK(r.tot.ctr.transactions > 0);
     run_free(&r);
     ag_workload_destroy(&wl);
@@ -820,7 +968,8 @@ static void case_timeout(void)
     /* each connection timed out at least once and reconnected */
     CHECK_MSG(c->reconnects >= 4, "reconnects %" PRIu64, c->reconnects);
     CHECK(c->transactions > 0); /* load resumed after the release */
-    CHECK(r.wall_s < 6);
+    /* --time 4 s plus at most the 5 s stop grace: bounded, not exact. */
+    CHECK_MSG(r.wall_s < 20, "%.2f s", r.wall_s);
     run_free(&r);
     ag_workload_destroy(&wl);
 }
@@ -860,6 +1009,11 @@ static void case_targets(void)
     CHECK(!r.failed && r.tot.ctr.transactions > 0);
     run_free(&r);
 
+    /* The Unix socket case runs, or the test fails: tests/run's sandbox
+     * always has a socket (issue 9 item 15). */
+    CHECK_MSG(env_sock && *env_sock,
+              "STAMPEDE_TEST_MYSQL_SOCKET is not set: the unix socket case cannot run (set it to "
+              "the server's socket, as tests/run does)");
     if (env_sock && *env_sock) {
         static const char *socks[1];
         socks[0] = env_sock;
@@ -870,6 +1024,7 @@ static void case_targets(void)
         run_engine(&cfg, 1000, NULL, &r);
         print_run("unix socket", "auto", &r);
         check_counts("oltp_point_select", true, &r);
+        CHECK(r.tot.ctr.transactions > 0);
         run_free(&r);
     }
     ag_workload_destroy(&wl);
@@ -978,10 +1133,9 @@ static long server_pid(void)
 
 static void case_restart(void)
 {
-    if (!getenv("STAMPEDE_SANDBOX_DB") || !getenv("STAMPEDE_TEST_SANDBOX_DIR")) {
-        printf("restart: skipped (no sandbox script/dir)\n");
-        return;
-    }
+    if (!getenv("STAMPEDE_SANDBOX_DB") || !getenv("STAMPEDE_TEST_SANDBOX_DIR"))
+        TEST_SKIP("restart needs STAMPEDE_SANDBOX_DB and STAMPEDE_TEST_SANDBOX_DIR (tests/run's "
+                  "sandbox): the server must be one this test may restart");
     ag_workload *wl = wl_make("oltp_read_only", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
@@ -1076,6 +1230,7 @@ int main(int argc, char **argv)
     CASE(events)
     CASE(intervals)
     CASE(rate)
+    CASE(ratemode)
     CASE(errors)
     CASE(deadlock)
     CASE(reconnect)

@@ -170,7 +170,7 @@ static struct ag_run_error run_agent(struct agent *a, hook_fn before_start, hook
         nanosleep(&(struct timespec){0, 10000000}, NULL);
     ag_run_stop(r, false);
     pr_hist *lat = pr_hist_new();
-    ag_run_totals(r, ctr, &rows, lat, &e);
+    ag_run_totals(r, ctr, &rows, lat, NULL, &e);
     pr_hist_destroy(&lat);
     ag_run_destroy(&r);
     if (after)

@@ -197,6 +197,25 @@ static void test_spellings_and_aliases(void)
     co_args_clear(&a);
 }
 
+/* --rate-mode (issue 9 item 7): default poisson, uniform reaches the
+ * plan's field, a warning without --rate. */
+static void test_rate_mode(void)
+{
+    struct co_args a;
+    struct pr_error err;
+
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--rate=100") == 0);
+    CHECK(a.rate_mode == PR_RATE_POISSON && strcmp(a.warnings, "") == 0);
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--rate=100", "--rate-mode=uniform") == 0);
+    CHECK(a.rate_mode == PR_RATE_UNIFORM && strcmp(a.warnings, "") == 0);
+    CHECK(!has_pass(&a, "rate-mode=uniform")); /* stampede's own: not a workload option */
+    co_args_clear(&a);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--rate-mode=uniform") == 0);
+    CHECK(strstr(a.warnings, "--rate-mode=uniform has no effect without --rate") != NULL);
+    co_args_clear(&a);
+}
+
 static void test_errors(void)
 {
     EXPECT_ERR("unknown option --foo;", "see stampede --help", "oltp_read_write", "run", "--foo=1");
@@ -218,6 +237,9 @@ static void test_errors(void)
     EXPECT_ERR("--on-agent-loss", "'maybe'", "oltp_read_write", "run", "--on-agent-loss=maybe");
     EXPECT_ERR("--report-format", "'xml' is not stampede or sysbench", "oltp_read_write", "run",
                "--report-format=xml");
+    EXPECT_ERR("--rate-mode", "'gaussian' is not poisson or uniform", "oltp_read_write", "run",
+               "--rate=10", "--rate-mode=gaussian");
+    EXPECT_ERR("--rate-mode", "''", "oltp_read_write", "run", "--rate-mode=");
     EXPECT_ERR("--agent-weights", "'b'", "oltp_read_write", "run", "--agent-weights=a=1,b");
     EXPECT_ERR("--agent-weights", "'x'", "oltp_read_write", "run", "--agent-weights=a=x");
     EXPECT_ERR("--agent-weights", "'a' given twice", "oltp_read_write", "run",
@@ -742,6 +764,7 @@ static void test_usage(void)
                                       "  --partition=STRING ",
                                       "  --on-agent-loss=STRING ",
                                       "  --report-format=STRING ",
+                                      "  --rate-mode=STRING ",
                                       "  --json=FILE ",
                                       "  --csv=FILE ",
                                       "  --hdr-log=FILE ",
@@ -754,6 +777,7 @@ static void test_usage(void)
         CHECK_MSG(strstr(u, own[i]) != NULL, "usage lacks '%s'", own[i]);
     CHECK(strstr(u, "{none,tables,rows} [none]\n") && strstr(u, "{abort,continue} [abort]\n"));
     CHECK(strstr(u, "--report-format=STRING       stdout report {stampede,sysbench}") != NULL);
+    CHECK(strstr(u, "not a sysbench option {poisson,uniform} [poisson]\n") != NULL);
     for (int i = 0; i < PR_WL_COUNT_; i++) {
         char line[64];
         snprintf(line, sizeof line, "\n  %s\n", pr_workload_name(i));
@@ -787,6 +811,7 @@ int main(void)
     test_help_version();
     test_ordering();
     test_spellings_and_aliases();
+    test_rate_mode();
     test_errors();
     test_passthrough();
     test_unknown_everywhere();

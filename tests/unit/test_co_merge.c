@@ -258,10 +258,69 @@ static void test_tail_time(void)
     co_merge_destroy(&m);
 }
 
+/* Rate mode's service time (issue 9 item 6) merges like the latency:
+ * pooled exactly, absent when no STATS had one, frozen with the latency,
+ * and a STATS arriving after its interval was frozen still adds in. */
+static void test_service(void)
+{
+    enum { N = 8, LATE_K = 1 };
+    co_merge *m = co_merge_new(2, NULL, 1000, false);
+    pr_hist *pooled[N], *scratch = pr_hist_new();
+    struct pr_msg_stats held = {0};
+    uint64_t k;
+    bool late, early;
+
+    struct pr_msg_stats closed = stats(N, 1, 100, 10); /* closed loop: no svc */
+    CHECK(co_merge_add(m, 0, &closed, &late) == 0);
+    CHECK(co_interval_svc(co_merge_get(m, N), scratch) == NULL);
+    pr_hist_destroy(&closed.lat);
+    for (uint64_t i = 0; i < N; i++) {
+        pooled[i] = pr_hist_new();
+        for (uint32_t a = 0; a < 2; a++) {
+            struct pr_msg_stats st = stats(i, 5, 2000, 40);
+            st.svc = pr_hist_new();
+            for (uint64_t j = 0; j < 40; j++)
+                pr_hist_record(st.svc, 100 * (a + 1) + 3 * i + j, 1);
+            pr_hist_add(pooled[i], st.svc);
+            if (a == 1 && i == LATE_K) {
+                held = st;
+                continue;
+            }
+            CHECK(co_merge_add(m, a, &st, &late) == 0);
+            pr_hist_destroy(&st.lat);
+            pr_hist_destroy(&st.svc);
+        }
+        CHECK(co_merge_due(m, (i + 2) * SEC, SEC / 2, &k, &early) && k == i);
+        co_merge_close(m, i, true, 1.0);
+    }
+    for (uint64_t i = 0; i < N; i++) {
+        const struct co_interval_result *iv = co_merge_get(m, i);
+        bool old = i + CO_MERGE_KEEP_EXPANDED < N;
+        CHECK_MSG((iv->svc == NULL) == old && (iv->svc_frozen != NULL) == old, "k %" PRIu64, i);
+        const pr_hist *got = co_interval_svc(iv, scratch);
+        CHECK(got != NULL);
+        if (i != LATE_K && got != NULL) {
+            CHECK(pr_hist_equal(got, pooled[i]));
+            uint64_t svc_p50 = pr_hist_value_at_percentile(got, 50);
+            CHECK(svc_p50 < pr_hist_min(co_interval_lat(iv, scratch))); /* scratch reused */
+        }
+    }
+    CHECK(co_merge_add(m, 1, &held, &late) == 0 && late);
+    const struct co_interval_result *iv = co_merge_get(m, LATE_K);
+    CHECK(iv->svc == NULL && pr_hist_equal(co_interval_svc(iv, scratch), pooled[LATE_K]));
+    for (int i = 0; i < N; i++)
+        pr_hist_destroy(&pooled[i]);
+    pr_hist_destroy(&held.lat);
+    pr_hist_destroy(&held.svc);
+    pr_hist_destroy(&scratch);
+    co_merge_destroy(&m);
+}
+
 int main(void)
 {
     test_tail_time();
     test_exact();
+    test_service();
     test_due_late_lost();
     test_frozen();
     return TEST_END();

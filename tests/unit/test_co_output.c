@@ -85,7 +85,10 @@ static void fill_agent(struct co_agent_result *a, uint32_t i)
     a->clock_offset_ns = i == 2 ? -1234567 : 250000;
     a->clock_rtt_ns = 180000;
     a->db_rtt_us = 95;
+    a->has_db_rtt = i != 1; /* agent 1: every ping failed */
     a->start_skew_us = 42;
+    a->has_start_skew = i != 2; /* agent 2 (lost): its DONE never came */
+    a->svc = pr_hist_new();
     a->done = i != 2;
     a->lost = i == 2;
     a->lost_at_s = i == 2 ? 3.5 : 0;
@@ -105,6 +108,18 @@ static void agent_interval(struct co_result *r, uint32_t k, uint32_t a, pr_hist 
     if (k == 1 && a == 0)
         pr_hist_record(h, 250000, 1); /* one slow transaction */
     c->transactions = pr_hist_count(h);
+    /* Service time (rate mode): under the latency, as from the actual start. */
+    pr_hist *svc = pr_hist_new();
+    for (uint64_t s = 0; s < c->transactions; s++)
+        pr_hist_record(svc, 300 + 200 * a + rng_next() % (500 + 100 * k), 1);
+    if (r->intervals[k].svc == NULL)
+        r->intervals[k].svc = pr_hist_new();
+    pr_hist_add(r->intervals[k].svc, svc);
+    pr_hist_add(r->agents[a].svc, svc);
+    if (r->svc == NULL)
+        r->svc = pr_hist_new();
+    pr_hist_add(r->svc, svc);
+    pr_hist_destroy(&svc);
     c->reads = 10 * c->transactions;
     c->writes = 4 * c->transactions;
     c->other = 2 * c->transactions;
@@ -208,7 +223,7 @@ static const char query_py[] = "import json, sys\n"
                                "        v = v[int(k)] if isinstance(v, list) else v[k]\n"
                                "    print(json.dumps(v))\n";
 
-#define MAX_QUERIES 160
+#define MAX_QUERIES 200
 
 /* Paths to read from the JSON and what each must be; checked after one
  * python3 run. */
@@ -342,6 +357,9 @@ static void queue_interval_checks(struct query *q, const struct co_result *r, ui
     q_str(q, json_bool(iv->printed), "intervals/%u/printed", k);
     q_num(q, iv->has_server ? iv->server_qps : NAN, "intervals/%u/server_qps", k);
     q_num(q, c->transactions, "intervals/%u/counters/transactions", k);
+    q_num(q, ms_at(iv->svc, 50), "intervals/%u/service_ms/p50", k);
+    q_num(q, ms_at(iv->svc, 99), "intervals/%u/service_ms/p99", k);
+    q_num(q, (double)pr_hist_max(iv->svc) / 1000, "intervals/%u/service_ms/max", k);
 }
 
 static void check_json(const struct co_result *r, const char *json_path)
@@ -370,6 +388,14 @@ static void check_json(const struct co_result *r, const char *json_path)
     q_num(&q, -1.234567, "agents/2/clock_offset_ms");
     q_num(&q, 1.502, "agents/2/loop_lag_ms/max");
     q_num(&q, 1, "agents/0/late_intervals");
+    q_num(&q, 0.095, "agents/0/db_rtt_ms");
+    q_num(&q, NAN, "agents/1/db_rtt_ms"); /* unknown, not 0 */
+    q_num(&q, 0.042, "agents/1/start_skew_ms");
+    q_num(&q, NAN, "agents/2/start_skew_ms");
+    q_num(&q, ms_at(r->agents[0].svc, 95), "agents/0/service_ms/p95");
+    q_num(&q, ms_at(r->svc, 50), "totals/service_ms/p50");
+    q_num(&q, ms_at(r->svc, 99.9), "totals/service_ms/p99_9");
+    q_num(&q, pr_hist_mean(r->svc) / 1000.0, "totals/service_ms/avg");
     q_str(&q, "\"1\"", "options/report-interval");
     q_str(&q, "\"127.0.0.1\"", "options/db-host");
     q_num(&q, r->total.transactions, "totals/transactions");
@@ -402,8 +428,14 @@ static void test_json_empty(void)
     struct pr_error err = {0};
     CHECK_EQ_U64(co_json_write_file(&r, p, &err), 0);
     struct query q = {0};
-    const char *nulls[] = {"tool",       "intervals/0/tps",       "intervals/0/latency_ms/p95",
-                           "totals/tps", "totals/latency_ms/min", "server/match"};
+    const char *nulls[] = {"tool",
+                           "intervals/0/tps",
+                           "intervals/0/latency_ms/p95",
+                           "intervals/0/service_ms", /* closed loop: no service time */
+                           "totals/tps",
+                           "totals/latency_ms/min",
+                           "totals/service_ms",
+                           "server/match"};
     for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
         q_num(&q, NAN, "%s", nulls[i]);
     q_str(&q, "[]", "agents");
@@ -414,7 +446,7 @@ static void test_json_empty(void)
     FILE *f = fopen(c, "r");
     char line[512] = "";
     CHECK(f != NULL && fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f));
-    CHECK_MSG(strcmp(line, "0,0,0,,,,,,,,,,,,0,0,0,,0\n") == 0, "row %s", line);
+    CHECK_MSG(strcmp(line, "0,0,0,,,,,,,,,,,,0,0,0,,0,,,\n") == 0, "row %s", line);
     if (f != NULL)
         fclose(f);
     free(c);
@@ -461,6 +493,9 @@ static void check_csv_row(const struct co_result *r, uint32_t k, char **fld)
     else
         CHECK(fld[17][0] == '\0');
     CHECK(strcmp(fld[18], iv->printed ? "1" : "0") == 0);
+    CHECK(strtod(fld[19], NULL) == ms_at(iv->svc, 50));
+    CHECK(strtod(fld[20], NULL) == ms_at(iv->svc, 95));
+    CHECK(strtod(fld[21], NULL) == ms_at(iv->svc, 99));
 }
 
 static void check_csv(const struct co_result *r, const char *path)
@@ -475,7 +510,7 @@ static void check_csv(const struct co_result *r, const char *path)
     CHECK(fgets(line, sizeof(line), f) != NULL);
     CHECK(strcmp(line, "t_s,len_s,threads,tps,qps,reads_s,writes_s,other_s,lat_p50_ms,"
                        "lat_p95_ms,lat_p99_ms,lat_max_ms,err_s,reconn_s,agents_reporting,late,"
-                       "partial,server_qps,printed\n") == 0);
+                       "partial,server_qps,printed,svc_p50_ms,svc_p95_ms,svc_p99_ms\n") == 0);
     while (fgets(line, sizeof(line), f) != NULL) {
         int n = split_csv(line, fld, CO_CSV_COLUMNS);
         CHECK_EQ_U64(n, CO_CSV_COLUMNS);
@@ -712,6 +747,8 @@ static void freeze_interval(struct co_interval_result *iv, uint32_t n_agents)
 {
     iv->lat_frozen = pr_hist_freeze(iv->lat);
     pr_hist_destroy(&iv->lat);
+    iv->svc_frozen = pr_hist_freeze(iv->svc);
+    pr_hist_destroy(&iv->svc);
     iv->agent_lat_frozen = pr_xcalloc(n_agents, sizeof(*iv->agent_lat_frozen));
     for (uint32_t a = 0; a < n_agents; a++) {
         if (iv->agent_lat[a] != NULL)

@@ -226,8 +226,44 @@ static void test_list_items(void)
     co_args_clear(&a);
 }
 
+/* Item 5 and 7 of issue 9: every agent's READY must echo the hash of the
+ * PLAN sent to it (another agent's, a stale one or a made-up one is
+ * refused, naming both hashes); --rate-mode reaches every plan. */
+static void test_ready_hash_and_rate_mode(void)
+{
+    const char *argv[] = {"stampede",    "oltp_read_write",     "run", "--threads=4",
+                          "--rate=1000", "--rate-mode=uniform", NULL};
+    struct co_args a;
+    struct pr_error err = {0};
+    CHECK(parse(&a, argv) == 0);
+    co_plan *p = co_plan_new(&a, 2, NULL, 42, &err);
+    CHECK(p != NULL);
+    if (p == NULL) {
+        co_args_clear(&a);
+        return;
+    }
+    const struct pr_msg_plan *p0 = plan_of(p, 0, 0), *p1 = plan_of(p, 0, 1);
+    CHECK(p0->rate_mode == PR_RATE_UNIFORM && p1->rate_mode == PR_RATE_UNIFORM);
+    CHECK(p0->plan_hash != p1->plan_hash); /* agents' plans differ, so do their hashes */
+    struct pr_msg_ready ready = {.plan_hash = p0->plan_hash, .conns = 2};
+    CHECK(co_plan_check_ready(p, 0, 0, &ready, &err) == 0);
+    CHECK(co_plan_check_ready(p, 0, 1, &ready, &err) == PR_EINVAL); /* agent 0's hash */
+    CHECK(strstr(err.msg, "READY echoes plan hash") != NULL);
+    char want[17];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)p1->plan_hash);
+    CHECK_MSG(strstr(err.msg, want) != NULL, "message %s lacks %s", err.msg, want);
+    ready.plan_hash = p1->plan_hash ^ 1;
+    CHECK(co_plan_check_ready(p, 0, 1, &ready, &err) == PR_EINVAL);
+    ready.plan_hash = p1->plan_hash;
+    CHECK(co_plan_check_ready(p, 0, 1, &ready, &err) == 0);
+    CHECK(co_plan_check_ready(p, 1, 1, &ready, &err) == PR_ERANGE); /* no such phase */
+    co_plan_destroy(&p);
+    co_args_clear(&a);
+}
+
 int main(void)
 {
+    test_ready_hash_and_rate_mode();
     test_run_split();
     test_partitions();
     test_prepare_phases();

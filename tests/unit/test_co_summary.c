@@ -191,6 +191,10 @@ static void test_agents_section(void)
     r.agents[1].reason = pr_xstrdup("silent for 2.5 s");
     r.agents[2].status = -5;
     r.agents[2].late_intervals = 3;
+    r.agents[0].has_start_skew = true; /* agent 2's workers never all started: "-" */
+    r.agents[0].start_skew_us = 1500;
+    r.agents[1].has_start_skew = true;
+    r.agents[1].start_skew_us = 250;
     const uint64_t more[6] = {145, 28, 14, 14, 14, 17};
     server(&r, more, true);
     co_summary_totals(&r);
@@ -205,23 +209,25 @@ static void test_agents_section(void)
         const char *name;
         unsigned conns;
         double tps, p95, cpu;
+        const char *skew;
         unsigned late;
         const char *mark;
-    } want[3] = {{"ag-1", 2, 5.0, 2.0, 190.0, 0, ""},
-                 {"ag-2", 1, 2.0, 3.0, 0.0, 0, "LOST"},
-                 {"ag-3", 3, 0.0, 0.0, 0.0, 3, "FAILED"}};
+    } want[3] = {{"ag-1", 2, 5.0, 2.0, 190.0, "1.500", 0, ""},
+                 {"ag-2", 1, 2.0, 3.0, 0.0, "0.250", 0, "LOST"},
+                 {"ag-3", 3, 0.0, 0.0, 0.0, "-", 3, "FAILED"}};
     for (int i = 0; i < 3; i++) {
         const char *row = row_of(text, want[i].name);
-        char name[32] = "", host[32] = "", mark[16] = "";
+        char name[32] = "", host[32] = "", mark[16] = "", skew[16] = "";
         unsigned conns = 99, late = 99;
-        double tps = -1, p95 = -1, cpu = -1, lag = -1, off = -1, skew = -1;
-        int n = row ? sscanf(row, "%31s %31s %u %lf %lf %lf %lf %lf %lf %u %15[A-Z]", name, host,
-                             &conns, &tps, &p95, &cpu, &lag, &off, &skew, &late, mark)
+        double tps = -1, p95 = -1, cpu = -1, lag = -1, off = -1;
+        int n = row ? sscanf(row, "%31s %31s %u %lf %lf %lf %lf %lf %15s %u %15[A-Z]", name, host,
+                             &conns, &tps, &p95, &cpu, &lag, &off, skew, &late, mark)
                     : 0;
         CHECK_MSG(n >= 10 && strcmp(name, want[i].name) == 0 && strcmp(host, "host-of-") == 0 &&
                       conns == want[i].conns && fabs(tps - want[i].tps) < 1e-9 &&
                       fabs(p95 - want[i].p95) < 1e-9 && fabs(cpu - want[i].cpu) < 1e-9 &&
-                      late == want[i].late && strcmp(mark, want[i].mark) == 0,
+                      strcmp(skew, want[i].skew) == 0 && late == want[i].late &&
+                      strcmp(mark, want[i].mark) == 0,
                   "row %d: %.140s", i, row ? row : "(none)");
     }
     /* 227 client statements, 232 on the server; Questions 3000 over 2 s. */

@@ -23,7 +23,7 @@ static const char *const all_keys_hdr[] = {"v", "t", "run", "seq"};
 struct keyspec {
     enum pr_msg_type type;
     const char *req[24];
-    const char *opt[4];
+    const char *opt[6];
 };
 
 static const struct keyspec keyspecs[] = {
@@ -34,11 +34,11 @@ static const struct keyspec keyspecs[] = {
      {"cmd",   "wl",     "opts",  "ai",   "an",   "conns", "c0",   "ctot",
       "rate",  "events", "time",  "ri",   "seed", "lead",  "part", "tables",
       "hosts", "ports",  "socks", "user", "db",   "pw",    "hash"},
-     {NULL}},
-    {PR_MSG_READY, {"hash", "rtt", "conns"}, {"srv"}},
+     {"rmode"}},
+    {PR_MSG_READY, {"hash", "conns"}, {"rtt", "srv"}},
     {PR_MSG_START, {"t0", "ivl"}, {NULL}},
     {PR_MSG_STATS, {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"}, {"svc", "srv", "rows"}},
-    {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why", "skew"}, {"kinds", "rows"}},
+    {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why"}, {"skew", "svc", "kinds", "rows"}},
     {PR_MSG_ABORT, {"why"}, {"now"}},
     {PR_MSG_HEARTBEAT, {"state", "clk"}, {NULL}},
     {PR_MSG_ERROR, {"code", "phase", "dberr", "sqlstate", "msg", "kind"}, {NULL}},
@@ -110,6 +110,7 @@ static void fill_plan(struct pr_msg_plan *p)
     p->database = (char *)"sbtest";
     p->password = (char *)"s3cr\xc3\xa9t \"quoted\"";
     p->plan_hash = 0x0123456789abcdefULL;
+    p->rate_mode = PR_RATE_UNIFORM;
 }
 
 static void fill_stats(struct pr_msg_stats *st)
@@ -135,6 +136,8 @@ static void fill_done(struct pr_msg_done *dn)
     dn->status = PR_EVERSION;
     dn->reason = (char *)"time limit reached";
     dn->start_skew_us = -42;
+    dn->has_start_skew = true;
+    dn->svc = hist_svc;
     dn->kinds = test_kinds;
     dn->n_kinds = 2;
     dn->rows = (1ULL << 33) + 7;
@@ -169,6 +172,7 @@ static void fill(struct pr_msg *m, enum pr_msg_type t)
     case PR_MSG_READY:
         m->u.ready.plan_hash = 0x0123456789abcdefULL;
         m->u.ready.db_rtt_us = 87;
+        m->u.ready.has_db_rtt = true;
         m->u.ready.conns = 21;
         m->u.ready.srv = test_srv;
         m->u.ready.n_srv = 2;
@@ -267,6 +271,7 @@ static void check_plan(const struct pr_msg_plan *a, const struct pr_msg_plan *b)
     STREQ(a->database, b->database);
     STREQ(a->password, b->password);
     CHECK_EQ_U64(a->plan_hash, b->plan_hash);
+    CHECK(a->rate_mode == b->rate_mode);
 }
 
 static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats *b)
@@ -293,6 +298,10 @@ static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
     CHECK(a->status == b->status);
     STREQ(a->reason, b->reason);
     CHECK(a->start_skew_us == b->start_skew_us);
+    CHECK(a->has_start_skew == b->has_start_skew);
+    CHECK((a->svc == NULL) == (b->svc == NULL));
+    if (a->svc != NULL && b->svc != NULL)
+        CHECK(pr_hist_equal(a->svc, b->svc));
     check_stats_list(a->kinds, a->n_kinds, b->kinds, b->n_kinds);
     CHECK_EQ_U64(a->rows, b->rows);
 }
@@ -323,6 +332,7 @@ static void check_body(const struct pr_msg *a, const struct pr_msg *b)
     case PR_MSG_READY:
         CHECK_EQ_U64(a->u.ready.plan_hash, b->u.ready.plan_hash);
         CHECK_EQ_U64(a->u.ready.db_rtt_us, b->u.ready.db_rtt_us);
+        CHECK(a->u.ready.has_db_rtt == b->u.ready.has_db_rtt);
         CHECK_EQ_U64(a->u.ready.conns, b->u.ready.conns);
         check_stats_list(a->u.ready.srv, a->u.ready.n_srv, b->u.ready.srv, b->u.ready.n_srv);
         break;
@@ -577,6 +587,43 @@ static void test_minimal(void)
     CHECK(decode_edited(PR_MSG_DONE, &drop_rows, &d, &err) == 0);
     CHECK(d.u.done.rows == 0 && d.u.done.n_kinds == 2);
     pr_msg_clear(&d);
+
+    /* Unknown figures are absent, not 0 (issue 9 item 10): a DONE without a
+     * start skew, a READY without a DB round trip, and back. */
+    struct edit drop_skew = {ED_DROP, "skew", NULL}, drop_rtt = {ED_DROP, "rtt", NULL};
+    struct edit drop_rmode = {ED_DROP, "rmode", NULL}, drop_svc = {ED_DROP, "svc", NULL};
+    CHECK(decode_edited(PR_MSG_DONE, &drop_skew, &d, &err) == 0);
+    CHECK(!d.u.done.has_start_skew && d.u.done.start_skew_us == 0);
+    pr_msg_clear(&d);
+    CHECK(decode_edited(PR_MSG_DONE, &drop_svc, &d, &err) == 0);
+    CHECK(d.u.done.svc == NULL && d.u.done.lat != NULL);
+    pr_msg_clear(&d);
+    CHECK(decode_edited(PR_MSG_READY, &drop_rtt, &d, &err) == 0);
+    CHECK(!d.u.ready.has_db_rtt && d.u.ready.db_rtt_us == 0 && d.u.ready.conns == 21);
+    pr_msg_clear(&d);
+    CHECK(decode_edited(PR_MSG_PLAN, &drop_rmode, &d, &err) == 0);
+    CHECK(d.u.plan.rate_mode == PR_RATE_POISSON);
+    pr_msg_clear(&d);
+    msgpack_sbuffer_init(&sb);
+    fill(&m, PR_MSG_DONE);
+    m.u.done.has_start_skew = false;
+    m.u.done.start_skew_us = 12345; /* not sent: the flag says unknown */
+    CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+    CHECK(pr_msg_decode(&d, sb.data, sb.size, NULL) == 0);
+    CHECK(!d.u.done.has_start_skew && d.u.done.start_skew_us == 0);
+    pr_msg_clear(&d);
+    sb.size = 0;
+    fill(&m, PR_MSG_READY);
+    m.u.ready.has_db_rtt = false;
+    CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+    CHECK(pr_msg_decode(&d, sb.data, sb.size, NULL) == 0);
+    CHECK(!d.u.ready.has_db_rtt && d.u.ready.db_rtt_us == 0);
+    pr_msg_clear(&d);
+    msgpack_sbuffer_destroy(&sb);
+    /* A rate mode the decoder does not know is refused, naming the key. */
+    msgpack_object gauss = {.type = MSGPACK_OBJECT_STR, .via.str = {8, "gaussian"}};
+    CHECK(try_edit(PR_MSG_PLAN, ED_SET, "rmode", &gauss, &err) == PR_ERANGE);
+    CHECK(strstr(err.msg, "rmode") != NULL);
 }
 
 static bool msg_mentions(const struct pr_error *err, const char *a, const char *b)
