@@ -469,7 +469,7 @@ static void stop_now(ag_worker *w)
     for (size_t i = 0; i < w->n; i++) {
         enum ag__wc_state st = w->wc[i].st;
         if (st == AG__WC_EVENT || st == AG__WC_BACKOFF || st == AG__WC_REOPEN)
-            w->cur->ctr.unfinished++;
+            AG__COUNT(w, unfinished);
         ag__worker_conn_done(&w->wc[i]);
     }
     ag__worker_maybe_finished(w);
