@@ -399,6 +399,7 @@ static void write_checkpoints(struct jw *w, const struct co_result *r)
         jw_u64(w, "k_first", cp->k_first);
         jw_u64(w, "k_last", cp->k_last);
         jw_u64(w, "transactions", c->transactions);
+        jw_u64(w, "late_in_transactions", cp->late_in);
         jw_num(w, "tps", per_s(c->transactions, cp->len_s));
         jw_num(w, "qps", per_s(pr_counters_queries(c), cp->len_s));
         jw_latency(w, "latency_ms", cp->lat,

@@ -79,6 +79,13 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     }
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
+    if (r->res->n_checkpoints > 0 && st->k < r->cp_from_k) {
+        /* Its interval is in a checkpoint already printed. */
+        pr_counters_add(&r->res->cp_late_ctr, &st->ctr);
+        if (r->res->cp_late_lat == NULL)
+            r->res->cp_late_lat = pr_hist_new();
+        pr_hist_add(r->res->cp_late_lat, st->lat);
+    }
     pr_counters_add(&ag->sum, &st->ctr);
     ag->lat_sum_us += pr_hist_sum(st->lat);
     ag->cpu_sum += st->cpu_pct;
@@ -220,6 +227,13 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
         pr_hist_add(cp->lat, co_interval_lat(iv, scratch));
     }
     pr_hist_destroy(&scratch);
+    if (res->cp_late_lat != NULL) { /* late figures of earlier windows */
+        cp->late_in = res->cp_late_ctr.transactions;
+        pr_counters_add(&cp->ctr, &res->cp_late_ctr);
+        pr_hist_add(cp->lat, res->cp_late_lat);
+        memset(&res->cp_late_ctr, 0, sizeof(res->cp_late_ctr));
+        pr_hist_destroy(&res->cp_late_lat);
+    }
     size_t n_units = 0;
     struct co_report_unit *units = checkpoint_units(r, &n_units);
     struct co_report_opts o = {

@@ -101,6 +101,7 @@ void co_result_clear(struct co_result *r)
     for (uint32_t i = 0; i < r->n_checkpoints; i++)
         pr_hist_destroy(&r->checkpoints[i].lat);
     free(r->checkpoints);
+    pr_hist_destroy(&r->cp_late_lat);
     free(r->exit_reason);
     memset(r, 0, sizeof(*r));
 }

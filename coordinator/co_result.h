@@ -91,6 +91,8 @@ struct co_checkpoint_result {
     uint64_t k_last;        /* last one */
     struct pr_counters ctr; /* merged counters of those intervals */
     pr_hist *lat;           /* merged latency of those intervals (owned) */
+    uint64_t late_in;       /* transactions in ctr that are late STATS of intervals an
+                               earlier checkpoint had already covered (carried in) */
 };
 
 /* A named server counter (SHOW GLOBAL STATUS) over the run. */
@@ -133,11 +135,15 @@ struct co_result {
     char *exit_reason;                        /* "" on success */
     struct co_checkpoint_result *checkpoints; /* --report-checkpoints taken, in order */
     uint32_t n_checkpoints;
-    bool forced_shutdown;    /* --forced-shutdown cut the run off (exit_status CO_EXIT_FORCED
-                                unless it had already failed); total.unfinished: the events
-                                it cut off */
-    uint64_t bad_frames;     /* malformed frames received and ignored */
-    uint64_t refused_agents; /* connections refused (unauthorized key, version) */
+    struct pr_counters cp_late_ctr; /* STATS that arrived after the checkpoint covering their
+                                       interval: carried into the next checkpoint or the
+                                       final report, so the reports still sum to the totals */
+    pr_hist *cp_late_lat;           /* their latency (owned; NULL when none came) */
+    bool forced_shutdown;           /* --forced-shutdown cut the run off (exit_status CO_EXIT_FORCED
+                                       unless it had already failed); total.unfinished: the events
+                                       it cut off */
+    uint64_t bad_frames;            /* malformed frames received and ignored */
+    uint64_t refused_agents;        /* connections refused (unauthorized key, version) */
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

@@ -124,6 +124,10 @@ int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_r
             pr_hist_add(since, co_interval_lat(&res->intervals[k], scratch));
         }
         pr_hist_destroy(&scratch);
+        if (res->cp_late_lat != NULL) { /* late STATS of intervals a checkpoint covered */
+            pr_counters_add(&fin.counters, &res->cp_late_ctr);
+            pr_hist_add(since, res->cp_late_lat);
+        }
         fin.hist = since;
         fin.rate_time_s = res->time_s - last->t_s;
         if (fin.unfinished)

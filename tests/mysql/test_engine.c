@@ -584,10 +584,12 @@ static double dispersion_index(const struct dispersion *d)
  * rate_uniform, so uniform arrivals come evenly spaced and Poisson ones do
  * not (tests/unit/test_ag_arrival.c checks the schedules themselves). The
  * same rate, comfortably served, both ways; a run on a host so loaded that
- * too few intervals were undisturbed is repeated (at most 3 runs). */
+ * too few intervals were undisturbed is repeated (at most 5 runs). With 12
+ * intervals of ~100 arrivals a Poisson estimate below 0.3 is very unlikely
+ * (its standard error is about 0.4); uniform ones measure ~0.001. */
 static void case_ratemode(void)
 {
-    enum { MIN_CLEAN = 20, MAX_RUNS = 3 };
+    enum { MIN_CLEAN = 12, MAX_RUNS = 5 };
     ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
@@ -618,7 +620,7 @@ static void case_ratemode(void)
                uniform ? "uniform" : "poisson", disp[uniform], d.n);
         CHECK_MSG(d.n >= MIN_CLEAN, "only %d undisturbed intervals in %d runs", d.n, MAX_RUNS);
     }
-    CHECK_MSG(disp[0] > 0.4, "Poisson arrivals look evenly spaced: dispersion %.3f", disp[0]);
+    CHECK_MSG(disp[0] > 0.3, "Poisson arrivals look evenly spaced: dispersion %.3f", disp[0]);
     CHECK_MSG(disp[1] >= 0 && disp[1] < 0.2, "uniform arrivals are not even: dispersion %.3f",
               disp[1]);
     ag_workload_destroy(&wl);
