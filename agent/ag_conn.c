@@ -335,17 +335,33 @@ static int prepared(ag_conn *c)
     return start_prepare(c, (size_t)c->cur_stmt + 1);
 }
 
+/* Fail the open on a transport error (message msg, the library's error
+ * number for TLS failures). */
+static void fail_transport(ag_conn *c, const char *msg)
+{
+    char m[sizeof c->err.msg];
+
+    snprintf(m, sizeof m, "%.*s", (int)sizeof m - 1, msg);
+    set_error(c, CR_SSL_CONNECTION_ERROR, "HY000", m, "connect", NULL);
+    complete(c, AG_CONN_FATAL);
+}
+
 /* A transport the TLS options refuse (a plain connection when TLS is
  * required) fails the open like a connect error. */
 static int check_transport(ag_conn *c)
 {
     struct pr_error e = {0};
 
-    if (ag_tls_check_conn(c->mysql, c->opts->tls, &e) == 0)
-        return 0;
-    set_error(c, CR_SSL_CONNECTION_ERROR, "HY000", e.msg, "connect", NULL);
-    complete(c, AG_CONN_FATAL);
-    return -1;
+    if (ag_tls_check_conn(c->mysql, c->opts->tls, &e) < 0) {
+        fail_transport(c, e.msg);
+        return -1;
+    }
+    int rc = ag_tls_nonblock(c->mysql);
+    if (rc < 0) {
+        fail_transport(c, strerror(-rc));
+        return -1;
+    }
+    return 0;
 }
 
 static int connected(ag_conn *c)
@@ -688,8 +704,7 @@ int ag_conn_open(ag_conn *c)
     c->cur_stmt = -1;
     struct pr_error te = {0};
     if (ag_tls_apply(c->mysql, c->opts->tls, &te) < 0) {
-        set_error(c, CR_SSL_CONNECTION_ERROR, "HY000", te.msg, "connect", NULL);
-        complete(c, AG_CONN_FATAL);
+        fail_transport(c, te.msg);
         c->in_request = false;
         return 0;
     }

@@ -4,10 +4,11 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sched.h>
 #include <unistd.h>
 
 unsigned ag_cpus_from_cpu_max(const char *text)

@@ -85,19 +85,24 @@ static const char *advice(unsigned err_no)
         return "check --mysql-host/--mysql-port/--mysql-socket and that the server is up";
     case 2013:
         return "the server accepted but did not answer in time: check it is a MySQL server";
-    case 2026:
-        return "check --mysql-ssl and its files against the server's TLS setup (README: TLS)";
     default:
         return "see the server's message";
     }
 }
 
-static void from_engine(struct ag_run_error *e, const struct ag_engine_error *ee)
+/* The TLS options' hint for a connect error, else advice(). */
+static const char *hint(const ag_run *r, unsigned err_no, const char *msg)
+{
+    const char *h = ag_tls_hint(&r->tls, err_no, msg);
+    return h ? h : advice(err_no);
+}
+
+static void from_engine(const ag_run *r, struct ag_run_error *e, const struct ag_engine_error *ee)
 {
     bool connecting = strncmp(ee->what, "connect", 7) == 0;
     set_error(e, ee->code ? ee->code : PR_EINVAL, connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE,
               "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
-              (unsigned long long)ee->conn_index, ee->err_no, ee->msg, advice(ee->err_no));
+              (unsigned long long)ee->conn_index, ee->err_no, ee->msg, hint(r, ee->err_no, ee->msg));
     e->db_errno = ee->err_no;
     snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", ee->sqlstate);
     snprintf(e->stmt_kind, sizeof(e->stmt_kind), "%s", ee->what);
@@ -222,7 +227,7 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
                             port, sock, 0)) {
         unsigned n = mysql_errno(r->probe);
         set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s:%u: error %u: %s; %s",
-                  sock ? sock : host, sock ? 0 : port, n, mysql_error(r->probe), advice(n));
+                  sock ? sock : host, sock ? 0 : port, n, mysql_error(r->probe), hint(r, n, mysql_error(r->probe)));
         e->db_errno = n;
         snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", mysql_sqlstate(r->probe));
         snprintf(e->stmt_kind, sizeof(e->stmt_kind), "connect");
@@ -274,7 +279,7 @@ int ag_run_setup(ag_run *r, struct ag_run_error *e)
         return rc;
     rc = ag_engine_setup(r->engine, &ee);
     if (rc < 0) {
-        from_engine(e, &ee);
+        from_engine(r, e, &ee);
         return rc;
     }
     return 0;
@@ -582,7 +587,7 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
         *rows = st.rows;
     }
     if (status->code == 0 && ag_engine_error(r->engine, &ee)) {
-        from_engine(status, &ee);
+        from_engine(r, status, &ee);
         status->phase = cmd_phase(cmd);
     } else if (status->code == 0 && cmd != PR_CMD_RUN && !ag_engine_pieces_complete(r->engine)) {
         set_error(status, -ECANCELED, cmd_phase(cmd),

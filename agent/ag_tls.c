@@ -2,11 +2,12 @@
 #include "ag_tls.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <fcntl.h>
 #include <unistd.h>
 
 static char *dup_opt(const pr_opts *o, const char *name, const char *fallback)
@@ -95,8 +96,8 @@ int ag_tls_check_files(const struct ag_tls_opts *t, struct pr_error *err)
     if (!ag_tls_is_on(t))
         return 0;
     bool on = t->mode == PR_SSL_ON;
-    int rc = check_file(on ? "--mysql-ssl=on (sysbench's cacert.pem)" : "--mysql-ssl-ca", t->ca,
-                        err);
+    int rc =
+        check_file(on ? "--mysql-ssl=on (sysbench's cacert.pem)" : "--mysql-ssl-ca", t->ca, err);
     if (rc == 0)
         rc = check_file(on ? "--mysql-ssl=on (sysbench's client-cert.pem)" : "--mysql-ssl-cert",
                         t->cert, err);
@@ -156,5 +157,34 @@ int ag_tls_check_conn(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *er
                             "enable TLS on the server (ssl_cert, ssl_key) or use "
                             "--mysql-ssl=preferred",
                             pr_ssl_mode_name(t->mode));
+    return 0;
+}
+
+const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char *msg)
+{
+    if (err_no == 1045 && !ag_tls_is_on(t))
+        return "check --mysql-user and the password (MYSQL_PWD or --mysql-password); a user "
+               "created REQUIRE SSL needs --mysql-ssl=required (or stronger)";
+    if (err_no != 2026) /* CR_SSL_CONNECTION_ERROR */
+        return NULL;
+    /* Connector/C's words when the chain is good but the name is not. */
+    if (t && t->mode == PR_SSL_VERIFY_IDENTITY && msg &&
+        strstr(msg, "Validation of SSL server certificate failed"))
+        return "the server's certificate does not name the host given in --mysql-host "
+               "(verify_identity checks it): connect by a name the certificate has, or use "
+               "--mysql-ssl=verify_ca";
+    return "check --mysql-ssl and its files against the server's TLS setup (README: TLS)";
+}
+
+int ag_tls_nonblock(MYSQL *m)
+{
+    if (mysql_get_ssl_cipher(m) == NULL)
+        return 0;
+    int fd = (int)mysql_get_socket(m);
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0)
+        return -errno;
+    if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return -errno;
     return 0;
 }

@@ -70,4 +70,15 @@ int ag_tls_apply(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err);
  * in err. */
 int ag_tls_check_conn(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err);
 
+/* After a non-blocking connect that negotiated TLS: put the socket back in
+ * non-blocking mode. Connector/C 3.3 runs the TLS handshake with the
+ * socket switched to blocking and does not switch it back, so every later
+ * SSL_read would block the loop instead of yielding MYSQL_WAIT_READ.
+ * Returns 0 or -errno. */
+int ag_tls_nonblock(MYSQL *m);
+
+/* What to do about connect error err_no (message msg) under *t, or NULL
+ * when the TLS options have nothing to say. Static string. */
+const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char *msg);
+
 #endif

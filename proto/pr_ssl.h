@@ -32,9 +32,9 @@ enum pr_ssl_mode {
 };
 
 /* sysbench 1.0.20's fixed file names for --mysql-ssl=on. */
-#define PR_SSL_ON_KEY "client-key.pem"
+#define PR_SSL_ON_KEY  "client-key.pem"
 #define PR_SSL_ON_CERT "client-cert.pem"
-#define PR_SSL_ON_CA "cacert.pem"
+#define PR_SSL_ON_CA   "cacert.pem"
 
 /* The mode named by text into *mode. Returns 0, or -EINVAL (mode untouched)
  * for NULL or an unknown name. */

@@ -2,11 +2,11 @@
  * cpu.max parsing (rounded up, "max" = no limit), the cgroup v2 line of
  * /proc/self/cgroup, the lowest quota along a cgroup's ancestors (a real
  * directory tree standing in for /sys/fs/cgroup), and the affinity mask. */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
