@@ -708,14 +708,13 @@ int ag_conn_open(ag_conn *c)
         c->in_request = false;
         return 0;
     }
-    const char *host = t->socket                                     ? "localhost"
+    const char *host = t->socket                                    ? "localhost"
                        : t->name && ag_tls_wants_name(c->opts->tls) ? t->name
-                                                                     : t->host;
+                                                                    : t->host;
     c->op = OP_CONNECT;
-    int status =
-        mysql_real_connect_start(&c->ret_mysql, c->mysql, host,
-                                 c->opts->user, c->opts->password, c->opts->db,
-                                 t->socket ? 0 : t->port, t->socket, CLIENT_MULTI_STATEMENTS);
+    int status = mysql_real_connect_start(&c->ret_mysql, c->mysql, host, c->opts->user,
+                                          c->opts->password, c->opts->db, t->socket ? 0 : t->port,
+                                          t->socket, CLIENT_MULTI_STATEMENTS);
     run(c, status);
     c->in_request = false;
     return 0;

@@ -102,7 +102,8 @@ static void from_engine(const ag_run *r, struct ag_run_error *e, const struct ag
     bool connecting = strncmp(ee->what, "connect", 7) == 0;
     set_error(e, ee->code ? ee->code : PR_EINVAL, connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE,
               "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
-              (unsigned long long)ee->conn_index, ee->err_no, ee->msg, hint(r, ee->err_no, ee->msg));
+              (unsigned long long)ee->conn_index, ee->err_no, ee->msg,
+              hint(r, ee->err_no, ee->msg));
     e->db_errno = ee->err_no;
     snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", ee->sqlstate);
     snprintf(e->stmt_kind, sizeof(e->stmt_kind), "%s", ee->what);
@@ -227,7 +228,8 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
                             port, sock, 0)) {
         unsigned n = mysql_errno(r->probe);
         set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s:%u: error %u: %s; %s",
-                  sock ? sock : host, sock ? 0 : port, n, mysql_error(r->probe), hint(r, n, mysql_error(r->probe)));
+                  sock ? sock : host, sock ? 0 : port, n, mysql_error(r->probe),
+                  hint(r, n, mysql_error(r->probe)));
         e->db_errno = n;
         snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", mysql_sqlstate(r->probe));
         snprintf(e->stmt_kind, sizeof(e->stmt_kind), "connect");

@@ -96,7 +96,8 @@ static const struct pr_opt_def schema[] = {
       "use SSL connections {off, on, preferred, required, verify_ca, verify_identity}; on: "
       "sysbench 1.0.20's client-key.pem, client-cert.pem, cacert.pem in the working directory"),
     M("mysql-ssl-cipher", STRING, "", "use specific cipher for SSL connections"),
-    M("mysql-ssl-ca", STRING, "", "CA certificate file (PEM) the server's certificate is checked against"),
+    M("mysql-ssl-ca", STRING, "",
+      "CA certificate file (PEM) the server's certificate is checked against"),
     M("mysql-ssl-cert", STRING, "", "client certificate file (PEM)"),
     M("mysql-ssl-key", STRING, "", "client private key file (PEM)"),
     M("mysql-ssl-crl", STRING, "", "certificate revocation list file (PEM)"),

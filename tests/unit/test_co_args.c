@@ -570,9 +570,12 @@ static void test_unsupported(void)
 {
     struct co_args a;
     struct pr_error err;
-    const char *accepted[] = {"--mysql-ssl=on",          "--mysql-ssl",
-                              "--mysql-compression",     "--mysql-ssl=REQUIRED",
-                              "--mysql-ssl=verify-identity", "--mysql-ssl=preferred"};
+    const char *accepted[] = {"--mysql-ssl=on",
+                              "--mysql-ssl",
+                              "--mysql-compression",
+                              "--mysql-ssl=REQUIRED",
+                              "--mysql-ssl=verify-identity",
+                              "--mysql-ssl=preferred"};
     const struct {
         const char *arg1, *arg2, *msg;
     } bad[] = {
@@ -591,8 +594,7 @@ static void test_unsupported(void)
           strcmp(pr_opts_str(a.opts, "mysql-ssl"), "on") == 0);
     co_args_clear(&a);
     for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-        CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", bad[i].arg1, bad[i].arg2) ==
-                      PR_EINVAL,
+        CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", bad[i].arg1, bad[i].arg2) == PR_EINVAL,
                   "%s %s", bad[i].arg1, bad[i].arg2);
         CHECK_MSG(strstr(err.msg, bad[i].msg) != NULL, "%s", err.msg);
     }
