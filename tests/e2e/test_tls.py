@@ -16,7 +16,8 @@ say per session whether it is encrypted and compressed) and checks:
     directory, and says which one is missing;
   - reconnects after a server restart renegotiate TLS;
   - an ed25519 user connects (mysql_native_password is every other test's);
-  - --mysql-ssl=required against the suite's plain server fails at setup.
+  - --mysql-ssl=required against the suite's plain server fails at setup;
+    preferred runs there without TLS.
 """
 import os
 import shutil
@@ -278,13 +279,20 @@ def checks(srv, certs, ca):
         db(srv, "eduser"), "ed25519 user connects over TLS", password="edpw")
 
     # 7. required against the suite's plain server.
-    argv = [e.STAMPEDE, "oltp_point_select", "run", "--tables=1", "--agents=1", "--threads=1",
+    e.prepare(tables=1, table_size=1000)
+    argv = [e.STAMPEDE, "oltp_point_select", "run", "--tables=1", "--table-size=1000",
+            "--agents=1", "--threads=1",
             "--time=1", "--mysql-ssl=required"] + e.local_opts() + e.db_opts()
     out = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=e.db_env())
     text = out.stdout + out.stderr
     e.check(out.returncode != 0 and "did not offer TLS" in text,
             "required against a server without TLS: exit %d, %s" %
             (out.returncode, [l for l in text.splitlines() if "TLS" in l][:1]))
+    argv[argv.index("--mysql-ssl=required")] = "--mysql-ssl=preferred"
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=e.db_env())
+    e.check(out.returncode == 0 and "queries:" in out.stdout,
+            "preferred against a server without TLS runs plain: exit %d" % out.returncode) or \
+        print(out.stdout + out.stderr)
 
 
 if __name__ == "__main__":
