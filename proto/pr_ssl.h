@@ -14,7 +14,8 @@
  *   verify_ca                      required + the server's chain is checked
  *                                  against --mysql-ssl-ca (needed);
  *   verify_identity                verify_ca + the certificate must name the
- *                                  host connected to.
+ *                                  host connected to (the CA file is optional
+ *                                  here: Connector/C's default then applies).
  */
 #ifndef PR_SSL_H
 #define PR_SSL_H
