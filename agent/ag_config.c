@@ -27,7 +27,7 @@ static const char usage_text[] =
     "  --name=NAME               agent name (default: the hostname)\n"
     "  --region=TAG              region tag shown in reports\n"
     "  --allow-db-hosts=LIST     refuse plans for database hosts not in LIST\n"
-    "  --workers=N               event-loop threads (default: online cores)\n"
+    "  --workers=N               event-loop threads (default: usable CPUs)\n"
     "  --once                    exit after one run\n"
     "  --log-level=LEVEL         error, warn, info (default) or debug\n"
     "  --help, --version\n"

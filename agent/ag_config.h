@@ -35,7 +35,7 @@ struct ag_config {
     char public_key[AG_CONFIG_KEY_LEN + 1];      /* derived from secret_key */
     char *allow_db_hosts[AG_CONFIG_MAX_ALLOW];   /* NULL-terminated; empty = any host */
     size_t n_allow;                              /* entries in allow_db_hosts */
-    int workers;                                 /* worker loops; 0 = online cores */
+    int workers;                                 /* worker loops; 0 = usable CPUs (ag_cpus.h) */
     bool once;                                   /* exit after one run */
     bool plaintext;                              /* no CURVE (loopback/ipc only) */
     int log_level;                               /* 0 error .. 3 debug */

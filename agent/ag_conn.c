@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <mysql.h>
 
+#include "ag_tls.h"
 #include "pr_err.h"
 
 /* ER_UNSUPPORTED_PS: the server cannot prepare this statement. */
@@ -334,10 +335,41 @@ static int prepared(ag_conn *c)
     return start_prepare(c, (size_t)c->cur_stmt + 1);
 }
 
+/* Fail the open on a transport error (message msg, the library's error
+ * number for TLS failures). */
+static void fail_transport(ag_conn *c, const char *msg)
+{
+    char m[sizeof c->err.msg];
+
+    snprintf(m, sizeof m, "%.*s", (int)sizeof m - 1, msg);
+    set_error(c, CR_SSL_CONNECTION_ERROR, "HY000", m, "connect", NULL);
+    complete(c, AG_CONN_FATAL);
+}
+
+/* A transport the TLS options refuse (a plain connection when TLS is
+ * required) fails the open like a connect error. */
+static int check_transport(ag_conn *c)
+{
+    struct pr_error e = {0};
+
+    if (ag_tls_check_conn(c->mysql, c->opts->tls, &e) < 0) {
+        fail_transport(c, e.msg);
+        return -1;
+    }
+    int rc = ag_tls_nonblock(c->mysql);
+    if (rc < 0) {
+        fail_transport(c, strerror(-rc));
+        return -1;
+    }
+    return 0;
+}
+
 static int connected(ag_conn *c)
 {
     if (!c->ret_mysql)
         return fail_mysql(c, "connect", true);
+    if (check_transport(c) < 0)
+        return -1;
     for (size_t i = 0; i < c->nstmts; i++) {
         c->stmts[i].emulated = false; /* asked again on every connect */
         c->stmts[i].stmt = mysql_stmt_init(c->mysql);
@@ -670,11 +702,19 @@ int ag_conn_open(ag_conn *c)
     c->req = REQ_OPEN;
     c->in_request = true;
     c->cur_stmt = -1;
+    struct pr_error te = {0};
+    if (ag_tls_apply(c->mysql, c->opts->tls, &te) < 0) {
+        fail_transport(c, te.msg);
+        c->in_request = false;
+        return 0;
+    }
+    const char *host = t->socket                                    ? "localhost"
+                       : t->name && ag_tls_wants_name(c->opts->tls) ? t->name
+                                                                    : t->host;
     c->op = OP_CONNECT;
-    int status =
-        mysql_real_connect_start(&c->ret_mysql, c->mysql, t->socket ? "localhost" : t->host,
-                                 c->opts->user, c->opts->password, c->opts->db,
-                                 t->socket ? 0 : t->port, t->socket, CLIENT_MULTI_STATEMENTS);
+    int status = mysql_real_connect_start(&c->ret_mysql, c->mysql, host, c->opts->user,
+                                          c->opts->password, c->opts->db, t->socket ? 0 : t->port,
+                                          t->socket, CLIENT_MULTI_STATEMENTS);
     run(c, status);
     c->in_request = false;
     return 0;

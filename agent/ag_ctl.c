@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "ag_cpus.h"
 #include "ag_session.h"
 #include "pr_clock.h"
 #include "pr_msg.h"
@@ -89,7 +90,7 @@ static void send_hello(struct ctl *c)
     pr_msg_init(&m, PR_MSG_HELLO, NULL, 0);
     m.u.hello.name = c->cfg->name;
     m.u.hello.version = STAMPEDE_VERSION;
-    m.u.hello.cores = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+    m.u.hello.cores = ag_cpus_usable(); /* what the default loops follow (ag_cpus.h) */
     m.u.hello.hostname = host;
     m.u.hello.region = c->cfg->region;
     snprintf(m.u.hello.pubkey, sizeof(m.u.hello.pubkey), "%s", c->cfg->public_key);

@@ -16,7 +16,9 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "ag_cpus.h"
 #include "ag_engine_test.h"
+#include "ag_tls.h"
 #include "pr_opts.h"
 #include "pr_split.h"
 
@@ -37,6 +39,7 @@ struct ag_engine {
     struct ag_conn_opts opts;       /* connection options (points into owned copies) */
     char *user, *password, *db;     /* owned copies */
     struct pr_ignore_errors ignore; /* --mysql-ignore-errors, parsed */
+    struct ag_tls_opts tls;         /* owned copy of the TLS options */
     char **hosts;                   /* owned copies of the host names */
     size_t nhosts;
     uint16_t *ports; /* owned */
@@ -113,10 +116,8 @@ static void copy_targets(ag_engine *e, const struct ag_engine_config *cfg)
 static size_t pick_workers(const struct ag_engine_config *cfg)
 {
     size_t w = cfg->workers;
-    if (w == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        w = n > 0 ? (size_t)n : 1;
-    }
+    if (w == 0)
+        w = ag_cpus_usable(); /* affinity mask and cgroup quota, not the online count */
     size_t need = (cfg->conns + AG_ENGINE_MAX_CONNS_PER_LOOP - 1) / AG_ENGINE_MAX_CONNS_PER_LOOP;
     if (w < need)
         w = need;
@@ -149,6 +150,10 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->opts.write_timeout_s = cfg->write_timeout_s ? cfg->write_timeout_s : 60;
     e->opts.ignore = &e->ignore;
     e->opts.dry_run = cfg->dry_run;
+    if (cfg->tls) {
+        ag_tls_opts_copy(&e->tls, cfg->tls);
+        e->opts.tls = &e->tls;
+    }
     copy_targets(e, cfg);
     e->conns = cfg->conns;
     e->conn_first = cfg->conn_first;
@@ -207,6 +212,7 @@ void ag_engine_destroy(ag_engine **ep)
     free(e->ports);
     free(e->targets);
     free(e->numeric);
+    ag_tls_opts_clear(&e->tls);
     free(e->user);
     explicit_bzero(e->password, strlen(e->password));
     free(e->password);
@@ -248,6 +254,7 @@ static int resolve(ag_engine *e, struct ag_engine_error *err)
             continue;
         }
         e->targets[t].host = e->numeric[t / e->nports];
+        e->targets[t].name = e->hosts[t / e->nports];
         e->targets[t].port = e->ports[t % e->nports];
     }
     return 0;

@@ -69,7 +69,7 @@ struct ag_engine_config {
     uint32_t conns;             /* connections of this agent */
     uint64_t conn_first;        /* global index of the first */
     uint64_t conns_total;       /* global count (0: conns) */
-    uint32_t workers;           /* loops; 0: online cores (raised to respect the per-loop cap) */
+    uint32_t workers;           /* loops; 0: usable CPUs, ag_cpus.h (raised for the per-loop cap) */
     uint64_t time_ms;           /* run length, 0: none */
     uint64_t events;            /* event budget of this agent, 0: none */
     double rate;                /* events/s for this agent, 0: closed loop */
@@ -78,6 +78,8 @@ struct ag_engine_config {
                                    pr_split_seed(seed, 0, g) */
     uint32_t stop_grace_ms;     /* bound on in-flight events at the end, 0: 5000 */
     bool dry_run;               /* --mysql-dry-run: connections pretend (ag_conn_opts) */
+
+    const struct ag_tls_opts *tls; /* TLS and compression (copied); NULL: plain */
 };
 
 /* A fatal error for a report. */

@@ -12,6 +12,7 @@
 
 #include "ag_engine.h"
 #include "ag_load.h"
+#include "ag_tls.h"
 #include "ag_workload.h"
 #include "pr_split.h"
 
@@ -34,6 +35,7 @@ struct ag_run {
     ag_workload *wl;                /* parsed workload and options */
     ag_engine *engine;              /* connections and loops */
     MYSQL *probe;                   /* blocking connection: RTT probe, status samples */
+    struct ag_tls_opts tls;         /* --mysql-ssl*, --mysql-compression (owned) */
     uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings, 0: none answered */
     uint64_t cmd_t0_ns;             /* command mode: the t0 it waited for */
     uint64_t cmd_started_ns;        /* command mode: when its streams started, 0: never */
@@ -66,7 +68,8 @@ static const char *advice(unsigned err_no)
 {
     switch (err_no) {
     case 1045:
-        return "check --mysql-user and the password (MYSQL_PWD or --mysql-password)";
+        return "check --mysql-user and the password (MYSQL_PWD or --mysql-password), and "
+               "--mysql-ssl for a user created REQUIRE SSL";
     case 1044:
     case 1049:
         return "create the database or name another with --mysql-db";
@@ -87,12 +90,20 @@ static const char *advice(unsigned err_no)
     }
 }
 
-static void from_engine(struct ag_run_error *e, const struct ag_engine_error *ee)
+/* The TLS options' hint for a connect error, else advice(). */
+static const char *hint(const ag_run *r, unsigned err_no, const char *msg)
+{
+    const char *h = ag_tls_hint(&r->tls, err_no, msg);
+    return h ? h : advice(err_no);
+}
+
+static void from_engine(const ag_run *r, struct ag_run_error *e, const struct ag_engine_error *ee)
 {
     bool connecting = strncmp(ee->what, "connect", 7) == 0;
     set_error(e, ee->code ? ee->code : PR_EINVAL, connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE,
               "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
-              (unsigned long long)ee->conn_index, ee->err_no, ee->msg, advice(ee->err_no));
+              (unsigned long long)ee->conn_index, ee->err_no, ee->msg,
+              hint(r, ee->err_no, ee->msg));
     e->db_errno = ee->err_no;
     snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", ee->sqlstate);
     snprintf(e->stmt_kind, sizeof(e->stmt_kind), "%s", ee->what);
@@ -162,6 +173,7 @@ static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
         .seed = p->seed,
         .dry_run = pr_opts_bool(o, "mysql-dry-run"),
         .stop_grace_ms = stop_grace_ms(o),
+        .tls = &r->tls,
     };
     ag_engine *eng = ag_engine_new(&c, &err);
     if (eng == NULL)
@@ -177,8 +189,13 @@ ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_er
     r->plan = plan;
     pthread_mutex_init(&r->mu, NULL);
     r->wl = parse_workload(plan, e);
-    if (r->wl)
-        r->engine = make_engine(r, workers, e);
+    if (r->wl) {
+        struct pr_error err = {0};
+        if (ag_tls_opts_from(&r->tls, ag_workload_opts(r->wl), &err) < 0)
+            set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
+        else
+            r->engine = make_engine(r, workers, e);
+    }
     if (r->engine == NULL) {
         ag_run_destroy(&r);
         return NULL;
@@ -202,13 +219,26 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
     mysql_options(r->probe, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     mysql_options(r->probe, MYSQL_OPT_READ_TIMEOUT, &timeout);
     mysql_options(r->probe, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
+    struct pr_error te = {0};
+    if (ag_tls_apply(r->probe, &r->tls, &te) < 0) {
+        set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s: %s", sock ? sock : host, te.msg);
+        return e->code;
+    }
     if (!mysql_real_connect(r->probe, sock ? "localhost" : host, p->user, p->password, p->database,
                             port, sock, 0)) {
         unsigned n = mysql_errno(r->probe);
         set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s:%u: error %u: %s; %s",
-                  sock ? sock : host, sock ? 0 : port, n, mysql_error(r->probe), advice(n));
+                  sock ? sock : host, sock ? 0 : port, n, mysql_error(r->probe),
+                  hint(r, n, mysql_error(r->probe)));
         e->db_errno = n;
         snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", mysql_sqlstate(r->probe));
+        snprintf(e->stmt_kind, sizeof(e->stmt_kind), "connect");
+        return e->code;
+    }
+    if (ag_tls_check_conn(r->probe, &r->tls, &te) < 0) {
+        set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s:%u: %s", sock ? sock : host,
+                  sock ? 0 : port, te.msg);
+        e->db_errno = 2026;
         snprintf(e->stmt_kind, sizeof(e->stmt_kind), "connect");
         return e->code;
     }
@@ -241,12 +271,17 @@ int ag_run_setup(ag_run *r, struct ag_run_error *e)
 
     memset(e, 0, sizeof(*e));
     set_phase(r, RUN_SETUP);
+    struct pr_error fe = {0};
+    if (ag_tls_check_files(&r->tls, &fe) < 0) {
+        set_error(e, fe.code, PR_PHASE_CONNECT, "%s", fe.msg);
+        return e->code;
+    }
     rc = open_probe(r, e);
     if (rc < 0)
         return rc;
     rc = ag_engine_setup(r->engine, &ee);
     if (rc < 0) {
-        from_engine(e, &ee);
+        from_engine(r, e, &ee);
         return rc;
     }
     return 0;
@@ -554,7 +589,7 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
         *rows = st.rows;
     }
     if (status->code == 0 && ag_engine_error(r->engine, &ee)) {
-        from_engine(status, &ee);
+        from_engine(r, status, &ee);
         status->phase = cmd_phase(cmd);
     } else if (status->code == 0 && cmd != PR_CMD_RUN && !ag_engine_pieces_complete(r->engine)) {
         set_error(status, -ECANCELED, cmd_phase(cmd),
@@ -576,6 +611,7 @@ void ag_run_destroy(ag_run **rp)
     free(r->loads);
     free(r->pieces);
     ag_workload_destroy(&r->wl);
+    ag_tls_opts_clear(&r->tls);
     pthread_mutex_destroy(&r->mu);
     free(r);
     *rp = NULL;

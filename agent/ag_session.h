@@ -29,7 +29,7 @@
 typedef struct ag_session ag_session;
 
 /* Start a session for plan (copied; the caller keeps its own). workers is
- * the number of event loops (0 = online cores). Returns NULL only when the
+ * the number of event loops (0 = usable CPUs, ag_cpus.h). Returns NULL only when the
  * thread cannot be created. Thread: control thread. */
 ag_session *ag_session_new(const struct pr_msg_plan *plan, int workers);
 

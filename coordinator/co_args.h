@@ -37,8 +37,9 @@
  *
  * An unknown option is PR_EINVAL for every workload (bulk_insert too, which
  * sysbench runs in legacy mode), naming the closest known option. sysbench
- * options stampede does not implement (co__refused_opts: TLS, compression)
- * are refused when set; --report-checkpoints is parsed into checkpoints.
+ * options stampede does not implement (co__refused_opts; none today) are
+ * refused when set, the --mysql-ssl* options must make sense together
+ * (pr_ssl_check_opts); --report-checkpoints is parsed into checkpoints.
  *
  * Rules checked here (PR_EINVAL): --listen needs --secret-key-file and
  * --authorized-keys unless --plaintext; --plaintext with a tcp --listen

@@ -11,12 +11,13 @@
 
 #include "co_args.h"
 #include "co_args_int.h"
+#include "pr_ssl.h"
 
 /* sysbench options stampede accepts but does not implement: those that
  * would change what a run does are refused when given a non-default value,
  * so nobody believes a run used TLS when it did not; the cosmetic ones only
  * warn. --help marks both. */
-const char *const co__refused_opts[] = {"mysql-ssl", "mysql-ssl-cipher", "mysql-compression", NULL};
+const char *const co__refused_opts[] = {NULL};
 const char *const co__no_effect_opts[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug",
                                           NULL};
 
@@ -42,6 +43,9 @@ static int check_unsupported(struct co_args *a, struct pr_error *err)
 {
     const pr_opts *o = a->opts;
 
+    int rc = pr_ssl_check_opts(o, err); /* the TLS options make sense together */
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; co__refused_opts[i]; i++)
         if (refused_is_set(o, co__refused_opts[i]))
             return pr_error_set(err, PR_EINVAL,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pr_parse.h"
+#include "pr_ssl.h"
 
 #define OLTP_WLS                                                                                   \
     ((1u << PR_WL_OLTP_READ_WRITE) | (1u << PR_WL_OLTP_READ_ONLY) |                                \
@@ -91,8 +92,15 @@ static const struct pr_opt_def schema[] = {
     M("mysql-user", STRING, "sbtest", "MySQL user"),
     M("mysql-password", STRING, "", "MySQL password"),
     M("mysql-db", STRING, "sbtest", "MySQL database name"),
-    M("mysql-ssl", BOOL, "off", "use SSL connections, if available in the client library"),
+    M("mysql-ssl", STRING, "off",
+      "use SSL connections {off, on, preferred, required, verify_ca, verify_identity}; on: "
+      "sysbench 1.0.20's client-key.pem, client-cert.pem, cacert.pem in the working directory"),
     M("mysql-ssl-cipher", STRING, "", "use specific cipher for SSL connections"),
+    M("mysql-ssl-ca", STRING, "",
+      "CA certificate file (PEM) the server's certificate is checked against"),
+    M("mysql-ssl-cert", STRING, "", "client certificate file (PEM)"),
+    M("mysql-ssl-key", STRING, "", "client private key file (PEM)"),
+    M("mysql-ssl-crl", STRING, "", "certificate revocation list file (PEM)"),
     M("mysql-compression", BOOL, "off", "use compression, if available in the client library"),
     M("mysql-debug", BOOL, "off", "trace all client library calls"),
     M("mysql-ignore-errors", LIST, "1213,1020,1205", "list of errors to ignore, or \"all\""),
@@ -393,6 +401,12 @@ static int validate(const struct pr_opt_def *def, const char *v, struct pr_error
         return check_int_list(n, v, 1, 65535, 1024, err);
     if (strcmp(n, "forced-shutdown") == 0)
         return check_forced_shutdown(v, err);
+    if (strcmp(n, "mysql-ssl") == 0) {
+        enum pr_ssl_mode m;
+        if (pr_ssl_mode_parse(v, &m) < 0)
+            return pr_error_set(err, PR_EINVAL, "--mysql-ssl: invalid value '%s' (one of %s)", v,
+                                PR_SSL_MODES);
+    }
     return 0;
 }
 
@@ -486,6 +500,8 @@ static int set_n(pr_opts *o, const char *name, size_t nlen, const char *value, s
         i = find_index(def->alias_of, strlen(def->alias_of));
         def = &schema[i];
     }
+    if (value == NULL && strcmp(def->name, "mysql-ssl") == 0)
+        value = "on"; /* sysbench's bare --mysql-ssl (a boolean there) */
     if (value == NULL) {
         if (def->type != PR_OPT_BOOL)
             return pr_error_set(err, PR_EINVAL, "--%s: a value is required", def->name);

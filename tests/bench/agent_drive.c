@@ -65,6 +65,9 @@ int main(int argc, char **argv)
     double t = (double)atoi(argv[4]);
     double cpu = (double)h.agent_ru.ru_utime.tv_sec + h.agent_ru.ru_utime.tv_usec / 1e6 +
                  (double)h.agent_ru.ru_stime.tv_sec + h.agent_ru.ru_stime.tv_usec / 1e6;
+    double user = (double)h.agent_ru.ru_utime.tv_sec + h.agent_ru.ru_utime.tv_usec / 1e6;
+    double sys = (double)h.agent_ru.ru_stime.tv_sec + h.agent_ru.ru_stime.tv_usec / 1e6;
+    printf("user_s=%.3f sys_s=%.3f ", user, sys);
     printf("status=%d transactions=%llu queries=%llu errors=%llu reconnects=%llu tps=%.2f "
            "qps=%.2f p95_ms=%.3f cpu_s=%.3f maxrss_kb=%ld\n",
            m.u.done.status, (unsigned long long)c->transactions,

@@ -563,19 +563,44 @@ static void test_limits(void)
     co_args_clear(&a);
 }
 
-/* sysbench options stampede does not implement: refused or warned, never
- * silently ignored. */
+/* sysbench options stampede does not implement are refused or warned, never
+ * silently ignored; the TLS and compression options are accepted, and their
+ * combinations checked (pr_ssl_check_opts). */
 static void test_unsupported(void)
 {
     struct co_args a;
     struct pr_error err;
-    const char *refused[] = {"--mysql-ssl=on", "--mysql-compression", "--mysql-ssl-cipher=AES"};
+    const char *accepted[] = {"--mysql-ssl=on",
+                              "--mysql-ssl",
+                              "--mysql-compression",
+                              "--mysql-ssl=REQUIRED",
+                              "--mysql-ssl=verify-identity",
+                              "--mysql-ssl=preferred"};
+    const struct {
+        const char *arg1, *arg2, *msg;
+    } bad[] = {
+        {"--mysql-ssl=maybe", "--mysql-compression=off", "one of off, on, preferred"},
+        {"--mysql-ssl-cipher=AES", "--mysql-ssl=off", "need --mysql-ssl other than off"},
+        {"--mysql-ssl=verify_ca", "--mysql-ssl=verify_ca", "needs --mysql-ssl-ca=FILE"},
+        {"--mysql-ssl=required", "--mysql-ssl-cert=c.pem", "give both or neither"},
+    };
 
-    for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
-        CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", refused[i]) == PR_EINVAL, "%s",
-                  refused[i]);
-        CHECK(strstr(err.msg, "not supported") != NULL);
+    for (size_t i = 0; i < sizeof(accepted) / sizeof(*accepted); i++) {
+        CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", accepted[i]) == 0, "%s: %s",
+                  accepted[i], err.msg);
+        co_args_clear(&a);
     }
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--mysql-ssl") == 0 &&
+          strcmp(pr_opts_str(a.opts, "mysql-ssl"), "on") == 0);
+    co_args_clear(&a);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        CHECK_MSG(PARSE(&a, &err, "oltp_read_write", "run", bad[i].arg1, bad[i].arg2) == PR_EINVAL,
+                  "%s %s", bad[i].arg1, bad[i].arg2);
+        CHECK_MSG(strstr(err.msg, bad[i].msg) != NULL, "%s", err.msg);
+    }
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--mysql-ssl=verify_ca",
+                "--mysql-ssl-ca=ca.pem") == 0);
+    co_args_clear(&a);
     CHECK(PARSE(&a, &err, "oltp_read_write", "run", "--mysql-ssl=off", "--forced-shutdown=off") ==
           0);
     CHECK(strcmp(a.warnings, "") == 0);
@@ -660,12 +685,17 @@ static void test_usage(void)
         "  --mysql-user=STRING              MySQL user [sbtest]\n"
         "  --mysql-password=STRING          MySQL password []\n"
         "  --mysql-db=STRING                MySQL database name [sbtest]\n"
-        "  --mysql-ssl[=on|off]             use SSL connections, if available in the client "
-        "library (not supported) [off]\n"
-        "  --mysql-ssl-cipher=STRING        use specific cipher for SSL connections (not "
-        "supported) []\n"
+        "  --mysql-ssl=STRING               use SSL connections {off, on, preferred, required, "
+        "verify_ca, verify_identity}; on: sysbench 1.0.20's client-key.pem, client-cert.pem, "
+        "cacert.pem in the working directory [off]\n"
+        "  --mysql-ssl-cipher=STRING        use specific cipher for SSL connections []\n"
+        "  --mysql-ssl-ca=STRING            CA certificate file (PEM) the server's certificate is "
+        "checked against []\n"
+        "  --mysql-ssl-cert=STRING          client certificate file (PEM) []\n"
+        "  --mysql-ssl-key=STRING           client private key file (PEM) []\n"
+        "  --mysql-ssl-crl=STRING           certificate revocation list file (PEM) []\n"
         "  --mysql-compression[=on|off]     use compression, if available in the client library "
-        "(not supported) [off]\n"
+        "[off]\n"
         "  --mysql-debug[=on|off]           trace all client library calls (no effect in "
         "stampede) [off]\n"
         "  --mysql-ignore-errors=[LIST,...] list of errors to ignore, or \"all\" "

@@ -37,7 +37,8 @@ static void test_defaults(void)
     CHECK(strcmp(pr_opts_str(o, "mysql-password"), "") == 0);
     CHECK(strcmp(pr_opts_str(o, "mysql-db"), "sbtest") == 0);
     CHECK(strcmp(pr_opts_str(o, "mysql-ignore-errors"), "1213,1020,1205") == 0);
-    CHECK(!pr_opts_bool(o, "mysql-ssl") && !pr_opts_bool(o, "mysql-dry-run"));
+    CHECK(strcmp(pr_opts_str(o, "mysql-ssl"), "off") == 0 && !pr_opts_bool(o, "mysql-dry-run"));
+    CHECK(!pr_opts_bool(o, "mysql-compression") && !pr_opts_is_set(o, "mysql-ssl-ca"));
     CHECK(pr_opts_int(o, "tables") == 1);
     CHECK(pr_opts_int(o, "table_size") == 10000);
     CHECK(pr_opts_int(o, "range_size") == 100);

@@ -1,0 +1,190 @@
+/* ag_tls: TLS and compression options of a connection. See ag_tls.h. */
+#include "ag_tls.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static char *dup_opt(const pr_opts *o, const char *name, const char *fallback)
+{
+    const char *v = pr_opts_str(o, name);
+    if (v && *v)
+        return pr_xstrdup(v);
+    return fallback ? pr_xstrdup(fallback) : NULL;
+}
+
+int ag_tls_opts_from(struct ag_tls_opts *t, const pr_opts *o, struct pr_error *err)
+{
+    memset(t, 0, sizeof *t);
+    int rc = pr_ssl_check_opts(o, err);
+    if (rc < 0)
+        return rc;
+    pr_ssl_mode_parse(pr_opts_str(o, "mysql-ssl"), &t->mode);
+    bool on = t->mode == PR_SSL_ON;
+    t->compress = pr_opts_bool(o, "mysql-compression");
+    t->ca = dup_opt(o, "mysql-ssl-ca", on ? PR_SSL_ON_CA : NULL);
+    t->cert = dup_opt(o, "mysql-ssl-cert", on ? PR_SSL_ON_CERT : NULL);
+    t->key = dup_opt(o, "mysql-ssl-key", on ? PR_SSL_ON_KEY : NULL);
+    t->cipher = dup_opt(o, "mysql-ssl-cipher", NULL);
+    t->crl = dup_opt(o, "mysql-ssl-crl", NULL);
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? pr_xstrdup(s) : NULL;
+}
+
+void ag_tls_opts_copy(struct ag_tls_opts *dst, const struct ag_tls_opts *src)
+{
+    *dst = *src;
+    dst->ca = dup_or_null(src->ca);
+    dst->cert = dup_or_null(src->cert);
+    dst->key = dup_or_null(src->key);
+    dst->cipher = dup_or_null(src->cipher);
+    dst->crl = dup_or_null(src->crl);
+}
+
+void ag_tls_opts_clear(struct ag_tls_opts *t)
+{
+    free(t->ca);
+    free(t->cert);
+    free(t->key);
+    free(t->cipher);
+    free(t->crl);
+    memset(t, 0, sizeof *t);
+}
+
+bool ag_tls_is_on(const struct ag_tls_opts *t)
+{
+    return t && t->mode != PR_SSL_OFF;
+}
+
+bool ag_tls_wants_name(const struct ag_tls_opts *t)
+{
+    return t && t->mode == PR_SSL_VERIFY_IDENTITY;
+}
+
+static int check_file(const char *opt, const char *path, struct pr_error *err)
+{
+    char cwd[PATH_MAX];
+
+    if (path == NULL)
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    int e = errno;
+    if (!getcwd(cwd, sizeof cwd))
+        snprintf(cwd, sizeof cwd, "?");
+    return pr_error_set(err, PR_EINVAL,
+                        "%s: cannot read '%s' on this agent (%s; working directory %s): "
+                        "put the file there (Ansible: stampede_agent_tls_files) or give "
+                        "another path",
+                        opt, path, strerror(e), cwd);
+}
+
+int ag_tls_check_files(const struct ag_tls_opts *t, struct pr_error *err)
+{
+    if (!ag_tls_is_on(t))
+        return 0;
+    bool on = t->mode == PR_SSL_ON;
+    int rc =
+        check_file(on ? "--mysql-ssl=on (sysbench's cacert.pem)" : "--mysql-ssl-ca", t->ca, err);
+    if (rc == 0)
+        rc = check_file(on ? "--mysql-ssl=on (sysbench's client-cert.pem)" : "--mysql-ssl-cert",
+                        t->cert, err);
+    if (rc == 0)
+        rc = check_file(on ? "--mysql-ssl=on (sysbench's client-key.pem)" : "--mysql-ssl-key",
+                        t->key, err);
+    if (rc == 0)
+        rc = check_file("--mysql-ssl-crl", t->crl, err);
+    return rc;
+}
+
+static int set_str(MYSQL *m, enum mysql_option opt, const char *name, const char *v,
+                   struct pr_error *err)
+{
+    if (v == NULL)
+        return 0;
+    if (mysql_optionsv(m, opt, v) != 0)
+        return pr_error_set(err, -EINVAL, "the client library refused %s", name);
+    return 0;
+}
+
+int ag_tls_apply(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err)
+{
+    if (t == NULL)
+        return 0;
+    if (t->compress && mysql_optionsv(m, MYSQL_OPT_COMPRESS, NULL) != 0)
+        return pr_error_set(err, -EINVAL, "the client library refused --mysql-compression");
+    if (!ag_tls_is_on(t))
+        return 0;
+    /* MYSQL_OPT_SSL_ENFORCE turns TLS on even without any file; with a CA the
+     * library checks the server's chain; VERIFY_SERVER_CERT adds the name. */
+    my_bool yes = 1;
+    if (mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &yes) != 0)
+        return pr_error_set(err, -EINVAL, "the client library has no TLS (--mysql-ssl)");
+    int rc = set_str(m, MYSQL_OPT_SSL_CA, "--mysql-ssl-ca", t->ca, err);
+    if (rc == 0)
+        rc = set_str(m, MYSQL_OPT_SSL_CERT, "--mysql-ssl-cert", t->cert, err);
+    if (rc == 0)
+        rc = set_str(m, MYSQL_OPT_SSL_KEY, "--mysql-ssl-key", t->key, err);
+    if (rc == 0)
+        rc = set_str(m, MYSQL_OPT_SSL_CIPHER, "--mysql-ssl-cipher", t->cipher, err);
+    if (rc == 0)
+        rc = set_str(m, MYSQL_OPT_SSL_CRL, "--mysql-ssl-crl", t->crl, err);
+    if (rc == 0 && t->mode == PR_SSL_VERIFY_IDENTITY &&
+        mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes) != 0)
+        rc = pr_error_set(err, -EINVAL, "the client library refused verify_identity");
+    return rc;
+}
+
+int ag_tls_check_conn(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err)
+{
+    if (!ag_tls_is_on(t) || t->mode == PR_SSL_PREFERRED)
+        return 0;
+    if (mysql_get_ssl_cipher(m) == NULL)
+        return pr_error_set(err, PR_EINVAL,
+                            "the server did not offer TLS but --mysql-ssl=%s requires it: "
+                            "enable TLS on the server (ssl_cert, ssl_key) or use "
+                            "--mysql-ssl=preferred",
+                            pr_ssl_mode_name(t->mode));
+    return 0;
+}
+
+const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char *msg)
+{
+    if (err_no == 1045 && !ag_tls_is_on(t))
+        return "check --mysql-user and the password (MYSQL_PWD or --mysql-password); a user "
+               "created REQUIRE SSL needs --mysql-ssl=required (or stronger)";
+    if (err_no != 2026) /* CR_SSL_CONNECTION_ERROR */
+        return NULL;
+    /* Connector/C's words when the chain is good but the name is not. */
+    if (t && t->mode == PR_SSL_VERIFY_IDENTITY && msg &&
+        strstr(msg, "Validation of SSL server certificate failed"))
+        return "the server's certificate does not name the host given in --mysql-host "
+               "(verify_identity checks it): connect by a name the certificate has, or use "
+               "--mysql-ssl=verify_ca";
+    return "check --mysql-ssl and its files against the server's TLS setup (README: TLS)";
+}
+
+int ag_tls_nonblock(MYSQL *m)
+{
+    if (mysql_get_ssl_cipher(m) == NULL)
+        return 0;
+    int fd = (int)mysql_get_socket(m);
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0)
+        return -errno;
+    if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return -errno;
+    return 0;
+}

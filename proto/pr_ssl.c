@@ -1,0 +1,99 @@
+/* pr_ssl: --mysql-ssl modes. See pr_ssl.h. */
+#include "pr_ssl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+
+#include "pr_err.h"
+#include "pr_opts.h"
+
+static const struct {
+    const char *name;
+    enum pr_ssl_mode mode;
+} names[] = {
+    {"off", PR_SSL_OFF},
+    {"false", PR_SSL_OFF},
+    {"0", PR_SSL_OFF},
+    {"disabled", PR_SSL_OFF},
+    {"on", PR_SSL_ON},
+    {"true", PR_SSL_ON},
+    {"1", PR_SSL_ON},
+    {"preferred", PR_SSL_PREFERRED},
+    {"required", PR_SSL_REQUIRED},
+    {"verify_ca", PR_SSL_VERIFY_CA},
+    {"verify_identity", PR_SSL_VERIFY_IDENTITY},
+};
+
+/* a equals the table name b, ignoring case and '-' vs '_'. */
+static int same(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a == '-' ? '_' : (char)tolower((unsigned char)*a);
+        if (x != *b)
+            return 0;
+    }
+    return *a == *b;
+}
+
+int pr_ssl_mode_parse(const char *text, enum pr_ssl_mode *mode)
+{
+    if (text == NULL)
+        return -EINVAL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (same(text, names[i].name)) {
+            *mode = names[i].mode;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+const char *pr_ssl_mode_name(enum pr_ssl_mode mode)
+{
+    switch (mode) {
+    case PR_SSL_OFF:
+        return "off";
+    case PR_SSL_ON:
+        return "on";
+    case PR_SSL_PREFERRED:
+        return "preferred";
+    case PR_SSL_REQUIRED:
+        return "required";
+    case PR_SSL_VERIFY_CA:
+        return "verify_ca";
+    case PR_SSL_VERIFY_IDENTITY:
+        return "verify_identity";
+    }
+    return "?";
+}
+
+static int has(const pr_opts *o, const char *name)
+{
+    const char *v = pr_opts_str(o, name);
+    return v && *v;
+}
+
+int pr_ssl_check_opts(const pr_opts *o, struct pr_error *err)
+{
+    enum pr_ssl_mode m;
+
+    if (pr_ssl_mode_parse(pr_opts_str(o, "mysql-ssl"), &m) < 0)
+        return pr_error_set(err, PR_EINVAL, "--mysql-ssl: invalid value '%s' (one of %s)",
+                            pr_opts_str(o, "mysql-ssl"), PR_SSL_MODES);
+    int files = has(o, "mysql-ssl-ca") || has(o, "mysql-ssl-cert") || has(o, "mysql-ssl-key") ||
+                has(o, "mysql-ssl-cipher") || has(o, "mysql-ssl-crl");
+    if (m == PR_SSL_OFF && files)
+        return pr_error_set(err, PR_EINVAL,
+                            "--mysql-ssl-ca/-cert/-key/-cipher/-crl need --mysql-ssl other than "
+                            "off (e.g. --mysql-ssl=verify_ca)");
+    if (m == PR_SSL_VERIFY_CA && !has(o, "mysql-ssl-ca"))
+        return pr_error_set(err, PR_EINVAL,
+                            "--mysql-ssl=verify_ca needs --mysql-ssl-ca=FILE (the CA that signed "
+                            "the server's certificate)");
+    if (m != PR_SSL_ON && has(o, "mysql-ssl-cert") != has(o, "mysql-ssl-key"))
+        return pr_error_set(err, PR_EINVAL,
+                            "--mysql-ssl-cert and --mysql-ssl-key go together: give both or "
+                            "neither");
+    return 0;
+}

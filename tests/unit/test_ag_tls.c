@@ -1,0 +1,125 @@
+/* test_ag_tls: the agent's TLS options from a PLAN's option set (sysbench's
+ * fixed names for --mysql-ssl=on), the setup-time file check and its
+ * message, and the post-connect rule that `required` refuses a plain
+ * connection. The handshakes themselves are tested against a real server
+ * (tests/e2e/test_tls.py). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "ag_tls.h"
+#include "testlib.h"
+
+static pr_opts *opts(const char *a, const char *b, const char *c)
+{
+    struct pr_error err = {0};
+    pr_opts *o = pr_opts_new(-1);
+    const char *args[] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (args[i])
+            CHECK_MSG(pr_opts_parse_arg(o, args[i], &err) == 0, "%s: %s", args[i], err.msg);
+    return o;
+}
+
+static void test_from(void)
+{
+    struct ag_tls_opts t;
+    struct pr_error err = {0};
+    pr_opts *o = opts("--mysql-ssl=on", "--mysql-compression", NULL);
+
+    CHECK(ag_tls_opts_from(&t, o, &err) == 0);
+    CHECK(t.mode == PR_SSL_ON && t.compress && ag_tls_is_on(&t) && !ag_tls_wants_name(&t));
+    CHECK(t.ca && strcmp(t.ca, "cacert.pem") == 0);
+    CHECK(t.cert && strcmp(t.cert, "client-cert.pem") == 0);
+    CHECK(t.key && strcmp(t.key, "client-key.pem") == 0);
+    CHECK(t.cipher == NULL && t.crl == NULL);
+    struct ag_tls_opts copy;
+    ag_tls_opts_copy(&copy, &t);
+    CHECK(copy.ca != t.ca && strcmp(copy.ca, t.ca) == 0 && copy.compress);
+    ag_tls_opts_clear(&copy);
+    ag_tls_opts_clear(&t);
+    CHECK(t.ca == NULL && t.mode == PR_SSL_OFF);
+    pr_opts_destroy(&o);
+
+    o = opts("--mysql-ssl=verify_identity", "--mysql-ssl-ca=/etc/my/ca.pem",
+             "--mysql-ssl-crl=crl.pem");
+    CHECK(ag_tls_opts_from(&t, o, &err) == 0);
+    CHECK(ag_tls_wants_name(&t) && strcmp(t.ca, "/etc/my/ca.pem") == 0 && t.cert == NULL);
+    CHECK(strcmp(t.crl, "crl.pem") == 0 && !t.compress);
+    ag_tls_opts_clear(&t);
+    pr_opts_destroy(&o);
+
+    o = opts("--mysql-ssl=verify_ca", NULL, NULL); /* a PLAN not checked by a coordinator */
+    CHECK(ag_tls_opts_from(&t, o, &err) == PR_EINVAL && strstr(err.msg, "--mysql-ssl-ca"));
+    CHECK(t.ca == NULL);
+    pr_opts_destroy(&o);
+}
+
+static void test_files(void)
+{
+    char dir[] = "/tmp/test_ag_tls.XXXXXX", ca[128];
+    struct ag_tls_opts t;
+    struct pr_error err = {0};
+
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(ca, sizeof ca, "%s/ca.pem", dir);
+    FILE *f = fopen(ca, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    char arg[160];
+    snprintf(arg, sizeof arg, "--mysql-ssl-ca=%s", ca);
+    pr_opts *o = opts("--mysql-ssl=verify_ca", arg, NULL);
+    CHECK(ag_tls_opts_from(&t, o, &err) == 0);
+    CHECK(ag_tls_check_files(&t, &err) == 0);
+    ag_tls_opts_clear(&t);
+    pr_opts_destroy(&o);
+
+    /* --mysql-ssl=on in a directory without sysbench's files. */
+    char cwd[256];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(chdir(dir) == 0);
+    o = opts("--mysql-ssl=on", NULL, NULL);
+    CHECK(ag_tls_opts_from(&t, o, &err) == 0);
+    CHECK(ag_tls_check_files(&t, &err) == PR_EINVAL);
+    CHECK_MSG(strstr(err.msg, "'cacert.pem'") && strstr(err.msg, "No such file") &&
+                  strstr(err.msg, dir) && strstr(err.msg, "stampede_agent_tls_files"),
+              "%s", err.msg);
+    ag_tls_opts_clear(&t);
+    pr_opts_destroy(&o);
+    CHECK(chdir(cwd) == 0);
+    unlink(ca);
+    rmdir(dir);
+
+    o = opts("--mysql-ssl=off", NULL, NULL);
+    CHECK(ag_tls_opts_from(&t, o, &err) == 0 && ag_tls_check_files(&t, &err) == 0);
+    pr_opts_destroy(&o);
+}
+
+static void test_conn_rule(void)
+{
+    struct ag_tls_opts t = {.mode = PR_SSL_REQUIRED};
+    struct pr_error err = {0};
+    MYSQL *m = mysql_init(NULL);
+
+    CHECK(ag_tls_apply(m, &t, &err) == 0);
+    /* Not connected: no cipher, as on a plain connection. */
+    CHECK(ag_tls_check_conn(m, &t, &err) == PR_EINVAL);
+    CHECK(strstr(err.msg, "did not offer TLS") && strstr(err.msg, "required"));
+    t.mode = PR_SSL_PREFERRED;
+    CHECK(ag_tls_check_conn(m, &t, &err) == 0);
+    t.mode = PR_SSL_OFF;
+    CHECK(ag_tls_check_conn(m, &t, &err) == 0 && ag_tls_apply(m, NULL, &err) == 0);
+    mysql_close(m);
+    mysql_library_end();
+}
+
+int main(void)
+{
+    test_from();
+    test_files();
+    test_conn_rule();
+    return TEST_END();
+}
