@@ -7,6 +7,7 @@ struct slot {
     struct co_interval_result iv; /* merged figures */
     uint8_t *seen;                /* per agent: its STATS is in */
     bool closed;                  /* printed or skipped */
+    bool released;                /* written out and freed (co_merge_release) */
 };
 
 struct co_merge {
@@ -21,6 +22,7 @@ struct co_merge {
     uint64_t next;         /* lowest interval not closed */
     uint64_t frozen;       /* intervals below it were considered for freezing */
     bool keep_agent_hists; /* fill co_interval_result.agent_lat */
+    uint64_t released;     /* intervals below it were released (a prefix) */
 };
 
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
@@ -48,7 +50,7 @@ static struct slot *slot_at(co_merge *m, uint64_t k)
         m->n_slots = n;
     }
     struct slot *s = &m->slots[k];
-    if (s->seen == NULL) {
+    if (s->seen == NULL && !s->released) {
         s->seen = pr_xcalloc(m->n_agents, 1);
         s->iv.k = k;
         s->iv.lat = pr_hist_new();
@@ -66,6 +68,14 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     if (agent >= m->n_agents || st->k >= CO_MERGE_MAX_INTERVALS)
         return PR_ERANGE;
     struct slot *s = slot_at(m, st->k);
+    if (s->released) { /* already written out: counted, but its histograms are gone */
+        pr_counters_add(&s->iv.ctr, &st->ctr);
+        s->iv.late = true;
+        m->n_stats[agent]++;
+        m->n_late[agent]++;
+        *late = true;
+        return 0;
+    }
     if (s->seen[agent])
         return PR_ERANGE;
     s->seen[agent] = 1;
@@ -105,7 +115,7 @@ void co_merge_agent_lost(co_merge *m, uint32_t agent)
         return;
     m->lost[agent] = true;
     /* Intervals already closed without its figures are partial too. */
-    for (uint64_t k = 0; k < m->n_slots; k++)
+    for (uint64_t k = m->released; k < m->n_slots; k++)
         if (m->slots[k].seen && !m->slots[k].seen[agent])
             m->slots[k].iv.partial = true;
 }
@@ -178,7 +188,7 @@ void co_merge_end(co_merge *m, uint64_t end_ns)
         struct slot *s = &m->slots[k];
         uint64_t start = k * m->interval_ns, stop = start + m->interval_ns;
         uint64_t last = end_ns < stop ? end_ns : stop;
-        if (s->seen == NULL || !s->closed || s->iv.printed)
+        if (s->seen == NULL || !s->closed || s->iv.printed || s->released)
             continue;
         uint64_t len_ns = last > start ? last - start : 0;
         s->iv.len_s = (double)len_ns / 1e9;
@@ -194,9 +204,60 @@ const struct co_interval_result *co_merge_get(const co_merge *m, uint64_t k)
 uint64_t co_merge_count(const co_merge *m)
 {
     uint64_t n = m->n_slots;
-    while (n > 0 && m->slots[n - 1].seen == NULL)
+    while (n > 0 && m->slots[n - 1].seen == NULL && !m->slots[n - 1].released)
         n--;
     return n;
+}
+
+bool co_merge_next_final(co_merge *m, bool all, uint64_t *k)
+{
+    uint64_t n = co_merge_count(m);
+    if (m->released >= n)
+        return false;
+    struct slot *s = slot_at(m, m->released);
+    if (!s->closed)
+        return false;
+    *k = m->released;
+    return all || all_live_reported(m, s) || m->released + CO_MERGE_KEEP_EXPANDED < m->next;
+}
+
+struct co_interval_result *co_merge_slot(co_merge *m, uint64_t k)
+{
+    if (k >= CO_MERGE_MAX_INTERVALS)
+        return NULL;
+    struct slot *s = slot_at(m, k);
+    return s->released ? NULL : &s->iv;
+}
+
+static void free_interval(struct co_interval_result *iv, uint32_t n_agents)
+{
+    pr_hist_destroy(&iv->lat);
+    pr_hist_frozen_destroy(&iv->lat_frozen);
+    pr_hist_destroy(&iv->svc);
+    pr_hist_frozen_destroy(&iv->svc_frozen);
+    for (uint32_t i = 0; iv->agent_lat_frozen && i < n_agents; i++)
+        pr_hist_frozen_destroy(&iv->agent_lat_frozen[i]);
+    free(iv->agent_lat_frozen);
+    iv->agent_lat_frozen = NULL;
+}
+
+void co_merge_release(co_merge *m, uint64_t k)
+{
+    if (k != m->released || k >= m->n_slots)
+        return;
+    struct slot *s = &m->slots[k];
+    free_interval(&s->iv, m->n_agents);
+    free(s->seen);
+    s->seen = NULL;
+    s->released = true;
+    m->released++;
+    if (m->frozen < m->released)
+        m->frozen = m->released;
+}
+
+bool co_merge_is_released(const co_merge *m, uint64_t k)
+{
+    return k < m->released;
 }
 
 uint32_t co_merge_agent_intervals(const co_merge *m, uint32_t agent)
@@ -214,7 +275,7 @@ void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n)
     uint64_t count = co_merge_count(m);
     *out = pr_xcalloc(count + 1, sizeof(**out));
     *n = 0;
-    for (uint64_t k = 0; k < count; k++) {
+    for (uint64_t k = m->released; k < count; k++) {
         struct slot *s = slot_at(m, k); /* an interval nobody reported is kept, empty */
         (*out)[(*n)++] = s->iv;
         memset(&s->iv, 0, sizeof(s->iv));
@@ -228,13 +289,7 @@ void co_merge_destroy(co_merge **mp)
         return;
     for (uint64_t k = 0; k < m->n_slots; k++) {
         struct slot *s = &m->slots[k];
-        pr_hist_destroy(&s->iv.lat);
-        pr_hist_frozen_destroy(&s->iv.lat_frozen);
-        pr_hist_destroy(&s->iv.svc);
-        pr_hist_frozen_destroy(&s->iv.svc_frozen);
-        for (uint32_t i = 0; s->iv.agent_lat_frozen && i < m->n_agents; i++)
-            pr_hist_frozen_destroy(&s->iv.agent_lat_frozen[i]);
-        free(s->iv.agent_lat_frozen);
+        free_interval(&s->iv, m->n_agents);
         free(s->seen);
     }
     free(m->slots);

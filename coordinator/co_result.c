@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_stream.h"
+
 static void free_strv(char **v, uint32_t n)
 {
     if (v == NULL)
@@ -102,5 +104,8 @@ void co_result_clear(struct co_result *r)
         pr_hist_destroy(&r->checkpoints[i].lat);
     free(r->checkpoints);
     free(r->exit_reason);
+    free(r->run_id);
+    pr_hist_destroy(&r->since_cp_lat);
+    co_stream_destroy(&r->stream);
     memset(r, 0, sizeof(*r));
 }

@@ -20,15 +20,16 @@
 
 /* One agent of the run, in name order. */
 struct agent {
-    int peer;               /* fleet peer number */
-    bool in_phase;          /* has a PLAN in the current phase */
-    bool ready;             /* READY (or ERROR) answered */
-    bool done;              /* DONE received in the current phase */
-    bool lost;              /* lost or said BYE */
-    char error[1024];       /* its setup or run error, "" if none */
-    struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
-    uint64_t lat_sum_us;    /* sum of its STATS latency sums */
-    double cpu_sum;         /* sum of STATS.cpu */
+    int peer;                /* fleet peer number */
+    bool in_phase;           /* has a PLAN in the current phase */
+    bool ready;              /* READY (or ERROR) answered */
+    bool done;               /* DONE received in the current phase */
+    bool lost;               /* lost or said BYE */
+    char error[1024];        /* its setup or run error, "" if none */
+    struct pr_counters sum;  /* sum of its STATS (a lost agent's totals) */
+    uint64_t lat_sum_us;     /* sum of its STATS latency sums */
+    double cpu_sum;          /* sum of STATS.cpu */
+    pr_hist_frozen *lat_acc; /* its latency over its STATS (a lost agent's figures), compact */
 };
 
 struct run {
@@ -67,6 +68,17 @@ struct run {
     bool forced_on;     /* --forced-shutdown in force */
     uint64_t forced_ms; /* its delay after --time */
     bool forced;        /* it fired: agents told to stop now */
+    /* Runs of any length: intervals are written out and freed as they
+     * become final (co__live_release), so the run's figures are summed as
+     * they go. */
+    pr_hist *tot_lat;          /* released intervals' latency, + STATS after their release */
+    pr_hist *tot_svc;          /* the same for the service time, NULL: none (closed loop) */
+    pr_hist *cp_lat;           /* released intervals of the current checkpoint window */
+    struct pr_counters cp_ctr; /* their counters */
+    pr_hist *scratch;          /* where a frozen interval is expanded */
+    bool stream_opened;        /* res->stream was opened (at the first release) */
+    struct co_prom *prom;      /* --prometheus endpoint, or NULL */
+    uint64_t prom_pub_ns;      /* when a snapshot was last published */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */
@@ -91,5 +103,11 @@ void co__live_checkpoints(struct run *r, uint64_t k);
 void co__live_progress(struct run *r);
 /* res->lat from the intervals; a lost agent's from its kept intervals. */
 void co__live_sum_intervals(struct run *r);
+/* Write out and free every interval that is final (all: the run is over,
+ * every closed one is), in k order: co_stream, the run's totals, the
+ * checkpoint window. */
+void co__live_release(struct run *r, bool all);
+/* Publish the --prometheus snapshot now (force) or when one is due. */
+void co__live_prom(struct run *r, bool force);
 
 #endif
