@@ -215,7 +215,7 @@ bool co_merge_next_final(co_merge *m, bool all, uint64_t *k)
     if (m->released >= n)
         return false;
     struct slot *s = slot_at(m, m->released);
-    if (!s->closed)
+    if (!s->closed || (!all && !s->iv.printed)) /* a tail's length is final at co_merge_end */
         return false;
     *k = m->released;
     return all || all_live_reported(m, s) || m->released + CO_MERGE_KEEP_EXPANDED < m->next;

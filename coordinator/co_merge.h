@@ -86,7 +86,8 @@ uint32_t co_merge_agent_intervals(const co_merge *m, uint32_t agent);
 uint32_t co_merge_agent_late(const co_merge *m, uint32_t agent);
 
 /* Streaming (runs of any length): the lowest interval not yet released
- * that is final enough to be written out: closed, and every live agent
+ * that is final enough to be written out: closed and printed (a tail waits
+ * for co_merge_end), and every live agent
  * reported it, or CO_MERGE_KEEP_EXPANDED intervals closed after it (a late
  * STATS is not waited for longer), or all is true (the run is over).
  * Returns true and sets *k. Intervals are released in k order. */
