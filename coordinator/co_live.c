@@ -202,7 +202,7 @@ void co__live_flush(struct run *r, bool final)
 void co__live_release(struct run *r, bool all)
 {
     uint64_t k;
-    if (r->merge == NULL)
+    if (r->merge == NULL || r->keep_closed)
         return;
     if (r->scratch == NULL)
         r->scratch = pr_hist_new();

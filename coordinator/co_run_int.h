@@ -79,6 +79,8 @@ struct run {
     bool stream_opened;        /* res->stream was opened (at the first release) */
     struct co_prom *prom;      /* --prometheus endpoint, or NULL */
     uint64_t prom_pub_ns;      /* when a snapshot was last published */
+    bool keep_closed;          /* co__live_release does nothing: closed intervals stay in
+                                  co_merge (tests/bench/coordinator_merge reads them all) */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */
