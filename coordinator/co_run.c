@@ -712,8 +712,15 @@ static void free_run(struct run *r)
 static int start_prom(struct run *r)
 {
     struct pr_error err = {0};
-    if (r->a->prometheus == NULL || r->a->cmd != PR_CMD_RUN)
+    if (r->a->prometheus == NULL)
         return 0;
+    if (r->a->cmd != PR_CMD_RUN) {
+        fprintf(stderr,
+                "stampede: WARNING: --prometheus serves a run's metrics; %s has none, so "
+                "no endpoint is opened\n",
+                r->res->command);
+        return 0;
+    }
     const char **names = pr_xcalloc(r->n + 1, sizeof(*names));
     for (uint32_t i = 0; i < r->n; i++)
         names[i] = r->res->agents[i].name;
