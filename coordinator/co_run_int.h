@@ -20,16 +20,18 @@
 
 /* One agent of the run, in name order. */
 struct agent {
-    int peer;                /* fleet peer number */
-    bool in_phase;           /* has a PLAN in the current phase */
-    bool ready;              /* READY (or ERROR) answered */
-    bool done;               /* DONE received in the current phase */
-    bool lost;               /* lost or said BYE */
-    char error[1024];        /* its setup or run error, "" if none */
-    struct pr_counters sum;  /* sum of its STATS (a lost agent's totals) */
-    uint64_t lat_sum_us;     /* sum of its STATS latency sums */
-    double cpu_sum;          /* sum of STATS.cpu */
-    pr_hist_frozen *lat_acc; /* its latency over its STATS (a lost agent's figures), compact */
+    int peer;               /* fleet peer number */
+    bool in_phase;          /* has a PLAN in the current phase */
+    bool ready;             /* READY (or ERROR) answered */
+    bool done;              /* DONE received in the current phase */
+    bool lost;              /* lost or said BYE */
+    char error[1024];       /* its setup or run error, "" if none */
+    struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
+    uint64_t lat_sum_us;    /* sum of its STATS latency sums */
+    double cpu_sum;         /* sum of STATS.cpu */
+
+    /* Its latency over its STATS (a lost agent's figures), compact. */
+    pr_hist_frozen *lat_acc;
 };
 
 struct run {
