@@ -14,7 +14,10 @@
  * window in which late STATS are common; older ones are frozen
  * (pr_hist_frozen, a few KB instead of a 186 KB array), and a STATS still
  * arriving for one is added to the frozen form directly. Per-agent
- * histograms (keep_agent_hists) are frozen as they arrive.
+ * histograms (keep_agent_hists) are frozen as they arrive. Once written
+ * out, an interval is released (co_merge_release): its histograms and
+ * per-agent state are freed and its slot dropped, so a run of any length
+ * holds only the intervals not yet final.
  *
  * Thread: one thread. The intervals are co_result's plain data, moved out
  * with co_merge_take().
