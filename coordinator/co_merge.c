@@ -18,12 +18,13 @@ struct co_merge {
     uint32_t *n_late;     /* per agent late STATS */
     uint64_t interval_ns; /* I */
     struct slot *slots;   /* index k - base */
-    uint64_t base;        /* k of slots[0]; every interval below it was released */
-    uint64_t n_slots;     /* base + entries allocated (highest k + 1, at least) */
+    /* base + entries allocated (highest k + 1, at least) */
+    uint64_t n_slots;
     uint64_t next;         /* lowest interval not closed */
     uint64_t frozen;       /* intervals below it were considered for freezing */
     bool keep_agent_hists; /* fill co_interval_result.agent_lat */
     uint64_t released;     /* intervals below it were released (a prefix) */
+    uint64_t base;         /* k of slots[0]; every interval below it was released */
 };
 
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
