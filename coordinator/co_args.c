@@ -133,6 +133,27 @@ static int set_grace(struct co_args *a, const char *n, const char *v, struct pr_
     return parse_u32(n, v, 0, MAX_GRACE_MS, &a->grace_ms, err);
 }
 
+/* --prometheus=HOST:PORT: the address is checked when the endpoint opens
+ * (co_prom), before any load starts. */
+static int set_prometheus(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    int rc = need_text(n, v, err);
+    if (rc == 0 && strchr(v, ':') == NULL)
+        rc = pr_error_set(err, PR_EINVAL,
+                          "--prometheus: '%s' is not HOST:PORT (for example 127.0.0.1:9464, or "
+                          ":9464 for loopback)",
+                          v);
+    if (rc == 0)
+        set_str(&a->prometheus, v);
+    return rc;
+}
+
+static int set_prometheus_linger(struct co_args *a, const char *n, const char *v,
+                                 struct pr_error *err)
+{
+    return parse_u32(n, v, 0, MAX_WAIT_S, &a->prometheus_linger_s, err);
+}
+
 static int set_listen(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
     int rc = need_text(n, v, err);
@@ -339,6 +360,12 @@ static const struct co__own_opt own_opts[] = {
     {"json", "=FILE", NULL, "write the whole run as JSON to FILE", set_path},
     {"csv", "=FILE", NULL, "write one CSV row per interval to FILE", set_path},
     {"hdr-log", "=FILE", NULL, "write an HdrHistogram interval log to FILE", set_path},
+    {"prometheus", "=HOST:PORT", NULL,
+     "serve live Prometheus metrics at http://HOST:PORT/metrics during a run (:PORT for "
+     "127.0.0.1)",
+     set_prometheus},
+    {"prometheus-linger", "=SECONDS", "0",
+     "keep /metrics up this long after the final report, for a last scrape", set_prometheus_linger},
     {"secret-key-file", "=FILE", NULL, "coordinator CURVE secret key (Z85, first line)", set_path},
     {"authorized-keys", "=FILE", NULL, "agent CURVE public keys admitted, one per line", set_path},
     {"plaintext", "[=on|off]", "off", "no CURVE encryption (only with a loopback --listen)",
@@ -778,6 +805,7 @@ void co_args_clear(struct co_args *a)
     free(a->json_path);
     free(a->csv_path);
     free(a->hdr_log_path);
+    free(a->prometheus);
     free(a->secret_key_file);
     free(a->authorized_keys);
     set_password(a, NULL); /* scrubbed: it would otherwise linger in freed memory */

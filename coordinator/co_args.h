@@ -111,6 +111,8 @@ struct co_args {
     char *json_path;                     /* --json, NULL when unset */
     char *csv_path;                      /* --csv */
     char *hdr_log_path;                  /* --hdr-log */
+    char *prometheus;                    /* --prometheus HOST:PORT, NULL: off */
+    uint32_t prometheus_linger_s;        /* --prometheus-linger */
     char *secret_key_file;               /* --secret-key-file */
     char *authorized_keys;               /* --authorized-keys */
     bool plaintext;                      /* --plaintext */

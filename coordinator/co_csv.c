@@ -76,6 +76,16 @@ int co_csv_write(const struct co_result *r, FILE *f)
     return 0;
 }
 
+void co_csv_write_header(FILE *f)
+{
+    fputs(csv_header, f);
+}
+
+void co_csv_write_row(FILE *f, const struct co_interval_result *iv, pr_hist *scratch)
+{
+    csv_row(f, iv, scratch);
+}
+
 static int csv_write_cb(FILE *f, const void *arg)
 {
     return co_csv_write(arg, f);

@@ -34,4 +34,9 @@ int co_csv_write(const struct co_result *r, FILE *f);
  * is untouched and no .tmp is left. */
 int co_csv_write_file(const struct co_result *r, const char *path, struct pr_error *err);
 
+/* Streaming (co_stream): the header row, and one interval's row
+ * (scratch: where a frozen histogram is expanded). No flush. */
+void co_csv_write_header(FILE *f);
+void co_csv_write_row(FILE *f, const struct co_interval_result *iv, pr_hist *scratch);
+
 #endif

@@ -126,6 +126,42 @@ int co_hdrout_write(const struct co_result *r, uint64_t start_ms, FILE *f)
     return rc;
 }
 
+struct co_hdrout_stream {
+    pr_hdrlog *w;    /* over the caller's FILE */
+    char **tags;     /* per agent */
+    uint32_t n_tags; /* agents */
+};
+
+co_hdrout_stream *co_hdrout_stream_begin(const struct co_result *r, uint64_t start_ms, FILE *f,
+                                         int *rc)
+{
+    char comment[512];
+    header_comment(r, comment, sizeof(comment));
+    co_hdrout_stream *s = pr_xcalloc(1, sizeof(*s));
+    s->w = pr_hdrlog_new(f);
+    s->tags = make_tags(r);
+    s->n_tags = r->n_agents;
+    *rc = pr_hdrlog_write_header(s->w, comment, start_ms, true);
+    return s;
+}
+
+int co_hdrout_stream_interval(co_hdrout_stream *s, const struct co_interval_result *iv,
+                              pr_hist *scratch)
+{
+    return write_interval(s->w, iv, s->tags, s->n_tags, scratch);
+}
+
+void co_hdrout_stream_destroy(co_hdrout_stream **sp)
+{
+    co_hdrout_stream *s = *sp;
+    if (s == NULL)
+        return;
+    free_tags(s->tags, s->n_tags);
+    pr_hdrlog_destroy(&s->w);
+    free(s);
+    *sp = NULL;
+}
+
 struct hdrout_arg {
     const struct co_result *r;
     uint64_t start_ms;

@@ -39,6 +39,15 @@ int co_hdrout_write(const struct co_result *r, uint64_t start_ms, FILE *f);
 int co_hdrout_write_file(const struct co_result *r, uint64_t start_ms, const char *path,
                          struct pr_error *err);
 
+/* Streaming (co_stream): the header (into *rc: 0 or an error), then one
+ * interval's lines at a time, over f (borrowed; no flush). */
+typedef struct co_hdrout_stream co_hdrout_stream;
+co_hdrout_stream *co_hdrout_stream_begin(const struct co_result *r, uint64_t start_ms, FILE *f,
+                                         int *rc);
+int co_hdrout_stream_interval(co_hdrout_stream *s, const struct co_interval_result *iv,
+                              pr_hist *scratch);
+void co_hdrout_stream_destroy(co_hdrout_stream **s);
+
 /* The tag co_hdrout gives agent `index` of r (rule above), NUL terminated,
  * the caller's (free()); NULL when index >= r->n_agents. For tests. */
 char *co_hdrout_agent_tag(const struct co_result *r, uint32_t index);

@@ -280,6 +280,8 @@ static void write_header(struct jw *w, const struct co_result *r)
     jw_u64(w, "threads", r->threads);
     jw_u64(w, "report_interval_s", r->report_interval_s);
     jw_u64(w, "percentile", r->percentile);
+    if (r->run_id != NULL)
+        jw_str(w, "run_id", r->run_id); /* the id every message of the run carries */
 }
 
 static void write_agent(struct jw *w, const struct co_agent_result *a, double time_s)
@@ -472,6 +474,65 @@ int co_json_write(const struct co_result *r, FILE *f)
     if (fflush(f) != 0 || ferror(f))
         return -EIO;
     return 0;
+}
+
+/* Everything after "intervals", from totals on (shared by the stream). */
+static void write_tail(struct jw *w, const struct co_result *r)
+{
+    write_totals(w, r);
+    write_checkpoints(w, r);
+    write_server(w, r);
+    jw_open(w, "control", '{');
+    jw_u64(w, "bad_frames", r->bad_frames);
+    jw_u64(w, "refused_agents", r->refused_agents);
+    jw_close(w, '}');
+    jw_open(w, "exit", '{');
+    jw_i64(w, "status", r->exit_status);
+    jw_str(w, "reason", r->exit_reason != NULL ? r->exit_reason : "");
+    jw_bool(w, "forced_shutdown", r->forced_shutdown);
+    jw_close(w, '}');
+}
+
+struct co_json_stream {
+    struct jw w; /* inside "intervals": [ */
+};
+
+co_json_stream *co_json_stream_begin(const struct co_result *r, FILE *f)
+{
+    co_json_stream *s = pr_xcalloc(1, sizeof(*s));
+    s->w = (struct jw){.f = f, .depth = 0, .first = true, .flat_depth = INT_MAX};
+    jw_open(&s->w, NULL, '{');
+    write_header(&s->w, r);
+    jw_open(&s->w, "intervals", '[');
+    s->w.flat_depth = s->w.depth;
+    fflush(f);
+    return s;
+}
+
+void co_json_stream_interval(co_json_stream *s, const struct co_interval_result *iv,
+                             pr_hist *scratch)
+{
+    write_interval(&s->w, iv, scratch);
+    fflush(s->w.f);
+}
+
+int co_json_stream_end(co_json_stream **sp, const struct co_result *r)
+{
+    co_json_stream *s = *sp;
+    struct jw *w = &s->w;
+    w->flat_depth = INT_MAX;
+    jw_close(w, ']');
+    jw_open(w, "agents", '[');
+    for (uint32_t i = 0; i < r->n_agents; i++)
+        write_agent(w, &r->agents[i], r->time_s);
+    jw_close(w, ']');
+    write_tail(w, r);
+    jw_close(w, '}');
+    fputc('\n', w->f);
+    int rc = fflush(w->f) != 0 || ferror(w->f) ? -EIO : 0;
+    free(s);
+    *sp = NULL;
+    return rc;
 }
 
 static int json_write_cb(FILE *f, const void *arg)

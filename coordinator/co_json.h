@@ -33,6 +33,19 @@ int co_json_write(const struct co_result *r, FILE *f);
  * file is removed and path is untouched. */
 int co_json_write_file(const struct co_result *r, const char *path, struct pr_error *err);
 
+/* Streaming (runs of any length, co_stream): the same document written as
+ * the run goes. begin writes the header members and opens "intervals";
+ * each interval is written (one line) and flushed as it closes; end closes
+ * the array and writes "agents", "totals" and the rest, then flushes. The
+ * members come in another order than co_json_write()'s ("agents" after
+ * "intervals"); JSON objects are unordered. f is borrowed. */
+typedef struct co_json_stream co_json_stream;
+co_json_stream *co_json_stream_begin(const struct co_result *r, FILE *f);
+void co_json_stream_interval(co_json_stream *s, const struct co_interval_result *iv,
+                             pr_hist *scratch);
+/* Finish and free *s (set to NULL): 0, or -EIO when the stream failed. */
+int co_json_stream_end(co_json_stream **s, const struct co_result *r);
+
 /* Internal to co_json, co_csv and co_hdrout (double underscore). */
 
 /* A writer for co__write_atomic: writes to f, returns 0 or a negative code. */

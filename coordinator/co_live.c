@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_prom.h"
 #include "co_report.h"
 #include "co_run_int.h"
+#include "co_stream.h"
 
 void co__srv_copy(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
                   uint32_t n_src)
@@ -67,6 +69,25 @@ static void on_server_sample(struct run *r, const struct pr_msg_stats *st)
     r->have_prev_questions = true;
 }
 
+/* A STATS for an interval already written out: its figures still count
+ * in the run's totals and the checkpoint window. */
+static void after_release(struct run *r, const struct pr_msg_stats *st)
+{
+    if (r->tot_lat == NULL)
+        r->tot_lat = pr_hist_new();
+    pr_hist_add(r->tot_lat, st->lat);
+    if (st->svc != NULL && r->tot_svc == NULL)
+        r->tot_svc = pr_hist_new();
+    if (st->svc != NULL)
+        pr_hist_add(r->tot_svc, st->svc);
+    if (st->k >= r->cp_from_k) {
+        if (r->cp_lat == NULL)
+            r->cp_lat = pr_hist_new();
+        pr_hist_add(r->cp_lat, st->lat);
+        pr_counters_add(&r->cp_ctr, &st->ctr);
+    }
+}
+
 void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
 {
     struct agent *ag = &r->agents[i];
@@ -77,6 +98,7 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
         r->rows_done += st->rows; /* prepare progress: co__live_progress() */
         return;
     }
+    bool released = co_merge_is_released(r->merge, st->k);
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
     if (r->res->n_checkpoints > 0 && st->k < r->cp_from_k) {
@@ -86,6 +108,11 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
             r->res->cp_late_lat = pr_hist_new();
         pr_hist_add(r->res->cp_late_lat, st->lat);
     }
+    if (released)
+        after_release(r, st);
+    pr_hist_frozen_add(&ag->lat_acc, st->lat);
+    if (r->prom)
+        co_prom_add_stats(r->prom, i, st);
     pr_counters_add(&ag->sum, &st->ctr);
     ag->lat_sum_us += pr_hist_sum(st->lat);
     ag->cpu_sum += st->cpu_pct;
@@ -99,6 +126,8 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
         ar->slip_max_us = st->slip_us;
     if (i == 0)
         on_server_sample(r, st);
+    if (late)
+        co__live_release(r, false); /* it may have completed an interval */
 }
 
 static void print_interval(struct run *r, uint64_t k)
@@ -168,9 +197,62 @@ void co__live_flush(struct run *r, bool final)
         co_merge_close(r->merge, k, !tail, len);
         if (!tail)
             co__live_checkpoints(r, k);
+        co__live_release(r, false);
     }
-    if (final) /* the tails end when the run did (co_result.time_s) */
+    if (final) { /* the tails end when the run did (co_result.time_s) */
         co_merge_end(r->merge, r->end_ns > r->t0_ns ? r->end_ns - r->t0_ns : elapsed);
+        co__live_release(r, true);
+    }
+    co__live_prom(r, final);
+}
+
+void co__live_release(struct run *r, bool all)
+{
+    uint64_t k;
+    if (r->merge == NULL || r->keep_closed)
+        return;
+    if (r->scratch == NULL)
+        r->scratch = pr_hist_new();
+    if (r->tot_lat == NULL)
+        r->tot_lat = pr_hist_new();
+    while (co_merge_next_final(r->merge, all, &k)) {
+        struct co_interval_result *iv = co_merge_slot(r->merge, k);
+        bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
+        iv->has_server = known;
+        iv->server_qps = known ? r->srv_qps[k] : 0.0;
+        const pr_hist *h = co_interval_lat(iv, r->scratch);
+        pr_hist_add(r->tot_lat, h);
+        if (k >= r->cp_from_k) { /* not in a checkpoint taken already */
+            if (r->cp_lat == NULL)
+                r->cp_lat = pr_hist_new();
+            pr_hist_add(r->cp_lat, h);
+            pr_counters_add(&r->cp_ctr, &iv->ctr);
+        }
+        h = co_interval_svc(iv, r->scratch);
+        if (h != NULL && r->tot_svc == NULL)
+            r->tot_svc = pr_hist_new();
+        if (h != NULL)
+            pr_hist_add(r->tot_svc, h);
+        if (!r->stream_opened) {
+            r->stream_opened = true;
+            r->res->stream = co_stream_open(r->a, r->res);
+        }
+        co_stream_interval(r->res->stream, iv);
+        co_merge_release(r->merge, k);
+    }
+}
+
+void co__live_prom(struct run *r, bool force)
+{
+    uint64_t now = co_fleet_now_ns();
+    if (r->prom == NULL || (!force && now < r->prom_pub_ns + 200000000u))
+        return;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const struct co_agent_result *ar = &r->res->agents[i];
+        co_prom_agent_state(r->prom, i, !r->agents[i].lost, ar->clock_offset_ns);
+    }
+    co_prom_publish(r->prom);
+    r->prom_pub_ns = now;
 }
 
 /* ---- --report-checkpoints ----------------------------------------------- */
@@ -219,6 +301,11 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
         .lat = pr_hist_new(),
     };
     cp->len_s = cp->t_s - r->cp_from_s;
+    if (r->cp_lat != NULL) /* the window's intervals already written out */
+        pr_hist_add(cp->lat, r->cp_lat);
+    pr_counters_add(&cp->ctr, &r->cp_ctr);
+    pr_hist_destroy(&r->cp_lat);
+    memset(&r->cp_ctr, 0, sizeof(r->cp_ctr));
     for (uint64_t i = r->cp_from_k; i <= k; i++) {
         const struct co_interval_result *iv = co_merge_get(r->merge, i);
         if (iv == NULL)
@@ -298,18 +385,20 @@ void co__live_progress(struct run *r)
     r->next_progress_ns += period_ns;
 }
 
-/* The run's latency (and service time) is the sum of its intervals' (the tail included),
- * which equals the sum of the agents' DONE histograms and also holds what a
- * lost agent reported before it went. A lost agent's own latency is known
- * only when its per-interval histograms were kept (--hdr-log): keeping a
- * whole-run histogram per agent per STATS cost too much CPU or memory at
- * a thousand agents (tests/bench/coordinator-merge). */
+/* The run's latency (and service time) is the sum of its intervals' (the
+ * tail included), summed as they were released (co__live_release), which
+ * equals the sum of the agents' DONE histograms and also holds what a lost
+ * agent reported before it went. A lost agent's own latency is the sum of
+ * its STATS, kept per agent in compact (frozen) form as they arrive. Any
+ * interval not released (none once the final flush ran) is added too. */
 void co__live_sum_intervals(struct run *r)
 {
     struct co_result *res = r->res;
     pr_hist *scratch = pr_hist_new();
 
-    res->lat = pr_hist_new();
+    res->lat = r->tot_lat ? r->tot_lat : pr_hist_new();
+    res->svc = r->tot_svc;
+    r->tot_lat = r->tot_svc = NULL;
     for (uint32_t k = 0; k < res->n_intervals; k++) {
         const pr_hist *h = co_interval_lat(&res->intervals[k], scratch);
         if (h)
@@ -320,17 +409,20 @@ void co__live_sum_intervals(struct run *r)
         if (h)
             pr_hist_add(res->svc, h);
     }
+    if (res->n_checkpoints > 0) { /* the final report's window: after the last one */
+        res->has_since_cp = true;
+        res->since_cp_ctr = r->cp_ctr;
+        res->since_cp_lat = r->cp_lat ? r->cp_lat : pr_hist_new();
+        r->cp_lat = NULL;
+    }
     for (uint32_t i = 0; i < r->n; i++) {
         struct co_agent_result *ar = &res->agents[i];
         if (ar->done)
             continue;
         pr_hist_destroy(&ar->lat);
-        for (uint32_t k = 0; k < res->n_intervals; k++) {
-            const pr_hist *h = co_interval_agent_lat(&res->intervals[k], i, scratch);
-            if (h && ar->lat == NULL)
-                ar->lat = pr_hist_new();
-            if (h)
-                pr_hist_add(ar->lat, h);
+        if (r->agents[i].lat_acc != NULL) {
+            ar->lat = pr_hist_new();
+            pr_hist_thaw(ar->lat, r->agents[i].lat_acc);
         }
     }
     pr_hist_destroy(&scratch);

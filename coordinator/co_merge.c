@@ -7,6 +7,7 @@ struct slot {
     struct co_interval_result iv; /* merged figures */
     uint8_t *seen;                /* per agent: its STATS is in */
     bool closed;                  /* printed or skipped */
+    bool released;                /* written out and freed (co_merge_release) */
 };
 
 struct co_merge {
@@ -16,11 +17,14 @@ struct co_merge {
     uint32_t *n_stats;    /* per agent STATS merged */
     uint32_t *n_late;     /* per agent late STATS */
     uint64_t interval_ns; /* I */
-    struct slot *slots;   /* index k */
+    struct slot *slots;   /* index k - base */
+    /* base + entries allocated (highest k + 1, at least) */
     uint64_t n_slots;
     uint64_t next;         /* lowest interval not closed */
     uint64_t frozen;       /* intervals below it were considered for freezing */
     bool keep_agent_hists; /* fill co_interval_result.agent_lat */
+    uint64_t released;     /* intervals below it were released (a prefix) */
+    uint64_t base;         /* k of slots[0]; every interval below it was released */
 };
 
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
@@ -39,16 +43,24 @@ co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t inte
     return m;
 }
 
+/* Slot k, base <= k < n_slots. */
+static struct slot *at(const co_merge *m, uint64_t k)
+{
+    return &m->slots[k - m->base];
+}
+
+/* Slot k (k >= base), allocated as needed. */
 static struct slot *slot_at(co_merge *m, uint64_t k)
 {
     if (k >= m->n_slots) {
-        uint64_t n = k + 1 > m->n_slots * 2 ? k + 1 : m->n_slots * 2;
+        uint64_t cap = m->n_slots - m->base;
+        uint64_t n = k + 1 - m->base > cap * 2 ? k + 1 - m->base : cap * 2;
         m->slots = pr_xrealloc(m->slots, n * sizeof(*m->slots));
-        memset(m->slots + m->n_slots, 0, (n - m->n_slots) * sizeof(*m->slots));
-        m->n_slots = n;
+        memset(m->slots + cap, 0, (n - cap) * sizeof(*m->slots));
+        m->n_slots = m->base + n;
     }
-    struct slot *s = &m->slots[k];
-    if (s->seen == NULL) {
+    struct slot *s = at(m, k);
+    if (s->seen == NULL && !s->released) {
         s->seen = pr_xcalloc(m->n_agents, 1);
         s->iv.k = k;
         s->iv.lat = pr_hist_new();
@@ -65,6 +77,12 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     *late = false;
     if (agent >= m->n_agents || st->k >= CO_MERGE_MAX_INTERVALS)
         return PR_ERANGE;
+    if (st->k < m->released) { /* written out: counted, its histograms are the caller's */
+        m->n_stats[agent]++;
+        m->n_late[agent]++;
+        *late = true;
+        return 0;
+    }
     struct slot *s = slot_at(m, st->k);
     if (s->seen[agent])
         return PR_ERANGE;
@@ -105,9 +123,9 @@ void co_merge_agent_lost(co_merge *m, uint32_t agent)
         return;
     m->lost[agent] = true;
     /* Intervals already closed without its figures are partial too. */
-    for (uint64_t k = 0; k < m->n_slots; k++)
-        if (m->slots[k].seen && !m->slots[k].seen[agent])
-            m->slots[k].iv.partial = true;
+    for (uint64_t k = m->released; k < m->n_slots; k++)
+        if (at(m, k)->seen && !at(m, k)->seen[agent])
+            at(m, k)->iv.partial = true;
 }
 
 uint32_t co_merge_live(const co_merge *m)
@@ -129,7 +147,7 @@ static bool all_live_reported(const co_merge *m, const struct slot *s)
 bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t *k, bool *early)
 {
     uint64_t boundary = (m->next + 1) * m->interval_ns;
-    struct slot *s = m->next < m->n_slots ? &m->slots[m->next] : NULL;
+    struct slot *s = m->next < m->n_slots ? at(m, m->next) : NULL;
     bool all = s && s->seen && all_live_reported(m, s);
 
     *k = m->next;
@@ -143,7 +161,7 @@ bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t 
 static void freeze_old(co_merge *m)
 {
     for (; m->frozen + CO_MERGE_KEEP_EXPANDED < m->next; m->frozen++) {
-        struct co_interval_result *iv = &m->slots[m->frozen].iv;
+        struct co_interval_result *iv = &at(m, m->frozen)->iv;
         if (iv->lat != NULL) {
             iv->lat_frozen = pr_hist_freeze(iv->lat);
             pr_hist_destroy(&iv->lat);
@@ -167,18 +185,18 @@ void co_merge_close(co_merge *m, uint64_t k, bool printed, double len_s)
         if (!s->seen[i] && m->lost[i])
             s->iv.partial = true;
     if (k == m->next)
-        while (m->next < m->n_slots && m->slots[m->next].closed)
+        while (m->next < m->n_slots && at(m, m->next)->closed)
             m->next++;
     freeze_old(m);
 }
 
 void co_merge_end(co_merge *m, uint64_t end_ns)
 {
-    for (uint64_t k = 0; k < m->n_slots; k++) {
-        struct slot *s = &m->slots[k];
+    for (uint64_t k = m->base; k < m->n_slots; k++) {
+        struct slot *s = at(m, k);
         uint64_t start = k * m->interval_ns, stop = start + m->interval_ns;
         uint64_t last = end_ns < stop ? end_ns : stop;
-        if (s->seen == NULL || !s->closed || s->iv.printed)
+        if (s->seen == NULL || !s->closed || s->iv.printed || s->released)
             continue;
         uint64_t len_ns = last > start ? last - start : 0;
         s->iv.len_s = (double)len_ns / 1e9;
@@ -188,15 +206,75 @@ void co_merge_end(co_merge *m, uint64_t end_ns)
 
 const struct co_interval_result *co_merge_get(const co_merge *m, uint64_t k)
 {
-    return k < m->n_slots && m->slots[k].seen ? &m->slots[k].iv : NULL;
+    return k >= m->base && k < m->n_slots && at(m, k)->seen ? &at(m, k)->iv : NULL;
 }
 
 uint64_t co_merge_count(const co_merge *m)
 {
     uint64_t n = m->n_slots;
-    while (n > 0 && m->slots[n - 1].seen == NULL)
+    while (n > m->base && at(m, n - 1)->seen == NULL && !at(m, n - 1)->released)
         n--;
-    return n;
+    return n > m->released ? n : m->released;
+}
+
+bool co_merge_next_final(co_merge *m, bool all, uint64_t *k)
+{
+    uint64_t n = co_merge_count(m);
+    if (m->released >= n)
+        return false;
+    struct slot *s = slot_at(m, m->released);
+    if (!s->closed || (!all && !s->iv.printed)) /* a tail's length is final at co_merge_end */
+        return false;
+    *k = m->released;
+    return all || all_live_reported(m, s) || m->released + CO_MERGE_KEEP_EXPANDED < m->next;
+}
+
+struct co_interval_result *co_merge_slot(co_merge *m, uint64_t k)
+{
+    if (k >= CO_MERGE_MAX_INTERVALS || k < m->released)
+        return NULL;
+    struct slot *s = slot_at(m, k);
+    return s->released ? NULL : &s->iv;
+}
+
+static void free_interval(struct co_interval_result *iv, uint32_t n_agents)
+{
+    pr_hist_destroy(&iv->lat);
+    pr_hist_frozen_destroy(&iv->lat_frozen);
+    pr_hist_destroy(&iv->svc);
+    pr_hist_frozen_destroy(&iv->svc_frozen);
+    for (uint32_t i = 0; iv->agent_lat_frozen && i < n_agents; i++)
+        pr_hist_frozen_destroy(&iv->agent_lat_frozen[i]);
+    free(iv->agent_lat_frozen);
+    iv->agent_lat_frozen = NULL;
+}
+
+void co_merge_release(co_merge *m, uint64_t k)
+{
+    if (k != m->released || k >= m->n_slots)
+        return;
+    struct slot *s = at(m, k);
+    free_interval(&s->iv, m->n_agents);
+    free(s->seen);
+    s->seen = NULL;
+    s->released = true;
+    m->released++;
+    if (m->frozen < m->released)
+        m->frozen = m->released;
+    /* Drop the released slots once they are half the array: memory stays
+     * bounded by the live window, however long the run. */
+    uint64_t gone = m->released - m->base, cap = m->n_slots - m->base;
+    if (gone >= 256 && gone * 2 >= cap) {
+        memmove(m->slots, m->slots + gone, (cap - gone) * sizeof(*m->slots));
+        memset(m->slots + (cap - gone), 0, gone * sizeof(*m->slots));
+        m->base += gone;
+        m->n_slots += gone;
+    }
+}
+
+bool co_merge_is_released(const co_merge *m, uint64_t k)
+{
+    return k < m->released;
 }
 
 uint32_t co_merge_agent_intervals(const co_merge *m, uint32_t agent)
@@ -214,7 +292,7 @@ void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n)
     uint64_t count = co_merge_count(m);
     *out = pr_xcalloc(count + 1, sizeof(**out));
     *n = 0;
-    for (uint64_t k = 0; k < count; k++) {
+    for (uint64_t k = m->released; k < count; k++) {
         struct slot *s = slot_at(m, k); /* an interval nobody reported is kept, empty */
         (*out)[(*n)++] = s->iv;
         memset(&s->iv, 0, sizeof(s->iv));
@@ -226,15 +304,9 @@ void co_merge_destroy(co_merge **mp)
     co_merge *m = mp ? *mp : NULL;
     if (m == NULL)
         return;
-    for (uint64_t k = 0; k < m->n_slots; k++) {
-        struct slot *s = &m->slots[k];
-        pr_hist_destroy(&s->iv.lat);
-        pr_hist_frozen_destroy(&s->iv.lat_frozen);
-        pr_hist_destroy(&s->iv.svc);
-        pr_hist_frozen_destroy(&s->iv.svc_frozen);
-        for (uint32_t i = 0; s->iv.agent_lat_frozen && i < m->n_agents; i++)
-            pr_hist_frozen_destroy(&s->iv.agent_lat_frozen[i]);
-        free(s->iv.agent_lat_frozen);
+    for (uint64_t k = m->base; k < m->n_slots; k++) {
+        struct slot *s = at(m, k);
+        free_interval(&s->iv, m->n_agents);
         free(s->seen);
     }
     free(m->slots);

@@ -14,7 +14,10 @@
  * window in which late STATS are common; older ones are frozen
  * (pr_hist_frozen, a few KB instead of a 186 KB array), and a STATS still
  * arriving for one is added to the frozen form directly. Per-agent
- * histograms (keep_agent_hists) are frozen as they arrive.
+ * histograms (keep_agent_hists) are frozen as they arrive. Once written
+ * out, an interval is released (co_merge_release): its histograms and
+ * per-agent state are freed and its slot dropped, so a run of any length
+ * holds only the intervals not yet final.
  *
  * Thread: one thread. The intervals are co_result's plain data, moved out
  * with co_merge_take().
@@ -85,8 +88,32 @@ uint32_t co_merge_live(const co_merge *m);
 uint32_t co_merge_agent_intervals(const co_merge *m, uint32_t agent);
 uint32_t co_merge_agent_late(const co_merge *m, uint32_t agent);
 
-/* Move the intervals out (ownership to the caller, who frees them through
- * co_result_clear). m keeps nothing. */
+/* Streaming (runs of any length): the lowest interval not yet released
+ * that is final enough to be written out: closed and printed (a tail waits
+ * for co_merge_end), and every live agent
+ * reported it, or CO_MERGE_KEEP_EXPANDED intervals closed after it (a late
+ * STATS is not waited for longer), or all is true (the run is over).
+ * Returns true and sets *k. Intervals are released in k order. */
+bool co_merge_next_final(co_merge *m, bool all, uint64_t *k);
+
+/* Interval k for writing out, created empty when no agent reported it;
+ * NULL once released or k beyond the bound. Borrowed. */
+struct co_interval_result *co_merge_slot(co_merge *m, uint64_t k);
+
+/* Free interval k's histograms and per-agent state once it was written
+ * out (k must be the one co_merge_next_final() returned; any other is
+ * ignored). A STATS arriving for it later is still counted (its agent's
+ * intervals and late ones, the slot's counters) and co_merge_add()
+ * returns 0 with *late true, but its histograms are the caller's to keep
+ * (the run's totals): the interval is on disk already. A duplicate STATS
+ * for a released interval cannot be told from a late one. */
+void co_merge_release(co_merge *m, uint64_t k);
+
+/* Interval k was released. */
+bool co_merge_is_released(const co_merge *m, uint64_t k);
+
+/* Move the intervals not released out (ownership to the caller, who frees
+ * them through co_result_clear). m keeps nothing. */
 void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n);
 
 void co_merge_destroy(co_merge **m);

@@ -2,10 +2,12 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "co_csv.h"
 #include "co_hdrout.h"
 #include "co_json.h"
+#include "co_stream.h"
 
 /* Where each file went is an informational message (sysbench's level 4):
  * a successful run at the default --verbosity=3 keeps stderr empty, as
@@ -25,7 +27,14 @@ int co_output_write(const struct co_args *a, const struct co_result *res)
     int bad = 0;
     bool info = pr_opts_int(a->opts, "verbosity") >= CO_OUTPUT_VERBOSITY_INFO;
 
-    if (a->json_path)
+    if (res->stream != NULL) /* a run: its intervals were written as they closed */
+        return co_stream_finish(res->stream, res, info);
+    if (a->json_path && strcmp(a->json_path, "-") == 0) {
+        int rc = co_json_write(res, stdout);
+        err.code = rc;
+        snprintf(err.msg, sizeof(err.msg), "stdout: %s", pr_strerror(rc));
+        bad |= report(rc, false, "JSON results", "-", &err);
+    } else if (a->json_path)
         bad |= report(co_json_write_file(res, a->json_path, &err), info, "JSON results",
                       a->json_path, &err);
     if (a->csv_path)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_stream.h"
+
 static void free_strv(char **v, uint32_t n)
 {
     if (v == NULL)
@@ -103,5 +105,8 @@ void co_result_clear(struct co_result *r)
     free(r->checkpoints);
     pr_hist_destroy(&r->cp_late_lat);
     free(r->exit_reason);
+    free(r->run_id);
+    pr_hist_destroy(&r->since_cp_lat);
+    co_stream_destroy(&r->stream);
     memset(r, 0, sizeof(*r));
 }

@@ -144,6 +144,13 @@ struct co_result {
                                        it cut off */
     uint64_t bad_frames;            /* malformed frames received and ignored */
     uint64_t refused_agents;        /* connections refused (unauthorized key, version) */
+    char *run_id;                   /* the run id every message carries, or NULL before the fleet */
+    /* Runs of any length: the intervals were written out as they closed
+     * (co_stream) and freed; intervals[] then holds none of them. */
+    struct co_stream *stream;        /* the files being written, finished by co_output_write */
+    bool has_since_cp;               /* since_cp_* hold the final report's window */
+    struct pr_counters since_cp_ctr; /* counters of the intervals after the last checkpoint */
+    pr_hist *since_cp_lat;           /* their merged latency (owned) */
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

@@ -14,6 +14,7 @@
 #include "co_keys.h"
 #include "co_merge.h"
 #include "co_plan.h"
+#include "co_prom.h"
 #include "co_report.h"
 #include "co_run_int.h"
 #include "co_spawn.h"
@@ -117,6 +118,8 @@ static int open_fleet(struct run *r, const char *self_exe)
     char run_id[PR_RUN_ID_MAX + 1];
     snprintf(run_id, sizeof(run_id), "%llx-%x", (unsigned long long)time(NULL), (unsigned)getpid());
     co_fleet_set_run(r->fleet, run_id);
+    free(r->res->run_id);
+    r->res->run_id = pr_xstrdup(run_id);
     if (r->spawn && co_spawn_start(r->spawn, &err) != 0)
         goto bad;
     return 0;
@@ -381,6 +384,7 @@ static void on_lost(struct run *r, uint32_t i, const char *why)
     ar->reason = pr_xstrdup(why);
     if (r->merge)
         co_merge_agent_lost(r->merge, i);
+    co__live_prom(r, true); /* stampede_agent_up drops at once */
     fprintf(stderr, "stampede: agent %s (%s) lost at %.1f s: %s\n", p->name, p->host, ar->lost_at_s,
             why);
     if (ag->done || r->stopping)
@@ -681,7 +685,14 @@ static void print_phase(struct run *r, uint32_t phase)
 
 static void free_run(struct run *r)
 {
+    for (uint32_t i = 0; r->agents && i < r->n; i++)
+        pr_hist_frozen_destroy(&r->agents[i].lat_acc);
     free(r->agents);
+    pr_hist_destroy(&r->tot_lat);
+    pr_hist_destroy(&r->tot_svc);
+    pr_hist_destroy(&r->cp_lat);
+    pr_hist_destroy(&r->scratch);
+    co_prom_stop(&r->prom);
     co__srv_copy(&r->srv0, &r->n_srv0, NULL, 0);
     co__srv_copy(&r->srv_last, &r->n_srv_last, NULL, 0);
     free(r->srv0);
@@ -695,6 +706,47 @@ static void free_run(struct run *r)
     co_spawn_destroy(&r->spawn, 3000);
     co_keyring_destroy(&r->kr);
     memset(&r->keys, 0, sizeof(r->keys));
+}
+
+/* --prometheus: open before any load, so a bad address loses nothing. */
+static int start_prom(struct run *r)
+{
+    struct pr_error err = {0};
+    if (r->a->prometheus == NULL)
+        return 0;
+    if (r->a->cmd != PR_CMD_RUN) {
+        fprintf(stderr,
+                "stampede: WARNING: --prometheus serves a run's metrics; %s has none, so "
+                "no endpoint is opened\n",
+                r->res->command);
+        return 0;
+    }
+    const char **names = pr_xcalloc(r->n + 1, sizeof(*names));
+    for (uint32_t i = 0; i < r->n; i++)
+        names[i] = r->res->agents[i].name;
+    struct co_prom_info info = {r->res->workload, r->res->command, r->res->run_id, r->res->version};
+    r->prom = co_prom_start(r->a->prometheus, &info, r->n, names, &err);
+    free(names);
+    if (r->prom == NULL) {
+        fail(r, "%s", err.msg);
+        co_fleet_broadcast_stop(r->fleet, "the run was aborted before it started", false);
+        return -1;
+    }
+    co__live_prom(r, true);
+    return 0;
+}
+
+/* --prometheus-linger: the final figures stay up for a last scrape. */
+static void linger_prom(struct run *r)
+{
+    if (r->prom == NULL)
+        return;
+    co__live_prom(r, true);
+    uint64_t until = co_fleet_now_ns() + (uint64_t)r->a->prometheus_linger_s * 1000000000u;
+    while (co_fleet_now_ns() < until && !interrupts) {
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 static void run_phases(struct run *r)
@@ -733,7 +785,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
     print_header(&r);
     if (open_fleet(&r, self_exe) == 0 && gather(&r) == 0 && make_plan(&r) == 0) {
         init_results(&r);
-        run_phases(&r);
+        if (start_prom(&r) == 0)
+            run_phases(&r);
         finish_results(&r);
         if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
@@ -747,6 +800,7 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         }
     }
     fflush(out);
+    linger_prom(&r);
     free_run(&r);
     return res->exit_status;
 }

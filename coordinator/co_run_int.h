@@ -29,6 +29,9 @@ struct agent {
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
     uint64_t lat_sum_us;    /* sum of its STATS latency sums */
     double cpu_sum;         /* sum of STATS.cpu */
+
+    /* Its latency over its STATS (a lost agent's figures), compact. */
+    pr_hist_frozen *lat_acc;
 };
 
 struct run {
@@ -67,6 +70,19 @@ struct run {
     bool forced_on;     /* --forced-shutdown in force */
     uint64_t forced_ms; /* its delay after --time */
     bool forced;        /* it fired: agents told to stop now */
+    /* Runs of any length: intervals are written out and freed as they
+     * become final (co__live_release), so the run's figures are summed as
+     * they go. */
+    pr_hist *tot_lat;          /* released intervals' latency, + STATS after their release */
+    pr_hist *tot_svc;          /* the same for the service time, NULL: none (closed loop) */
+    pr_hist *cp_lat;           /* released intervals of the current checkpoint window */
+    struct pr_counters cp_ctr; /* their counters */
+    pr_hist *scratch;          /* where a frozen interval is expanded */
+    bool stream_opened;        /* res->stream was opened (at the first release) */
+    struct co_prom *prom;      /* --prometheus endpoint, or NULL */
+    uint64_t prom_pub_ns;      /* when a snapshot was last published */
+    bool keep_closed;          /* co__live_release does nothing: closed intervals stay in
+                                  co_merge (tests/bench/coordinator_merge reads them all) */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */
@@ -91,5 +107,11 @@ void co__live_checkpoints(struct run *r, uint64_t k);
 void co__live_progress(struct run *r);
 /* res->lat from the intervals; a lost agent's from its kept intervals. */
 void co__live_sum_intervals(struct run *r);
+/* Write out and free every interval that is final (all: the run is over,
+ * every closed one is), in k order: co_stream, the run's totals, the
+ * checkpoint window. */
+void co__live_release(struct run *r, bool all);
+/* Publish the --prometheus snapshot now (force) or when one is due. */
+void co__live_prom(struct run *r, bool force);
 
 #endif

@@ -117,6 +117,10 @@ int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_r
         pr_hist *scratch = pr_hist_new();
         since = pr_hist_new();
         memset(&fin.counters, 0, sizeof(fin.counters));
+        if (res->has_since_cp) { /* a run: summed as its intervals were written out */
+            pr_counters_add(&fin.counters, &res->since_cp_ctr);
+            pr_hist_add(since, res->since_cp_lat);
+        }
         for (uint32_t k = 0; k < res->n_intervals; k++) {
             if (res->intervals[k].k <= last->k_last)
                 continue;

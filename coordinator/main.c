@@ -2,6 +2,7 @@
  * else here. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <unistd.h>
 
@@ -71,7 +72,9 @@ int main(int argc, char **argv)
         rc = keygen(&a);
         break;
     case CO_ACTION_COMMAND:
-        rc = co_run(&a, self_exe(exe, sizeof(exe)), stdout, &res);
+        /* --json=-: the JSON owns stdout, the text report goes to stderr. */
+        rc = co_run(&a, self_exe(exe, sizeof(exe)),
+                    a.json_path && strcmp(a.json_path, "-") == 0 ? stderr : stdout, &res);
         rc = co_output_write(&a, &res) != 0 && rc == 0 ? 1 : rc;
         co_result_clear(&res);
         break;

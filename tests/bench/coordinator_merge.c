@@ -80,10 +80,14 @@
 
 #define INTERVAL_MS       1000
 #define THREADS_PER_AGENT 16
-#define MAX_INTERVALS     3600
+#define MAX_INTERVALS     10000
 #define MAX_AGENTS        10000
 #define JOIN_TIMEOUT_S    300
 #define SEQ_MARK          0xA5A5A5A5A5A5A5A5ull /* placeholder patched at send time */
+#define K_MARK            0xA6A6A6A6A6A6A6A6ull /* --interval-ms: k patched at send time too */
+#define LONG_POOL         20   /* --interval-ms: distinct STATS per agent, sent in turn */
+#define LONG_FIRST_K      100  /* --interval-ms: RSS growth counted from this interval */
+#define LONG_STEP_K       1000 /* ... per this many */
 #define EZ_LEN            (1u << 16)
 #define SIGMA             0.5 /* log-normal shape */
 #define TAIL_PER_MILLE    5   /* samples multiplied by 3..30: lock waits, flushes */
@@ -94,6 +98,12 @@
 static double ez[EZ_LEN];           /* exp(SIGMA * z), z standard normal */
 static uint64_t min_samples = 1000; /* per agent-interval, --samples=MIN:MAX */
 static uint64_t max_samples = 20000;
+/* --interval-ms (long-run mode, 0: off): intervals of this length, STATS
+ * from a pool of LONG_POOL per agent with k patched in (5,000 intervals of
+ * 100 agents cannot be encoded in advance), no server sample, and closed
+ * intervals released as stampede releases them (co__live_release), so the
+ * RSS growth per LONG_STEP_K intervals is what a long run costs. */
+static uint32_t long_ivl_ms;
 
 static uint64_t mix64(uint64_t z)
 {
@@ -177,14 +187,14 @@ static const char *const srv_names[] = {
  * the 8 seq bytes (big endian, after msgpack's 0xcf). lead: the agent also
  * sends the server sample, as the lead agent does. 0 or a negative code. */
 static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *c, bool lead,
-                        msgpack_sbuffer *sb, size_t *seq_off)
+                        msgpack_sbuffer *sb, size_t *seq_off, size_t *k_off)
 {
     struct pr_msg m;
     struct pr_msg_stat srv[N_SRV];
     struct pr_error err = {0};
 
     pr_msg_init(&m, PR_MSG_STATS, NULL, SEQ_MARK);
-    m.u.stats.k = k;
+    m.u.stats.k = long_ivl_ms ? K_MARK : k;
     m.u.stats.ctr = *c;
     m.u.stats.lat = (pr_hist *)h;
     m.u.stats.cpu_pct = 20.0 + (double)(c->transactions % 60);
@@ -209,6 +219,15 @@ static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *
         return PR_EINVAL;
     }
     *seq_off = (size_t)(p - (const uint8_t *)sb->data) + 1;
+    if (long_ivl_ms) {
+        static const uint8_t kmark[9] = {0xcf, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6};
+        p = memmem(sb->data, sb->size, kmark, sizeof(kmark));
+        if (p == NULL) {
+            fprintf(stderr, "coordinator_merge: k placeholder not found\n");
+            return PR_EINVAL;
+        }
+        *k_off = (size_t)(p - (const uint8_t *)sb->data) + 1;
+    }
     return 0;
 }
 
@@ -285,6 +304,7 @@ struct sim_stats {
     uint8_t *data; /* encoded STATS, seq patched at send time */
     size_t size;
     size_t seq_off;
+    size_t k_off; /* --interval-ms: k patched too */
 };
 
 struct sim {
@@ -395,8 +415,10 @@ static void sim_drain(struct sim *s, uint32_t i)
 static void sim_send_stats(struct sim *s, uint64_t k)
 {
     for (uint32_t i = 0; i < s->n; i++) {
-        struct sim_stats *st = &s->st[k * s->n + i];
+        struct sim_stats *st = &s->st[(long_ivl_ms ? k % LONG_POOL : k) * s->n + i];
         patch_seq(st->data, st->seq_off, ++s->ag[i].seq);
+        if (long_ivl_ms)
+            patch_seq(st->data, st->k_off, k);
         sim_send(s, i, st->data, st->size, false);
         s->rep->stats_sent++;
     }
@@ -412,7 +434,8 @@ static int sim_prepare(struct sim *s)
     int rc = 0;
 
     rep->buckets_min = UINT32_MAX;
-    for (uint64_t k = 0; k < s->k_count && rc == 0; k++) {
+    uint64_t pool = long_ivl_ms && s->k_count > LONG_POOL ? LONG_POOL : s->k_count;
+    for (uint64_t k = 0; k < pool && rc == 0; k++) {
         for (uint32_t i = 0; i < s->n && rc == 0; i++) {
             msgpack_sbuffer sb;
             struct pr_hist_iter it = PR_HIST_ITER_INIT;
@@ -422,7 +445,7 @@ static int sim_prepare(struct sim *s)
                 nb++;
             msgpack_sbuffer_init(&sb);
             struct sim_stats *st = &s->st[k * s->n + i];
-            rc = encode_stats(k, h, &c, i == 0, &sb, &st->seq_off);
+            rc = encode_stats(k, h, &c, i == 0 && !long_ivl_ms, &sb, &st->seq_off, &st->k_off);
             st->data = (uint8_t *)sb.data; /* ownership moves to st */
             st->size = sb.size;
             rep->expect_tx[k] += c.transactions;
@@ -435,7 +458,11 @@ static int sim_prepare(struct sim *s)
             rep->bytes_max = sb.size > rep->bytes_max ? (uint32_t)sb.size : rep->bytes_max;
         }
     }
-    double cnt = (double)s->n * s->k_count;
+    for (uint64_t k = pool; k < s->k_count; k++) { /* the pool, sent in turn */
+        rep->expect_tx[k] = rep->expect_tx[k % pool];
+        rep->expect_samples[k] = rep->expect_samples[k % pool];
+    }
+    double cnt = (double)s->n * pool;
     rep->samples_mean = (double)samples / cnt;
     rep->buckets_mean = (double)buckets / cnt;
     rep->bytes_mean = (double)bytes / cnt;
@@ -495,7 +522,8 @@ static int sim_main(uint32_t n, uint32_t k_count, uint64_t seed, const char *end
     s.rep = pr_xcalloc(1, sizeof(*s.rep));
     s.rep->intervals = k_count;
     s.ag = pr_xcalloc(n, sizeof(*s.ag));
-    s.st = pr_xcalloc((size_t)n * k_count, sizeof(*s.st));
+    s.st = pr_xcalloc((size_t)n * (long_ivl_ms && k_count > LONG_POOL ? LONG_POOL : k_count),
+                      sizeof(*s.st));
     s.items = pr_xcalloc(n, sizeof(*s.items));
 
     void *ctx = zmq_ctx_new();
@@ -563,6 +591,11 @@ struct coord {
     size_t heap_join;    /* malloc'ed bytes in use (all arenas) after the join */
     size_t heap_end;     /* ... after the last line */
     struct sections sec;
+    long rss_at[MAX_INTERVALS / LONG_STEP_K + 2];    /* --interval-ms: RSS (KB) at LONG_FIRST_K,
+                                                        then every LONG_STEP_K intervals */
+    size_t heap_at[MAX_INTERVALS / LONG_STEP_K + 2]; /* malloc'ed bytes in use then */
+    uint32_t k_at[MAX_INTERVALS / LONG_STEP_K + 2];  /* lines printed then */
+    uint32_t n_rss;
 };
 
 /* The lead's READY sample, as the simulator's counters stand before
@@ -741,7 +774,14 @@ static int start_run(struct coord *c)
     free(names);
     free(perm);
     r->interval_ms = ri > 0 ? (uint32_t)ri * 1000u : 1000u; /* co_run's interval_ms_of */
-    if (rc != 0 || r->interval_ms != INTERVAL_MS) {
+    /* The per-interval figures below read every interval after the run:
+     * keep them in co_merge (stampede releases them: --interval-ms does). */
+    r->keep_closed = long_ivl_ms == 0;
+    if (long_ivl_ms)
+        r->interval_ms = long_ivl_ms;
+    else if (rc != 0 || r->interval_ms != INTERVAL_MS)
+        rc = rc ? rc : PR_EINVAL;
+    if (rc != 0) {
         free(threads);
         fprintf(stderr, "coordinator_merge: %s\n",
                 rc ? pr_strerror(rc) : "the interval is not INTERVAL_MS");
@@ -768,12 +808,37 @@ static int start_run(struct coord *c)
     return 0;
 }
 
+static long rss_kb(void);
+
+/* --interval-ms: RSS at LONG_FIRST_K and every LONG_STEP_K intervals; the
+ * lines in memory are dropped (a long run's stdout is not the coordinator's
+ * memory). */
+static void long_sample(struct coord *c)
+{
+    uint32_t want = LONG_FIRST_K + c->n_rss * LONG_STEP_K;
+    /* At the first line at or after the mark that was complete when
+     * printed: the coordinator had caught up, so ZeroMQ's queues hold no
+     * backlog of STATS (malloc'ed; RSS keeps a backlog's pages). */
+    if (c->printed >= want && c->printed > 0 &&
+        c->n_rss < sizeof(c->rss_at) / sizeof(c->rss_at[0]) &&
+        c->reporting_at_print[c->printed - 1] == c->n) {
+        c->rss_at[c->n_rss] = rss_kb();
+        c->heap_at[c->n_rss] = mallinfo2().uordblks;
+        c->k_at[c->n_rss++] = c->printed;
+    }
+    fflush(c->r.out);
+    fseek(c->r.out, 0, SEEK_SET);
+    c->out_seen = 0;
+    c->out_len = 0;
+}
+
 /* as co_run.c's drive_phase loop (co_fleet_next, handle_event,
  * co_fleet_event_clear, co__live_flush), with each part timed */
 static void drive(struct coord *c)
 {
     struct co_fleet_event ev;
-    uint64_t deadline = c->r.t0_ns + (uint64_t)(c->k_count + 10) * 1000000000u;
+    uint64_t deadline =
+        c->r.t0_ns + (uint64_t)(c->k_count + 10) * c->r.interval_ms * 1000000u + 10000000000u;
 
     while (c->printed < c->k_count && co_fleet_now_ns() < deadline) {
         uint64_t a = thread_cpu_ns();
@@ -786,6 +851,8 @@ static void drive(struct coord *c)
         co__live_flush(&c->r, false);
         uint64_t f = thread_cpu_ns();
         count_lines(c);
+        if (long_ivl_ms)
+            long_sample(c);
         c->sec.next += b - a;
         c->sec.handle += d - b;
         c->sec.clear += e - d;
@@ -849,7 +916,11 @@ static double per_op_us(uint64_t t0, uint64_t ops)
 static double micro_live_stats(const struct coord *c, struct pr_msg *msgs, int reps)
 {
     struct co_result res = {0};
-    struct run r = {.a = &c->args, .res = &res, .n = MICRO_STATS, .interval_ms = INTERVAL_MS};
+    struct run r = {.a = &c->args,
+                    .res = &res,
+                    .n = MICRO_STATS,
+                    .interval_ms = INTERVAL_MS,
+                    .keep_closed = true};
     uint32_t threads[MICRO_STATS];
 
     for (uint32_t i = 0; i < MICRO_STATS; i++)
@@ -882,7 +953,7 @@ static void micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
     struct pr_msg msgs[MICRO_STATS];
     pr_hist *h = pr_hist_new();
     struct pr_counters ctr;
-    size_t off;
+    size_t off, koff;
     int reps = 20;
 
     for (uint32_t i = 0; i < MICRO_STATS; i++) {
@@ -891,7 +962,7 @@ static void micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
         msgpack_sbuffer_init(&hb[i]);
         gen_interval(seed, i + 1, 0, h, &ctr);
         msgpack_packer_init(&pk, &hb[i], msgpack_sbuffer_write);
-        if (encode_stats(0, h, &ctr, false, &sb[i], &off) != 0 || pr_hist_pack(h, &pk) != 0)
+        if (encode_stats(0, h, &ctr, false, &sb[i], &off, &koff) != 0 || pr_hist_pack(h, &pk) != 0)
             exit(1);
         patch_seq((uint8_t *)sb[i].data, off, 1);
     }
@@ -1194,11 +1265,53 @@ static void result_line(struct coord *c, const struct sim_report *rep, const str
         mb->decode_us, sum_ms, kk ? c->wait_ns / 1e6 / kk : 0.0);
 }
 
+/* --interval-ms: RSS at interval 100 and every 1,000 after, the growth per
+ * 1,000, and whether every line was complete. */
+static void long_report(const struct coord *c, const struct sim_report *rep, long rss_join_kb,
+                        long rss_end_kb, long peak_kb)
+{
+    uint32_t complete = 0;
+    uint64_t kk = c->printed < MAX_INTERVALS ? c->printed : MAX_INTERVALS;
+    for (uint64_t k = 0; k < kk; k++)
+        complete += c->reporting_at_print[k] == c->n;
+    double cpu_ms = kk ? (double)(c->cpu_thread[kk] - c->cpu_thread[0]) / 1e6 / (double)kk : 0;
+    printf("coordinator-merge long run: %u agents, %u intervals of %u ms (STATS from a pool of %d "
+           "per agent, %.0f samples and %.0f buckets each on average)\n",
+           c->n, c->printed, long_ivl_ms, LONG_POOL, rep->samples_mean, rep->buckets_mean);
+    printf("  lines printed %u of %u, complete when printed %u; coordinator thread CPU %.3f ms "
+           "per interval (%.1f%% of a core)\n",
+           c->printed, c->k_count, complete, cpu_ms, cpu_ms / long_ivl_ms * 100.0);
+    printf("  RSS: %.1f MB after join, %.1f MB at the end, peak %.1f MB\n", rss_join_kb / 1024.0,
+           rss_end_kb / 1024.0, peak_kb / 1024.0);
+    double worst = 0, worst_heap = 0;
+    for (uint32_t i = 1; i < c->n_rss; i++) {
+        double d = (double)(c->rss_at[i] - c->rss_at[i - 1]);
+        double dh = ((double)c->heap_at[i] - (double)c->heap_at[i - 1]) / 1024.0;
+        double per_k = (double)LONG_STEP_K / (double)(c->k_at[i] - c->k_at[i - 1]);
+        worst = d * per_k > worst ? d * per_k : worst;
+        worst_heap = dh * per_k > worst_heap ? dh * per_k : worst_heap;
+        printf("  at interval %u: RSS %.1f MB (%+.0f KB since interval %u), heap in use %.1f MB "
+               "(%+.0f KB)\n",
+               c->k_at[i], c->rss_at[i] / 1024.0, d, c->k_at[i - 1], c->heap_at[i] / 1048576.0, dh);
+    }
+    uint32_t last = c->n_rss ? c->n_rss - 1 : 0;
+    double span = c->n_rss > 1 ? (double)(c->k_at[last] - c->k_at[0]) / LONG_STEP_K : 0;
+    double per = span > 0 ? (double)(c->rss_at[last] - c->rss_at[0]) / span : 0;
+    double per_heap =
+        span > 0 ? ((double)c->heap_at[last] - (double)c->heap_at[0]) / 1024.0 / span : 0;
+    printf("  growth per %d intervals after the first %d: RSS %.0f KB mean, %.0f KB worst; heap "
+           "in use %.0f KB mean, %.0f KB worst (goal <= 1024 KB)\n",
+           LONG_STEP_K, LONG_FIRST_K, per, worst, per_heap, worst_heap);
+    printf("RESULT agents=%u intervals=%u interval_ms=%u complete=%u rss_growth_per_1000_kb=%.0f "
+           "rss_growth_worst_kb=%.0f heap_growth_per_1000_kb=%.0f peak_rss_mb=%.1f\n",
+           c->n, c->printed, long_ivl_ms, complete, per, worst, per_heap, peak_kb / 1024.0);
+}
+
 static int usage(void)
 {
     fprintf(stderr,
             "usage: coordinator_merge [--agents=N (1..%d)] [--intervals=K (1..%d)] "
-            "[--samples=MIN:MAX] [--hdr-log] [--seed=S]\n",
+            "[--samples=MIN:MAX] [--hdr-log] [--seed=S] [--interval-ms=MS (10..1000)]\n",
             MAX_AGENTS, MAX_INTERVALS);
     return 2;
 }
@@ -1263,6 +1376,10 @@ int main(int argc, char **argv)
             parse_samples(argv[i] + 10);
         else if (strcmp(argv[i], "--hdr-log") == 0)
             keep_hists = true;
+        else if (parse_uint(argv[i], "--interval-ms", 1000, &v) && v >= 10)
+            long_ivl_ms = (uint32_t)v;
+        else if (strncmp(argv[i], "--interval-ms=", 14) == 0)
+            return usage();
         else
             return usage();
     }
@@ -1317,6 +1434,9 @@ int main(int argc, char **argv)
         if (!got || !rep->ok) {
             fprintf(stderr, "coordinator_merge: simulator: %s\n",
                     got ? rep->why : "no report (it died)");
+        } else if (long_ivl_ms) {
+            long_report(&c, rep, rss_join, rss_end, peak);
+            status = 0;
         } else {
             struct micro mb;
             micro_bench(&c, seed, &mb);

@@ -316,8 +316,78 @@ static void test_service(void)
     co_merge_destroy(&m);
 }
 
+/* Release (runs of any length): an interval is final once closed and
+ * complete, or CO_MERGE_KEEP_EXPANDED intervals later; a tail only at the
+ * end; a late STATS for a released interval is counted late; thousands of
+ * intervals leave only the live window's slots. */
+static void test_release(void)
+{
+    co_merge *m = co_merge_new(2, NULL, 1000, false);
+    uint64_t k = 99;
+    bool late = false, early = false;
+    for (uint64_t i = 0; i < 5000; i++) {
+        for (uint32_t a = 0; a < 2; a++) {
+            struct pr_msg_stats st = stats(i, 1, 100, 1);
+            CHECK(co_merge_add(m, a, &st, &late) == 0 && !late);
+            pr_hist_destroy(&st.lat);
+        }
+        CHECK(co_merge_due(m, i * SEC, 0, &k, &early) && k == i);
+        co_merge_close(m, i, true, 1.0);
+        CHECK(co_merge_next_final(m, false, &k) && k == i);
+        co_merge_release(m, k);
+        CHECK(co_merge_is_released(m, i) && co_merge_get(m, i) == NULL);
+    }
+    CHECK(!co_merge_next_final(m, true, &k));
+    CHECK_EQ_U64(co_merge_count(m), 5000);
+    /* A STATS for a released interval: counted, late. */
+    struct pr_msg_stats st = stats(10, 1, 100, 1);
+    CHECK(co_merge_add(m, 0, &st, &late) == 0 && late);
+    CHECK_EQ_U64(co_merge_agent_intervals(m, 0), 5001);
+    CHECK_EQ_U64(co_merge_agent_late(m, 0), 1);
+    pr_hist_destroy(&st.lat);
+    /* Interval 5000 closed with agent 1 missing: not final until 3 more
+     * closed; 5001..5003 complete behind it wait for it. */
+    for (uint64_t i = 5000; i < 5004; i++) {
+        for (uint32_t a = 0; a < 2; a++) {
+            if (i == 5000 && a == 1)
+                continue;
+            struct pr_msg_stats s2 = stats(i, 1, 100, 1);
+            co_merge_add(m, a, &s2, &late);
+            pr_hist_destroy(&s2.lat);
+        }
+        co_merge_close(m, i, true, 1.0);
+        bool fin = co_merge_next_final(m, false, &k);
+        CHECK_MSG(fin == (i == 5003) && (!fin || k == 5000), "interval %llu: final %d k %llu",
+                  (unsigned long long)i, fin, (unsigned long long)k);
+    }
+    co_merge_release(m, 5000);
+    /* A tail (closed, not printed) waits for the end. */
+    CHECK(co_merge_next_final(m, false, &k) && k == 5001);
+    co_merge_release(m, 5001);
+    co_merge_release(m, 5003); /* out of order: ignored */
+    CHECK(co_merge_is_released(m, 5001) && !co_merge_is_released(m, 5003));
+    struct pr_msg_stats t = stats(5004, 1, 100, 1);
+    co_merge_add(m, 0, &t, &late);
+    co_merge_add(m, 1, &t, &late);
+    pr_hist_destroy(&t.lat);
+    co_merge_close(m, 5004, false, 0.5);
+    CHECK(co_merge_next_final(m, false, &k) && k == 5002);
+    co_merge_release(m, 5002);
+    co_merge_release(m, 5003);
+    CHECK(!co_merge_next_final(m, false, &k));
+    CHECK(co_merge_next_final(m, true, &k) && k == 5004);
+    struct co_interval_result *ivs = NULL;
+    uint32_t n = 0;
+    co_merge_take(m, &ivs, &n); /* only the unreleased one */
+    CHECK(n == 1 && ivs[0].k == 5004 && ivs[0].ctr.transactions == 2);
+    struct co_result res = {.intervals = ivs, .n_intervals = n, .n_agents = 2};
+    co_result_clear(&res);
+    co_merge_destroy(&m);
+}
+
 int main(void)
 {
+    test_release();
     test_tail_time();
     test_exact();
     test_service();

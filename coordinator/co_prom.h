@@ -1,0 +1,99 @@
+/* co_prom: the coordinator's --prometheus=HOST:PORT endpoint (README "Live
+ * metrics"): the Prometheus text exposition format at /metrics while a
+ * run goes, served by libmicrohttpd on its own thread.
+ *
+ * The coordinator thread owns the live figures: it adds every STATS as it
+ * arrives (co_prom_add_stats: counters and the latency histogram only
+ * grow; a late STATS is added when it comes) and, after a merge step or an
+ * interval close, copies them into a snapshot under a mutex
+ * (co_prom_publish). The HTTP thread only renders the latest snapshot
+ * (co_prom_render.c), so a scrape never waits on the merge and the merge
+ * waits at most for one copy. GET or HEAD /metrics gives 200; any other
+ * path 404; any other method 405.
+ *
+ * Latency buckets: fixed bounds CO_PROM_BUCKET_FIRST_US (50 µs) up to
+ * 60 s, each 10% above the previous (rounded to whole µs), then +Inf; a
+ * sample is placed by its exact-histogram value (0.1% resolution). Kinds:
+ * the histogram and counters are for all statements; co__prom_render()
+ * takes a `kind` label (CO_PROM_KIND_ALL, "all") so per-kind series can be
+ * added beside them.
+ */
+#ifndef CO_PROM_H
+#define CO_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pr_counters.h"
+#include "pr_err.h"
+#include "pr_msg.h"
+
+#define CO_PROM_BUCKET_FIRST_US 50
+#define CO_PROM_BUCKET_LAST_US  60000000
+#define CO_PROM_MAX_BUCKETS     160
+#define CO_PROM_KIND_ALL        "all"
+
+typedef struct co_prom co_prom;
+
+/* The run's identity for stampede_run_info (borrowed during the call). */
+struct co_prom_info {
+    const char *workload;
+    const char *command;
+    const char *run_id;
+    const char *version;
+};
+
+/* Listen on hostport ("HOST:PORT", "[V6]:PORT" or ":PORT" for 127.0.0.1;
+ * HOST a numeric address) and serve /metrics for n_agents agents named
+ * names[i] (copied). NULL with err naming the option and the reason (bad
+ * address, port in use). */
+co_prom *co_prom_start(const char *hostport, const struct co_prom_info *info, uint32_t n_agents,
+                       const char *const *names, struct pr_error *err);
+
+/* Coordinator thread: agent's STATS into the live figures (not visible
+ * before the next co_prom_publish). */
+void co_prom_add_stats(co_prom *p, uint32_t agent, const struct pr_msg_stats *st);
+
+/* Coordinator thread: agent's liveness and clock offset (ns, agent minus
+ * coordinator). */
+void co_prom_agent_state(co_prom *p, uint32_t agent, bool up, int64_t clock_offset_ns);
+
+/* Coordinator thread: make the live figures what scrapes see. */
+void co_prom_publish(co_prom *p);
+
+/* Stop serving (waits for a scrape in progress) and free *p; NULL-safe. */
+void co_prom_stop(co_prom **p);
+
+/* Internal to co_prom.c and co_prom_render.c (and their test). */
+
+/* One agent's figures. */
+struct co__prom_agent {
+    char *name;             /* label value */
+    struct pr_counters ctr; /* sum of its STATS */
+    bool up;                /* in the run, not lost */
+    double cpu_ratio;       /* last STATS.cpu / 100 (cores) */
+    double lag_max_s;       /* last STATS.lagmax */
+    double clock_offset_s;  /* agent minus coordinator */
+};
+
+/* What a scrape renders. */
+struct co__prom_snap {
+    char *workload, *command, *run_id, *version;
+    struct pr_counters ctr;                   /* over all agents */
+    uint64_t bucket[CO_PROM_MAX_BUCKETS + 1]; /* per bound (not cumulative), [n_bounds]: +Inf */
+    uint64_t count;                           /* samples */
+    uint64_t sum_us;                          /* their exact sum */
+    uint32_t n_agents;
+    struct co__prom_agent *agents;
+};
+
+/* The bucket bounds in µs, ascending, into bounds[CO_PROM_MAX_BUCKETS];
+ * returns how many. */
+uint32_t co__prom_bounds(uint64_t *bounds);
+
+/* s in the text exposition format (version 0.0.4), the caller's (free()),
+ * *len set. kind labels the latency histogram. */
+char *co__prom_render(const struct co__prom_snap *s, const char *kind, size_t *len);
+
+#endif

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""e2e: the coordinator's --prometheus endpoint, scraped by a real
+Prometheus server.
+
+One 15 s oltp_read_write run (2 local agents, sandbox MariaDB) with
+--prometheus on a free loopback port and --prometheus-linger=3; a real
+`prometheus` (Debian's, started here on loopback with its own temporary
+storage) scrapes it every second. Checked:
+  - during the run, a scrape passes `promtool check metrics`, carries the
+    run info, the counters and the latency histogram, and its counters do
+    not go down on the next scrape; other paths give 404, POST gives 405;
+  - afterwards, through Prometheus's HTTP API, the last
+    stampede_transactions_total equals the JSON's totals.transactions (and
+    the per-agent series sum to it), and histogram_quantile(0.95, ...) over
+    the run lies in the bucket that holds the JSON's p95.
+Needs the `prometheus` package (deploy/install-deps); skips (77) without
+it or without the sandbox server.
+"""
+import os
+import shutil
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import e2elib as e
+
+RUN_S = 15
+
+
+def http(url, method="GET"):
+    """(status, body) of a request; errors' status too."""
+    req = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode()
+
+
+def parse(text):
+    """{series: value} of an exposition text (series as written)."""
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            out[name] = float(value)
+    return out
+
+
+def start_prometheus(target_port):
+    d = e.path("prom")
+    os.makedirs(d, exist_ok=True)
+    cfg = os.path.join(d, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"
+                "scrape_configs:\n  - job_name: stampede\n    static_configs:\n"
+                "      - targets: ['127.0.0.1:%d']\n" % target_port)
+    port = e.free_port()
+    p = e.Proc(["prometheus", "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(d, "db"),
+                "--web.listen-address=127.0.0.1:%d" % port, "--log.level=warn"], name="prometheus")
+    base = "http://127.0.0.1:%d" % port
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if http(base + "/-/ready")[0] == 200:
+                return p, base
+        except OSError:
+            pass
+        time.sleep(0.2)
+    e.check(False, "prometheus ready within 30 s")
+    p.dump()
+    e.finish()
+
+
+def query(base, q):
+    st, body = http(base + "/api/v1/query?" + urllib.parse.urlencode({"query": q}))
+    import json
+    d = json.loads(body)
+    if st != 200 or d.get("status") != "success":
+        e.check(False, "query %r: HTTP %d %s" % (q, st, body[:300]))
+        return []
+    return d["data"]["result"]
+
+
+def scrape_checks(url):
+    st, body = http(url)
+    e.check(st == 200, "GET /metrics during the run: HTTP %d" % st)
+    f = e.path("scrape.txt")
+    with open(f, "w") as out:
+        out.write(body)
+    pc = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True,
+                        text=True, timeout=30)
+    e.check(pc.returncode == 0, "promtool check metrics: exit %d %s%s" %
+            (pc.returncode, pc.stdout[:500], pc.stderr[:500]))
+    m = parse(body)
+    info = [k for k in m if k.startswith("stampede_run_info{")]
+    e.check(len(info) == 1 and 'workload="oltp_read_write"' in info[0] and "run_id=" in info[0],
+            "run info gauge: %r" % info)
+    for name in ("stampede_transactions_total", 'stampede_queries_total{type="read"}',
+                 "stampede_errors_total", "stampede_reconnects_total",
+                 'stampede_latency_seconds_count{kind="all"}'):
+        e.check(name in m, "scrape has %s (%s)" % (name, m.get(name)))
+    ups = {k: v for k, v in m.items() if k.startswith("stampede_agent_up{")}
+    e.check(len(ups) == 2 and all(v == 1 for v in ups.values()), "agents up: %r" % ups)
+    time.sleep(1.2)
+    m2 = parse(http(url)[1])
+    grew = [k for k in m if k.endswith("_total") or "_bucket" in k or k.endswith("_count")]
+    down = [k for k in grew if m2.get(k, -1) < m[k]]
+    e.check(not down and m2["stampede_transactions_total"] > m["stampede_transactions_total"],
+            "counters only grow between two scrapes (%d series; transactions %d -> %d; down: %r)"
+            % (len(grew), m["stampede_transactions_total"], m2["stampede_transactions_total"],
+               down[:5]))
+    base = url.rsplit("/", 1)[0]
+    e.check(http(base + "/other")[0] == 404, "GET /other: 404")
+    e.check(http(url, method="POST")[0] == 405, "POST /metrics: 405")
+    return body
+
+
+def bounds_of(text):
+    out = []
+    for line in text.splitlines():
+        if line.startswith("stampede_latency_seconds_bucket{") and 'le="+Inf"' not in line:
+            out.append(float(line.split('le="')[1].split('"')[0]))
+    return out
+
+
+def main():
+    e.need_sandbox()
+    for tool in ("prometheus", "promtool"):
+        if shutil.which(tool) is None:
+            print("SKIP: %s is not installed (deploy/install-deps: prometheus)" % tool)
+            raise SystemExit(e.SKIP)
+    e.prepare(tables=2, table_size=5000)
+    mport = e.free_port()
+    prom, base = start_prometheus(mport)
+    j = e.path("run.json")
+    p = e.stampede(["oltp_read_write", "run", "--tables=2", "--table-size=5000", "--threads=4",
+                    "--time=%d" % RUN_S, "--report-interval=1", "--agents=2", "--json=" + j,
+                    "--prometheus=127.0.0.1:%d" % mport, "--prometheus-linger=3"] +
+                   e.local_opts() + e.db_opts())
+    if not e.check(p.wait_line(r"^\[ 4s \]", which="out", timeout=60) is not None,
+                   "the run reached its 4 s line"):
+        p.dump()
+        e.finish()
+    body = scrape_checks("http://127.0.0.1:%d/metrics" % mport)
+    rc = p.wait(RUN_S + 60)
+    if not e.check(rc == 0, "run exit status %s" % rc):
+        p.dump()
+        e.finish()
+    d = e.load_json(j)
+    total = d["totals"]["transactions"]
+    p95_s = d["totals"]["latency_ms"]["p95"] / 1000.0
+    # Stale markers follow the target's end: read the last sample scraped.
+    got = query(base, "last_over_time(stampede_transactions_total[5m])")
+    last = float(got[0]["value"][1]) if got else -1
+    e.info("JSON total %d, Prometheus last stampede_transactions_total %s" % (total, last))
+    e.check(last == total, "last scraped stampede_transactions_total %s == JSON total %d" %
+            (last, total))
+    got = query(base, "sum(last_over_time(stampede_agent_transactions_total[5m]))")
+    e.check(got and float(got[0]["value"][1]) == total,
+            "per-agent transactions sum to the total: %r" % (got and got[0]["value"][1]))
+    got = query(base, "histogram_quantile(0.95, sum by (le) "
+                "(last_over_time(stampede_latency_seconds_bucket[5m])))")
+    q = float(got[0]["value"][1]) if got else -1
+    bounds = bounds_of(body)
+    lo = max([b for b in bounds if b < p95_s], default=0.0)
+    hi = min([b for b in bounds if b >= p95_s], default=float("inf"))
+    e.info("JSON p95 %.6f s in bucket (%g, %g]; Prometheus histogram_quantile(0.95) %.6f s" %
+           (p95_s, lo, hi, q))
+    # 0.1%: the exact histogram's bucket width, which can put a sample on
+    # the other side of a bound.
+    e.check(lo * 0.999 <= q <= hi * 1.001,
+            "histogram_quantile(0.95) %.6f s within the bucket (%g, %g] of the JSON p95 %.6f s"
+            % (q, lo, hi, p95_s))
+    scrapes = query(base, "count_over_time(up{job=\"stampede\"}[5m])")
+    e.info("Prometheus scraped the coordinator %s times" % (scrapes and scrapes[0]["value"][1]))
+    prom.stop()
+    e.finish()
+
+
+main()

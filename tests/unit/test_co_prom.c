@@ -1,0 +1,160 @@
+/* test_co_prom: the --prometheus endpoint over a real loopback socket:
+ * bucket bounds, what a scrape shows before and after a publish, the
+ * histogram's cumulative buckets against the samples recorded, label
+ * escaping, 404 and 405, and the address errors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "co_prom.h"
+#include "testlib.h"
+
+/* A free loopback port (bound, read, closed). */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(sa);
+    bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+    getsockname(fd, (struct sockaddr *)&sa, &len);
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+/* The whole HTTP/1.0 response to "METHOD PATH", malloc'ed ("" on error). */
+static char *http(int port, const char *method, const char *path)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    size_t cap = 1 << 16, len = 0;
+    char *buf = calloc(1, cap);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+        char req[256];
+        int n = snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: x\r\n\r\n", method, path);
+        if (write(fd, req, (size_t)n) == n) {
+            ssize_t got;
+            while ((got = read(fd, buf + len, cap - len - 1)) > 0) {
+                len += (size_t)got;
+                if (cap - len < 4096)
+                    buf = realloc(buf, cap *= 2);
+            }
+        }
+    }
+    buf[len] = '\0';
+    close(fd);
+    return buf;
+}
+
+/* The value of the sample line starting with series + " ", or -1. */
+static double sample(const char *body, const char *series)
+{
+    size_t n = strlen(series);
+    for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, series, n) == 0 && l[n] == ' ')
+            return strtod(l + n + 1, NULL);
+    return -1;
+}
+
+static void test_bounds(void)
+{
+    uint64_t b[CO_PROM_MAX_BUCKETS];
+    uint32_t n = co__prom_bounds(b);
+    printf("# %u bucket bounds, %llu us .. %llu us\n", n, (unsigned long long)b[0],
+           (unsigned long long)b[n - 1]);
+    CHECK(n > 100 && n <= CO_PROM_MAX_BUCKETS);
+    CHECK_EQ_U64(b[0], CO_PROM_BUCKET_FIRST_US);
+    CHECK_EQ_U64(b[n - 1], CO_PROM_BUCKET_LAST_US);
+    bool steps = true;
+    for (uint32_t i = 1; i < n; i++)
+        steps = steps && b[i] > b[i - 1] && (double)b[i] <= (double)b[i - 1] * 1.1 + 1.0;
+    CHECK_MSG(steps, "each bound above the previous, at most 10%% (+1 us) above");
+}
+
+static void test_scrape(void)
+{
+    int port = free_port();
+    char addr[32];
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+    const char *names[2] = {"a\"b\\c\nd", "two"};
+    struct co_prom_info info = {"oltp_read_write", "run", "abc-1", "0.1.0"};
+    struct pr_error err = {0};
+    co_prom *p = co_prom_start(addr, &info, 2, names, &err);
+    CHECK_MSG(p != NULL, "start on %s: %s", addr, err.msg);
+    if (p == NULL)
+        return;
+    co_prom *again = co_prom_start(addr, &info, 2, names, &err);
+    CHECK_MSG(again == NULL && strstr(err.msg, "cannot listen") != NULL, "port in use: %s",
+              err.msg);
+
+    struct pr_msg_stats st = {.k = 0, .cpu_pct = 50.0, .lag_max_us = 2000};
+    st.ctr.transactions = 10;
+    st.ctr.reads = 140;
+    st.lat = pr_hist_new();
+    for (uint64_t v = 10; v <= 1000000; v *= 10) /* 10 us .. 1 s, 2 samples each */
+        pr_hist_record(st.lat, v, 2);
+    co_prom_add_stats(p, 0, &st);
+    char *body = http(port, "GET", "/metrics");
+    CHECK_MSG(strstr(body, "200 OK") && sample(body, "stampede_transactions_total") == 0,
+              "before a publish the scrape shows zero: %.300s", body);
+    free(body);
+
+    co_prom_add_stats(p, 1, &st);
+    co_prom_agent_state(p, 1, false, -1500000);
+    co_prom_publish(p);
+    body = http(port, "GET", "/metrics");
+    CHECK(sample(body, "stampede_transactions_total") == 20);
+    CHECK(sample(body, "stampede_queries_total{type=\"read\"}") == 280);
+    CHECK(sample(body, "stampede_latency_seconds_count{kind=\"all\"}") == 24);
+    /* Bounds 0.000050, ..., cumulative: 10 us in the first, 100 us by the
+     * first bound at or above 100 us, and so on. */
+    CHECK(sample(body, "stampede_latency_seconds_bucket{kind=\"all\",le=\"0.000050\"}") == 4);
+    CHECK(sample(body, "stampede_latency_seconds_bucket{kind=\"all\",le=\"60.000000\"}") == 24);
+    CHECK(sample(body, "stampede_latency_seconds_bucket{kind=\"all\",le=\"+Inf\"}") == 24);
+    double sum = sample(body, "stampede_latency_seconds_sum{kind=\"all\"}");
+    CHECK_MSG(sum > 4.44443 && sum < 4.44445, "sum %.6f s (2 agents x 2 x 1.11111 s)", sum);
+    CHECK(sample(body, "stampede_agent_transactions_total{agent=\"a\\\"b\\\\c\\nd\"}") == 10);
+    CHECK(sample(body, "stampede_agent_up{agent=\"two\"}") == 0);
+    CHECK(sample(body, "stampede_agent_up{agent=\"a\\\"b\\\\c\\nd\"}") == 1);
+    CHECK(sample(body, "stampede_agent_clock_offset_seconds{agent=\"two\"}") == -0.0015);
+    CHECK(sample(body, "stampede_agent_cpu_ratio{agent=\"two\"}") == 0.5);
+    CHECK(strstr(body, "stampede_run_info{workload=\"oltp_read_write\",command=\"run\","
+                       "run_id=\"abc-1\",version=\"0.1.0\"} 1\n") != NULL);
+    CHECK(strstr(body, "Content-Type: text/plain; version=0.0.4") != NULL);
+    free(body);
+    body = http(port, "GET", "/");
+    CHECK_MSG(strstr(body, " 404 ") != NULL, "GET /: %.80s", body);
+    free(body);
+    body = http(port, "POST", "/metrics");
+    CHECK_MSG(strstr(body, " 405 ") != NULL, "POST /metrics: %.80s", body);
+    free(body);
+    pr_hist_destroy(&st.lat);
+    co_prom_stop(&p);
+    CHECK(p == NULL);
+}
+
+static void test_bad_addresses(void)
+{
+    const char *bad[] = {"9464",           "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:70000",
+                         "localhost:9464", "1.2.3:9464"};
+    struct co_prom_info info = {0};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct pr_error err = {0};
+        co_prom *p = co_prom_start(bad[i], &info, 0, NULL, &err);
+        CHECK_MSG(p == NULL && strstr(err.msg, "--prometheus") != NULL, "%s: %s", bad[i], err.msg);
+        co_prom_stop(&p);
+    }
+}
+
+int main(void)
+{
+    test_bounds();
+    test_scrape();
+    test_bad_addresses();
+    return TEST_END();
+}
