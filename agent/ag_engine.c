@@ -588,20 +588,3 @@ int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
         return err->code;
     return 0;
 }
-
-static bool load_next(void *it, const char **sql, size_t *sql_len, uint64_t *rows)
-{
-    struct ag_load_stmt st;
-
-    if (!ag_load_next(it, &st))
-        return false;
-    *sql = st.text;
-    *sql_len = st.text_len;
-    *rows = st.rows;
-    return true;
-}
-
-struct ag_piece ag_engine_load_piece(ag_load *l)
-{
-    return (struct ag_piece){.it = l, .next = load_next};
-}

@@ -41,9 +41,8 @@
 #include <stdint.h>
 
 #include "ag_conn.h"
-#include "ag_load.h"
+#include "ag_family.h"
 #include "ag_worker.h"
-#include "ag_workload.h"
 #include "pr_counters.h"
 #include "pr_err.h"
 #include "pr_hist.h"
@@ -52,7 +51,7 @@
 
 /* Everything an engine needs. Strings and arrays are copied by _new. */
 struct ag_engine_config {
-    const ag_workload *wl;      /* borrowed, must outlive the engine; NULL: command mode */
+    const struct ag_wl *wl;     /* borrowed, must outlive the engine; NULL: command mode */
     const char *const *hosts;   /* --mysql-host list (names are resolved at setup) */
     size_t nhosts;              /* 0: "localhost" */
     const uint16_t *ports;      /* --mysql-port list */
@@ -173,9 +172,5 @@ bool ag_engine_pieces_complete(ag_engine *e);
  * negative with err filled). pieces must stay valid until return. */
 int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
                          struct ag_engine_error *err);
-
-/* A piece over an ag_load iterator (prepare/cleanup/prewarm statements);
- * l is borrowed and must outlive the run. */
-struct ag_piece ag_engine_load_piece(ag_load *l);
 
 #endif

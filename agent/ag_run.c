@@ -11,8 +11,7 @@
 #include <pthread.h>
 
 #include "ag_engine.h"
-#include "ag_load.h"
-#include "ag_workload.h"
+#include "ag_registry.h"
 #include "pr_split.h"
 
 /* Server counters the lead agent samples before READY and at every
@@ -31,7 +30,7 @@ enum run_phase { RUN_NEW, RUN_SETUP, RUN_LIVE, RUN_OVER };
 
 struct ag_run {
     const struct pr_msg_plan *plan; /* borrowed from the session */
-    ag_workload *wl;                /* parsed workload and options */
+    struct ag_wl *wl;               /* parsed workload and options (its family's) */
     ag_engine *engine;              /* connections and loops */
     MYSQL *probe;                   /* blocking connection: RTT probe, status samples */
     uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings, 0: none answered */
@@ -42,8 +41,8 @@ struct ag_run {
     bool cancelled, immediate;      /* a stop was requested */
     bool finished;                  /* the command or run has ended */
     struct ag_run_error end;        /* how the run ended */
-    ag_load **loads;                /* command mode iterators */
-    struct ag_piece *pieces;        /* command mode pieces over loads */
+    struct ag_piece *pieces;        /* command mode streams (the family's loaders) */
+    void (**destroy)(void *it);     /* and how to free each */
     size_t npieces;
 };
 
@@ -90,33 +89,38 @@ static const char *advice(unsigned err_no)
 static void from_engine(struct ag_run_error *e, const struct ag_engine_error *ee)
 {
     bool connecting = strncmp(ee->what, "connect", 7) == 0;
-    set_error(e, ee->code ? ee->code : PR_EINVAL, connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE,
-              "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
-              (unsigned long long)ee->conn_index, ee->err_no, ee->msg, advice(ee->err_no));
+    enum pr_phase ph = connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE;
+    if (ee->err_no == 0) /* the family refused a result (check): its message says it all */
+        set_error(e, ee->code ? ee->code : PR_EINVAL, ph, "%s (connection %llu): %s", ee->target,
+                  (unsigned long long)ee->conn_index, ee->msg);
+    else
+        set_error(e, ee->code ? ee->code : PR_EINVAL, ph,
+                  "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
+                  (unsigned long long)ee->conn_index, ee->err_no, ee->msg, advice(ee->err_no));
     e->db_errno = ee->err_no;
     snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", ee->sqlstate);
     snprintf(e->stmt_kind, sizeof(e->stmt_kind), "%s", ee->what);
 }
 
-static ag_workload *parse_workload(const struct pr_msg_plan *p, struct ag_run_error *e)
+static struct ag_wl *parse_workload(const struct pr_msg_plan *p, struct ag_run_error *e)
 {
     struct ag_kv *kv = pr_xcalloc(p->n_opts + 1, sizeof(*kv));
     struct pr_error err = {0};
 
     for (uint32_t i = 0; i < p->n_opts; i++)
         kv[i] = (struct ag_kv){p->opts[i].name, p->opts[i].value};
-    ag_workload *wl = ag_workload_new(p->workload, kv, p->n_opts, &err);
+    struct ag_wl *wl = ag_registry_wl_new(p->workload, kv, p->n_opts, &err);
     free(kv);
     if (wl)
-        ag_workload_set_run_seed(wl, p->seed);
+        wl->fam->wl_set_run_seed(wl, p->seed);
     if (wl == NULL)
         set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
     /* A run is confined to the plan's share (--partition); prepare's tables
      * are pieces to load instead (build_pieces). */
     if (wl && p->cmd == PR_CMD_RUN &&
-        ag_workload_set_share(wl, p->part, p->tables, p->n_tables, &err) < 0) {
+        wl->fam->wl_set_share(wl, p->part, p->tables, p->n_tables, &err) < 0) {
         set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
-        ag_workload_destroy(&wl);
+        wl->fam->wl_destroy(&wl);
     }
     return wl;
 }
@@ -137,7 +141,7 @@ static uint32_t stop_grace_ms(const pr_opts *o)
 static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
 {
     const struct pr_msg_plan *p = r->plan;
-    const pr_opts *o = ag_workload_opts(r->wl);
+    const pr_opts *o = r->wl->fam->wl_opts(r->wl);
     struct pr_error err = {0};
     struct ag_engine_config c = {
         .wl = p->cmd == PR_CMD_RUN ? r->wl : NULL,
@@ -196,7 +200,7 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
     unsigned port = p->n_ports ? p->ports[0] : 3306;
     const char *sock = p->n_sockets ? p->sockets[0] : NULL;
 
-    if (pr_opts_bool(ag_workload_opts(r->wl), "mysql-dry-run"))
+    if (pr_opts_bool(r->wl->fam->wl_opts(r->wl), "mysql-dry-run"))
         return 0; /* no server to probe: no RTT, no status samples */
     r->probe = mysql_init(NULL);
     mysql_options(r->probe, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
@@ -265,76 +269,29 @@ uint32_t ag_run_conns_open(const ag_run *r)
     return ag_engine_conns_open(r->engine);
 }
 
-/* Command mode: one ag_load stream per piece of work. */
-static void add_load(ag_run *r, ag_load *l)
+static enum pr_phase cmd_phase(enum pr_plan_cmd cmd);
+
+/* The family's loader sink: one piece per stream. */
+static void add_piece(void *ctx, struct ag_piece piece, void (*destroy)(void *it))
 {
-    r->loads = pr_xrealloc(r->loads, (r->npieces + 1) * sizeof(*r->loads));
+    ag_run *r = ctx;
+
     r->pieces = pr_xrealloc(r->pieces, (r->npieces + 1) * sizeof(*r->pieces));
-    r->loads[r->npieces] = l;
-    r->pieces[r->npieces] = ag_engine_load_piece(l);
+    r->destroy = pr_xrealloc(r->destroy, (r->npieces + 1) * sizeof(*r->destroy));
+    r->pieces[r->npieces] = piece;
+    r->destroy[r->npieces] = destroy;
     r->npieces++;
 }
 
-/* How many tables cleanup drops: sbtest1..--tables, or for bulk_insert,
- * whose tables are sbtest<global connection index + 1>, sbtest1..--threads
- * as sysbench's bulk_insert cleanup (the coordinator's cleanup plan carries
- * --threads as conns_total). */
-static uint32_t cleanup_tables(const ag_run *r)
-{
-    const struct pr_msg_plan *p = r->plan;
-
-    if (strcmp(ag_workload_name(r->wl), "bulk_insert") == 0) {
-        uint64_t n = p->conns_total ? p->conns_total : (p->conns ? p->conns : 1);
-        return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-    }
-    return (uint32_t)pr_opts_int(ag_workload_opts(r->wl), "tables");
-}
-
-/* Pieces of one agent run in parallel: a table split over several pieces
- * must be created (and indexed) in separate plans by the coordinator, with
- * create-only and index-only pieces of an empty id range (id_hi ==
- * id_lo - 1: ag_load emits no row, and explicit_ids, then true, has no
- * effect). */
+/* Command mode: the family's streams for this plan's command. */
 static int build_pieces(ag_run *r, struct ag_run_error *e)
 {
-    const struct pr_msg_plan *p = r->plan;
-    const pr_opts *o = ag_workload_opts(r->wl);
-    uint32_t ntables = (uint32_t)pr_opts_int(o, "tables");
-    uint64_t table_size = (uint64_t)pr_opts_int(o, "table_size");
     struct pr_error err = {0};
+    int rc = r->wl->fam->loads(r->wl, r->plan, add_piece, r, &err);
 
-    if (p->cmd == PR_CMD_PREPARE) {
-        for (uint32_t i = 0; i < p->n_tables; i++) {
-            const struct pr_msg_table *t = &p->tables[i];
-            struct ag_load_piece piece = {t->table,        t->id_lo,
-                                          t->id_hi,        t->create_table,
-                                          t->create_index, t->id_lo != 1 || t->id_hi != table_size};
-            ag_load *l = ag_load_prepare_new(
-                r->wl, &piece, pr_split_seed(p->seed, t->table, (uint32_t)t->id_lo), &err);
-            if (l == NULL) {
-                set_error(e, err.code, PR_PHASE_PREPARE, "%s", err.msg);
-                return err.code;
-            }
-            add_load(r, l);
-        }
-    } else if (p->cmd == PR_CMD_CLEANUP) {
-        uint32_t n = cleanup_tables(r);
-        uint32_t *nums = pr_xcalloc((size_t)n + 1, sizeof(*nums));
-        for (uint32_t i = 0; i < n; i++)
-            nums[i] = i + 1;
-        add_load(r, ag_load_cleanup_new(r->wl, nums, n));
-        free(nums);
-    } else if (p->cmd == PR_CMD_PREWARM) {
-        uint32_t conns = p->conns ? p->conns : 1;
-        uint32_t *nums = pr_xcalloc(ntables + 1, sizeof(*nums));
-        for (uint32_t c = 0; c < conns; c++) {
-            size_t n = ag_load_tables_for(ntables, c, conns, nums, ntables + 1);
-            if (n > 0)
-                add_load(r, ag_load_prewarm_new(r->wl, nums, n));
-        }
-        free(nums);
-    }
-    return 0;
+    if (rc < 0)
+        set_error(e, err.code, cmd_phase(r->plan->cmd), "%s", err.msg);
+    return rc;
 }
 
 /* The phase a failure of this plan's command belongs to. */
@@ -347,6 +304,8 @@ static enum pr_phase cmd_phase(enum pr_plan_cmd cmd)
         return PR_PHASE_CLEANUP;
     case PR_CMD_PREWARM:
         return PR_PHASE_PREWARM;
+    case PR_CMD_CHECK:
+        return PR_PHASE_CHECK;
     default:
         return PR_PHASE_RUN;
     }
@@ -572,10 +531,12 @@ void ag_run_destroy(ag_run **rp)
     if (r->probe)
         mysql_close(r->probe);
     for (size_t i = 0; i < r->npieces; i++)
-        ag_load_destroy(&r->loads[i]);
-    free(r->loads);
+        if (r->destroy[i])
+            r->destroy[i](r->pieces[i].it);
+    free(r->destroy);
     free(r->pieces);
-    ag_workload_destroy(&r->wl);
+    if (r->wl)
+        r->wl->fam->wl_destroy(&r->wl);
     pthread_mutex_destroy(&r->mu);
     free(r);
     *rp = NULL;

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "ag_conn.h"
-#include "ag_workload.h"
+#include "ag_family.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
 
@@ -52,20 +52,18 @@ void ag_wstats_close(struct ag_wstats *s);
 void ag_wstats_reset(struct ag_wstats *s);
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
 
-/* A text command stream: next() yields the statements to run in order on one
- * connection (false at the end), each with the rows it inserts (0 when it is
- * not an INSERT). Used by one thread at a time. A statement inserting rows
- * counts as a write and adds its rows; any other counts by its result (read
- * with a result set, else other). */
-struct ag_piece {
-    void *it;
-    bool (*next)(void *it, const char **sql, size_t *sql_len, uint64_t *rows);
-};
+/* A text command stream (struct ag_piece, ag_family.h): next() yields the
+ * statements to run in order on one connection (false at the end), each
+ * with the rows it inserts (0 when it is not an INSERT). Used by one thread
+ * at a time. A statement inserting rows counts as a write and adds its
+ * rows; any other counts by its result (read with a result set, else
+ * other). A stream with a result op gets each statement's result (its
+ * first row) and may fail the command with a message. */
 
 /* State shared by all workers of an engine. Owned by the engine; read-only
  * for workers except the atomics. */
 struct ag_worker_shared {
-    const ag_workload *wl;                /* NULL: command mode (text only, no cursors) */
+    const struct ag_wl *wl;               /* NULL: command mode (text only, no generators) */
     const struct ag_conn_opts *conn_opts; /* credentials, timeouts, ignore list */
     uint64_t time_ns;                     /* run length, 0 = none */
     uint64_t events;                      /* event budget of the agent, 0 = none */

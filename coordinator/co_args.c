@@ -723,7 +723,7 @@ static int parse_all(struct co_args *a, int argc, char **argv, const char *env_p
         if (!s.help && !s.version && s.nopts > 0)
             return pr_error_set(err, PR_EINVAL,
                                 "no WORKLOAD given; usage: stampede [options] WORKLOAD "
-                                "prepare|run|cleanup|prewarm|help; see stampede --help");
+                                "prepare|run|cleanup|prewarm|check|help; see stampede --help");
         a->action = s.version && !s.help ? CO_ACTION_VERSION : CO_ACTION_HELP;
         return 0;
     }

@@ -674,6 +674,8 @@ static void print_phase(struct run *r, uint32_t phase)
     else if (a->cmd == PR_CMD_CLEANUP)
         fprintf(r->out, "Dropping %u table(s) 'sbtest1'..'sbtest%u' through agent %s...\n", tables,
                 tables, agent_name(r, 0));
+    else if (a->cmd == PR_CMD_CHECK)
+        fprintf(r->out, "Checking %u table(s) through agent %s...\n", tables, agent_name(r, 0));
     else
         fprintf(r->out, "Prewarming %u table(s) through agent %s...\n", tables, agent_name(r, 0));
     fflush(r->out);

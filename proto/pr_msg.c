@@ -53,12 +53,14 @@ static const char *const type_names[PR_MSG_TYPE_COUNT_] = {
     "NONE",  "HELLO", "PING",  "PONG",      "PLAN",  "READY", "START",
     "STATS", "DONE",  "ABORT", "HEARTBEAT", "ERROR", "BYE",
 };
-static const char *const cmd_names[PR_CMD_COUNT_] = {"prepare", "run", "cleanup", "prewarm"};
+static const char *const cmd_names[PR_CMD_COUNT_] = {"prepare", "run", "cleanup", "prewarm",
+                                                     "check"};
 static const char *const part_names[PR_PART_COUNT_] = {"none", "tables", "rows"};
 static const char *const state_names[PR_STATE_COUNT_] = {"idle",    "connecting", "ready",
                                                          "running", "stopping",   "done"};
-static const char *const phase_names[PR_PHASE_COUNT_] = {
-    "gather", "clock", "plan", "connect", "prepare", "run", "cleanup", "prewarm", "finish"};
+static const char *const phase_names[PR_PHASE_COUNT_] = {"gather",  "clock", "plan",    "connect",
+                                                         "prepare", "run",   "cleanup", "prewarm",
+                                                         "finish",  "check"};
 static const char *const rate_mode_names[PR_RATE_COUNT_] = {"poisson", "uniform"};
 
 _Static_assert(sizeof(enum pr_plan_cmd) == sizeof(unsigned) &&

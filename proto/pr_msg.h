@@ -109,8 +109,16 @@ enum pr_msg_type {
     PR_MSG_TYPE_COUNT_
 };
 
-/* PLAN.cmd: "prepare", "run", "cleanup", "prewarm". */
-enum pr_plan_cmd { PR_CMD_PREPARE, PR_CMD_RUN, PR_CMD_CLEANUP, PR_CMD_PREWARM, PR_CMD_COUNT_ };
+/* PLAN.cmd: "prepare", "run", "cleanup", "prewarm", "check" (the family's
+ * data check, ag_family.h). */
+enum pr_plan_cmd {
+    PR_CMD_PREPARE,
+    PR_CMD_RUN,
+    PR_CMD_CLEANUP,
+    PR_CMD_PREWARM,
+    PR_CMD_CHECK,
+    PR_CMD_COUNT_
+};
 
 /* PLAN.part (DESIGN.md §4): "none", "tables", "rows". */
 enum pr_partition { PR_PART_NONE, PR_PART_TABLES, PR_PART_ROWS, PR_PART_COUNT_ };
@@ -133,7 +141,7 @@ enum pr_agent_state {
 };
 
 /* ERROR.phase: "gather", "clock", "plan", "connect", "prepare", "run",
- * "cleanup", "prewarm", "finish". */
+ * "cleanup", "prewarm", "finish", "check". */
 enum pr_phase {
     PR_PHASE_GATHER,
     PR_PHASE_CLOCK,
@@ -144,6 +152,7 @@ enum pr_phase {
     PR_PHASE_CLEANUP,
     PR_PHASE_PREWARM,
     PR_PHASE_FINISH,
+    PR_PHASE_CHECK,
     PR_PHASE_COUNT_
 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ag_rand.h"
+#include "ag_sb_family.h"
 #include "ag_share.h"
 
 /* Statement kinds: one per sysbench stmt_defs key, plus the script-local
@@ -74,6 +75,7 @@ struct group {
 };
 
 struct ag_workload {
+    struct ag_wl wlb;                /* the family interface (first member) */
     int id;                          /* pr_workload */
     pr_opts *opts;                   /* parsed options, owned */
     struct ag_dist dist;             /* --rand-type and parameters */
@@ -96,6 +98,7 @@ struct ag_workload {
 };
 
 struct ag_cursor {
+    struct ag_gen genb;           /* the family interface (first member) */
     const ag_workload *wl;        /* borrowed */
     struct ag_rand rng;           /* this connection's stream */
     struct ag_rand_unique uniq;   /* oltp_insert ids with auto_inc off */
@@ -364,6 +367,7 @@ ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t 
         return NULL;
     }
     ag_workload *wl = pr_xcalloc(1, sizeof *wl);
+    wl->wlb.fam = &ag_sb_family;
     wl->id = id;
     wl->opts = pr_opts_new(id);
     wl->text_cap = 512; /* oltp_insert's text INSERT fits */
@@ -475,6 +479,7 @@ ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_ind
 
     if (conns_total == 0)
         conns_total = 1;
+    c->genb.fam = &ag_sb_family;
     c->wl = wl;
     c->conn_index = conn_index;
     ag_rand_init(&c->rng, seed);
@@ -553,42 +558,6 @@ static void text_call(struct ag_call *call, const char *text, size_t len, const 
 
 /* Append n bytes of s at buf[*len] while they fit (keeping room for the
  * NUL); *len counts them either way. */
-static void put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
-{
-    if (n > 0 && *len + n < cap)
-        memcpy(buf + *len, s, n);
-    *len += n;
-}
-
-size_t ag_stmt_render(const struct ag_stmt_def *d, const struct ag_call *call, char *buf,
-                      size_t cap)
-{
-    size_t len = 0;
-    uint32_t p = 0;
-    char num[24];
-
-    for (const char *s = d->sql; *s; s++) {
-        if (*s != '?' || p >= call->nparams) {
-            put(buf, cap, &len, s, 1);
-        } else if (d->type[p] == AG_PARAM_INT) {
-            int n = snprintf(num, sizeof num, "%lld", (long long)call->ival[p]);
-            put(buf, cap, &len, num, (size_t)n);
-            p++;
-        } else {
-            put(buf, cap, &len, "'", 1);
-            put(buf, cap, &len, call->sval[p], call->slen[p]);
-            put(buf, cap, &len, "'", 1);
-            p++;
-        }
-    }
-    if (len < cap)
-        buf[len] = '\0';
-    return len;
-}
-
-/* --db-ps-mode=disable: the statement as text (sysbench's emulated
- * prepared statements); text_cap was sized for every statement's longest
- * rendering. */
 static void render(ag_cursor *c, const struct ag_stmt_def *d, struct ag_call *call)
 {
     size_t len = ag_stmt_render(d, call, c->text, c->text_cap);
@@ -804,4 +773,9 @@ bool ag_cursor_finish(ag_cursor *c, struct ag_call *call)
     text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name);
     c->bulk_rows = 0;
     return true;
+}
+
+const struct ag_wl *ag_workload_wl(const ag_workload *wl)
+{
+    return &wl->wlb;
 }
