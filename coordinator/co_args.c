@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "co_args_int.h"
+#include "co_family.h"
 #include "pr_endpoint.h"
 #include "pr_parse.h"
 
@@ -653,22 +654,24 @@ static int parse_words(struct co_args *a, char **argv, const struct scan *s, str
  * oltp_insert's ids are fresh, not drawn from a range. */
 static int check_partition(const struct co_args *a, struct pr_error *err)
 {
-    if (a->part == PR_PART_NONE || a->wl < 0)
+    const struct co_family *f = co_registry_find(a->workload);
+    if (a->part == PR_PART_NONE || f == NULL)
         return 0;
-    bool unfit = a->wl == PR_WL_SELECT_RANDOM_POINTS || a->wl == PR_WL_SELECT_RANDOM_RANGES ||
-                 a->wl == PR_WL_BULK_INSERT ||
-                 (a->wl == PR_WL_OLTP_INSERT && a->part == PR_PART_ROWS);
-    if (!unfit)
+    const char *why = f->partition_unfit(a, a->part);
+    if (why == NULL)
         return 0;
-    return pr_error_set(err, PR_EINVAL, "--partition=%s cannot confine %s; use --partition=none%s",
-                        pr_partition_name(a->part), pr_workload_name(a->wl),
-                        a->wl == PR_WL_OLTP_INSERT ? " or tables" : "");
+    /* oltp_insert: tables fits where rows does not */
+    bool tables_fit = a->part != PR_PART_TABLES && f->partition_unfit(a, PR_PART_TABLES) == NULL;
+    return pr_error_set(
+        err, PR_EINVAL, "--partition=%s cannot confine %s: %s; use --partition=none%s",
+        pr_partition_name(a->part), a->workload, why, tables_fit ? " or tables" : "");
 }
 
 static int check_combinations(struct co_args *a, struct pr_error *err)
 {
-    if (a->opts && a->action == CO_ACTION_COMMAND) {
-        int urc = co__args_sysbench_rules(a, err);
+    const struct co_family *fam = co_registry_find(a->workload);
+    if (a->opts && a->action == CO_ACTION_COMMAND && fam) {
+        int urc = fam->check_options(a, err);
         if (urc != 0)
             return urc;
     }

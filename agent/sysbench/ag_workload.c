@@ -10,6 +10,7 @@
 #include "ag_rand.h"
 #include "ag_sb_family.h"
 #include "ag_share.h"
+#include "pr_sb_schema.h"
 
 /* Statement kinds: one per sysbench stmt_defs key, plus the script-local
  * ones. Order matches kind_info[]. */
@@ -425,31 +426,11 @@ const pr_opts *ag_workload_opts(const ag_workload *wl)
     return wl->opts;
 }
 
-/* Why part cannot confine workload wl, or NULL when it can. */
-static const char *share_unfit(const ag_workload *wl, enum pr_partition part)
-{
-    switch (wl->id) {
-    case PR_WL_SELECT_RANDOM_POINTS:
-    case PR_WL_SELECT_RANDOM_RANGES:
-        return "it reads only sbtest1, by k values from per-connection segments that never "
-               "overlap across agents";
-    case PR_WL_BULK_INSERT:
-        return "its tables are per connection (sbtest<global connection index + 1>), never "
-               "shared across agents";
-    case PR_WL_OLTP_INSERT:
-        return part == PR_PART_ROWS ? "it inserts new ids (auto_inc, or rand.unique slices "
-                                      "per connection), never ids of 1..table_size"
-                                    : NULL;
-    default:
-        return NULL;
-    }
-}
-
 int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct pr_msg_table *t,
                           size_t n, struct pr_error *err)
 {
     struct ag_share s;
-    const char *why = part == PR_PART_NONE ? NULL : share_unfit(wl, part);
+    const char *why = pr_sb_partition_unfit(wl->id, part);
 
     if (why)
         return pr_error_set(err, PR_EINVAL,
