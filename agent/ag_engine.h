@@ -94,14 +94,18 @@ struct ag_engine_error {
  * histograms (or NULL), reset and filled. */
 struct ag_engine_stats {
     struct pr_counters ctr;
-    pr_hist *lat;         /* latency, µs (intended start in rate mode) */
-    pr_hist *svc;         /* rate mode: service time, µs */
-    double cpu_pct;       /* process user+sys CPU over the span, % of one core */
-    uint64_t lag_max_us;  /* event-loop lag, max over workers */
-    uint64_t lag_p99_us;  /* event-loop lag, p99 of all samples */
-    uint64_t slip_max_us; /* rate mode: worst start slip */
-    uint64_t span_ns;     /* wall time the stats cover */
-    uint64_t rows;        /* command streams: rows the INSERTs carried */
+    pr_hist *lat;             /* latency, µs (intended start in rate mode) */
+    pr_hist *svc;             /* rate mode: service time, µs */
+    double cpu_pct;           /* process user+sys CPU over the span, % of one core */
+    uint64_t lag_max_us;      /* event-loop lag, max over workers */
+    uint64_t lag_p99_us;      /* event-loop lag, p99 of all samples */
+    uint64_t slip_max_us;     /* rate mode: worst start slip */
+    uint64_t span_ns;         /* wall time the stats cover */
+    uint64_t rows;            /* command streams: rows the INSERTs carried */
+    struct pr_msg_kstat *kst; /* caller-owned, or NULL: per statement kind (the family's
+                                 wl_kinds order), n_kst entries filled, each lat (µs,
+                                 caller-owned) reset and filled */
+    uint32_t n_kst;
 };
 
 typedef struct ag_engine ag_engine;

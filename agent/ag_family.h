@@ -63,6 +63,7 @@ struct ag_stmt_def {
     uint8_t type[AG_MAX_PARAMS]; /* AG_PARAM_INT (bind as MYSQL_TYPE_LONGLONG) or
                                     AG_PARAM_STR (bind as MYSQL_TYPE_VAR_STRING) */
     const char *kind;            /* "point_selects", "begin", ... for error reports */
+    uint16_t kind_id;            /* its index in the family's kinds (wl_kinds) */
 };
 
 /* What of a statement's result the generator reads. */
@@ -82,6 +83,8 @@ struct ag_call {
     const char *sval[AG_MAX_PARAMS]; /* for AG_PARAM_STR, not NUL-terminated */
     uint32_t slen[AG_MAX_PARAMS];
     const char *kind; /* statement kind ("point_selects", "inserts", "bulk_insert", ...) */
+    uint16_t kind_id; /* its index in the family's kinds (wl_kinds); every statement is
+                         counted and timed under it (STATS.kst) */
     uint8_t want;     /* enum ag_want */
 };
 
@@ -169,6 +172,9 @@ struct ag_family {
                         size_t n, struct pr_error *err);
     /* The prepared-statement set each connection prepares (0: text only). */
     size_t (*wl_nstmts)(const struct ag_wl *wl);
+    /* The statement kinds (READY.kinds): *names borrowed, static or valid
+     * for wl's life; returns how many (<= PR_MSG_MAX_KINDS). */
+    size_t (*wl_kinds)(const struct ag_wl *wl, const char *const **names);
     const struct ag_stmt_def *(*wl_stmt)(const struct ag_wl *wl, size_t i);
 
     /* A connection's generator: seed, its GLOBAL index and the global

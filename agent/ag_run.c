@@ -44,6 +44,8 @@ struct ag_run {
     struct ag_piece *pieces;        /* command mode streams (the family's loaders) */
     void (**destroy)(void *it);     /* and how to free each */
     size_t npieces;
+    struct pr_msg_kstat *tot_kst; /* per-kind totals of ag_run_totals, until taken */
+    uint32_t n_tot_kst;
 };
 
 static void set_error(struct ag_run_error *e, int code, enum pr_phase phase, const char *fmt, ...)
@@ -460,9 +462,64 @@ void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv)
     mysql_free_result(res);
 }
 
+static uint32_t run_nkinds(const ag_run *r)
+{
+    const char *const *names;
+    if (r->plan->cmd != PR_CMD_RUN)
+        return 0;
+    return (uint32_t)r->wl->fam->wl_kinds(r->wl, &names);
+}
+
+uint32_t ag_run_kinds(const ag_run *r, char ***names)
+{
+    const char *const *src;
+    uint32_t n = run_nkinds(r);
+
+    *names = NULL;
+    if (n == 0)
+        return 0;
+    r->wl->fam->wl_kinds(r->wl, &src);
+    *names = pr_xcalloc(n, sizeof(**names));
+    for (uint32_t i = 0; i < n; i++)
+        (*names)[i] = pr_xstrdup(src[i]);
+    return n;
+}
+
+static struct pr_msg_kstat *kst_new(uint32_t n)
+{
+    struct pr_msg_kstat *k = pr_xcalloc(n ? n : 1, sizeof(*k));
+    for (uint32_t i = 0; i < n; i++)
+        k[i].lat = pr_hist_new();
+    return k;
+}
+
+static void kst_free(struct pr_msg_kstat **k, uint32_t n)
+{
+    for (uint32_t i = 0; *k && i < n; i++)
+        pr_hist_destroy(&(*k)[i].lat);
+    free(*k);
+    *k = NULL;
+}
+
+void ag_run_take_kind_totals(ag_run *r, struct pr_msg_kstat **kst, uint32_t *n)
+{
+    *kst = r->tot_kst;
+    *n = r->n_tot_kst;
+    r->tot_kst = NULL;
+    r->n_tot_kst = 0;
+}
+
 void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
 {
     struct ag_engine_stats st = {0};
+    uint32_t nk = run_nkinds(r);
+
+    if (iv->kst == NULL && nk > 0) {
+        iv->kst = kst_new(nk);
+        iv->n_kst = nk;
+    }
+    st.kst = iv->kst;
+    st.n_kst = iv->n_kst;
 
     if (iv->lat == NULL)
         iv->lat = pr_hist_new();
@@ -485,6 +542,7 @@ void ag_run_interval_clear(struct ag_run_interval *iv)
 {
     pr_hist_destroy(&iv->lat);
     pr_hist_destroy(&iv->svc);
+    kst_free(&iv->kst, iv->n_kst);
     for (uint32_t i = 0; i < iv->n_srv; i++)
         free(iv->srv[i].name);
     free(iv->srv);
@@ -508,6 +566,11 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
     *status = r->end;
     st.lat = lat;
     st.svc = svc;
+    kst_free(&r->tot_kst, r->n_tot_kst);
+    r->n_tot_kst = run_nkinds(r);
+    r->tot_kst = r->n_tot_kst ? kst_new(r->n_tot_kst) : NULL;
+    st.kst = r->tot_kst;
+    st.n_kst = r->n_tot_kst;
     if (ag_engine_totals(r->engine, &st) == 0) {
         *ctr = st.ctr;
         *rows = st.rows;
@@ -534,6 +597,7 @@ void ag_run_destroy(ag_run **rp)
         if (r->destroy[i])
             r->destroy[i](r->pieces[i].it);
     free(r->destroy);
+    kst_free(&r->tot_kst, r->n_tot_kst);
     free(r->pieces);
     if (r->wl)
         r->wl->fam->wl_destroy(&r->wl);

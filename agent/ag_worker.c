@@ -30,12 +30,16 @@ enum cmd_bits {
 
 static void next_event(struct ag__wconn *wc);
 
-void ag_wstats_init(struct ag_wstats *s)
+void ag_wstats_init(struct ag_wstats *s, size_t nk)
 {
     memset(s, 0, sizeof *s);
     s->lat = pr_hist_new();
     s->svc = pr_hist_new();
     s->lag = pr_hist_new();
+    s->nk = nk;
+    s->kst = pr_xcalloc(nk ? nk : 1, sizeof *s->kst);
+    for (size_t i = 0; i < nk; i++)
+        s->kst[i].lat = pr_hist_new();
 }
 
 void ag_wstats_close(struct ag_wstats *s)
@@ -43,6 +47,11 @@ void ag_wstats_close(struct ag_wstats *s)
     pr_hist_destroy(&s->lat);
     pr_hist_destroy(&s->svc);
     pr_hist_destroy(&s->lag);
+    for (size_t i = 0; i < s->nk; i++)
+        pr_hist_destroy(&s->kst[i].lat);
+    free(s->kst);
+    s->kst = NULL;
+    s->nk = 0;
 }
 
 void ag_wstats_reset(struct ag_wstats *s)
@@ -53,6 +62,10 @@ void ag_wstats_reset(struct ag_wstats *s)
     pr_hist_reset(s->svc);
     pr_hist_reset(s->lag);
     s->slip_max_us = 0;
+    for (size_t i = 0; i < s->nk; i++) {
+        s->kst[i].count = s->kst[i].errors = 0;
+        pr_hist_reset(s->kst[i].lat);
+    }
 }
 
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
@@ -64,6 +77,11 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
     if (src->slip_max_us > dst->slip_max_us)
         dst->slip_max_us = src->slip_max_us;
     dst->rows += src->rows;
+    for (size_t i = 0; i < dst->nk && i < src->nk; i++) {
+        dst->kst[i].count += src->kst[i].count;
+        dst->kst[i].errors += src->kst[i].errors;
+        pr_hist_add(dst->kst[i].lat, src->kst[i].lat);
+    }
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -274,6 +292,7 @@ static void next_event(struct ag__wconn *wc)
             return;
         }
         wc->ev_start_ns = now;
+        wc->stmt_ns = now;
         wc->st = AG__WC_EVENT;
         wc->gen->fam->begin(wc->gen);
         enum ag_step step = wc->gen->fam->next(wc->gen, ag_conn_call(wc->conn));
@@ -302,6 +321,7 @@ void ag__worker_conn_end(struct ag__wconn *wc)
     if (wc->gen && !atomic_load(&wc->w->sh->abort) && wc->st != AG__WC_BACKOFF &&
         ag_conn_is_open(wc->conn) && wc->gen->fam->finish(wc->gen, ag_conn_call(wc->conn))) {
         wc->st = AG__WC_FINISH;
+        wc->stmt_ns = uv_hrtime();
         ag__worker_exec(wc);
         return;
     }
@@ -361,14 +381,39 @@ static void on_open(struct ag__wconn *wc, enum ag_conn_status st)
     }
     AG__COUNT(w, reconnects);
     wc->backoff_ms = 0;
+    wc->stmt_ns = uv_hrtime();
     wc->st = AG__WC_EVENT;
     retry_event(wc); /* the family restarts the event (sysbench: from its beginning) */
+}
+
+/* A statement of an event ended: its kind's count (or error) and latency,
+ * with one clock read (the end of one statement starts the next). */
+static void record_stmt(struct ag__wconn *wc, bool ok)
+{
+    ag_worker *w = wc->w;
+    uint16_t k = ag_conn_call(wc->conn)->kind_id;
+    uint64_t now = uv_hrtime();
+
+    if (k < w->run.nk) {
+        if (ok) {
+            w->cur->kst[k].count++;
+            w->run.kst[k].count++;
+            ag__worker_record_us(w->cur->kst[k].lat, now - wc->stmt_ns);
+            ag__worker_record_us(w->run.kst[k].lat, now - wc->stmt_ns);
+        } else {
+            w->cur->kst[k].errors++;
+            w->run.kst[k].errors++;
+        }
+    }
+    wc->stmt_ns = now;
 }
 
 static void on_event_result(struct ag__wconn *wc, enum ag_conn_status st)
 {
     ag_worker *w = wc->w;
 
+    if (st == AG_CONN_OK || st == AG_CONN_IGNORED)
+        record_stmt(wc, st == AG_CONN_OK);
     switch (st) {
     case AG_CONN_OK:
         count_ok(w, wc->conn);
@@ -402,6 +447,8 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
         on_event_result(wc, st);
         return;
     case AG__WC_FINISH:
+        if (st == AG_CONN_OK || st == AG_CONN_IGNORED)
+            record_stmt(wc, st == AG_CONN_OK);
         if (st == AG_CONN_OK) {
             count_ok(wc->w, c);
             if (wc->gen->fam->finish(wc->gen, ag_conn_call(c))) {
@@ -663,7 +710,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     w->n = n;
     w->conns_total = conns_total;
     w->cur = stats;
-    ag_wstats_init(&w->run);
+    ag_wstats_init(&w->run, sh->nkinds);
     w->end_ns = UINT64_MAX;
     w->phase = AG_WORKER_IDLE;
     pthread_mutex_init(&w->mu, NULL);

@@ -35,19 +35,23 @@
 #include "ag_family.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
+#include "pr_msg.h"
 
 /* One interval's statistics of one worker. Histograms are owned. */
 struct ag_wstats {
-    struct pr_counters ctr; /* counters (pr_counters.h) */
-    pr_hist *lat;           /* event latency, µs */
-    pr_hist *svc;           /* rate mode: service time, µs */
-    pr_hist *lag;           /* event-loop lag samples, µs */
-    uint64_t slip_max_us;   /* rate mode: worst actual - intended start, µs */
-    uint64_t rows;          /* command streams: rows the INSERTs carried */
+    struct pr_counters ctr;   /* counters (pr_counters.h) */
+    pr_hist *lat;             /* event latency, µs */
+    pr_hist *svc;             /* rate mode: service time, µs */
+    pr_hist *lag;             /* event-loop lag samples, µs */
+    uint64_t slip_max_us;     /* rate mode: worst actual - intended start, µs */
+    uint64_t rows;            /* command streams: rows the INSERTs carried */
+    struct pr_msg_kstat *kst; /* per statement kind: count, errors, latency µs (owned) */
+    size_t nk;                /* kinds (the family's wl_kinds; 0 in command mode) */
 };
 
-/* Allocate the histograms / free them / empty everything / dst += src. */
-void ag_wstats_init(struct ag_wstats *s);
+/* Allocate the histograms (nk kinds) / free them / empty everything /
+ * dst += src (kinds: the first min(dst->nk, src->nk)). */
+void ag_wstats_init(struct ag_wstats *s, size_t nk);
 void ag_wstats_close(struct ag_wstats *s);
 void ag_wstats_reset(struct ag_wstats *s);
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
@@ -64,6 +68,7 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
  * for workers except the atomics. */
 struct ag_worker_shared {
     const struct ag_wl *wl;               /* NULL: command mode (text only, no generators) */
+    size_t nkinds;                        /* wl's statement kinds (0: command mode) */
     const struct ag_conn_opts *conn_opts; /* credentials, timeouts, ignore list */
     uint64_t time_ns;                     /* run length, 0 = none */
     uint64_t events;                      /* event budget of the agent, 0 = none */

@@ -62,6 +62,7 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
     }
     wc->ev_start_ns = intended;
     wc->svc_start_ns = now;
+    wc->stmt_ns = now;
     wc->st = AG__WC_EVENT;
     wc->gen->fam->begin(wc->gen);
     enum ag_step step = wc->gen->fam->next(wc->gen, ag_conn_call(wc->conn));

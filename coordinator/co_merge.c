@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_kinds.h"
+
 struct slot {
     struct co_interval_result iv; /* merged figures */
     uint8_t *seen;                /* per agent: its STATS is in */
@@ -18,10 +20,20 @@ struct co_merge {
     uint64_t interval_ns; /* I */
     struct slot *slots;   /* index k */
     uint64_t n_slots;
-    uint64_t next;         /* lowest interval not closed */
-    uint64_t frozen;       /* intervals below it were considered for freezing */
-    bool keep_agent_hists; /* fill co_interval_result.agent_lat */
+    uint64_t next;           /* lowest interval not closed */
+    uint64_t frozen;         /* intervals below it were considered for freezing */
+    bool keep_agent_hists;   /* fill co_interval_result.agent_lat */
+    char *const *kind_names; /* borrowed: names of the kinds (co_merge_set_kinds) */
+    uint32_t n_kind_names;
 };
+
+void co_merge_set_kinds(co_merge *m, char *const *names, uint32_t n)
+{
+    m->kind_names = names;
+    m->n_kind_names = n;
+    for (uint64_t k = 0; k < m->n_slots; k++)
+        co_kinds_name(m->slots[k].iv.kinds, m->slots[k].iv.n_kinds, names, n);
+}
 
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
                        bool keep_agent_hists)
@@ -84,6 +96,8 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     }
     if (m->keep_agent_hists)
         iv->agent_lat_frozen[agent] = pr_hist_freeze(st->lat);
+    co_kinds_add(&iv->kinds, &iv->n_kinds, st->kst, st->n_kst, m->kind_names, m->n_kind_names,
+                 iv->lat != NULL);
     iv->agents_reporting++;
     iv->threads += m->threads[agent];
     if (st->cpu_pct > iv->cpu_pct_max)
@@ -152,6 +166,7 @@ static void freeze_old(co_merge *m)
             iv->svc_frozen = pr_hist_freeze(iv->svc);
             pr_hist_destroy(&iv->svc);
         }
+        co_kinds_freeze(iv->kinds, iv->n_kinds);
     }
 }
 
@@ -235,6 +250,7 @@ void co_merge_destroy(co_merge **mp)
         for (uint32_t i = 0; s->iv.agent_lat_frozen && i < m->n_agents; i++)
             pr_hist_frozen_destroy(&s->iv.agent_lat_frozen[i]);
         free(s->iv.agent_lat_frozen);
+        co_kinds_free(&s->iv.kinds, &s->iv.n_kinds);
         free(s->seen);
     }
     free(m->slots);

@@ -10,6 +10,7 @@
 
 #include "ag_load.h"
 #include "ag_sb_check.h"
+#include "pr_sb_schema.h"
 #include "pr_split.h"
 
 #define WL(w)  ((ag_workload *)(w))
@@ -64,6 +65,18 @@ static int sb_wl_set_share(struct ag_wl *wl, enum pr_partition part, const struc
 static size_t sb_wl_nstmts(const struct ag_wl *wl)
 {
     return ag_workload_uses_ps(CWL(wl)) ? ag_workload_nstmts(CWL(wl)) : 0;
+}
+
+static size_t sb_wl_kinds(const struct ag_wl *wl, const char *const **names)
+{
+    static const char *const kinds[PR_SB_K_COUNT_] = {
+#define SB_KIND_NAME(id, name) name,
+        PR_SB_KINDS(SB_KIND_NAME)
+#undef SB_KIND_NAME
+    };
+    (void)wl;
+    *names = kinds;
+    return PR_SB_K_COUNT_;
 }
 
 static const struct ag_stmt_def *sb_wl_stmt(const struct ag_wl *wl, size_t i)
@@ -202,6 +215,7 @@ const struct ag_family ag_sb_family = {
     .wl_set_share = sb_wl_set_share,
     .wl_nstmts = sb_wl_nstmts,
     .wl_stmt = sb_wl_stmt,
+    .wl_kinds = sb_wl_kinds,
     .gen_new = sb_gen_new,
     .gen_destroy = sb_gen_destroy,
     .begin = sb_begin,

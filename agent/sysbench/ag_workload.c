@@ -59,6 +59,16 @@ static const struct {
     [K_DELINS] = {"delete_inserts", NULL, NULL},
 };
 
+/* The shared schema's kind (pr_sb_schema.h) of each statement kind. */
+static const uint16_t sb_kind[K_COUNT_] = {
+    [K_BEGIN] = PR_SB_K_BEGIN,       [K_COMMIT] = PR_SB_K_COMMIT,  [K_POINT] = PR_SB_K_POINT,
+    [K_SIMPLE] = PR_SB_K_SIMPLE,     [K_SUM] = PR_SB_K_SUM,        [K_ORDER] = PR_SB_K_ORDER,
+    [K_DISTINCT] = PR_SB_K_DISTINCT, [K_INDEX] = PR_SB_K_INDEX,    [K_NONINDEX] = PR_SB_K_NONINDEX,
+    [K_DELETE] = PR_SB_K_DELETE,     [K_INSERT] = PR_SB_K_INSERT,  [K_RPOINTS] = PR_SB_K_RPOINTS,
+    [K_RRANGES] = PR_SB_K_RRANGES,   [K_TEXTINS] = PR_SB_K_INSERT, [K_BULK] = PR_SB_K_BULK,
+    [K_DELINS] = PR_SB_K_DELETE,
+};
+
 /* rand.string templates: 10 and 5 groups of 11 digits (119 and 59 chars). */
 static const char c_tmpl[] = "###########-###########-###########-###########-###########-"
                              "###########-###########-###########-###########-###########";
@@ -259,6 +269,7 @@ static void add_stmts(ag_workload *wl, enum kind k)
 
         memset(d, 0, sizeof *d);
         d->kind = kind_info[k].name;
+        d->kind_id = sb_kind[k];
         if (k == K_RPOINTS || k == K_RRANGES) {
             uint32_t np = k == K_RPOINTS ? wl->random_points : 2 * wl->nranges;
             d->sql = random_sql(k, k == K_RPOINTS ? np : wl->nranges);
@@ -528,13 +539,15 @@ static int64_t draw_segment(ag_cursor *c)
                         (uint32_t)(int64_t)c->rmax);
 }
 
-static void text_call(struct ag_call *call, const char *text, size_t len, const char *kind)
+static void text_call(struct ag_call *call, const char *text, size_t len, const char *kind,
+                      uint16_t kind_id)
 {
     call->stmt = -1;
     call->text = text;
     call->text_len = len;
     call->nparams = 0;
     call->kind = kind;
+    call->kind_id = kind_id;
 }
 
 /* Append n bytes of s at buf[*len] while they fit (keeping room for the
@@ -544,7 +557,7 @@ static void render(ag_cursor *c, const struct ag_stmt_def *d, struct ag_call *ca
     size_t len = ag_stmt_render(d, call, c->text, c->text_cap);
 
     assert(len < c->text_cap);
-    text_call(call, c->text, len, d->kind);
+    text_call(call, c->text, len, d->kind, d->kind_id);
 }
 
 /* Point the call at PS statement idx (params already in call); render it as
@@ -556,6 +569,7 @@ static void finish_call(ag_cursor *c, int32_t idx, struct ag_call *call)
     call->stmt = idx;
     call->nparams = d->nparams;
     call->kind = d->kind;
+    call->kind_id = d->kind_id;
     call->text = NULL;
     call->text_len = 0;
     if (!c->wl->ps)
@@ -582,7 +596,7 @@ static void textins_call(ag_cursor *c, struct ag_call *call)
     int n = snprintf(c->text, c->text_cap,
                      "INSERT INTO sbtest%u (id, k, c, pad) VALUES (%lld, %lld, '%.*s', '%.*s')",
                      c->tnum, (long long)id, (long long)k, (int)C_LEN, c->c, (int)PAD_LEN, c->pad);
-    text_call(call, c->text, (size_t)n, kind_info[K_TEXTINS].name);
+    text_call(call, c->text, (size_t)n, kind_info[K_TEXTINS].name, sb_kind[K_TEXTINS]);
 }
 
 /* select_random_points / select_random_ranges: all draws from the segment. */
@@ -659,7 +673,7 @@ static bool bulk_step(ag_cursor *c, struct ag_call *call)
         c->row_ready = true;
     }
     if (!c->flush_sent && c->bulk_rows > 0 && c->bulk_len + c->row_len + 2 > BULK_BYTES) {
-        text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name);
+        text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name, sb_kind[K_BULK]);
         c->flush_sent = true;
         c->flush_pending = true;
         return true;
@@ -751,7 +765,7 @@ bool ag_cursor_finish(ag_cursor *c, struct ag_call *call)
     if (c->bulk == NULL || c->finished || c->flush_pending || c->bulk_rows == 0)
         return false;
     c->finished = true;
-    text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name);
+    text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name, sb_kind[K_BULK]);
     c->bulk_rows = 0;
     return true;
 }
