@@ -260,6 +260,8 @@ static char **path_field(struct co_args *a, const char *n)
         return &a->json_path;
     if (strcmp(n, "csv") == 0)
         return &a->csv_path;
+    if (strcmp(n, "csv-kinds") == 0)
+        return &a->csv_kinds_path;
     if (strcmp(n, "hdr-log") == 0)
         return &a->hdr_log_path;
     if (strcmp(n, "secret-key-file") == 0)
@@ -339,6 +341,8 @@ static const struct co__own_opt own_opts[] = {
      set_rate_mode},
     {"json", "=FILE", NULL, "write the whole run as JSON to FILE", set_path},
     {"csv", "=FILE", NULL, "write one CSV row per interval to FILE", set_path},
+    {"csv-kinds", "=FILE", NULL, "write one CSV row per interval and statement kind to FILE",
+     set_path},
     {"hdr-log", "=FILE", NULL, "write an HdrHistogram interval log to FILE", set_path},
     {"secret-key-file", "=FILE", NULL, "coordinator CURVE secret key (Z85, first line)", set_path},
     {"authorized-keys", "=FILE", NULL, "agent CURVE public keys admitted, one per line", set_path},
@@ -780,6 +784,7 @@ void co_args_clear(struct co_args *a)
     free(a->agent_bin);
     free(a->json_path);
     free(a->csv_path);
+    free(a->csv_kinds_path);
     free(a->hdr_log_path);
     free(a->secret_key_file);
     free(a->authorized_keys);

@@ -109,6 +109,7 @@ struct co_args {
     enum pr_rate_mode rate_mode;         /* --rate-mode (stampede's own; sysbench is Poisson) */
     char *json_path;                     /* --json, NULL when unset */
     char *csv_path;                      /* --csv */
+    char *csv_kinds_path;                /* --csv-kinds: per statement kind (co_kinds_out.h) */
     char *hdr_log_path;                  /* --hdr-log */
     char *secret_key_file;               /* --secret-key-file */
     char *authorized_keys;               /* --authorized-keys */

@@ -145,3 +145,13 @@ int co_kinds_out_csv(const struct co_result *r, FILE *f)
     pr_hist_destroy(&scratch);
     return fflush(f) != 0 || ferror(f) ? -EIO : 0;
 }
+
+static int csv_cb(FILE *f, const void *arg)
+{
+    return co_kinds_out_csv(arg, f);
+}
+
+int co_kinds_out_csv_file(const struct co_result *r, const char *path, struct pr_error *err)
+{
+    return co__write_atomic(path, "--csv-kinds", csv_cb, r, err);
+}

@@ -37,4 +37,8 @@ void co_kinds_out_text(FILE *f, const struct co_result *r);
 /* --csv-kinds: write the long-format CSV of r to f; 0 or -EIO. */
 int co_kinds_out_csv(const struct co_result *r, FILE *f);
 
+/* The same to path, atomically (co__write_atomic): 0, or an error with err
+ * naming the file. */
+int co_kinds_out_csv_file(const struct co_result *r, const char *path, struct pr_error *err);
+
 #endif

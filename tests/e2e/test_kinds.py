@@ -12,6 +12,7 @@ Two local agents run oltp_read_only (3 s) with --json and --hdr-log:
   - Java's HistogramLogProcessor reading the Tag=kind:point_selects lines
     (merged over agents, per interval) gives the pooled count, p50, p99,
     p99.9 and max of the JSON totals (from DONE), within one bucket;
+  - --csv-kinds rows (one per interval and kind) sum to the totals;
   - with --report-format=sysbench the section is not printed.
 """
 import csv
@@ -76,7 +77,8 @@ def java_check(hlog, tot):
 def main():
     e.need_sandbox()
     e.prepare(tables=2, table_size=5000)
-    p, d, hlog, com = run([], "kinds")
+    ck = e.path("kinds.csv")
+    p, d, hlog, com = run(["--csv-kinds=" + ck], "kinds")
     t = d["totals"]
     kinds = t.get("kinds")
     if not e.check(kinds is not None and "point_selects" in kinds, "JSON totals have kinds"):
@@ -103,6 +105,14 @@ def main():
     e.check("Latency by statement (ms):" in text and len(ps_row) > 0 and
             int(ps_row[0][1]) == kinds["point_selects"]["count"],
             "text section with the point_selects row: %r" % (ps_row[:1],))
+    with open(ck, encoding="utf-8") as f:
+        crow = list(csv.DictReader(f))
+    csum = {}
+    for r in crow:
+        csum[r["kind"]] = csum.get(r["kind"], 0) + int(r["count"])
+    e.check(csum == {k: v["count"] for k, v in kinds.items()} and
+            all(float(r["lat_p99_ms"]) >= float(r["lat_p50_ms"]) for r in crow),
+            "--csv-kinds: %d rows, counts sum to the totals" % len(crow))
     java_check(hlog, kinds)
 
     p, d, _, _ = run(["--report-format=sysbench"], "strict")
