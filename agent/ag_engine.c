@@ -156,7 +156,7 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->seed = cfg->seed;
     e->rate = cfg->rate > 0 ? cfg->rate : 0;
     e->sh.wl = cfg->wl;
-    if (cfg->wl) {
+    if (cfg->wl && cfg->wl->fam->wl_kinds) {
         const char *const *names;
         e->sh.nkinds = cfg->wl->fam->wl_kinds(cfg->wl, &names);
     }

@@ -173,7 +173,8 @@ struct ag_family {
     /* The prepared-statement set each connection prepares (0: text only). */
     size_t (*wl_nstmts)(const struct ag_wl *wl);
     /* The statement kinds (READY.kinds): *names borrowed, static or valid
-     * for wl's life; returns how many (<= PR_MSG_MAX_KINDS). */
+     * for wl's life; returns how many (<= PR_MSG_MAX_KINDS). Optional (NULL:
+     * no per-kind figures). */
     size_t (*wl_kinds)(const struct ag_wl *wl, const char *const **names);
     const struct ag_stmt_def *(*wl_stmt)(const struct ag_wl *wl, size_t i);
 

@@ -465,7 +465,7 @@ void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv)
 static uint32_t run_nkinds(const ag_run *r)
 {
     const char *const *names;
-    if (r->plan->cmd != PR_CMD_RUN)
+    if (r->plan->cmd != PR_CMD_RUN || r->wl->fam->wl_kinds == NULL)
         return 0;
     return (uint32_t)r->wl->fam->wl_kinds(r->wl, &names);
 }

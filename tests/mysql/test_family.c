@@ -135,6 +135,14 @@ static void tf_wl_destroy(struct ag_wl **wl)
     *wl = NULL;
 }
 
+static size_t tf_kinds(const struct ag_wl *wl, const char *const **names)
+{
+    static const char *const k[] = {"calc", "text"};
+    (void)wl;
+    *names = k;
+    return 2;
+}
+
 static size_t tf_nstmts(const struct ag_wl *wl)
 {
     (void)wl;
@@ -178,6 +186,7 @@ static enum ag_step tf_next(struct ag_gen *gg, struct ag_call *call)
 
     call->want = AG_WANT_RESULT;
     call->stmt = -1;
+    call->kind_id = g->step == 0 || g->step == 3 ? 0 : 1; /* PS: calc, text: text */
     switch (g->step) {
     case 0:
         call->stmt = 0;
@@ -292,6 +301,7 @@ static const struct ag_family tf_family = {
     .wl_opts = tf_opts,
     .wl_nstmts = tf_nstmts,
     .wl_stmt = tf_stmt,
+    .wl_kinds = tf_kinds,
     .gen_new = tf_gen_new,
     .gen_destroy = tf_gen_destroy,
     .begin = tf_begin,
@@ -306,7 +316,9 @@ static void case_results(void)
     struct ag_engine_config cfg;
     struct pr_error perr = {0};
     struct ag_engine_error err = {0};
-    struct ag_engine_stats st = {.lat = pr_hist_new(), .svc = pr_hist_new()};
+    struct pr_msg_kstat kst[2] = {{0, 0, pr_hist_new()}, {0, 0, pr_hist_new()}};
+    struct ag_engine_stats st = {
+        .lat = pr_hist_new(), .svc = pr_hist_new(), .kst = kst, .n_kst = 2};
 
     db_exec("DROP TABLE IF EXISTS fam_t, fam_u");
     db_exec("CREATE TABLE fam_t (id INT AUTO_INCREMENT PRIMARY KEY, v BIGINT)");
@@ -339,6 +351,18 @@ static void case_results(void)
     CHECK_EQ_U64(st.ctr.errors, retries + failed);    /* ignorable errors + events given up */
     CHECK_EQ_U64(atomic_load(&tf_results), 6 * 160);  /* one result per successful statement */
     CHECK_EQ_U64(st.ctr.reads + st.ctr.writes + st.ctr.other, 6 * 160);
+    /* Per kind: 2 PS statements and 4 text ones per event; the duplicate
+     * key errors are the text kind's. */
+    printf("kinds: calc %llu (%llu errors), text %llu (%llu errors)\n",
+           (unsigned long long)kst[0].count, (unsigned long long)kst[0].errors,
+           (unsigned long long)kst[1].count, (unsigned long long)kst[1].errors);
+    CHECK_EQ_U64(kst[0].count, 2 * 160);
+    CHECK_EQ_U64(kst[1].count, 4 * 160);
+    CHECK_EQ_U64(kst[0].errors, 0);
+    CHECK_EQ_U64(kst[1].errors, retries);
+    CHECK_EQ_U64(pr_hist_count(kst[0].lat), 2 * 160);
+    pr_hist_destroy(&kst[0].lat);
+    pr_hist_destroy(&kst[1].lat);
     pr_hist_destroy(&st.lat);
     pr_hist_destroy(&st.svc);
     tf_wl_destroy(&wl);
