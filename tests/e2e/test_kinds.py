@@ -13,7 +13,10 @@ Two local agents run oltp_read_only (3 s) with --json and --hdr-log:
     (merged over agents, per interval) gives the pooled count, p50, p99,
     p99.9 and max of the JSON totals (from DONE), within one bucket;
   - --csv-kinds rows (one per interval and kind) sum to the totals;
-  - with --report-format=sysbench the section is not printed.
+  - with --report-format=sysbench the section is not printed;
+  - protocol 2: an old (version 1) agent's HELLO gets a BYE naming both
+    versions and is counted as refused, and the run goes on with a real
+    agent.
 """
 import csv
 import os
@@ -21,6 +24,7 @@ import shutil
 import subprocess
 
 import e2elib as e
+import zmtp
 
 COM = ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit"]
 JAR = "/usr/share/java/hdrhistogram.jar"
@@ -74,6 +78,41 @@ def java_check(hlog, tot):
                 "pooled %s: Java %s ms, merged %s ms" % (ok, last[jk], lat[ok]))
 
 
+def mp_str(b):
+    return bytes([0xa0 | len(b)]) + b
+
+
+def old_agent_case():
+    port = e.free_port()
+    ep = "tcp://127.0.0.1:%d" % port
+    j = e.path("old.json")
+    co = e.stampede(["oltp_read_only", "run", "--tables=2", "--table-size=5000", "--threads=2",
+                     "--time=1", "--agents=1", "--listen=" + ep, "--plaintext",
+                     "--agent-wait=20", "--json=" + j] + e.db_opts())
+    if not e.check(e.wait_listening(port), "old agent: the coordinator listens"):
+        co.stop()
+        return
+    z = zmtp.Session(port)
+    hello = (b"\x85" + mp_str(b"v") + b"\x01" + mp_str(b"t") + mp_str(b"HELLO") +
+             mp_str(b"run") + mp_str(b"") + mp_str(b"seq") + b"\x01" + mp_str(b"name") +
+             mp_str(b"old-agent"))
+    z.send(hello)
+    flags, body = zmtp._recv_frame(z.s)
+    z.close()
+    e.check(b"BYE" in body and b"speaks protocol 1, this coordinator 2" in body,
+            "old agent: the reply is a BYE naming both versions: %r" % body[:160])
+    ag = e.agent(["--coordinator=" + ep, "--plaintext", "--workers=1", "--once"], "new-agent")
+    rc = co.wait(60)
+    e.check(rc == 0, "old agent: the run with the real agent succeeded: exit %s" % rc)
+    if rc == 0:
+        d = e.load_json(j)
+        e.check(d["control"]["refused_agents"] == 1,
+                "old agent: counted as refused: %r" % d["control"])
+    else:
+        co.dump()
+        ag.dump()
+
+
 def main():
     e.need_sandbox()
     e.prepare(tables=2, table_size=5000)
@@ -119,6 +158,7 @@ def main():
     e.check("Latency by statement" not in p.text("out"),
             "--report-format=sysbench leaves the section out")
     e.check("kinds" in d["totals"], "strict: the kinds are still in the JSON")
+    old_agent_case()
     e.finish()
 
 
