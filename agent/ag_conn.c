@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <mysql.h>
 
+#include "ag_result.h"
 #include "ag_tls.h"
 #include "pr_err.h"
 
@@ -83,6 +84,9 @@ struct ag_conn {
     enum ag_conn_class cls;   /* class of the last successful statement */
     struct ag_conn_error err; /* last error */
     struct ag_call call;      /* the call buffer; INT bindings point into it */
+    struct ag_result res;     /* the last exec's result (ag_conn_result) */
+    char *res_buf;            /* its first-row text (AG_RESULT_BUF), allocated at first want */
+    MYSQL_BIND *res_bind;     /* PS result bindings (AG_RESULT_MAX_COLS), with res_buf */
     uv_idle_t *dry_idle;      /* --mysql-dry-run completions; freed in its close cb */
     bool dry_pending;         /* a dry-run completion waits for dry_idle */
 };
@@ -121,6 +125,8 @@ static void set_error(ag_conn *c, unsigned err_no, const char *state, const char
                       const char *what, const char *kind)
 {
     c->err.err_no = err_no;
+    c->res.err_no = err_no ? err_no : CR_UNKNOWN_ERROR;
+    c->res.errmsg = c->err.msg;
     snprintf(c->err.sqlstate, sizeof c->err.sqlstate, "%s", state ? state : "HY000");
     snprintf(c->err.msg, sizeof c->err.msg, "%s", msg ? msg : "");
     if (kind)
@@ -390,6 +396,14 @@ static enum ag_conn_class rows_class(my_ulonglong affected)
 
 static int stored(ag_conn *c)
 {
+    if (c->call.want && c->first_result) {
+        if (c->ret_res) {
+            ag_result_from_res(&c->res, c->res_buf, c->ret_res);
+        } else {
+            c->res.affected = mysql_affected_rows(c->mysql);
+            c->res.insert_id = mysql_insert_id(c->mysql);
+        }
+    }
     if (c->ret_res) {
         mysql_free_result(c->ret_res); /* no I/O after store_result (trap 7) */
         c->ret_res = NULL;
@@ -428,11 +442,17 @@ static int on_done(ag_conn *c)
             return mysql_stmt_store_result_start(&c->ret_int, st);
         }
         c->cls = rows_class(mysql_stmt_affected_rows(st));
+        if (c->call.want) {
+            c->res.affected = mysql_stmt_affected_rows(st);
+            c->res.insert_id = mysql_stmt_insert_id(st);
+        }
         complete(c, AG_CONN_OK);
         return -1;
     case OP_STMT_STORE:
         if (c->ret_int)
             return fail_stmt(c, "execute", false);
+        if (c->call.want)
+            ag_result_from_stmt(&c->res, c->res_buf, st, c->res_bind);
         c->op = OP_STMT_FREE;
         return mysql_stmt_free_result_start(&c->ret_bool, st);
     case OP_STMT_FREE:
@@ -590,7 +610,7 @@ static void run(ag_conn *c, int status)
 }
 
 ag_conn *ag_conn_new(uv_loop_t *loop, const struct ag_conn_target *target,
-                     const struct ag_conn_opts *opts, const ag_workload *wl, ag_conn_cb cb,
+                     const struct ag_conn_opts *opts, const struct ag_wl *wl, ag_conn_cb cb,
                      void *data)
 {
     ag_conn *c = pr_xcalloc(1, sizeof *c);
@@ -604,13 +624,13 @@ ag_conn *ag_conn_new(uv_loop_t *loop, const struct ag_conn_target *target,
     c->cur_stmt = -1;
     uv_timer_init(loop, &c->timer);
     c->timer.data = c;
-    if (wl && ag_workload_uses_ps(wl))
-        c->nstmts = ag_workload_nstmts(wl);
+    if (wl)
+        c->nstmts = wl->fam->wl_nstmts(wl);
     if (c->nstmts) {
         c->stmts = pr_xcalloc(c->nstmts, sizeof *c->stmts);
         for (size_t i = 0; i < c->nstmts; i++) {
             struct ag__stmt *s = &c->stmts[i];
-            s->def = ag_workload_stmt(wl, i);
+            s->def = wl->fam->wl_stmt(wl, i);
             s->bind = pr_xcalloc(s->def->nparams + 1, sizeof *s->bind);
             s->len = pr_xcalloc(s->def->nparams + 1, sizeof *s->len);
             for (uint32_t p = 0; p < s->def->nparams; p++)
@@ -631,6 +651,8 @@ static void conn_free_cb(uv_handle_t *h)
     }
     free(c->stmts);
     free(c->emu);
+    free(c->res_buf);
+    free(c->res_bind);
     free(c);
 }
 
@@ -725,6 +747,24 @@ struct ag_call *ag_conn_call(ag_conn *c)
     return &c->call;
 }
 
+const struct ag_result *ag_conn_result(const ag_conn *c)
+{
+    return &c->res;
+}
+
+/* A new request's result: only err_no unless the call wants more. */
+static void result_start(ag_conn *c)
+{
+    c->res.err_no = 0;
+    if (c->call.want == AG_WANT_NONE)
+        return;
+    if (c->res_buf == NULL) { /* once per connection */
+        c->res_buf = pr_xmalloc(AG_RESULT_BUF);
+        c->res_bind = pr_xcalloc(AG_RESULT_MAX_COLS, sizeof *c->res_bind);
+    }
+    ag_result_reset(&c->res);
+}
+
 /* Point string bindings at this call's buffers (they move per call). */
 static int rebind(ag_conn *c, struct ag__stmt *s)
 {
@@ -773,6 +813,7 @@ int ag_conn_exec(ag_conn *c)
     if (call->stmt >= 0 &&
         ((size_t)call->stmt >= c->nstmts || call->nparams != c->stmts[call->stmt].def->nparams))
         return -EINVAL;
+    result_start(c);
     if (c->opts->dry_run)
         return dry_complete(c, REQ_EXEC);
     if (call->stmt >= 0 && c->stmts[call->stmt].emulated) {

@@ -41,7 +41,7 @@
 
 #include <uv.h>
 
-#include "ag_workload.h"
+#include "ag_family.h"
 #include "pr_opts.h"
 
 typedef struct ag_conn ag_conn;
@@ -88,11 +88,11 @@ struct ag_conn_error {
  * start the next request on c (or close/destroy it). */
 typedef void (*ag_conn_cb)(ag_conn *c, enum ag_conn_status status, void *data);
 
-/* A closed connection on loop. wl supplies the prepared-statement set when
- * ag_workload_uses_ps(wl) (NULL: text queries only). target, opts and wl are
- * borrowed. Never NULL (aborts on out of memory). */
+/* A closed connection on loop. wl supplies the prepared-statement set
+ * (its family's wl_nstmts/wl_stmt; NULL: text queries only). target, opts
+ * and wl are borrowed. Never NULL (aborts on out of memory). */
 ag_conn *ag_conn_new(uv_loop_t *loop, const struct ag_conn_target *target,
-                     const struct ag_conn_opts *opts, const ag_workload *wl, ag_conn_cb cb,
+                     const struct ag_conn_opts *opts, const struct ag_wl *wl, ag_conn_cb cb,
                      void *data);
 
 /* Close the connection (dropping any request in flight without calling the
@@ -104,12 +104,20 @@ void ag_conn_destroy(ag_conn **c);
  * callback, or -EBUSY when the connection is not closed and idle. */
 int ag_conn_open(ag_conn *c);
 
-/* The call buffer to fill (with ag_cursor_next) before ag_conn_exec; owned by
- * the connection, stable for its lifetime (prepared statements bind to it). */
+/* The call buffer to fill (with the generator's next) before ag_conn_exec;
+ * owned by the connection, stable for its lifetime (prepared statements bind
+ * to it). */
 struct ag_call *ag_conn_call(ag_conn *c);
 
+/* The result of the last exec (ag_family.h): err_no (0 on success, else the
+ * error of a non-OK status) always; with call.want AG_WANT_RESULT also the
+ * row count, affected rows, insert id and the first row (text, and numeric
+ * columns parsed). Owned by c, valid until its next request. */
+const struct ag_result *ag_conn_result(const ag_conn *c);
+
 /* Execute the call in ag_conn_call(c): a prepared statement (stmt >= 0) or a
- * text query (stmt < 0). The whole result is read and freed. Returns 0 and
+ * text query (stmt < 0). The whole result is read and freed (what call.want
+ * asks for kept first, ag_conn_result). Returns 0 and
  * later calls the callback, -EBUSY when a request is in flight, -ENOTCONN
  * when closed, -EINVAL for a bad statement index or parameter count. */
 int ag_conn_exec(ag_conn *c);

@@ -161,6 +161,10 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->seed = cfg->seed;
     e->rate = cfg->rate > 0 ? cfg->rate : 0;
     e->sh.wl = cfg->wl;
+    if (cfg->wl && cfg->wl->fam->wl_kinds) {
+        const char *const *names;
+        e->sh.nkinds = cfg->wl->fam->wl_kinds(cfg->wl, &names);
+    }
     e->sh.conn_opts = &e->opts;
     e->sh.time_ns = cfg->time_ms * 1000000ULL;
     e->sh.events = cfg->events;
@@ -175,8 +179,8 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->nworkers = pick_workers(cfg);
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
-    ag_wstats_init(&e->total);
-    ag_wstats_init(&e->merge);
+    ag_wstats_init(&e->total, e->sh.nkinds);
+    ag_wstats_init(&e->merge, e->sh.nkinds);
     return e;
 }
 
@@ -279,9 +283,9 @@ static void start_workers(ag_engine *e)
     e->lent = pr_xcalloc(n, sizeof *e->lent);
     e->runs = pr_xcalloc(n, sizeof *e->runs);
     for (size_t i = 0; i < 2 * n; i++)
-        ag_wstats_init(&e->buf[i]);
+        ag_wstats_init(&e->buf[i], e->sh.nkinds);
     for (size_t i = 0; i < n; i++)
-        ag_wstats_init(&e->runs[i]);
+        ag_wstats_init(&e->runs[i], e->sh.nkinds);
     for (uint32_t c = 0; c < e->conns; c++) {
         uint64_t g = e->conn_first + c;
         wc[c].target = &e->targets[g % e->ntargets];
@@ -477,6 +481,15 @@ static void fill_stats(const ag_engine *e, const struct ag_wstats *s, struct ag_
     out->lag_p99_us = pr_hist_value_at_percentile(s->lag, 99.0);
     out->slip_max_us = s->slip_max_us;
     out->rows = s->rows;
+    for (size_t i = 0; out->kst && i < out->n_kst; i++) {
+        const struct pr_msg_kstat *k = i < s->nk ? &s->kst[i] : NULL;
+        out->kst[i].count = k ? k->count : 0;
+        out->kst[i].errors = k ? k->errors : 0;
+        if (out->kst[i].lat && k)
+            pr_hist_copy(out->kst[i].lat, k->lat);
+        else if (out->kst[i].lat)
+            pr_hist_reset(out->kst[i].lat);
+    }
 }
 
 int ag_engine_collect(ag_engine *e, struct ag_engine_stats *out)
@@ -594,21 +607,4 @@ int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
     if (ag_engine_error(e, err))
         return err->code;
     return 0;
-}
-
-static bool load_next(void *it, const char **sql, size_t *sql_len, uint64_t *rows)
-{
-    struct ag_load_stmt st;
-
-    if (!ag_load_next(it, &st))
-        return false;
-    *sql = st.text;
-    *sql_len = st.text_len;
-    *rows = st.rows;
-    return true;
-}
-
-struct ag_piece ag_engine_load_piece(ag_load *l)
-{
-    return (struct ag_piece){.it = l, .next = load_next};
 }

@@ -41,9 +41,8 @@
 #include <stdint.h>
 
 #include "ag_conn.h"
-#include "ag_load.h"
+#include "ag_family.h"
 #include "ag_worker.h"
-#include "ag_workload.h"
 #include "pr_counters.h"
 #include "pr_err.h"
 #include "pr_hist.h"
@@ -52,7 +51,7 @@
 
 /* Everything an engine needs. Strings and arrays are copied by _new. */
 struct ag_engine_config {
-    const ag_workload *wl;      /* borrowed, must outlive the engine; NULL: command mode */
+    const struct ag_wl *wl;     /* borrowed, must outlive the engine; NULL: command mode */
     const char *const *hosts;   /* --mysql-host list (names are resolved at setup) */
     size_t nhosts;              /* 0: "localhost" */
     const uint16_t *ports;      /* --mysql-port list */
@@ -97,14 +96,18 @@ struct ag_engine_error {
  * histograms (or NULL), reset and filled. */
 struct ag_engine_stats {
     struct pr_counters ctr;
-    pr_hist *lat;         /* latency, µs (intended start in rate mode) */
-    pr_hist *svc;         /* rate mode: service time, µs */
-    double cpu_pct;       /* process user+sys CPU over the span, % of one core */
-    uint64_t lag_max_us;  /* event-loop lag, max over workers */
-    uint64_t lag_p99_us;  /* event-loop lag, p99 of all samples */
-    uint64_t slip_max_us; /* rate mode: worst start slip */
-    uint64_t span_ns;     /* wall time the stats cover */
-    uint64_t rows;        /* command streams: rows the INSERTs carried */
+    pr_hist *lat;             /* latency, µs (intended start in rate mode) */
+    pr_hist *svc;             /* rate mode: service time, µs */
+    double cpu_pct;           /* process user+sys CPU over the span, % of one core */
+    uint64_t lag_max_us;      /* event-loop lag, max over workers */
+    uint64_t lag_p99_us;      /* event-loop lag, p99 of all samples */
+    uint64_t slip_max_us;     /* rate mode: worst start slip */
+    uint64_t span_ns;         /* wall time the stats cover */
+    uint64_t rows;            /* command streams: rows the INSERTs carried */
+    struct pr_msg_kstat *kst; /* caller-owned, or NULL: per statement kind (the family's
+                                 wl_kinds order), n_kst entries filled, each lat (µs,
+                                 caller-owned) reset and filled */
+    uint32_t n_kst;
 };
 
 typedef struct ag_engine ag_engine;
@@ -175,9 +178,5 @@ bool ag_engine_pieces_complete(ag_engine *e);
  * negative with err filled). pieces must stay valid until return. */
 int ag_engine_run_pieces(ag_engine *e, struct ag_piece *pieces, size_t n,
                          struct ag_engine_error *err);
-
-/* A piece over an ag_load iterator (prepare/cleanup/prewarm statements);
- * l is borrowed and must outlive the run. */
-struct ag_piece ag_engine_load_piece(ag_load *l);
 
 #endif

@@ -11,9 +11,8 @@
 #include <pthread.h>
 
 #include "ag_engine.h"
-#include "ag_load.h"
+#include "ag_registry.h"
 #include "ag_tls.h"
-#include "ag_workload.h"
 #include "pr_split.h"
 
 /* Server counters the lead agent samples before READY and at every
@@ -32,7 +31,7 @@ enum run_phase { RUN_NEW, RUN_SETUP, RUN_LIVE, RUN_OVER };
 
 struct ag_run {
     const struct pr_msg_plan *plan; /* borrowed from the session */
-    ag_workload *wl;                /* parsed workload and options */
+    struct ag_wl *wl;               /* parsed workload and options (its family's) */
     ag_engine *engine;              /* connections and loops */
     MYSQL *probe;                   /* blocking connection: RTT probe, status samples */
     struct ag_tls_opts tls;         /* --mysql-ssl*, --mysql-compression (owned) */
@@ -44,9 +43,11 @@ struct ag_run {
     bool cancelled, immediate;      /* a stop was requested */
     bool finished;                  /* the command or run has ended */
     struct ag_run_error end;        /* how the run ended */
-    ag_load **loads;                /* command mode iterators */
-    struct ag_piece *pieces;        /* command mode pieces over loads */
+    struct ag_piece *pieces;        /* command mode streams (the family's loaders) */
+    void (**destroy)(void *it);     /* and how to free each */
     size_t npieces;
+    struct pr_msg_kstat *tot_kst; /* per-kind totals of ag_run_totals, until taken */
+    uint32_t n_tot_kst;
 };
 
 static void set_error(struct ag_run_error *e, int code, enum pr_phase phase, const char *fmt, ...)
@@ -100,34 +101,39 @@ static const char *hint(const ag_run *r, unsigned err_no, const char *msg)
 static void from_engine(const ag_run *r, struct ag_run_error *e, const struct ag_engine_error *ee)
 {
     bool connecting = strncmp(ee->what, "connect", 7) == 0;
-    set_error(e, ee->code ? ee->code : PR_EINVAL, connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE,
-              "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
-              (unsigned long long)ee->conn_index, ee->err_no, ee->msg,
-              hint(r, ee->err_no, ee->msg));
+    enum pr_phase ph = connecting ? PR_PHASE_CONNECT : PR_PHASE_PREPARE;
+    if (ee->err_no == 0) /* the family refused a result (check): its message says it all */
+        set_error(e, ee->code ? ee->code : PR_EINVAL, ph, "%s (connection %llu): %s", ee->target,
+                  (unsigned long long)ee->conn_index, ee->msg);
+    else
+        set_error(e, ee->code ? ee->code : PR_EINVAL, ph,
+                  "%s %s (connection %llu): error %u: %s; %s", ee->what, ee->target,
+                  (unsigned long long)ee->conn_index, ee->err_no, ee->msg,
+                  hint(r, ee->err_no, ee->msg));
     e->db_errno = ee->err_no;
     snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", ee->sqlstate);
     snprintf(e->stmt_kind, sizeof(e->stmt_kind), "%s", ee->what);
 }
 
-static ag_workload *parse_workload(const struct pr_msg_plan *p, struct ag_run_error *e)
+static struct ag_wl *parse_workload(const struct pr_msg_plan *p, struct ag_run_error *e)
 {
     struct ag_kv *kv = pr_xcalloc(p->n_opts + 1, sizeof(*kv));
     struct pr_error err = {0};
 
     for (uint32_t i = 0; i < p->n_opts; i++)
         kv[i] = (struct ag_kv){p->opts[i].name, p->opts[i].value};
-    ag_workload *wl = ag_workload_new(p->workload, kv, p->n_opts, &err);
+    struct ag_wl *wl = ag_registry_wl_new(p->workload, kv, p->n_opts, &err);
     free(kv);
     if (wl)
-        ag_workload_set_run_seed(wl, p->seed);
+        wl->fam->wl_set_run_seed(wl, p->seed);
     if (wl == NULL)
         set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
     /* A run is confined to the plan's share (--partition); prepare's tables
      * are pieces to load instead (build_pieces). */
     if (wl && p->cmd == PR_CMD_RUN &&
-        ag_workload_set_share(wl, p->part, p->tables, p->n_tables, &err) < 0) {
+        wl->fam->wl_set_share(wl, p->part, p->tables, p->n_tables, &err) < 0) {
         set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
-        ag_workload_destroy(&wl);
+        wl->fam->wl_destroy(&wl);
     }
     return wl;
 }
@@ -148,7 +154,7 @@ static uint32_t stop_grace_ms(const pr_opts *o)
 static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
 {
     const struct pr_msg_plan *p = r->plan;
-    const pr_opts *o = ag_workload_opts(r->wl);
+    const pr_opts *o = r->wl->fam->wl_opts(r->wl);
     struct pr_error err = {0};
     struct ag_engine_config c = {
         .wl = p->cmd == PR_CMD_RUN ? r->wl : NULL,
@@ -191,7 +197,7 @@ ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_er
     r->wl = parse_workload(plan, e);
     if (r->wl) {
         struct pr_error err = {0};
-        if (ag_tls_opts_from(&r->tls, ag_workload_opts(r->wl), &err) < 0)
+        if (ag_tls_opts_from(&r->tls, r->wl->fam->wl_opts(r->wl), &err) < 0)
             set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
         else
             r->engine = make_engine(r, workers, e);
@@ -213,7 +219,7 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
     unsigned port = p->n_ports ? p->ports[0] : 3306;
     const char *sock = p->n_sockets ? p->sockets[0] : NULL;
 
-    if (pr_opts_bool(ag_workload_opts(r->wl), "mysql-dry-run"))
+    if (pr_opts_bool(r->wl->fam->wl_opts(r->wl), "mysql-dry-run"))
         return 0; /* no server to probe: no RTT, no status samples */
     r->probe = mysql_init(NULL);
     mysql_options(r->probe, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
@@ -300,76 +306,29 @@ uint32_t ag_run_conns_open(const ag_run *r)
     return ag_engine_conns_open(r->engine);
 }
 
-/* Command mode: one ag_load stream per piece of work. */
-static void add_load(ag_run *r, ag_load *l)
+static enum pr_phase cmd_phase(enum pr_plan_cmd cmd);
+
+/* The family's loader sink: one piece per stream. */
+static void add_piece(void *ctx, struct ag_piece piece, void (*destroy)(void *it))
 {
-    r->loads = pr_xrealloc(r->loads, (r->npieces + 1) * sizeof(*r->loads));
+    ag_run *r = ctx;
+
     r->pieces = pr_xrealloc(r->pieces, (r->npieces + 1) * sizeof(*r->pieces));
-    r->loads[r->npieces] = l;
-    r->pieces[r->npieces] = ag_engine_load_piece(l);
+    r->destroy = pr_xrealloc(r->destroy, (r->npieces + 1) * sizeof(*r->destroy));
+    r->pieces[r->npieces] = piece;
+    r->destroy[r->npieces] = destroy;
     r->npieces++;
 }
 
-/* How many tables cleanup drops: sbtest1..--tables, or for bulk_insert,
- * whose tables are sbtest<global connection index + 1>, sbtest1..--threads
- * as sysbench's bulk_insert cleanup (the coordinator's cleanup plan carries
- * --threads as conns_total). */
-static uint32_t cleanup_tables(const ag_run *r)
-{
-    const struct pr_msg_plan *p = r->plan;
-
-    if (strcmp(ag_workload_name(r->wl), "bulk_insert") == 0) {
-        uint64_t n = p->conns_total ? p->conns_total : (p->conns ? p->conns : 1);
-        return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-    }
-    return (uint32_t)pr_opts_int(ag_workload_opts(r->wl), "tables");
-}
-
-/* Pieces of one agent run in parallel: a table split over several pieces
- * must be created (and indexed) in separate plans by the coordinator, with
- * create-only and index-only pieces of an empty id range (id_hi ==
- * id_lo - 1: ag_load emits no row, and explicit_ids, then true, has no
- * effect). */
+/* Command mode: the family's streams for this plan's command. */
 static int build_pieces(ag_run *r, struct ag_run_error *e)
 {
-    const struct pr_msg_plan *p = r->plan;
-    const pr_opts *o = ag_workload_opts(r->wl);
-    uint32_t ntables = (uint32_t)pr_opts_int(o, "tables");
-    uint64_t table_size = (uint64_t)pr_opts_int(o, "table_size");
     struct pr_error err = {0};
+    int rc = r->wl->fam->loads(r->wl, r->plan, add_piece, r, &err);
 
-    if (p->cmd == PR_CMD_PREPARE) {
-        for (uint32_t i = 0; i < p->n_tables; i++) {
-            const struct pr_msg_table *t = &p->tables[i];
-            struct ag_load_piece piece = {t->table,        t->id_lo,
-                                          t->id_hi,        t->create_table,
-                                          t->create_index, t->id_lo != 1 || t->id_hi != table_size};
-            ag_load *l = ag_load_prepare_new(
-                r->wl, &piece, pr_split_seed(p->seed, t->table, (uint32_t)t->id_lo), &err);
-            if (l == NULL) {
-                set_error(e, err.code, PR_PHASE_PREPARE, "%s", err.msg);
-                return err.code;
-            }
-            add_load(r, l);
-        }
-    } else if (p->cmd == PR_CMD_CLEANUP) {
-        uint32_t n = cleanup_tables(r);
-        uint32_t *nums = pr_xcalloc((size_t)n + 1, sizeof(*nums));
-        for (uint32_t i = 0; i < n; i++)
-            nums[i] = i + 1;
-        add_load(r, ag_load_cleanup_new(r->wl, nums, n));
-        free(nums);
-    } else if (p->cmd == PR_CMD_PREWARM) {
-        uint32_t conns = p->conns ? p->conns : 1;
-        uint32_t *nums = pr_xcalloc(ntables + 1, sizeof(*nums));
-        for (uint32_t c = 0; c < conns; c++) {
-            size_t n = ag_load_tables_for(ntables, c, conns, nums, ntables + 1);
-            if (n > 0)
-                add_load(r, ag_load_prewarm_new(r->wl, nums, n));
-        }
-        free(nums);
-    }
-    return 0;
+    if (rc < 0)
+        set_error(e, err.code, cmd_phase(r->plan->cmd), "%s", err.msg);
+    return rc;
 }
 
 /* The phase a failure of this plan's command belongs to. */
@@ -382,6 +341,8 @@ static enum pr_phase cmd_phase(enum pr_plan_cmd cmd)
         return PR_PHASE_CLEANUP;
     case PR_CMD_PREWARM:
         return PR_PHASE_PREWARM;
+    case PR_CMD_CHECK:
+        return PR_PHASE_CHECK;
     default:
         return PR_PHASE_RUN;
     }
@@ -536,9 +497,64 @@ void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv)
     mysql_free_result(res);
 }
 
+static uint32_t run_nkinds(const ag_run *r)
+{
+    const char *const *names;
+    if (r->plan->cmd != PR_CMD_RUN || r->wl->fam->wl_kinds == NULL)
+        return 0;
+    return (uint32_t)r->wl->fam->wl_kinds(r->wl, &names);
+}
+
+uint32_t ag_run_kinds(const ag_run *r, char ***names)
+{
+    const char *const *src;
+    uint32_t n = run_nkinds(r);
+
+    *names = NULL;
+    if (n == 0)
+        return 0;
+    r->wl->fam->wl_kinds(r->wl, &src);
+    *names = pr_xcalloc(n, sizeof(**names));
+    for (uint32_t i = 0; i < n; i++)
+        (*names)[i] = pr_xstrdup(src[i]);
+    return n;
+}
+
+static struct pr_msg_kstat *kst_new(uint32_t n)
+{
+    struct pr_msg_kstat *k = pr_xcalloc(n ? n : 1, sizeof(*k));
+    for (uint32_t i = 0; i < n; i++)
+        k[i].lat = pr_hist_new();
+    return k;
+}
+
+static void kst_free(struct pr_msg_kstat **k, uint32_t n)
+{
+    for (uint32_t i = 0; *k && i < n; i++)
+        pr_hist_destroy(&(*k)[i].lat);
+    free(*k);
+    *k = NULL;
+}
+
+void ag_run_take_kind_totals(ag_run *r, struct pr_msg_kstat **kst, uint32_t *n)
+{
+    *kst = r->tot_kst;
+    *n = r->n_tot_kst;
+    r->tot_kst = NULL;
+    r->n_tot_kst = 0;
+}
+
 void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
 {
     struct ag_engine_stats st = {0};
+    uint32_t nk = run_nkinds(r);
+
+    if (iv->kst == NULL && nk > 0) {
+        iv->kst = kst_new(nk);
+        iv->n_kst = nk;
+    }
+    st.kst = iv->kst;
+    st.n_kst = iv->n_kst;
 
     if (iv->lat == NULL)
         iv->lat = pr_hist_new();
@@ -561,6 +577,7 @@ void ag_run_interval_clear(struct ag_run_interval *iv)
 {
     pr_hist_destroy(&iv->lat);
     pr_hist_destroy(&iv->svc);
+    kst_free(&iv->kst, iv->n_kst);
     for (uint32_t i = 0; i < iv->n_srv; i++)
         free(iv->srv[i].name);
     free(iv->srv);
@@ -584,6 +601,11 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
     *status = r->end;
     st.lat = lat;
     st.svc = svc;
+    kst_free(&r->tot_kst, r->n_tot_kst);
+    r->n_tot_kst = run_nkinds(r);
+    r->tot_kst = r->n_tot_kst ? kst_new(r->n_tot_kst) : NULL;
+    st.kst = r->tot_kst;
+    st.n_kst = r->n_tot_kst;
     if (ag_engine_totals(r->engine, &st) == 0) {
         *ctr = st.ctr;
         *rows = st.rows;
@@ -607,10 +629,13 @@ void ag_run_destroy(ag_run **rp)
     if (r->probe)
         mysql_close(r->probe);
     for (size_t i = 0; i < r->npieces; i++)
-        ag_load_destroy(&r->loads[i]);
-    free(r->loads);
+        if (r->destroy[i])
+            r->destroy[i](r->pieces[i].it);
+    free(r->destroy);
+    kst_free(&r->tot_kst, r->n_tot_kst);
     free(r->pieces);
-    ag_workload_destroy(&r->wl);
+    if (r->wl)
+        r->wl->fam->wl_destroy(&r->wl);
     ag_tls_opts_clear(&r->tls);
     pthread_mutex_destroy(&r->mu);
     free(r);

@@ -41,7 +41,9 @@ struct ag_run_interval {
     uint64_t slip_us;        /* rate mode: worst send slip */
     struct pr_msg_stat *srv; /* lead agent: SHOW GLOBAL STATUS sample, or NULL */
     uint32_t n_srv;
-    uint64_t rows; /* prepare: rows inserted */
+    uint64_t rows;            /* prepare: rows inserted */
+    struct pr_msg_kstat *kst; /* per statement kind (ag_run_kinds order), or NULL */
+    uint32_t n_kst;
 };
 
 /* Monotonic clock, ns: pr_clock_now_ns(), the one clock both programs use. */
@@ -103,6 +105,12 @@ void ag_run_interval_clear(struct ag_run_interval *iv);
  * empty unless the plan is a rate-mode run. */
 void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *lat, pr_hist *svc,
                    struct ag_run_error *status);
+/* The run's statement kinds for READY.kinds: a heap copy (*names and each
+ * name the caller's), how many; 0 and NULL for a command. */
+uint32_t ag_run_kinds(const ag_run *r, char ***names);
+/* After ag_run_totals: its per-kind totals (DONE.kst), moved to the caller
+ * (free each lat, then the array); NULL and 0 for a command. */
+void ag_run_take_kind_totals(ag_run *r, struct pr_msg_kstat **kst, uint32_t *n);
 /* True when the plan is an open-loop run (rate > 0): STATS and DONE carry
  * service times. */
 bool ag_run_is_rate(const ag_run *r);

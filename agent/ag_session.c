@@ -156,6 +156,10 @@ static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
     m.u.stats.srv = iv->srv;
     m.u.stats.n_srv = iv->n_srv;
     m.u.stats.rows = iv->rows;
+    m.u.stats.kst = iv->kst;
+    m.u.stats.n_kst = iv->n_kst;
+    iv->kst = NULL; /* moves to the message too */
+    iv->n_kst = 0;
     iv->srv = NULL;
     iv->n_srv = 0;
     post(s, &m);
@@ -173,6 +177,7 @@ static void make_done(ag_session *s, struct pr_msg *m, uint64_t intervals)
     m->u.done.status = e.code;
     m->u.done.reason = pr_xstrdup(e.code ? e.message : "");
     m->u.done.has_start_skew = ag_run_start_skew_us(s->run, &m->u.done.start_skew_us);
+    ag_run_take_kind_totals(s->run, &m->u.done.kst, &m->u.done.n_kst);
 }
 
 static bool counters_zero(const struct pr_counters *c)
@@ -229,6 +234,7 @@ static void post_ready(ag_session *s)
     ready.u.ready.has_db_rtt = ag_run_db_rtt_us(s->run, &ready.u.ready.db_rtt_us);
     ready.u.ready.conns = ag_run_conns_open(s->run);
     ag_run_sample_srv(s->run, &ready.u.ready.srv, &ready.u.ready.n_srv);
+    ready.u.ready.n_kinds = ag_run_kinds(s->run, &ready.u.ready.kinds);
     set_state(s, PR_STATE_READY);
     post(s, &ready);
 }

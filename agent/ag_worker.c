@@ -3,6 +3,7 @@
  * loop lives in ag_worker_rate.c, command streams in ag_worker_cmd.c. */
 #include "ag_worker.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,12 +30,16 @@ enum cmd_bits {
 
 static void next_event(struct ag__wconn *wc);
 
-void ag_wstats_init(struct ag_wstats *s)
+void ag_wstats_init(struct ag_wstats *s, size_t nk)
 {
     memset(s, 0, sizeof *s);
     s->lat = pr_hist_new();
     s->svc = pr_hist_new();
     s->lag = pr_hist_new();
+    s->nk = nk;
+    s->kst = pr_xcalloc(nk ? nk : 1, sizeof *s->kst);
+    for (size_t i = 0; i < nk; i++)
+        s->kst[i].lat = pr_hist_new();
 }
 
 void ag_wstats_close(struct ag_wstats *s)
@@ -42,6 +47,11 @@ void ag_wstats_close(struct ag_wstats *s)
     pr_hist_destroy(&s->lat);
     pr_hist_destroy(&s->svc);
     pr_hist_destroy(&s->lag);
+    for (size_t i = 0; i < s->nk; i++)
+        pr_hist_destroy(&s->kst[i].lat);
+    free(s->kst);
+    s->kst = NULL;
+    s->nk = 0;
 }
 
 void ag_wstats_reset(struct ag_wstats *s)
@@ -52,6 +62,10 @@ void ag_wstats_reset(struct ag_wstats *s)
     pr_hist_reset(s->svc);
     pr_hist_reset(s->lag);
     s->slip_max_us = 0;
+    for (size_t i = 0; i < s->nk; i++) {
+        s->kst[i].count = s->kst[i].errors = 0;
+        pr_hist_reset(s->kst[i].lat);
+    }
 }
 
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
@@ -63,6 +77,11 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
     if (src->slip_max_us > dst->slip_max_us)
         dst->slip_max_us = src->slip_max_us;
     dst->rows += src->rows;
+    for (size_t i = 0; i < dst->nk && i < src->nk; i++) {
+        dst->kst[i].count += src->kst[i].count;
+        dst->kst[i].errors += src->kst[i].errors;
+        pr_hist_add(dst->kst[i].lat, src->kst[i].lat);
+    }
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -217,12 +236,20 @@ static void yield_cb(uv_timer_t *t)
         next_event(wc);
 }
 
-static void event_done(struct ag__wconn *wc)
+void ag__worker_count_outcome(ag_worker *w, enum ag_step step)
+{
+    if (step == AG_STEP_FAILED)
+        AG__COUNT(w, errors); /* the family gave the event up */
+    else
+        AG__COUNT(w, transactions); /* committed, or rolled back on purpose */
+}
+
+static void event_done(struct ag__wconn *wc, enum ag_step step)
 {
     ag_worker *w = wc->w;
     uint64_t now = uv_hrtime();
 
-    AG__COUNT(w, transactions);
+    ag__worker_count_outcome(w, step);
     ag__worker_record_lat(w, now - wc->ev_start_ns);
     if (w->rate > 0) {
         ag__worker_record_svc(w, now - wc->svc_start_ns);
@@ -235,11 +262,22 @@ static void event_done(struct ag__wconn *wc)
 
 static void next_stmt(struct ag__wconn *wc)
 {
-    if (!ag_cursor_next(wc->cur, ag_conn_call(wc->conn))) {
-        event_done(wc);
+    enum ag_step step = wc->gen->fam->next(wc->gen, ag_conn_call(wc->conn));
+    if (step != AG_STEP_STMT) {
+        event_done(wc, step);
         return;
     }
     ag__worker_exec(wc);
+}
+
+/* The event's statement failed with an ignorable error, or its connection
+ * was lost and is back: the family's retry policy goes on or gives up. */
+static void retry_event(struct ag__wconn *wc)
+{
+    if (wc->gen->fam->retry(wc->gen, ag_conn_result(wc->conn)))
+        next_stmt(wc);
+    else
+        event_done(wc, AG_STEP_FAILED);
 }
 
 /* Closed loop: begin the next event on an idle connection, or end it. */
@@ -254,15 +292,17 @@ static void next_event(struct ag__wconn *wc)
             return;
         }
         wc->ev_start_ns = now;
+        wc->stmt_ns = now;
         wc->st = AG__WC_EVENT;
-        ag_cursor_begin(wc->cur);
-        if (ag_cursor_next(wc->cur, ag_conn_call(wc->conn))) {
+        wc->gen->fam->begin(wc->gen);
+        enum ag_step step = wc->gen->fam->next(wc->gen, ag_conn_call(wc->conn));
+        if (step == AG_STEP_STMT) {
             wc->empty_events = 0;
             ag__worker_exec(wc);
             return;
         }
         /* No statement this event (bulk_insert buffering): it is complete. */
-        AG__COUNT(w, transactions);
+        ag__worker_count_outcome(w, step);
         ag__worker_record_lat(w, uv_hrtime() - now);
         wc->st = AG__WC_IDLE;
         if (++wc->empty_events >= EMPTY_EVENTS_YIELD) {
@@ -278,9 +318,10 @@ void ag__worker_conn_end(struct ag__wconn *wc)
 {
     if (wc->st == AG__WC_DONE)
         return;
-    if (wc->cur && !atomic_load(&wc->w->sh->abort) && wc->st != AG__WC_BACKOFF &&
-        ag_conn_is_open(wc->conn) && ag_cursor_finish(wc->cur, ag_conn_call(wc->conn))) {
+    if (wc->gen && !atomic_load(&wc->w->sh->abort) && wc->st != AG__WC_BACKOFF &&
+        ag_conn_is_open(wc->conn) && wc->gen->fam->finish(wc->gen, ag_conn_call(wc->conn))) {
         wc->st = AG__WC_FINISH;
+        wc->stmt_ns = uv_hrtime();
         ag__worker_exec(wc);
         return;
     }
@@ -340,24 +381,49 @@ static void on_open(struct ag__wconn *wc, enum ag_conn_status st)
     }
     AG__COUNT(w, reconnects);
     wc->backoff_ms = 0;
+    wc->stmt_ns = uv_hrtime();
     wc->st = AG__WC_EVENT;
-    ag_cursor_begin(wc->cur); /* the event restarts from its beginning */
-    next_stmt(wc);
+    retry_event(wc); /* the family restarts the event (sysbench: from its beginning) */
+}
+
+/* A statement of an event ended: its kind's count (or error) and latency,
+ * with one clock read (the end of one statement starts the next). */
+static void record_stmt(struct ag__wconn *wc, bool ok)
+{
+    ag_worker *w = wc->w;
+    uint16_t k = ag_conn_call(wc->conn)->kind_id;
+    uint64_t now = uv_hrtime();
+
+    if (k < w->run.nk) {
+        if (ok) {
+            w->cur->kst[k].count++;
+            w->run.kst[k].count++;
+            ag__worker_record_us(w->cur->kst[k].lat, now - wc->stmt_ns);
+            ag__worker_record_us(w->run.kst[k].lat, now - wc->stmt_ns);
+        } else {
+            w->cur->kst[k].errors++;
+            w->run.kst[k].errors++;
+        }
+    }
+    wc->stmt_ns = now;
 }
 
 static void on_event_result(struct ag__wconn *wc, enum ag_conn_status st)
 {
     ag_worker *w = wc->w;
 
+    if (st == AG_CONN_OK || st == AG_CONN_IGNORED)
+        record_stmt(wc, st == AG_CONN_OK);
     switch (st) {
     case AG_CONN_OK:
         count_ok(w, wc->conn);
+        if (wc->gen->fam->result)
+            wc->gen->fam->result(wc->gen, ag_conn_result(wc->conn));
         next_stmt(wc);
         return;
     case AG_CONN_IGNORED:
         AG__COUNT(w, errors);
-        ag_cursor_begin(wc->cur); /* restart the event, timer not reset */
-        next_stmt(wc);
+        retry_event(wc); /* the event timer is not reset */
         return;
     case AG_CONN_LOST:
         backoff(wc);
@@ -381,9 +447,11 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
         on_event_result(wc, st);
         return;
     case AG__WC_FINISH:
+        if (st == AG_CONN_OK || st == AG_CONN_IGNORED)
+            record_stmt(wc, st == AG_CONN_OK);
         if (st == AG_CONN_OK) {
             count_ok(wc->w, c);
-            if (ag_cursor_finish(wc->cur, ag_conn_call(c))) {
+            if (wc->gen->fam->finish(wc->gen, ag_conn_call(c))) {
                 ag__worker_exec(wc);
                 return;
             }
@@ -399,6 +467,16 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
         if (st != AG_CONN_OK) {
             fatal(wc, ag_conn_error(c));
             return;
+        }
+        if (wc->piece->result) {
+            const char *why = wc->piece->result(wc->piece->it, ag_conn_result(c));
+            if (why) {
+                struct ag_conn_error e = {.err_no = 0, .sqlstate = "HY000"};
+                snprintf(e.msg, sizeof e.msg, "%s", why);
+                snprintf(e.what, sizeof e.what, "result");
+                fatal(wc, &e);
+                return;
+            }
         }
         count_piece(wc);
         ag__worker_piece_next(wc);
@@ -600,6 +678,12 @@ static void init_timer(ag_worker *w, uv_timer_t *t)
     t->data = w;
 }
 
+static void gen_destroy(struct ag__wconn *wc)
+{
+    if (wc->gen)
+        wc->gen->fam->gen_destroy(&wc->gen);
+}
+
 static void init_conns(ag_worker *w, const struct ag_worker_conn *conns)
 {
     struct ag_worker_shared *sh = w->sh;
@@ -610,7 +694,7 @@ static void init_conns(ag_worker *w, const struct ag_worker_conn *conns)
         wc->index = conns[i].index;
         wc->conn = ag_conn_new(&w->loop, conns[i].target, sh->conn_opts, sh->wl, conn_cb, wc);
         if (sh->wl)
-            wc->cur = ag_cursor_new(sh->wl, conns[i].seed, conns[i].index, w->conns_total);
+            wc->gen = sh->wl->fam->gen_new(sh->wl, conns[i].seed, conns[i].index, w->conns_total);
         uv_timer_init(&w->loop, &wc->timer);
         wc->timer.data = wc;
     }
@@ -626,7 +710,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     w->n = n;
     w->conns_total = conns_total;
     w->cur = stats;
-    ag_wstats_init(&w->run);
+    ag_wstats_init(&w->run, sh->nkinds);
     w->end_ns = UINT64_MAX;
     w->phase = AG_WORKER_IDLE;
     pthread_mutex_init(&w->mu, NULL);
@@ -649,7 +733,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
         uv_loop_close(&w->loop);
         close(w->arrival_fd);
         for (size_t i = 0; i < n; i++)
-            ag_cursor_destroy(&w->wc[i].cur);
+            gen_destroy(&w->wc[i]);
         pthread_mutex_destroy(&w->mu);
         ag_wstats_close(&w->run);
         free(w->wc);
@@ -679,7 +763,7 @@ void ag_worker_destroy(ag_worker **wp)
     uv_loop_close(&w->loop);
     close(w->arrival_fd);
     for (size_t i = 0; i < w->n; i++)
-        ag_cursor_destroy(&w->wc[i].cur);
+        gen_destroy(&w->wc[i]);
     pthread_mutex_destroy(&w->mu);
     ag_wstats_close(&w->run);
     free(w->wc);

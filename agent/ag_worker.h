@@ -32,40 +32,43 @@
 #include <stdint.h>
 
 #include "ag_conn.h"
-#include "ag_workload.h"
+#include "ag_family.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
+#include "pr_msg.h"
 
 /* One interval's statistics of one worker. Histograms are owned. */
 struct ag_wstats {
-    struct pr_counters ctr; /* counters (pr_counters.h) */
-    pr_hist *lat;           /* event latency, µs */
-    pr_hist *svc;           /* rate mode: service time, µs */
-    pr_hist *lag;           /* event-loop lag samples, µs */
-    uint64_t slip_max_us;   /* rate mode: worst actual - intended start, µs */
-    uint64_t rows;          /* command streams: rows the INSERTs carried */
+    struct pr_counters ctr;   /* counters (pr_counters.h) */
+    pr_hist *lat;             /* event latency, µs */
+    pr_hist *svc;             /* rate mode: service time, µs */
+    pr_hist *lag;             /* event-loop lag samples, µs */
+    uint64_t slip_max_us;     /* rate mode: worst actual - intended start, µs */
+    uint64_t rows;            /* command streams: rows the INSERTs carried */
+    struct pr_msg_kstat *kst; /* per statement kind: count, errors, latency µs (owned) */
+    size_t nk;                /* kinds (the family's wl_kinds; 0 in command mode) */
 };
 
-/* Allocate the histograms / free them / empty everything / dst += src. */
-void ag_wstats_init(struct ag_wstats *s);
+/* Allocate the histograms (nk kinds) / free them / empty everything /
+ * dst += src (kinds: the first min(dst->nk, src->nk)). */
+void ag_wstats_init(struct ag_wstats *s, size_t nk);
 void ag_wstats_close(struct ag_wstats *s);
 void ag_wstats_reset(struct ag_wstats *s);
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
 
-/* A text command stream: next() yields the statements to run in order on one
- * connection (false at the end), each with the rows it inserts (0 when it is
- * not an INSERT). Used by one thread at a time. A statement inserting rows
- * counts as a write and adds its rows; any other counts by its result (read
- * with a result set, else other). */
-struct ag_piece {
-    void *it;
-    bool (*next)(void *it, const char **sql, size_t *sql_len, uint64_t *rows);
-};
+/* A text command stream (struct ag_piece, ag_family.h): next() yields the
+ * statements to run in order on one connection (false at the end), each
+ * with the rows it inserts (0 when it is not an INSERT). Used by one thread
+ * at a time. A statement inserting rows counts as a write and adds its
+ * rows; any other counts by its result (read with a result set, else
+ * other). A stream with a result op gets each statement's result (its
+ * first row) and may fail the command with a message. */
 
 /* State shared by all workers of an engine. Owned by the engine; read-only
  * for workers except the atomics. */
 struct ag_worker_shared {
-    const ag_workload *wl;                /* NULL: command mode (text only, no cursors) */
+    const struct ag_wl *wl;               /* NULL: command mode (text only, no generators) */
+    size_t nkinds;                        /* wl's statement kinds (0: command mode) */
     const struct ag_conn_opts *conn_opts; /* credentials, timeouts, ignore list */
     uint64_t time_ns;                     /* run length, 0 = none */
     uint64_t events;                      /* event budget of the agent, 0 = none */

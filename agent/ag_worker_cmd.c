@@ -32,6 +32,7 @@ void ag__worker_piece_next(struct ag__wconn *wc)
             call->text_len = len;
             call->nparams = 0;
             call->kind = "command";
+            call->want = wc->piece->result ? AG_WANT_RESULT : AG_WANT_NONE;
             ag__worker_exec(wc);
             return;
         }

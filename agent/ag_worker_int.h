@@ -11,8 +11,8 @@
 
 #include "ag_arrival.h"
 #include "ag_conn.h"
+#include "ag_family.h"
 #include "ag_worker.h"
-#include "ag_workload.h"
 
 enum ag__wc_state {
     AG__WC_CLOSED,  /* not opened yet */
@@ -30,11 +30,12 @@ enum ag__wc_state {
 struct ag__wconn {
     ag_worker *w;           /* owner */
     ag_conn *conn;          /* the connection */
-    ag_cursor *cur;         /* its event generator (NULL in command mode) */
+    struct ag_gen *gen;     /* its event generator (NULL in command mode) */
     enum ag__wc_state st;   /* what it is doing */
     uint32_t index;         /* global connection index */
     uint64_t ev_start_ns;   /* event start: first send, or intended start (rate) */
     uint64_t svc_start_ns;  /* rate mode: actual start */
+    uint64_t stmt_ns;       /* start of the statement in flight (end of the previous) */
     uint32_t backoff_ms;    /* current reconnect backoff */
     uint32_t empty_events;  /* consecutive events without statements */
     struct ag_piece *piece; /* command stream in progress */
@@ -97,6 +98,7 @@ void ag__worker_maybe_finished(ag_worker *w);          /* every connection done?
 bool ag__worker_may_start(ag_worker *w, uint64_t now); /* limits; takes an event ticket */
 void ag__worker_exec(struct ag__wconn *wc);            /* execute ag_conn_call(wc->conn) */
 void ag__worker_record_us(pr_hist *h, uint64_t ns);
+void ag__worker_count_outcome(ag_worker *w, enum ag_step step); /* an event ended */
 
 /* Hot-path recording: every figure goes into the interval (w->cur) and the
  * run (w->run) at once; no allocation, one extra add or histogram record. */

@@ -62,15 +62,16 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
     }
     wc->ev_start_ns = intended;
     wc->svc_start_ns = now;
+    wc->stmt_ns = now;
     wc->st = AG__WC_EVENT;
-    ag_cursor_begin(wc->cur);
-    struct ag_call *call = ag_conn_call(wc->conn);
-    if (ag_cursor_next(wc->cur, call)) {
+    wc->gen->fam->begin(wc->gen);
+    enum ag_step step = wc->gen->fam->next(wc->gen, ag_conn_call(wc->conn));
+    if (step == AG_STEP_STMT) {
         ag__worker_exec(wc);
         return;
     }
     /* An event without statements completes at once. */
-    AG__COUNT(w, transactions);
+    ag__worker_count_outcome(w, step);
     ag__worker_record_lat(w, now - intended);
     ag__worker_record_svc(w, 0);
     wc->st = AG__WC_IDLE;

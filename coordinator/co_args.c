@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "co_args_int.h"
+#include "co_family.h"
 #include "pr_endpoint.h"
 #include "pr_parse.h"
 
@@ -280,6 +281,8 @@ static char **path_field(struct co_args *a, const char *n)
         return &a->json_path;
     if (strcmp(n, "csv") == 0)
         return &a->csv_path;
+    if (strcmp(n, "csv-kinds") == 0)
+        return &a->csv_kinds_path;
     if (strcmp(n, "hdr-log") == 0)
         return &a->hdr_log_path;
     if (strcmp(n, "secret-key-file") == 0)
@@ -359,6 +362,8 @@ static const struct co__own_opt own_opts[] = {
      set_rate_mode},
     {"json", "=FILE", NULL, "write the whole run as JSON to FILE", set_path},
     {"csv", "=FILE", NULL, "write one CSV row per interval to FILE", set_path},
+    {"csv-kinds", "=FILE", NULL, "write one CSV row per interval and statement kind to FILE",
+     set_path},
     {"hdr-log", "=FILE", NULL, "write an HdrHistogram interval log to FILE", set_path},
     {"prometheus", "=HOST:PORT", NULL,
      "serve live Prometheus metrics at http://HOST:PORT/metrics during a run (:PORT for "
@@ -680,22 +685,24 @@ static int parse_words(struct co_args *a, char **argv, const struct scan *s, str
  * oltp_insert's ids are fresh, not drawn from a range. */
 static int check_partition(const struct co_args *a, struct pr_error *err)
 {
-    if (a->part == PR_PART_NONE || a->wl < 0)
+    const struct co_family *f = co_registry_find(a->workload);
+    if (a->part == PR_PART_NONE || f == NULL)
         return 0;
-    bool unfit = a->wl == PR_WL_SELECT_RANDOM_POINTS || a->wl == PR_WL_SELECT_RANDOM_RANGES ||
-                 a->wl == PR_WL_BULK_INSERT ||
-                 (a->wl == PR_WL_OLTP_INSERT && a->part == PR_PART_ROWS);
-    if (!unfit)
+    const char *why = f->partition_unfit(a, a->part);
+    if (why == NULL)
         return 0;
-    return pr_error_set(err, PR_EINVAL, "--partition=%s cannot confine %s; use --partition=none%s",
-                        pr_partition_name(a->part), pr_workload_name(a->wl),
-                        a->wl == PR_WL_OLTP_INSERT ? " or tables" : "");
+    /* oltp_insert: tables fits where rows does not */
+    bool tables_fit = a->part != PR_PART_TABLES && f->partition_unfit(a, PR_PART_TABLES) == NULL;
+    return pr_error_set(
+        err, PR_EINVAL, "--partition=%s cannot confine %s: %s; use --partition=none%s",
+        pr_partition_name(a->part), a->workload, why, tables_fit ? " or tables" : "");
 }
 
 static int check_combinations(struct co_args *a, struct pr_error *err)
 {
-    if (a->opts && a->action == CO_ACTION_COMMAND) {
-        int urc = co__args_sysbench_rules(a, err);
+    const struct co_family *fam = co_registry_find(a->workload);
+    if (a->opts && a->action == CO_ACTION_COMMAND && fam) {
+        int urc = fam->check_options(a, err);
         if (urc != 0)
             return urc;
     }
@@ -750,7 +757,7 @@ static int parse_all(struct co_args *a, int argc, char **argv, const char *env_p
         if (!s.help && !s.version && s.nopts > 0)
             return pr_error_set(err, PR_EINVAL,
                                 "no WORKLOAD given; usage: stampede [options] WORKLOAD "
-                                "prepare|run|cleanup|prewarm|help; see stampede --help");
+                                "prepare|run|cleanup|prewarm|check|help; see stampede --help");
         a->action = s.version && !s.help ? CO_ACTION_VERSION : CO_ACTION_HELP;
         return 0;
     }
@@ -804,6 +811,7 @@ void co_args_clear(struct co_args *a)
     free(a->agent_bin);
     free(a->json_path);
     free(a->csv_path);
+    free(a->csv_kinds_path);
     free(a->hdr_log_path);
     free(a->prometheus);
     free(a->secret_key_file);

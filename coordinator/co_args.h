@@ -110,6 +110,7 @@ struct co_args {
     enum pr_rate_mode rate_mode;         /* --rate-mode (stampede's own; sysbench is Poisson) */
     char *json_path;                     /* --json, NULL when unset */
     char *csv_path;                      /* --csv */
+    char *csv_kinds_path;                /* --csv-kinds: per statement kind (co_kinds_out.h) */
     char *hdr_log_path;                  /* --hdr-log */
     char *prometheus;                    /* --prometheus HOST:PORT, NULL: off */
     uint32_t prometheus_linger_s;        /* --prometheus-linger */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "co_json.h"
+#include "co_kinds_out.h"
 #include "pr_hdrlog.h"
 
 /* name with the bytes HdrHistogram tags cannot hold replaced by '_'. */
@@ -105,7 +106,7 @@ static int write_interval(pr_hdrlog *w, const struct co_interval_result *iv, cha
         if (h != NULL)
             rc = pr_hdrlog_write_interval(w, tags[a], start_ms, length_ms, h);
     }
-    return rc;
+    return rc == 0 ? co_kinds_out_hlog(w, iv, start_ms, length_ms, scratch) : rc;
 }
 
 int co_hdrout_write(const struct co_result *r, uint64_t start_ms, FILE *f)

@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+#include "co_kinds_out.h"
+
 /* A streaming JSON emitter: pretty-printed, except that containers deeper
  * than flat_depth go on one line (one interval per line keeps long runs
  * readable and greppable). Stream errors are checked once, at the end. */
@@ -355,6 +357,8 @@ static void write_interval(struct jw *w, const struct co_interval_result *iv, pr
     jw_num(w, "loop_lag_max_ms", us_to_ms(iv->lag_max_us));
     jw_num(w, "server_qps", iv->has_server ? iv->server_qps : NAN);
     jw_counters(w, "counters", c);
+    if (iv->n_kinds > 0) /* per statement kind (co_kinds_out.h) */
+        jw_member(w, "kinds"), co_kinds_out_json(w->f, iv->kinds, iv->n_kinds, scratch);
     jw_close(w, '}');
 }
 
@@ -384,6 +388,8 @@ static void write_totals(struct jw *w, const struct co_result *r)
     jw_service(w, "service_ms", r->svc,
                LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
     jw_counters(w, "counters", c);
+    if (r->kinds != NULL) /* per statement kind (co_kinds_out.h) */
+        jw_member(w, "kinds"), co_kinds_out_json(w->f, r->kinds, r->n_kinds, NULL);
     jw_close(w, '}');
 }
 

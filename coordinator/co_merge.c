@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_kinds.h"
+
 struct slot {
     struct co_interval_result iv; /* merged figures */
     uint8_t *seen;                /* per agent: its STATS is in */
@@ -20,11 +22,13 @@ struct co_merge {
     struct slot *slots;   /* index k - base */
     /* base + entries allocated (highest k + 1, at least) */
     uint64_t n_slots;
-    uint64_t next;         /* lowest interval not closed */
-    uint64_t frozen;       /* intervals below it were considered for freezing */
-    bool keep_agent_hists; /* fill co_interval_result.agent_lat */
-    uint64_t released;     /* intervals below it were released (a prefix) */
-    uint64_t base;         /* k of slots[0]; every interval below it was released */
+    uint64_t next;           /* lowest interval not closed */
+    uint64_t frozen;         /* intervals below it were considered for freezing */
+    bool keep_agent_hists;   /* fill co_interval_result.agent_lat */
+    uint64_t released;       /* intervals below it were released (a prefix) */
+    uint64_t base;           /* k of slots[0]; every interval below it was released */
+    char *const *kind_names; /* borrowed: names of the kinds (co_merge_set_kinds) */
+    uint32_t n_kind_names;
 };
 
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
@@ -47,6 +51,14 @@ co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t inte
 static struct slot *at(const co_merge *m, uint64_t k)
 {
     return &m->slots[k - m->base];
+}
+
+void co_merge_set_kinds(co_merge *m, char *const *names, uint32_t n)
+{
+    m->kind_names = names;
+    m->n_kind_names = n;
+    for (uint64_t k = m->base; k < m->n_slots; k++)
+        co_kinds_name(at(m, k)->iv.kinds, at(m, k)->iv.n_kinds, names, n);
 }
 
 /* Slot k (k >= base), allocated as needed. */
@@ -102,6 +114,8 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     }
     if (m->keep_agent_hists)
         iv->agent_lat_frozen[agent] = pr_hist_freeze(st->lat);
+    co_kinds_add(&iv->kinds, &iv->n_kinds, st->kst, st->n_kst, m->kind_names, m->n_kind_names,
+                 iv->lat != NULL);
     iv->agents_reporting++;
     iv->threads += m->threads[agent];
     if (st->cpu_pct > iv->cpu_pct_max)
@@ -170,6 +184,7 @@ static void freeze_old(co_merge *m)
             iv->svc_frozen = pr_hist_freeze(iv->svc);
             pr_hist_destroy(&iv->svc);
         }
+        co_kinds_freeze(iv->kinds, iv->n_kinds);
     }
 }
 
@@ -247,6 +262,7 @@ static void free_interval(struct co_interval_result *iv, uint32_t n_agents)
         pr_hist_frozen_destroy(&iv->agent_lat_frozen[i]);
     free(iv->agent_lat_frozen);
     iv->agent_lat_frozen = NULL;
+    co_kinds_free(&iv->kinds, &iv->n_kinds);
 }
 
 void co_merge_release(co_merge *m, uint64_t k)

@@ -50,6 +50,10 @@ co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t inte
  * the same k from the same agent: ignored). */
 int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, bool *late);
 
+/* The statement kinds' names (READY.kinds; borrowed, must outlive m and
+ * the intervals taken from it): each interval's kinds (STATS.kst, merged
+ * index by index) are named from them. */
+void co_merge_set_kinds(co_merge *m, char *const *names, uint32_t n);
 /* From now on the agent is not waited for. */
 void co_merge_agent_lost(co_merge *m, uint32_t agent);
 

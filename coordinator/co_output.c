@@ -7,6 +7,7 @@
 #include "co_csv.h"
 #include "co_hdrout.h"
 #include "co_json.h"
+#include "co_kinds_out.h"
 #include "co_stream.h"
 
 /* Where each file went is an informational message (sysbench's level 4):
@@ -40,6 +41,9 @@ int co_output_write(const struct co_args *a, const struct co_result *res)
     if (a->csv_path)
         bad |= report(co_csv_write_file(res, a->csv_path, &err), info, "CSV intervals", a->csv_path,
                       &err);
+    if (a->csv_kinds_path)
+        bad |= report(co_kinds_out_csv_file(res, a->csv_kinds_path, &err), info,
+                      "CSV per statement kind", a->csv_kinds_path, &err);
     if (a->hdr_log_path)
         bad |= report(co_hdrout_write_file(res, res->start_unix_ms, a->hdr_log_path, &err), info,
                       "HdrHistogram log", a->hdr_log_path, &err);

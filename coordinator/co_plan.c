@@ -230,7 +230,7 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
     return rc;
 }
 
-/* cleanup (one connection, as sysbench) and prewarm (--threads
+/* cleanup and check (one connection, as sysbench's cleanup) and prewarm (--threads
  * connections): agent 0 alone. conns_total stays --threads: bulk_insert's
  * cleanup drops sbtest1..--threads. */
 static int plan_single(co_plan *p, const struct co_args *a, uint64_t seed, struct pr_error *err)
@@ -238,7 +238,7 @@ static int plan_single(co_plan *p, const struct co_args *a, uint64_t seed, struc
     struct pr_msg *m = &p->msgs[0][0];
     int rc = base_plan(m, a, 0, p->n_agents, seed, err);
     uint64_t threads = (uint64_t)pr_opts_int(a->opts, "threads");
-    m->u.plan.conns = a->cmd == PR_CMD_CLEANUP ? 1u : (uint32_t)threads;
+    m->u.plan.conns = a->cmd == PR_CMD_CLEANUP || a->cmd == PR_CMD_CHECK ? 1u : (uint32_t)threads;
     m->u.plan.conns_total = threads;
     return rc;
 }

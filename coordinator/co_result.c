@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_kinds.h"
 #include "co_stream.h"
 
 static void free_strv(char **v, uint32_t n)
@@ -32,6 +33,7 @@ static void clear_interval(struct co_interval_result *iv, uint32_t n_agents)
     pr_hist_frozen_destroy(&iv->lat_frozen);
     pr_hist_destroy(&iv->svc);
     pr_hist_frozen_destroy(&iv->svc_frozen);
+    co_kinds_free(&iv->kinds, &iv->n_kinds);
     if (iv->agent_lat != NULL) {
         for (uint32_t a = 0; a < n_agents; a++)
             pr_hist_destroy(&iv->agent_lat[a]);
@@ -94,6 +96,9 @@ void co_result_clear(struct co_result *r)
         for (uint32_t i = 0; i < r->n_intervals; i++)
             clear_interval(&r->intervals[i], r->n_agents);
     free(r->intervals);
+    uint32_t nk = r->n_kinds;
+    co_kinds_free(&r->kinds, &nk);
+    free_strv(r->kind_names, r->n_kinds);
     pr_hist_destroy(&r->lat);
     pr_hist_destroy(&r->svc);
     if (r->server != NULL)

@@ -50,6 +50,18 @@ struct co_agent_result {
     uint64_t cp_lat_us;      /* its latency sum then */
 };
 
+/* One statement kind's figures (READY.kinds, STATS.kst, DONE.kst), merged
+ * exactly over the agents. Its latency is held expanded (lat) while the
+ * interval's is, else frozen (lat_frozen); read it with co_kind_lat()
+ * (co_kinds.h). name is borrowed from co_result.kind_names. */
+struct co_kind_result {
+    const char *name;
+    uint64_t count;             /* statements that succeeded */
+    uint64_t errors;            /* statements that failed (ignored errors) */
+    pr_hist *lat;               /* latency µs, or NULL when frozen */
+    pr_hist_frozen *lat_frozen; /* the same frozen, or NULL */
+};
+
 /* One report interval [t_s - len_s, t_s). */
 struct co_interval_result {
     uint64_t k;             /* interval index */
@@ -79,6 +91,9 @@ struct co_interval_result {
     uint64_t lag_max_us;               /* highest agent loop lag in it */
     bool has_server;                   /* srv_qps is known */
     double server_qps;                 /* server Questions delta / len_s */
+    struct co_kind_result *kinds;      /* per statement kind (co_result.kind_names order),
+                                          n_kinds entries, or NULL */
+    uint32_t n_kinds;
 };
 
 /* One --report-checkpoints report: the intervals since the previous
@@ -151,6 +166,9 @@ struct co_result {
     bool has_since_cp;               /* since_cp_* hold the final report's window */
     struct pr_counters since_cp_ctr; /* counters of the intervals after the last checkpoint */
     pr_hist *since_cp_lat;           /* their merged latency (owned) */
+    char **kind_names;               /* the family's statement kinds (READY.kinds), n_kinds */
+    uint32_t n_kinds;
+    struct co_kind_result *kinds; /* whole run per kind: the sum of the agents' DONE.kst */
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

@@ -12,6 +12,8 @@
 
 #include "co_fleet.h"
 #include "co_keys.h"
+#include "co_kinds.h"
+#include "co_kinds_out.h"
 #include "co_merge.h"
 #include "co_plan.h"
 #include "co_prom.h"
@@ -257,6 +259,12 @@ static int setup_phase(struct run *r, uint32_t phase)
                          herr.msg);
                 ag->ready = true;
                 waiting--;
+            } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY &&
+                       co_kinds_ready(r->res, &ev.msg.u.ready, &herr) < 0) {
+                snprintf(ag->error, sizeof(ag->error), "%s: %s", agent_name(r, (uint32_t)i),
+                         herr.msg);
+                ag->ready = true;
+                waiting--;
             } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
                 r->res->agents[i].db_rtt_us = ev.msg.u.ready.db_rtt_us;
                 r->res->agents[i].has_db_rtt = ev.msg.u.ready.has_db_rtt;
@@ -347,6 +355,7 @@ static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
     if (ar->lat == NULL)
         ar->lat = pr_hist_new();
     pr_hist_add(ar->lat, d->lat);
+    co_kinds_done(r->res, d);
     ar->done = true;
     ar->start_skew_us = d->start_skew_us;
     ar->has_start_skew = d->has_start_skew;
@@ -678,6 +687,8 @@ static void print_phase(struct run *r, uint32_t phase)
     else if (a->cmd == PR_CMD_CLEANUP)
         fprintf(r->out, "Dropping %u table(s) 'sbtest1'..'sbtest%u' through agent %s...\n", tables,
                 tables, agent_name(r, 0));
+    else if (a->cmd == PR_CMD_CHECK)
+        fprintf(r->out, "Checking %u table(s) through agent %s...\n", tables, agent_name(r, 0));
     else
         fprintf(r->out, "Prewarming %u table(s) through agent %s...\n", tables, agent_name(r, 0));
     fflush(r->out);
@@ -760,6 +771,7 @@ static void run_phases(struct run *r)
                 threads[i] = r->res->agents[i].threads;
             r->merge =
                 co_merge_new(r->n, threads, interval_ms_of(r->a), r->a->hdr_log_path != NULL);
+            co_merge_set_kinds(r->merge, r->res->kind_names, r->res->n_kinds);
             free(threads);
         } else {
             print_phase(r, ph);
@@ -790,6 +802,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         finish_results(&r);
         if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
+            if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* per kind (co_kinds_out.h) */
+                co_kinds_out_text(out, res);
             if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */
                 co_summary_print_agents(out, res);
         } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE && r.rows_done) {

@@ -149,7 +149,7 @@ char *co_args_usage(void)
           "  stampede [options]... WORKLOAD COMMAND [options]...\n"
           "  stampede keygen DIR [NAME]\n"
           "\n"
-          "Commands: prepare run cleanup prewarm help\n\n",
+          "Commands: prepare run cleanup prewarm check help\n\n",
           f);
     for (int sec = 0; sec < 5; sec++) {
         if (titles[sec])

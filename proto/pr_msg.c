@@ -34,6 +34,7 @@ enum fkind {
     FK_OPTS,     /* struct pr_msg_opt * + count */
     FK_STATS,    /* struct pr_msg_stat * + count */
     FK_TABLES,   /* struct pr_msg_table * + count */
+    FK_KSTATS,   /* struct pr_msg_kstat * + count */
 };
 
 struct field {
@@ -53,12 +54,14 @@ static const char *const type_names[PR_MSG_TYPE_COUNT_] = {
     "NONE",  "HELLO", "PING",  "PONG",      "PLAN",  "READY", "START",
     "STATS", "DONE",  "ABORT", "HEARTBEAT", "ERROR", "BYE",
 };
-static const char *const cmd_names[PR_CMD_COUNT_] = {"prepare", "run", "cleanup", "prewarm"};
+static const char *const cmd_names[PR_CMD_COUNT_] = {"prepare", "run", "cleanup", "prewarm",
+                                                     "check"};
 static const char *const part_names[PR_PART_COUNT_] = {"none", "tables", "rows"};
 static const char *const state_names[PR_STATE_COUNT_] = {"idle",    "connecting", "ready",
                                                          "running", "stopping",   "done"};
-static const char *const phase_names[PR_PHASE_COUNT_] = {
-    "gather", "clock", "plan", "connect", "prepare", "run", "cleanup", "prewarm", "finish"};
+static const char *const phase_names[PR_PHASE_COUNT_] = {"gather",  "clock", "plan",    "connect",
+                                                         "prepare", "run",   "cleanup", "prewarm",
+                                                         "finish",  "check"};
 static const char *const rate_mode_names[PR_RATE_COUNT_] = {"poisson", "uniform"};
 
 _Static_assert(sizeof(enum pr_plan_cmd) == sizeof(unsigned) &&
@@ -154,6 +157,8 @@ static const struct field ready_fields[] = {
     FLD_HAS("rtt", FK_U64, u.ready.db_rtt_us, u.ready.has_db_rtt),
     FLD("conns", FK_U32, true, 0, u.ready.conns),
     LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.ready.srv, u.ready.n_srv),
+    LIST("kinds", FK_STRS, false, PR_MSG_MAX_KINDS, PR_MSG_NAME_MAX, u.ready.kinds,
+         u.ready.n_kinds),
 };
 static const struct field start_fields[] = {
     HDR_FIELDS,
@@ -172,6 +177,7 @@ static const struct field stats_fields[] = {
     FLD("slip", FK_U64, true, 0, u.stats.slip_us),
     LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.stats.srv, u.stats.n_srv),
     FLD("rows", FK_U64, false, 0, u.stats.rows),
+    LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.stats.kst, u.stats.n_kst),
 };
 static const struct field done_fields[] = {
     HDR_FIELDS,
@@ -184,6 +190,7 @@ static const struct field done_fields[] = {
     FLD("svc", FK_HIST, false, 0, u.done.svc),
     LIST("kinds", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.done.kinds, u.done.n_kinds),
     FLD("rows", FK_U64, false, 0, u.done.rows),
+    LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.done.kst, u.done.n_kst),
 };
 static const struct field abort_fields[] = {
     HDR_FIELDS,
@@ -686,6 +693,22 @@ static int get_pair(const struct field *f, const msgpack_object *o, void *elem, 
     return rc < 0 ? rc : get_uint(&kv[1], UINT64_MAX, &st->value, path, err);
 }
 
+static int get_hist(const msgpack_object *o, pr_hist **dst, const char *path, struct pr_error *err);
+
+/* [count, errors, lat]: one kind's figures. */
+static int get_kstat(const msgpack_object *o, struct pr_msg_kstat *k, const char *path,
+                     struct pr_error *err)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
+        return pr_error_set(err, PR_EBAD_TYPE, "%s: expected [count, errors, lat], got %s", path,
+                            obj_type_name(o));
+    const msgpack_object *v = o->via.array.ptr;
+    int rc = get_uint(&v[0], UINT64_MAX, &k->count, path, err);
+    if (rc == 0)
+        rc = get_uint(&v[1], UINT64_MAX, &k->errors, path, err);
+    return rc < 0 ? rc : get_hist(&v[2], &k->lat, path, err);
+}
+
 static int get_list(const struct field *f, const msgpack_object *o, char *base, const char *path,
                     struct pr_error *err)
 {
@@ -695,6 +718,7 @@ static int get_list(const struct field *f, const msgpack_object *o, char *base, 
         [FK_OPTS] = sizeof(struct pr_msg_opt),
         [FK_STATS] = sizeof(struct pr_msg_stat),
         [FK_TABLES] = sizeof(struct pr_msg_table),
+        [FK_KSTATS] = sizeof(struct pr_msg_kstat),
     };
     char epath[PATH_LEN];
     void *arr = NULL;
@@ -712,6 +736,8 @@ static int get_list(const struct field *f, const msgpack_object *o, char *base, 
             *(uint16_t *)(void *)ep = (uint16_t)u;
         } else if (f->kind == FK_OPTS || f->kind == FK_STATS) {
             rc = get_pair(f, e, ep, epath, err);
+        } else if (f->kind == FK_KSTATS) {
+            rc = get_kstat(e, (struct pr_msg_kstat *)(void *)ep, epath, err);
         } else {
             rc = decode_map(e, &table_table, ep, epath, err);
         }
@@ -755,6 +781,7 @@ static int decode_field(const struct field *f, const msgpack_object *o, char *ba
     case FK_OPTS:
     case FK_STATS:
     case FK_TABLES:
+    case FK_KSTATS:
         return get_list(f, o, base, path, err);
     default:
         return get_scalar(f, o, dst, path, err);
@@ -1021,9 +1048,11 @@ static void clear_fields(const struct table *t, char *base)
                 free_scrubbed(((struct pr_msg_opt *)p)[i].value);
             } else if (f->kind == FK_STATS) {
                 free(((struct pr_msg_stat *)p)[i].name);
+            } else if (f->kind == FK_KSTATS) {
+                pr_hist_destroy(&((struct pr_msg_kstat *)p)[i].lat);
             }
         }
-        if (f->kind == FK_STRS || f->kind == FK_OPTS || f->kind == FK_STATS)
+        if (f->kind == FK_STRS || f->kind == FK_OPTS || f->kind == FK_STATS || f->kind == FK_KSTATS)
             free(p);
     }
 }
@@ -1139,6 +1168,16 @@ static int put_elem(const struct field *f, msgpack_packer *pk, const char *ep, c
             return rc;
         return pk_rc(msgpack_pack_uint64(pk, s->value));
     }
+    case FK_KSTATS: {
+        const struct pr_msg_kstat *k = (const void *)ep;
+        if (k->lat == NULL)
+            return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
+        if ((rc = pk_rc(msgpack_pack_array(pk, 3))) < 0 ||
+            (rc = pk_rc(msgpack_pack_uint64(pk, k->count))) < 0 ||
+            (rc = pk_rc(msgpack_pack_uint64(pk, k->errors))) < 0)
+            return rc;
+        return pr_hist_pack(k->lat, pk);
+    }
     default:
         return encode_map(pk, &table_table, NULL, ep, path, err);
     }
@@ -1153,6 +1192,7 @@ static int put_list(const struct field *f, msgpack_packer *pk, const char *base,
         [FK_OPTS] = sizeof(struct pr_msg_opt),
         [FK_STATS] = sizeof(struct pr_msg_stat),
         [FK_TABLES] = sizeof(struct pr_msg_table),
+        [FK_KSTATS] = sizeof(struct pr_msg_kstat),
     };
     const char *arr = *(char *const *)(const void *)(base + f->off);
     uint32_t n = *(const uint32_t *)(const void *)(base + f->off_n);
@@ -1199,6 +1239,7 @@ static int encode_field(const struct field *f, msgpack_packer *pk, const struct 
     case FK_OPTS:
     case FK_STATS:
     case FK_TABLES:
+    case FK_KSTATS:
         return put_list(f, pk, base, path, err);
     default:
         return put_scalar(f, pk, m, src, path, err);

@@ -73,7 +73,7 @@
 #include "pr_err.h"
 #include "pr_hist.h"
 
-#define PR_PROTO_VERSION 1
+#define PR_PROTO_VERSION 2 /* 2: READY.kinds, STATS/DONE.kst (per-kind figures) */
 
 /* Limits, enforced by both encoder and decoder (lengths in bytes, without
  * the terminating NUL). */
@@ -91,6 +91,7 @@
 #define PR_MSG_MAX_TABLES   65536 /* PLAN.tables */
 #define PR_MSG_MAX_TARGETS  256   /* PLAN.hosts, ports, sockets each */
 #define PR_MSG_MAX_STATS    1024  /* STATS.srv, DONE.kinds */
+#define PR_MSG_MAX_KINDS    64    /* READY.kinds, STATS.kst, DONE.kst */
 
 enum pr_msg_type {
     PR_MSG_NONE = 0, /* an empty or cleared struct; never on the wire */
@@ -109,8 +110,16 @@ enum pr_msg_type {
     PR_MSG_TYPE_COUNT_
 };
 
-/* PLAN.cmd: "prepare", "run", "cleanup", "prewarm". */
-enum pr_plan_cmd { PR_CMD_PREPARE, PR_CMD_RUN, PR_CMD_CLEANUP, PR_CMD_PREWARM, PR_CMD_COUNT_ };
+/* PLAN.cmd: "prepare", "run", "cleanup", "prewarm", "check" (the family's
+ * data check, ag_family.h). */
+enum pr_plan_cmd {
+    PR_CMD_PREPARE,
+    PR_CMD_RUN,
+    PR_CMD_CLEANUP,
+    PR_CMD_PREWARM,
+    PR_CMD_CHECK,
+    PR_CMD_COUNT_
+};
 
 /* PLAN.part (DESIGN.md §4): "none", "tables", "rows". */
 enum pr_partition { PR_PART_NONE, PR_PART_TABLES, PR_PART_ROWS, PR_PART_COUNT_ };
@@ -133,7 +142,7 @@ enum pr_agent_state {
 };
 
 /* ERROR.phase: "gather", "clock", "plan", "connect", "prepare", "run",
- * "cleanup", "prewarm", "finish". */
+ * "cleanup", "prewarm", "finish", "check". */
 enum pr_phase {
     PR_PHASE_GATHER,
     PR_PHASE_CLOCK,
@@ -144,6 +153,7 @@ enum pr_phase {
     PR_PHASE_CLEANUP,
     PR_PHASE_PREWARM,
     PR_PHASE_FINISH,
+    PR_PHASE_CHECK,
     PR_PHASE_COUNT_
 };
 
@@ -266,6 +276,15 @@ struct pr_msg_plan {
  * reconnected (a lost connection may lose a statement the server
  * counted) and the stop let in-flight events finish (no lease expiry, no
  * grace timeout). */
+/* Per-kind figures (READY.kinds names the kinds; STATS.kst and DONE.kst
+ * carry one entry per kind, in that order). Wire form: [count, errors,
+ * lat] with lat pr_hist_pack()'s sparse form. */
+struct pr_msg_kstat {
+    uint64_t count;  /* statements (events) of the kind that succeeded */
+    uint64_t errors; /* its failed statements (ignored errors) */
+    pr_hist *lat;    /* its latency, µs (required in each entry) */
+};
+
 struct pr_msg_ready {
     uint64_t plan_hash;      /* "hash" PLAN.plan_hash */
     uint64_t db_rtt_us;      /* "rtt" (opt) baseline DB round trip, µs */
@@ -273,6 +292,9 @@ struct pr_msg_ready {
     struct pr_msg_stat *srv; /* "srv" (opt) lead: SHOW GLOBAL STATUS baseline */
     uint32_t n_srv;          /* <= PR_MSG_MAX_STATS */
     bool has_db_rtt;         /* "rtt" is present: false when every probe ping failed */
+    char **kinds;            /* "kinds" (opt) the family's statement kinds (names), the
+                                order of every STATS.kst / DONE.kst of the run */
+    uint32_t n_kinds;        /* <= PR_MSG_MAX_KINDS */
 };
 
 /* START, coordinator -> agent. interval_ms >= 1. */
@@ -291,19 +313,21 @@ struct pr_msg_start {
  * a result set as a read, any other (CREATE TABLE, CREATE INDEX, DROP,
  * SET) as other; transactions and lat stay 0 and empty. */
 struct pr_msg_stats {
-    uint64_t k;              /* "k" interval index */
-    struct pr_counters ctr;  /* "ctr" map of PR_COUNTERS_FIELDS names */
-    pr_hist *lat;            /* "lat" latency histogram (required) */
-    pr_hist *svc;            /* "svc" (opt) service time, rate mode */
-    double cpu_pct;          /* "cpu" user+sys over the interval, % of
-                                one core (may exceed 100) */
-    uint64_t lag_max_us;     /* "lagmax" event loop lag, max */
-    uint64_t lag_p99_us;     /* "lag99" event loop lag, p99 */
-    uint64_t slip_us;        /* "slip" send slip (rate mode), max */
-    struct pr_msg_stat *srv; /* "srv" (opt) SHOW GLOBAL STATUS sample */
-    uint32_t n_srv;          /* <= PR_MSG_MAX_STATS */
-    uint64_t rows;           /* "rows" (opt) prepare: rows inserted over
-                                the interval, 0 otherwise */
+    uint64_t k;               /* "k" interval index */
+    struct pr_counters ctr;   /* "ctr" map of PR_COUNTERS_FIELDS names */
+    pr_hist *lat;             /* "lat" latency histogram (required) */
+    pr_hist *svc;             /* "svc" (opt) service time, rate mode */
+    double cpu_pct;           /* "cpu" user+sys over the interval, % of
+                                 one core (may exceed 100) */
+    uint64_t lag_max_us;      /* "lagmax" event loop lag, max */
+    uint64_t lag_p99_us;      /* "lag99" event loop lag, p99 */
+    uint64_t slip_us;         /* "slip" send slip (rate mode), max */
+    struct pr_msg_stat *srv;  /* "srv" (opt) SHOW GLOBAL STATUS sample */
+    uint32_t n_srv;           /* <= PR_MSG_MAX_STATS */
+    uint64_t rows;            /* "rows" (opt) prepare: rows inserted over
+                                 the interval, 0 otherwise */
+    struct pr_msg_kstat *kst; /* "kst" (opt) per kind (READY.kinds order) */
+    uint32_t n_kst;           /* 0 or READY.n_kinds, <= PR_MSG_MAX_KINDS */
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup
@@ -326,6 +350,8 @@ struct pr_msg_done {
     bool has_start_skew;       /* "skew" is present: false when the workers never
                                   all started (stopped before t0, setup only) */
     pr_hist *svc;              /* "svc" (opt) whole-run service time, rate mode */
+    struct pr_msg_kstat *kst;  /* "kst" (opt) whole-run per kind (READY.kinds order) */
+    uint32_t n_kst;            /* 0 or READY.n_kinds, <= PR_MSG_MAX_KINDS */
 };
 
 /* ABORT, coordinator -> agent, or BYE either way. */

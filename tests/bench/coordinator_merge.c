@@ -181,7 +181,8 @@ static const char *const srv_names[] = {
     "Innodb_rows_updated",
     "Innodb_rows_deleted",
 };
-#define N_SRV (sizeof(srv_names) / sizeof(srv_names[0]))
+#define N_SRV   (sizeof(srv_names) / sizeof(srv_names[0]))
+#define N_KINDS 11 /* oltp_read_write's statement kinds (pr_sb_schema.h) */
 
 /* Encode STATS(k) with SEQ_MARK as seq into sb; *seq_off is the offset of
  * the 8 seq bytes (big endian, after msgpack's 0xcf). lead: the agent also
@@ -200,6 +201,20 @@ static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *
     m.u.stats.cpu_pct = 20.0 + (double)(c->transactions % 60);
     m.u.stats.lag_max_us = 200 + c->transactions % 900;
     m.u.stats.lag_p99_us = 100 + c->transactions % 300;
+    /* The 11 kinds of oltp_read_write in every STATS, as a sysbench agent
+     * sends them (READY.kinds order): the interval's samples dealt over
+     * them bucket by bucket. */
+    struct pr_msg_kstat kst[N_KINDS];
+    struct pr_hist_iter it = PR_HIST_ITER_INIT;
+    for (int i = 0; i < N_KINDS; i++)
+        kst[i] = (struct pr_msg_kstat){0, 0, pr_hist_new()};
+    for (int b = 0; pr_hist_next(h, &it); b++) {
+        struct pr_msg_kstat *kk = &kst[b % N_KINDS];
+        pr_hist_record(kk->lat, it.value_us, it.count);
+        kk->count += it.count;
+    }
+    m.u.stats.kst = kst;
+    m.u.stats.n_kst = N_KINDS;
     if (lead) {
         for (size_t i = 0; i < N_SRV; i++)
             srv[i] = (struct pr_msg_stat){(char *)srv_names[i], 1000000 * (k + 1) + i};
@@ -207,6 +222,8 @@ static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *
         m.u.stats.n_srv = (uint32_t)N_SRV;
     }
     int rc = pr_msg_encode(&m, sb, &err);
+    for (int i = 0; i < N_KINDS; i++)
+        pr_hist_destroy(&kst[i].lat);
     if (rc != 0) {
         fprintf(stderr, "coordinator_merge: cannot encode STATS: %s\n", err.msg);
         return rc;

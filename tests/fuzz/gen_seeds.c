@@ -61,6 +61,10 @@ static struct pr_msg_stat stats[] = {{(char *)"Questions", 42}, {(char *)"Com_se
 
 static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
 {
+    static char *kind_names[] = {(char *)"point_selects", (char *)"commit"};
+    static struct pr_msg_kstat kst[2];
+    kst[0] = (struct pr_msg_kstat){1400, 2, lat};
+    kst[1] = (struct pr_msg_kstat){100, 0, svc};
     switch (m->type) {
     case PR_MSG_HELLO:
         m->u.hello = (struct pr_msg_hello){(char *)"agent-1", (char *)"0.1.0", 8,
@@ -105,8 +109,9 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          PR_RATE_UNIFORM};
         break;
     case PR_MSG_READY:
-        m->u.ready =
-            (struct pr_msg_ready){0xabcdef, 120, 8, .srv = stats, .n_srv = 2, .has_db_rtt = true};
+        m->u.ready = (struct pr_msg_ready){
+            0xabcdef,    120, 8, .srv = stats, .n_srv = 2, .has_db_rtt = true, .kinds = kind_names,
+            .n_kinds = 2};
         break;
     case PR_MSG_START:
         m->u.start = (struct pr_msg_start){5000000000ULL, 1000};
@@ -121,7 +126,9 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                            .slip_us = 7,
                                            .srv = stats,
                                            .n_srv = 2,
-                                           .rows = 250000};
+                                           .rows = 250000,
+                                           .kst = kst,
+                                           .n_kst = 2};
         m->u.stats.ctr.transactions = 100;
         m->u.stats.ctr.reads = 1400;
         break;
@@ -134,7 +141,9 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          .has_start_skew = true,
                                          .kinds = stats,
                                          .n_kinds = 2,
-                                         .rows = 1000000};
+                                         .rows = 1000000,
+                                         .kst = kst,
+                                         .n_kst = 2};
         m->u.done.ctr.writes = 77;
         break;
     case PR_MSG_ABORT:
@@ -166,10 +175,10 @@ static int emit_msg(const struct pr_msg *m, const char *variant)
     } else {
         snprintf(name, sizeof(name), "msg-%s-%s", pr_msg_type_name(m->type), variant);
         rc = write_seed(name, sb.data, sb.size);
-        /* Same message claiming protocol 2: "v" is the first key, 0x01. */
-        if (rc == 0 && m->type == PR_MSG_HELLO && sb.size > 3 && sb.data[3] == 0x01) {
-            sb.data[3] = 0x02;
-            snprintf(name, sizeof(name), "msg-HELLO-%s-v2", variant);
+        /* Same message from an old agent, protocol 1: "v" is the first key. */
+        if (rc == 0 && m->type == PR_MSG_HELLO && sb.size > 3 && sb.data[3] == PR_PROTO_VERSION) {
+            sb.data[3] = 0x01;
+            snprintf(name, sizeof(name), "msg-HELLO-%s-v1", variant);
             rc = write_seed(name, sb.data, sb.size);
         }
     }

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     const char *hosts[] = {host};
     uint16_t ports[] = {(uint16_t)atoi(port_s)};
     struct ag_engine_config cfg = {
-        .wl = wl,
+        .wl = ag_workload_wl(wl),
         .hosts = hosts,
         .nhosts = 1,
         .ports = ports,

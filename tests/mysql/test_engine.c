@@ -42,6 +42,7 @@
 
 #include "ag_engine.h"
 #include "ag_engine_test.h"
+#include "ag_load.h"
 #include "ag_workload.h"
 #include "refuse_proxy.h"
 #include "testlib.h"
@@ -149,7 +150,7 @@ static void cfg_init(struct ag_engine_config *cfg, const ag_workload *wl, uint32
     hosts[0] = env_host;
     ports[0] = env_port_num();
     memset(cfg, 0, sizeof *cfg);
-    cfg->wl = wl;
+    cfg->wl = wl ? ag_workload_wl(wl) : NULL;
     cfg->hosts = hosts;
     cfg->nhosts = 1;
     cfg->ports = ports;
@@ -187,7 +188,7 @@ static void run_load(ag_load **loads, size_t n)
     CHECK(e != NULL);
     CHECK(ag_engine_setup(e, &err) == 0);
     for (size_t i = 0; i < n; i++)
-        pieces[i] = ag_engine_load_piece(loads[i]);
+        pieces[i] = ag_load_piece(loads[i]);
     if (n > sizeof pieces / sizeof pieces[0])
         abort();
     int rc = ag_engine_run_pieces(e, pieces, n, &err);

@@ -16,6 +16,7 @@
 
 #include "co_args.h"
 #include "pr_err.h"
+#include "pr_sb_schema.h"
 #include "testlib.h"
 
 static char tmpdir[64];
@@ -234,6 +235,15 @@ static void test_errors(void)
     EXPECT_ERR("--agents", "value is required", "oltp_read_write", "run", "--agents");
     EXPECT_ERR("--agent-wait", "'0'", "oltp_read_write", "run", "--agent-wait=0");
     EXPECT_ERR("--partition", "'diagonal'", "oltp_read_write", "run", "--partition=diagonal");
+    /* The partition-fit rule (pr_sb_schema, the one copy the agent uses too). */
+    EXPECT_ERR("--partition=rows cannot confine oltp_insert",
+               pr_sb_partition_unfit(PR_WL_OLTP_INSERT, PR_PART_ROWS), "oltp_insert", "run",
+               "--partition=rows");
+    EXPECT_ERR("use --partition=none or tables", "rand.unique", "oltp_insert", "run",
+               "--partition=rows");
+    EXPECT_ERR("--partition=tables cannot confine bulk_insert",
+               pr_sb_partition_unfit(PR_WL_BULK_INSERT, PR_PART_TABLES), "bulk_insert", "run",
+               "--partition=tables");
     EXPECT_ERR("--on-agent-loss", "'maybe'", "oltp_read_write", "run", "--on-agent-loss=maybe");
     EXPECT_ERR("--report-format", "'xml' is not stampede or sysbench", "oltp_read_write", "run",
                "--report-format=xml");

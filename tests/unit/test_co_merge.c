@@ -7,6 +7,7 @@
 #include "co_csv.h"
 #include "co_hdrout.h"
 #include "co_json.h"
+#include "co_kinds.h"
 #include "co_merge.h"
 #include "testlib.h"
 
@@ -385,9 +386,86 @@ static void test_release(void)
     co_merge_destroy(&m);
 }
 
+/* Per-kind figures merge exactly, by index, named from READY's list; a
+ * kind's histogram freezes with the interval's and a late STATS for an old
+ * interval still lands in it; the pooled percentiles are the merged ones. */
+static void test_kinds(void)
+{
+    enum { NK = 3, N = 8 };
+    char *names[NK] = {(char *)"point_selects", (char *)"begin", (char *)"commit"};
+    co_merge *m = co_merge_new(2, NULL, 1000, false);
+    pr_hist *pooled[NK], *scratch = pr_hist_new();
+    uint64_t k;
+    bool late, early;
+
+    co_merge_set_kinds(m, names, NK);
+    for (int i = 0; i < NK; i++)
+        pooled[i] = pr_hist_new();
+    for (uint64_t iv = 0; iv < N; iv++) {
+        for (uint32_t a = 0; a < 2; a++) {
+            struct pr_msg_stats st = stats(iv, 1, 100, 10);
+            struct pr_msg_kstat kst[NK];
+            for (int i = 0; i < NK; i++) {
+                kst[i].count = 10 * (uint64_t)(i + 1) + a;
+                kst[i].errors = (uint64_t)i * a;
+                kst[i].lat = pr_hist_new();
+                for (uint64_t v = 0; v < kst[i].count; v++)
+                    pr_hist_record(kst[i].lat, 50 + 37 * v * (uint64_t)(i + 1) + 1000 * a, 1);
+                if (iv == 0)
+                    pr_hist_add(pooled[i], kst[i].lat);
+            }
+            st.kst = kst;
+            st.n_kst = NK;
+            if (!(iv == 0 && a == 1)) /* agent 1's STATS(0) comes last, late */
+                CHECK(co_merge_add(m, a, &st, &late) == 0 && !late);
+            else
+                st.kst = NULL;
+            if (iv == N - 1 && a == 1) {
+                struct pr_msg_stats late0 = stats(0, 1, 100, 10);
+                for (int i = 0; i < NK; i++) { /* the same figures as above */
+                    kst[i].count = 10 * (uint64_t)(i + 1) + 1;
+                    kst[i].errors = (uint64_t)i;
+                    pr_hist_reset(kst[i].lat);
+                    for (uint64_t v = 0; v < kst[i].count; v++)
+                        pr_hist_record(kst[i].lat, 50 + 37 * v * (uint64_t)(i + 1) + 1000, 1);
+                }
+                late0.kst = kst;
+                late0.n_kst = NK;
+                int lrc = co_merge_add(m, 1, &late0, &late);
+                CHECK_MSG(lrc == 0 && late, "rc %d late %d", lrc, late);
+                pr_hist_destroy(&late0.lat);
+            }
+            for (int i = 0; i < NK; i++)
+                pr_hist_destroy(&kst[i].lat);
+            pr_hist_destroy(&st.lat);
+        }
+        if (co_merge_due(m, (iv + 2) * SEC, SEC / 2, &k, &early))
+            co_merge_close(m, k, true, 1.0);
+    }
+    const struct co_interval_result *iv0 = co_merge_get(m, 0);
+    CHECK(iv0 != NULL && iv0->n_kinds == NK && iv0->kinds[0].lat == NULL); /* frozen */
+    for (int i = 0; i < NK; i++) {
+        const struct co_kind_result *kr = &iv0->kinds[i];
+        CHECK(kr->name != NULL && strcmp(kr->name, names[i]) == 0);
+        CHECK_EQ_U64(kr->count, 20 * (uint64_t)(i + 1) + 1);
+        CHECK_EQ_U64(kr->errors, (uint64_t)i);
+        const pr_hist *h = co_kind_lat(kr, scratch);
+        CHECK(pr_hist_equal(h, pooled[i]));
+        CHECK_EQ_U64(pr_hist_value_at_percentile(h, 99.0),
+                     pr_hist_value_at_percentile(pooled[i], 99.0));
+        pr_hist_destroy(&pooled[i]);
+    }
+    const struct co_interval_result *ivl = co_merge_get(m, N - 1);
+    CHECK(ivl != NULL && ivl->kinds != NULL && ivl->kinds[2].lat != NULL); /* still open */
+    CHECK_EQ_U64(ivl->kinds[2].count, 61);
+    pr_hist_destroy(&scratch);
+    co_merge_destroy(&m);
+}
+
 int main(void)
 {
     test_release();
+    test_kinds();
     test_tail_time();
     test_exact();
     test_service();

@@ -71,6 +71,8 @@ static struct pr_msg_stat test_kinds[] = {
 };
 
 static pr_hist *hist_lat, *hist_svc;
+static char *test_kind_names[] = {(char *)"point_selects", (char *)"commit", (char *)"begin"};
+static struct pr_msg_kstat test_kst[3]; /* lat filled in main: hist_lat, hist_svc, hist_lat */
 
 static void fill_counters(struct pr_counters *c, uint64_t base)
 {
@@ -126,6 +128,8 @@ static void fill_stats(struct pr_msg_stats *st)
     st->srv = test_srv;
     st->n_srv = 2;
     st->rows = 5432100;
+    st->kst = test_kst;
+    st->n_kst = 3;
 }
 
 static void fill_done(struct pr_msg_done *dn)
@@ -141,6 +145,8 @@ static void fill_done(struct pr_msg_done *dn)
     dn->kinds = test_kinds;
     dn->n_kinds = 2;
     dn->rows = (1ULL << 33) + 7;
+    dn->kst = test_kst;
+    dn->n_kst = 3;
 }
 
 /* Every field of the body set to a non-default value. The struct borrows
@@ -176,6 +182,8 @@ static void fill(struct pr_msg *m, enum pr_msg_type t)
         m->u.ready.conns = 21;
         m->u.ready.srv = test_srv;
         m->u.ready.n_srv = 2;
+        m->u.ready.kinds = test_kind_names;
+        m->u.ready.n_kinds = 3;
         break;
     case PR_MSG_START:
         m->u.start.t0_ns = 99999999999ULL;
@@ -274,6 +282,17 @@ static void check_plan(const struct pr_msg_plan *a, const struct pr_msg_plan *b)
     CHECK(a->rate_mode == b->rate_mode);
 }
 
+static void check_kst(const struct pr_msg_kstat *a, uint32_t na, const struct pr_msg_kstat *b,
+                      uint32_t nb)
+{
+    CHECK_EQ_U64(na, nb);
+    for (uint32_t i = 0; i < na && i < nb; i++) {
+        CHECK_EQ_U64(a[i].count, b[i].count);
+        CHECK_EQ_U64(a[i].errors, b[i].errors);
+        CHECK(b[i].lat != NULL && pr_hist_equal(a[i].lat, b[i].lat));
+    }
+}
+
 static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats *b)
 {
     CHECK_EQ_U64(a->k, b->k);
@@ -288,6 +307,7 @@ static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats 
     CHECK_EQ_U64(a->slip_us, b->slip_us);
     check_stats_list(a->srv, a->n_srv, b->srv, b->n_srv);
     CHECK_EQ_U64(a->rows, b->rows);
+    check_kst(a->kst, a->n_kst, b->kst, b->n_kst);
 }
 
 static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
@@ -304,6 +324,7 @@ static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
         CHECK(pr_hist_equal(a->svc, b->svc));
     check_stats_list(a->kinds, a->n_kinds, b->kinds, b->n_kinds);
     CHECK_EQ_U64(a->rows, b->rows);
+    check_kst(a->kst, a->n_kst, b->kst, b->n_kst);
 }
 
 static void check_body(const struct pr_msg *a, const struct pr_msg *b)
@@ -335,6 +356,9 @@ static void check_body(const struct pr_msg *a, const struct pr_msg *b)
         CHECK(a->u.ready.has_db_rtt == b->u.ready.has_db_rtt);
         CHECK_EQ_U64(a->u.ready.conns, b->u.ready.conns);
         check_stats_list(a->u.ready.srv, a->u.ready.n_srv, b->u.ready.srv, b->u.ready.n_srv);
+        CHECK_EQ_U64(a->u.ready.n_kinds, b->u.ready.n_kinds);
+        for (uint32_t i = 0; i < a->u.ready.n_kinds && i < b->u.ready.n_kinds; i++)
+            STREQ(a->u.ready.kinds[i], b->u.ready.kinds[i]);
         break;
     case PR_MSG_START:
         CHECK_EQ_U64(a->u.start.t0_ns, b->u.start.t0_ns);
@@ -812,7 +836,7 @@ static void test_ranges(void)
     pr_msg_init(&m, PR_MSG_TYPE_COUNT_, "r", 1);
     CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL && sb.size == 3);
     fill(&m, PR_MSG_PING);
-    m.v = 2;
+    m.v = 1;
     CHECK(pr_msg_encode(&m, &sb, &err) == PR_EVERSION && sb.size == 3);
     msgpack_sbuffer_destroy(&sb);
 }
@@ -893,15 +917,16 @@ static void test_version_type_dup(void)
 {
     struct pr_error err;
     struct pr_msg out;
-    msgpack_object two = obj_uint(2), foo = obj_str("FOO", 3), x = obj_uint(7);
+    msgpack_object two = obj_uint(1), foo = obj_str("FOO", 3), x = obj_uint(7);
     msgpack_object lower = obj_str("hello", 5);
 
     struct edit e = {ED_SET, "v", &two};
     int rc = decode_edited(PR_MSG_HELLO, &e, &out, &err);
     EXPECT_CODE(rc, PR_EVERSION, err);
-    CHECK(out.v == 2 && out.type == PR_MSG_HELLO && out.seq == 4242);
+    /* An old (version 1) agent's HELLO: refused, naming both versions. */
+    CHECK(out.v == 1 && out.type == PR_MSG_HELLO && out.seq == 4242);
     CHECK(out.u.hello.name != NULL && strcmp(out.u.hello.name, "agent-eu-1") == 0);
-    CHECK_MSG(msg_mentions(&err, "version 2", "expected 1"), "%s", err.msg);
+    CHECK_MSG(msg_mentions(&err, "version 1", "expected 2"), "%s", err.msg);
     pr_msg_clear(&out);
     /* A mismatched version wins over anything else wrong. */
     e.path = "v";
@@ -931,17 +956,17 @@ static void test_version_type_dup(void)
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_DUP, "ctr.writes", NULL, &err), PR_EDUP_KEY, err);
 
     /* Duplicate unknown key and a non-string key, built by hand. */
-    const uint8_t dup_unknown[] = {0x86, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B', 'Y',
+    const uint8_t dup_unknown[] = {0x86, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B', 'Y',
                                    'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
                                    'q',  0x01, 0xa1, 'z',  0x01, 0xa1, 'z',  0x02};
     rc = pr_msg_decode(&out, dup_unknown, sizeof(dup_unknown), &err);
     EXPECT_CODE(rc, PR_EDUP_KEY, err);
-    const uint8_t int_key[] = {0x86, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B',  'Y',
+    const uint8_t int_key[] = {0x86, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B',  'Y',
                                'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's',  'e',
                                'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa0, 0x07, 0x01};
     rc = pr_msg_decode(&out, int_key, sizeof(int_key), &err);
     EXPECT_CODE(rc, PR_EBAD_TYPE, err);
-    const uint8_t bye_ok[] = {0x85, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B', 'Y',
+    const uint8_t bye_ok[] = {0x85, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B', 'Y',
                               'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
                               'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa2, 'o', 'k'};
     rc = pr_msg_decode(&out, bye_ok, sizeof(bye_ok), &err);
@@ -949,14 +974,14 @@ static void test_version_type_dup(void)
     CHECK(out.type == PR_MSG_BYE && strcmp(out.u.bye.reason, "ok") == 0);
     pr_msg_clear(&out);
     /* Empty strings (msgpack-c may point them at NULL), an empty key twice. */
-    const uint8_t bye_empty[] = {0x85, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B', 'Y',
+    const uint8_t bye_empty[] = {0x85, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B', 'Y',
                                  'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
                                  'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa0};
     rc = pr_msg_decode(&out, bye_empty, sizeof(bye_empty), &err);
     EXPECT_CODE(rc, 0, err);
     CHECK(out.run[0] == '\0' && strcmp(out.u.bye.reason, "") == 0);
     pr_msg_clear(&out);
-    const uint8_t dup_empty[] = {0x86, 0xa1, 'v',  0x01, 0xa1, 't',  0xa3, 'B',
+    const uint8_t dup_empty[] = {0x86, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B',
                                  'Y',  'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3,
                                  's',  'e',  'q',  0x01, 0xa0, 0x01, 0xa0, 0x02};
     rc = pr_msg_decode(&out, dup_empty, sizeof(dup_empty), &err);
@@ -990,12 +1015,13 @@ static void test_hostile(void)
         {"\x93\x01\x02\x03", 4, PR_ENOTMAP},
         {"\xc0", 1, PR_ENOTMAP},
         {"\x80", 1, PR_EMISSING_KEY},
-        {"\x81\xa1v\x02", 4, PR_EVERSION},
+        {"\x81\xa1v\x03", 4, PR_EVERSION},
+        {"\x81\xa1v\x01", 4, PR_EVERSION},
         {"\x81\xa1v\xcc\xff", 5, PR_EVERSION},
         {"\x81\xa1v\xd0\xff", 5, PR_ERANGE},
-        {"\x81\xa1v\x01", 4, PR_EMISSING_KEY},
-        {"\x82\xa1v\x01\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
-        {"\x82\xa1v\x01\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
+        {"\x81\xa1v\x02", 4, PR_EMISSING_KEY},
+        {"\x82\xa1v\x02\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
+        {"\x82\xa1v\x02\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
         {"", 0, PR_ETRUNCATED},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1169,6 +1195,46 @@ static void test_names(void)
     CHECK(strcmp(pr_phase_name((enum pr_phase)99), "?") == 0);
 }
 
+/* Per-kind figures: strict like the rest (an entry is exactly [count,
+ * errors, lat]), bounded, and optional (an old-style STATS without them
+ * decodes with n_kst 0). */
+static void test_kst_codec(void)
+{
+    struct pr_error err;
+    msgpack_object x = obj_uint(7), str = obj_str("x", 1), neg = obj_int(-1);
+    struct pr_msg m, out;
+    msgpack_sbuffer sb;
+
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "kst.1", &x, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(msg_mentions(&err, "STATS.kst[1]", "[count, errors, lat]"), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kst.0.0", &str, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kst.2.1", &neg, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "kst.0.2", &x, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_READY, ED_SET, "kinds.0", &x, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_DROP, "kst", NULL, &err), 0, err);
+
+    /* The encoder refuses what the decoder would: too many kinds, a NULL
+     * histogram. */
+    static struct pr_msg_kstat many[PR_MSG_MAX_KINDS + 1];
+    for (size_t i = 0; i <= PR_MSG_MAX_KINDS; i++)
+        many[i] = (struct pr_msg_kstat){i, 0, hist_lat};
+    msgpack_sbuffer_init(&sb);
+    fill(&m, PR_MSG_STATS);
+    m.u.stats.kst = many;
+    m.u.stats.n_kst = PR_MSG_MAX_KINDS + 1;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_ETOO_BIG);
+    m.u.stats.n_kst = PR_MSG_MAX_KINDS;
+    EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
+    EXPECT_CODE(pr_msg_decode(&out, sb.data, sb.size, &err), 0, err);
+    CHECK_EQ_U64(out.u.stats.n_kst, PR_MSG_MAX_KINDS);
+    CHECK(out.u.stats.kst[63].count == 63 && pr_hist_equal(out.u.stats.kst[63].lat, hist_lat));
+    pr_msg_clear(&out);
+    msgpack_sbuffer_clear(&sb);
+    many[5].lat = NULL;
+    CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL);
+    msgpack_sbuffer_destroy(&sb);
+}
+
 int main(void)
 {
     hist_lat = pr_hist_new();
@@ -1177,8 +1243,12 @@ int main(void)
         pr_hist_record(hist_lat, v, v % 7 + 1);
     pr_hist_record(hist_svc, 250, 1000);
     pr_hist_record(hist_svc, 99999, 1);
+    test_kst[0] = (struct pr_msg_kstat){123456, 3, hist_lat};
+    test_kst[1] = (struct pr_msg_kstat){0, 0, hist_svc};
+    test_kst[2] = (struct pr_msg_kstat){1ULL << 40, 1, hist_lat};
 
     test_roundtrip();
+    test_kst_codec();
     test_minimal();
     test_missing_keys();
     test_wrong_types();

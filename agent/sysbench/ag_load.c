@@ -334,3 +334,20 @@ bool ag_load_next(ag_load *l, struct ag_load_stmt *out)
     }
     return false;
 }
+
+static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *rows)
+{
+    struct ag_load_stmt st;
+
+    if (!ag_load_next(it, &st))
+        return false;
+    *sql = st.text;
+    *sql_len = st.text_len;
+    *rows = st.rows;
+    return true;
+}
+
+struct ag_piece ag_load_piece(ag_load *l)
+{
+    return (struct ag_piece){.it = l, .next = piece_next};
+}

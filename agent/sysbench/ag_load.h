@@ -74,6 +74,10 @@ ag_load *ag_load_prewarm_new(const ag_workload *wl, const uint32_t *tables, size
 /* Next statement into *out; false when there are no more. */
 bool ag_load_next(ag_load *l, struct ag_load_stmt *out);
 
+/* A command stream over l (struct ag_piece: it, next); l is borrowed and
+ * must outlive the run. */
+struct ag_piece ag_load_piece(ag_load *l);
+
 /* Free *l and NULL it. */
 void ag_load_destroy(ag_load **l);
 

@@ -59,31 +59,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ag_family.h"
 #include "pr_err.h"
 #include "pr_msg.h"
 #include "pr_opts.h"
-
-#define AG_MAX_PARAMS 128 /* most params one statement binds (options validated) */
-
-enum ag_param_type { AG_PARAM_INT, AG_PARAM_STR };
-
-/* One option, as given in the PLAN (strings). name without leading "--";
- * '-' and '_' are interchangeable. */
-struct ag_kv {
-    const char *name;
-    const char *value;
-};
-
-/* One statement of a connection's prepared-statement set, in sysbench's
- * prepare order. Owned by the workload. */
-struct ag_stmt_def {
-    const char *sql; /* NUL terminated */
-    size_t sql_len;
-    uint32_t nparams;
-    uint8_t type[AG_MAX_PARAMS]; /* AG_PARAM_INT (bind as MYSQL_TYPE_LONGLONG) or
-                                    AG_PARAM_STR (bind as MYSQL_TYPE_VAR_STRING) */
-    const char *kind;            /* "point_selects", "begin", ... for error reports */
-};
 
 /* Immutable once its first cursor exists (after _new and, for a run,
  * ag_workload_set_share); then shared read-only by threads. */
@@ -97,6 +76,10 @@ typedef struct ag_workload ag_workload;
  * option. The caller owns the result; opts are copied. Thread-safe. */
 ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t nopts,
                              struct pr_error *err);
+
+/* The workload as the sysbench family's struct ag_wl (same object, for
+ * the engine): borrowed. */
+const struct ag_wl *ag_workload_wl(const ag_workload *wl);
 
 /* Free the workload and NULL *wl. Every cursor made from it must be gone. */
 void ag_workload_destroy(ag_workload **wl);
@@ -143,27 +126,7 @@ int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct 
  * any cursor is made; not thread-safe. */
 void ag_workload_set_run_seed(ag_workload *wl, uint64_t seed);
 
-/* One call the engine must execute. Buffers are owned by the cursor and valid
- * until the next cursor call. */
-struct ag_call {
-    int32_t stmt;     /* index into the PS set, or -1: a text query (text, text_len) */
-    const char *text; /* text protocol query (ps disabled, oltp_insert, bulk_insert, ...) */
-    size_t text_len;  /* not NUL terminated in general */
-    uint32_t nparams; /* for stmt >= 0 */
-    int64_t ival[AG_MAX_PARAMS];     /* for AG_PARAM_INT */
-    const char *sval[AG_MAX_PARAMS]; /* for AG_PARAM_STR, not NUL-terminated */
-    uint32_t slen[AG_MAX_PARAMS];
-    const char *kind; /* statement kind ("point_selects", "inserts", "bulk_insert", ...) */
-};
-
-/* --db-ps-mode=disable rendering of a call to PS statement d (call->ival,
- * sval, slen, nparams): d->sql with each '?' replaced by its literal,
- * integers as %lld, strings quoted and not escaped (sysbench's emulation).
- * Writes at most cap bytes into buf, NUL included, and returns the length
- * of the whole text (without the NUL): when the result is >= cap the text
- * was cut, and buf must grow to at least result + 1. Thread-safe. */
-size_t ag_stmt_render(const struct ag_stmt_def *d, const struct ag_call *call, char *buf,
-                      size_t cap);
+/* struct ag_call, struct ag_stmt_def, struct ag_kv: ag_family.h. */
 
 /* Per-connection event generator: owns the connection's RNG (xoroshiro128+
  * as sysbench, seeded from `seed` via splitmix64) and text buffers. Allocated

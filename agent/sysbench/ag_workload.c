@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "ag_rand.h"
+#include "ag_sb_family.h"
 #include "ag_share.h"
+#include "pr_sb_schema.h"
 
 /* Statement kinds: one per sysbench stmt_defs key, plus the script-local
  * ones. Order matches kind_info[]. */
@@ -57,6 +59,16 @@ static const struct {
     [K_DELINS] = {"delete_inserts", NULL, NULL},
 };
 
+/* The shared schema's kind (pr_sb_schema.h) of each statement kind. */
+static const uint16_t sb_kind[K_COUNT_] = {
+    [K_BEGIN] = PR_SB_K_BEGIN,       [K_COMMIT] = PR_SB_K_COMMIT,  [K_POINT] = PR_SB_K_POINT,
+    [K_SIMPLE] = PR_SB_K_SIMPLE,     [K_SUM] = PR_SB_K_SUM,        [K_ORDER] = PR_SB_K_ORDER,
+    [K_DISTINCT] = PR_SB_K_DISTINCT, [K_INDEX] = PR_SB_K_INDEX,    [K_NONINDEX] = PR_SB_K_NONINDEX,
+    [K_DELETE] = PR_SB_K_DELETE,     [K_INSERT] = PR_SB_K_INSERT,  [K_RPOINTS] = PR_SB_K_RPOINTS,
+    [K_RRANGES] = PR_SB_K_RRANGES,   [K_TEXTINS] = PR_SB_K_INSERT, [K_BULK] = PR_SB_K_BULK,
+    [K_DELINS] = PR_SB_K_DELETE,
+};
+
 /* rand.string templates: 10 and 5 groups of 11 digits (119 and 59 chars). */
 static const char c_tmpl[] = "###########-###########-###########-###########-###########-"
                              "###########-###########-###########-###########-###########";
@@ -74,6 +86,7 @@ struct group {
 };
 
 struct ag_workload {
+    struct ag_wl wlb;                /* the family interface (first member) */
     int id;                          /* pr_workload */
     pr_opts *opts;                   /* parsed options, owned */
     struct ag_dist dist;             /* --rand-type and parameters */
@@ -96,6 +109,7 @@ struct ag_workload {
 };
 
 struct ag_cursor {
+    struct ag_gen genb;           /* the family interface (first member) */
     const ag_workload *wl;        /* borrowed */
     struct ag_rand rng;           /* this connection's stream */
     struct ag_rand_unique uniq;   /* oltp_insert ids with auto_inc off */
@@ -255,6 +269,7 @@ static void add_stmts(ag_workload *wl, enum kind k)
 
         memset(d, 0, sizeof *d);
         d->kind = kind_info[k].name;
+        d->kind_id = sb_kind[k];
         if (k == K_RPOINTS || k == K_RRANGES) {
             uint32_t np = k == K_RPOINTS ? wl->random_points : 2 * wl->nranges;
             d->sql = random_sql(k, k == K_RPOINTS ? np : wl->nranges);
@@ -364,6 +379,7 @@ ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t 
         return NULL;
     }
     ag_workload *wl = pr_xcalloc(1, sizeof *wl);
+    wl->wlb.fam = &ag_sb_family;
     wl->id = id;
     wl->opts = pr_opts_new(id);
     wl->text_cap = 512; /* oltp_insert's text INSERT fits */
@@ -421,31 +437,11 @@ const pr_opts *ag_workload_opts(const ag_workload *wl)
     return wl->opts;
 }
 
-/* Why part cannot confine workload wl, or NULL when it can. */
-static const char *share_unfit(const ag_workload *wl, enum pr_partition part)
-{
-    switch (wl->id) {
-    case PR_WL_SELECT_RANDOM_POINTS:
-    case PR_WL_SELECT_RANDOM_RANGES:
-        return "it reads only sbtest1, by k values from per-connection segments that never "
-               "overlap across agents";
-    case PR_WL_BULK_INSERT:
-        return "its tables are per connection (sbtest<global connection index + 1>), never "
-               "shared across agents";
-    case PR_WL_OLTP_INSERT:
-        return part == PR_PART_ROWS ? "it inserts new ids (auto_inc, or rand.unique slices "
-                                      "per connection), never ids of 1..table_size"
-                                    : NULL;
-    default:
-        return NULL;
-    }
-}
-
 int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct pr_msg_table *t,
                           size_t n, struct pr_error *err)
 {
     struct ag_share s;
-    const char *why = part == PR_PART_NONE ? NULL : share_unfit(wl, part);
+    const char *why = pr_sb_partition_unfit(wl->id, part);
 
     if (why)
         return pr_error_set(err, PR_EINVAL,
@@ -475,6 +471,7 @@ ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_ind
 
     if (conns_total == 0)
         conns_total = 1;
+    c->genb.fam = &ag_sb_family;
     c->wl = wl;
     c->conn_index = conn_index;
     ag_rand_init(&c->rng, seed);
@@ -542,59 +539,25 @@ static int64_t draw_segment(ag_cursor *c)
                         (uint32_t)(int64_t)c->rmax);
 }
 
-static void text_call(struct ag_call *call, const char *text, size_t len, const char *kind)
+static void text_call(struct ag_call *call, const char *text, size_t len, const char *kind,
+                      uint16_t kind_id)
 {
     call->stmt = -1;
     call->text = text;
     call->text_len = len;
     call->nparams = 0;
     call->kind = kind;
+    call->kind_id = kind_id;
 }
 
 /* Append n bytes of s at buf[*len] while they fit (keeping room for the
  * NUL); *len counts them either way. */
-static void put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
-{
-    if (n > 0 && *len + n < cap)
-        memcpy(buf + *len, s, n);
-    *len += n;
-}
-
-size_t ag_stmt_render(const struct ag_stmt_def *d, const struct ag_call *call, char *buf,
-                      size_t cap)
-{
-    size_t len = 0;
-    uint32_t p = 0;
-    char num[24];
-
-    for (const char *s = d->sql; *s; s++) {
-        if (*s != '?' || p >= call->nparams) {
-            put(buf, cap, &len, s, 1);
-        } else if (d->type[p] == AG_PARAM_INT) {
-            int n = snprintf(num, sizeof num, "%lld", (long long)call->ival[p]);
-            put(buf, cap, &len, num, (size_t)n);
-            p++;
-        } else {
-            put(buf, cap, &len, "'", 1);
-            put(buf, cap, &len, call->sval[p], call->slen[p]);
-            put(buf, cap, &len, "'", 1);
-            p++;
-        }
-    }
-    if (len < cap)
-        buf[len] = '\0';
-    return len;
-}
-
-/* --db-ps-mode=disable: the statement as text (sysbench's emulated
- * prepared statements); text_cap was sized for every statement's longest
- * rendering. */
 static void render(ag_cursor *c, const struct ag_stmt_def *d, struct ag_call *call)
 {
     size_t len = ag_stmt_render(d, call, c->text, c->text_cap);
 
     assert(len < c->text_cap);
-    text_call(call, c->text, len, d->kind);
+    text_call(call, c->text, len, d->kind, d->kind_id);
 }
 
 /* Point the call at PS statement idx (params already in call); render it as
@@ -606,6 +569,7 @@ static void finish_call(ag_cursor *c, int32_t idx, struct ag_call *call)
     call->stmt = idx;
     call->nparams = d->nparams;
     call->kind = d->kind;
+    call->kind_id = d->kind_id;
     call->text = NULL;
     call->text_len = 0;
     if (!c->wl->ps)
@@ -632,7 +596,7 @@ static void textins_call(ag_cursor *c, struct ag_call *call)
     int n = snprintf(c->text, c->text_cap,
                      "INSERT INTO sbtest%u (id, k, c, pad) VALUES (%lld, %lld, '%.*s', '%.*s')",
                      c->tnum, (long long)id, (long long)k, (int)C_LEN, c->c, (int)PAD_LEN, c->pad);
-    text_call(call, c->text, (size_t)n, kind_info[K_TEXTINS].name);
+    text_call(call, c->text, (size_t)n, kind_info[K_TEXTINS].name, sb_kind[K_TEXTINS]);
 }
 
 /* select_random_points / select_random_ranges: all draws from the segment. */
@@ -709,7 +673,7 @@ static bool bulk_step(ag_cursor *c, struct ag_call *call)
         c->row_ready = true;
     }
     if (!c->flush_sent && c->bulk_rows > 0 && c->bulk_len + c->row_len + 2 > BULK_BYTES) {
-        text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name);
+        text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name, sb_kind[K_BULK]);
         c->flush_sent = true;
         c->flush_pending = true;
         return true;
@@ -801,7 +765,12 @@ bool ag_cursor_finish(ag_cursor *c, struct ag_call *call)
     if (c->bulk == NULL || c->finished || c->flush_pending || c->bulk_rows == 0)
         return false;
     c->finished = true;
-    text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name);
+    text_call(call, c->bulk, c->bulk_len, kind_info[K_BULK].name, sb_kind[K_BULK]);
     c->bulk_rows = 0;
     return true;
+}
+
+const struct ag_wl *ag_workload_wl(const ag_workload *wl)
+{
+    return &wl->wlb;
 }

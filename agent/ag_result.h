@@ -1,0 +1,22 @@
+/* ag_result: filling a struct ag_result (ag_family.h) from a MySQL result,
+ * for ag_conn. No I/O: only stored (buffered) results are read. No
+ * allocation: text goes into the caller's buffer of AG_RESULT_BUF bytes. */
+#ifndef AG_RESULT_H
+#define AG_RESULT_H
+
+#include <mysql.h>
+
+#include "ag_family.h"
+
+/* Forget everything but nothing else: a success with no rows. */
+void ag_result_reset(struct ag_result *r);
+
+/* A text query's stored result set: its row count and first row. */
+void ag_result_from_res(struct ag_result *r, char *buf, MYSQL_RES *res);
+
+/* A prepared statement's stored result set (after mysql_stmt_store_result):
+ * its row count and first row. binds: AG_RESULT_MAX_COLS entries of
+ * scratch. Leaves the statement's result bound to buf (rebound each time). */
+void ag_result_from_stmt(struct ag_result *r, char *buf, MYSQL_STMT *st, MYSQL_BIND *binds);
+
+#endif

@@ -1,0 +1,108 @@
+/* co_kinds: see co_kinds.h. */
+#include "co_kinds.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void co_kinds_name(struct co_kind_result *k, uint32_t n, char *const *names, uint32_t n_names)
+{
+    for (uint32_t i = 0; i < n && i < n_names; i++)
+        if (k[i].name == NULL)
+            k[i].name = names[i];
+}
+
+void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_kstat *src,
+                  uint32_t n_src, char *const *names, uint32_t n_names, bool expanded)
+{
+    if (n_src == 0)
+        return;
+    if (*dst == NULL) {
+        *dst = pr_xcalloc(n_src, sizeof(**dst));
+        *n = n_src;
+        for (uint32_t i = 0; expanded && i < n_src; i++)
+            (*dst)[i].lat = pr_hist_new();
+    }
+    struct co_kind_result *k = *dst;
+    co_kinds_name(k, *n, names, n_names);
+    for (uint32_t i = 0; i < *n && i < n_src; i++) {
+        k[i].count += src[i].count;
+        k[i].errors += src[i].errors;
+        if (k[i].lat != NULL)
+            pr_hist_add(k[i].lat, src[i].lat);
+        else
+            pr_hist_frozen_add(&k[i].lat_frozen, src[i].lat);
+    }
+}
+
+void co_kinds_freeze(struct co_kind_result *k, uint32_t n)
+{
+    for (uint32_t i = 0; k && i < n; i++) {
+        if (k[i].lat == NULL)
+            continue;
+        if (k[i].lat_frozen == NULL)
+            k[i].lat_frozen = pr_hist_freeze(k[i].lat);
+        else
+            pr_hist_frozen_add(&k[i].lat_frozen, k[i].lat);
+        pr_hist_destroy(&k[i].lat);
+    }
+}
+
+void co_kinds_free(struct co_kind_result **k, uint32_t *n)
+{
+    for (uint32_t i = 0; *k && i < *n; i++) {
+        pr_hist_destroy(&(*k)[i].lat);
+        pr_hist_frozen_destroy(&(*k)[i].lat_frozen);
+    }
+    free(*k);
+    *k = NULL;
+    *n = 0;
+}
+
+const pr_hist *co_kind_lat(const struct co_kind_result *k, pr_hist *scratch)
+{
+    if (k->lat != NULL)
+        return k->lat;
+    if (scratch == NULL)
+        return NULL;
+    if (k->lat_frozen != NULL)
+        pr_hist_thaw(scratch, k->lat_frozen);
+    else
+        pr_hist_reset(scratch);
+    return scratch;
+}
+
+int co_kinds_ready(struct co_result *res, const struct pr_msg_ready *rd, struct pr_error *err)
+{
+    if (rd->n_kinds == 0)
+        return 0;
+    if (res->kind_names == NULL) {
+        res->kind_names = pr_xcalloc(rd->n_kinds, sizeof(*res->kind_names));
+        for (uint32_t i = 0; i < rd->n_kinds; i++)
+            res->kind_names[i] = pr_xstrdup(rd->kinds[i]);
+        res->n_kinds = rd->n_kinds;
+        return 0;
+    }
+    bool same = rd->n_kinds == res->n_kinds;
+    for (uint32_t i = 0; same && i < rd->n_kinds; i++)
+        same = strcmp(rd->kinds[i], res->kind_names[i]) == 0;
+    if (same)
+        return 0;
+    return pr_error_set(err, PR_EINVAL,
+                        "its statement kinds (%u, first '%s') differ from another agent's (%u, "
+                        "first '%s'): install the same stampede version everywhere",
+                        rd->n_kinds, rd->kinds[0], res->n_kinds, res->kind_names[0]);
+}
+
+void co_kinds_done(struct co_result *res, const struct pr_msg_done *d)
+{
+    uint32_t n = res->n_kinds;
+    uint32_t m = d->n_kst < res->n_kinds ? d->n_kst : res->n_kinds;
+    if (m == 0)
+        return;
+    if (res->kinds == NULL) {
+        res->kinds = pr_xcalloc(n, sizeof(*res->kinds));
+        for (uint32_t i = 0; i < n; i++)
+            res->kinds[i].lat = pr_hist_new();
+    }
+    co_kinds_add(&res->kinds, &n, d->kst, m, res->kind_names, res->n_kinds, true);
+}

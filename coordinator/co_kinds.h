@@ -1,0 +1,41 @@
+/* co_kinds: per statement kind figures (co_kind_result, co_result.h),
+ * merged exactly: counts added, histograms added bucket by bucket, so each
+ * kind's merged percentiles are those of every agent's samples pooled.
+ * The merge knows no family: kinds are names and indexes (READY.kinds). */
+#ifndef CO_KINDS_H
+#define CO_KINDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "co_result.h"
+#include "pr_msg.h"
+
+/* *dst (n entries, allocated on first use with n_src entries, names from
+ * names[0..n_names) or NULL) += src[0..n_src). Expanded histograms when
+ * expanded, else frozen ones. Entries beyond the shorter list are left. */
+void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_kstat *src,
+                  uint32_t n_src, char *const *names, uint32_t n_names, bool expanded);
+
+/* Name the entries from names (borrowed) where not named yet. */
+void co_kinds_name(struct co_kind_result *k, uint32_t n, char *const *names, uint32_t n_names);
+
+/* Freeze every expanded histogram (an old interval). */
+void co_kinds_freeze(struct co_kind_result *k, uint32_t n);
+
+/* READY: the first agent declaring kinds sets res->kind_names; every
+ * other must declare the same list: else PR_EINVAL with err saying so. */
+int co_kinds_ready(struct co_result *res, const struct pr_msg_ready *rd, struct pr_error *err);
+
+/* DONE: res->kinds (whole run) += d->kst. */
+void co_kinds_done(struct co_result *res, const struct pr_msg_done *d);
+
+/* Free the array and its histograms; *k NULL, *n 0. */
+void co_kinds_free(struct co_kind_result **k, uint32_t *n);
+
+/* k's latency for reading: k->lat, or k->lat_frozen thawed into scratch,
+ * or scratch emptied (NULL when scratch is NULL and k is not expanded).
+ * Valid until scratch is next written. */
+const pr_hist *co_kind_lat(const struct co_kind_result *k, pr_hist *scratch);
+
+#endif

@@ -1,0 +1,23 @@
+/* co_sb_family: the sysbench family on the coordinator: pr_opts' option
+ * sets with co_args_sb's rules, and pr_sb_schema's partition rule. */
+#include "co_args_int.h"
+#include "co_family.h"
+#include "pr_opts.h"
+#include "pr_sb_schema.h"
+
+static bool sb_has_workload(const char *name)
+{
+    return pr_workload_from_name(name) >= 0;
+}
+
+static const char *sb_partition_unfit(const struct co_args *a, enum pr_partition part)
+{
+    return pr_sb_partition_unfit(a->wl, part);
+}
+
+const struct co_family co_sb_family = {
+    .name = "sysbench",
+    .has_workload = sb_has_workload,
+    .check_options = co__args_sysbench_rules,
+    .partition_unfit = sb_partition_unfit,
+};
