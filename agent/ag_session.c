@@ -1,6 +1,7 @@
 #include "ag_session.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -297,7 +298,14 @@ ag_session *ag_session_new(const struct pr_msg_plan *plan, int workers)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
-    if (pthread_create(&s->thread, NULL, session_main, s) != 0) {
+    /* The session thread and the loops it starts run with every signal
+     * blocked, so SIGINT/SIGTERM reach the control thread's handler only. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&s->thread, NULL, session_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
         close(s->pipe_fd[0]);
         close(s->pipe_fd[1]);
         pr_msg_clear(&s->plan_msg);
