@@ -54,13 +54,23 @@ static void logf_(const struct ctl *c, int level, const char *fmt, ...)
 {
     static const char *const names[] = {"error", "warn", "info", "debug"};
     va_list ap;
+    char line[1024];
     if (level > c->cfg->log_level)
         return;
-    fprintf(stderr, "stampede-agent[%s] %s: ", c->cfg->name, names[level]);
+    /* One write per line: local agents share the coordinator's stderr, and
+     * a line written in pieces interleaves with the coordinator's own. */
+    int n = snprintf(line, sizeof(line), "stampede-agent[%s] %s: ", c->cfg->name, names[level]);
+    if (n < 0 || (size_t)n >= sizeof(line) - 1)
+        n = 0;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int m = vsnprintf(line + n, sizeof(line) - 1 - (size_t)n, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    size_t len = m < 0 ? (size_t)n : (size_t)n + (size_t)m;
+    if (len > sizeof(line) - 2)
+        len = sizeof(line) - 2; /* truncated */
+    line[len++] = '\n';
+    fwrite(line, 1, len, stderr);
+    fflush(stderr);
 }
 
 /* Encode and send m with the next seq; m is only read. */
