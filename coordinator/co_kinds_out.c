@@ -116,32 +116,40 @@ void co_kinds_out_text(FILE *f, const struct co_result *r)
     pr_hist_destroy(&scratch);
 }
 
+void co_kinds_out_csv_header(FILE *f)
+{
+    fputs("t_s,kind,count,errors,lat_min_ms,lat_avg_ms,lat_max_ms,lat_p50_ms,lat_p95_ms,"
+          "lat_p99_ms,lat_p99_9_ms\n",
+          f);
+}
+
+void co_kinds_out_csv_rows(FILE *f, const struct co_interval_result *iv, pr_hist *scratch)
+{
+    for (uint32_t i = 0; iv->kinds && i < iv->n_kinds; i++) {
+        const struct co_kind_result *kr = &iv->kinds[i];
+        if (!kind_used(kr))
+            continue;
+        double v[7];
+        lat_ms(co_kind_lat(kr, scratch), v);
+        num(f, iv->t_s);
+        fprintf(f, ",%s,%llu,%llu", kr->name ? kr->name : "?", (unsigned long long)kr->count,
+                (unsigned long long)kr->errors);
+        for (size_t j = 0; j < 7; j++) {
+            fputc(',', f);
+            if (!isnan(v[j]))
+                num(f, v[j]);
+        }
+        fputc('\n', f);
+    }
+}
+
 int co_kinds_out_csv(const struct co_result *r, FILE *f)
 {
     pr_hist *scratch = pr_hist_new();
 
-    fputs("t_s,kind,count,errors,lat_min_ms,lat_avg_ms,lat_max_ms,lat_p50_ms,lat_p95_ms,"
-          "lat_p99_ms,lat_p99_9_ms\n",
-          f);
-    for (uint32_t k = 0; k < r->n_intervals; k++) {
-        const struct co_interval_result *iv = &r->intervals[k];
-        for (uint32_t i = 0; iv->kinds && i < iv->n_kinds; i++) {
-            const struct co_kind_result *kr = &iv->kinds[i];
-            if (!kind_used(kr))
-                continue;
-            double v[7];
-            lat_ms(co_kind_lat(kr, scratch), v);
-            num(f, iv->t_s);
-            fprintf(f, ",%s,%llu,%llu", kr->name ? kr->name : "?", (unsigned long long)kr->count,
-                    (unsigned long long)kr->errors);
-            for (size_t j = 0; j < 7; j++) {
-                fputc(',', f);
-                if (!isnan(v[j]))
-                    num(f, v[j]);
-            }
-            fputc('\n', f);
-        }
-    }
+    co_kinds_out_csv_header(f);
+    for (uint32_t k = 0; k < r->n_intervals; k++)
+        co_kinds_out_csv_rows(f, &r->intervals[k], scratch);
     pr_hist_destroy(&scratch);
     return fflush(f) != 0 || ferror(f) ? -EIO : 0;
 }

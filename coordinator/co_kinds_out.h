@@ -37,6 +37,12 @@ void co_kinds_out_text(FILE *f, const struct co_result *r);
 /* --csv-kinds: write the long-format CSV of r to f; 0 or -EIO. */
 int co_kinds_out_csv(const struct co_result *r, FILE *f);
 
+/* The --csv-kinds header line, and one interval's rows (the kinds it
+ * used), for a file written as intervals close (co_stream). scratch: the
+ * caller's histogram, overwritten. */
+void co_kinds_out_csv_header(FILE *f);
+void co_kinds_out_csv_rows(FILE *f, const struct co_interval_result *iv, pr_hist *scratch);
+
 /* The same to path, atomically (co__write_atomic): 0, or an error with err
  * naming the file. */
 int co_kinds_out_csv_file(const struct co_result *r, const char *path, struct pr_error *err);

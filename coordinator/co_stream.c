@@ -11,6 +11,7 @@
 #include "co_csv.h"
 #include "co_hdrout.h"
 #include "co_json.h"
+#include "co_kinds_out.h"
 
 /* One output file. */
 struct out {
@@ -23,12 +24,12 @@ struct out {
 };
 
 struct co_stream {
-    struct out json, csv, hlog;
-    co_json_stream *js;   /* inside the JSON's intervals */
-    co_hdrout_stream *hs; /* the log's writer */
-    pr_hist *scratch;     /* where a frozen histogram is expanded */
-    bool finished;        /* co_stream_finish() ran */
-    int finish_rc;        /* what it returned */
+    struct out json, csv, csvk, hlog; /* csvk: --csv-kinds */
+    co_json_stream *js;               /* inside the JSON's intervals */
+    co_hdrout_stream *hs;             /* the log's writer */
+    pr_hist *scratch;                 /* where a frozen histogram is expanded */
+    bool finished;                    /* co_stream_finish() ran */
+    int finish_rc;                    /* what it returned */
 };
 
 static void out_fail(struct out *o, const char *verb, int e)
@@ -71,7 +72,8 @@ static void out_flush(struct out *o)
 
 co_stream *co_stream_open(const struct co_args *a, const struct co_result *res)
 {
-    if (a->json_path == NULL && a->csv_path == NULL && a->hdr_log_path == NULL)
+    if (a->json_path == NULL && a->csv_path == NULL && a->hdr_log_path == NULL &&
+        a->csv_kinds_path == NULL)
         return NULL;
     co_stream *s = pr_xcalloc(1, sizeof(*s));
     s->scratch = pr_hist_new();
@@ -86,6 +88,12 @@ co_stream *co_stream_open(const struct co_args *a, const struct co_result *res)
         if (s->csv.f != NULL)
             co_csv_write_header(s->csv.f);
         out_flush(&s->csv);
+    }
+    if (a->csv_kinds_path != NULL) {
+        out_open(&s->csvk, "CSV per statement kind", a->csv_kinds_path, false);
+        if (s->csvk.f != NULL)
+            co_kinds_out_csv_header(s->csvk.f);
+        out_flush(&s->csvk);
     }
     if (a->hdr_log_path != NULL) {
         out_open(&s->hlog, "HdrHistogram log", a->hdr_log_path, false);
@@ -110,6 +118,10 @@ void co_stream_interval(co_stream *s, const struct co_interval_result *iv)
     if (s->csv.f != NULL) {
         co_csv_write_row(s->csv.f, iv, s->scratch);
         out_flush(&s->csv);
+    }
+    if (s->csvk.f != NULL) {
+        co_kinds_out_csv_rows(s->csvk.f, iv, s->scratch);
+        out_flush(&s->csvk);
     }
     if (s->hlog.f != NULL) {
         if (co_hdrout_stream_interval(s->hs, iv, s->scratch) != 0)
@@ -159,6 +171,7 @@ int co_stream_finish(co_stream *s, const struct co_result *res, bool info)
     co_hdrout_stream_destroy(&s->hs);
     int bad = out_close(&s->json, info);
     bad |= out_close(&s->csv, info);
+    bad |= out_close(&s->csvk, info);
     bad |= out_close(&s->hlog, info);
     s->finish_rc = bad ? -1 : 0;
     return s->finish_rc;
@@ -183,6 +196,7 @@ void co_stream_destroy(co_stream **sp)
     co_hdrout_stream_destroy(&s->hs);
     out_free(&s->json);
     out_free(&s->csv);
+    out_free(&s->csvk);
     out_free(&s->hlog);
     pr_hist_destroy(&s->scratch);
     free(s);

@@ -73,10 +73,11 @@ def kill_case():
             ([r["tps"] for r in printed], [tps for _, tps in lines]))
     log = hdrlog.read_log(h) if os.path.exists(h) else []
     merged = [x for x in log if x[0] is None]
-    tagged = [x for x in log if x[0] is not None]
+    tagged = [x for x in log if x[0] is not None and not x[0].startswith("kind:")]
+    kinds = [x for x in log if x[0] is not None and x[0].startswith("kind:")]
     e.check(len(merged) == len(rows) and len(tagged) == 2 * len(rows),
-            "kill: hlog holds %d merged + %d tagged lines for %d CSV rows (2 agents)" %
-            (len(merged), len(tagged), len(rows)))
+            "kill: hlog holds %d merged + %d agent-tagged lines for %d CSV rows (2 agents; "
+            "%d kind:* lines besides)" % (len(merged), len(tagged), len(rows), len(kinds)))
     counts = [x[3].total() for x in merged]
     want = [round(float(r["tps"]) * float(r["len_s"])) for r in rows]
     e.check(counts == want, "kill: hlog counts per interval %r == CSV transactions %r" %

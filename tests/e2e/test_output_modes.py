@@ -113,7 +113,8 @@ def main():
     text = p.text("out")
     e.check(text.startswith("stampede %s (sysbench 1.0.20 compatible)\n" % version),
             "default first line %r" % text.splitlines()[0])
-    e.check(re.search(r"^Threads fairness:\n.*\n.*\n\nAgents:\n", text, re.M) is not None,
+    e.check(re.search(r"^Threads fairness:\n.*\n.*\n\n(Latency by statement \(ms\):\n(.+\n)+\n)?"
+                      r"Agents:\n", text, re.M) is not None,
             "default report keeps the Agents section after Threads fairness")
     e.check(p.text("err") == "", "default successful run: empty stderr (%r)" % p.text("err")[:300])
     e.finish()
