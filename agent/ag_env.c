@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -12,8 +13,8 @@
 
 /* The variables' IN list: "'innodb_buffer_pool_size','...'". */
 #define VAR_NAME(name) "'" #name "',"
-static const char vars_sql[] = "SHOW GLOBAL VARIABLES WHERE Variable_name IN (" PR_ENV_VARIABLES(
-    VAR_NAME) "'')";
+static const char vars_sql[] =
+    "SHOW GLOBAL VARIABLES WHERE Variable_name IN (" PR_ENV_VARIABLES(VAR_NAME) "'')";
 #define VAR_STR(name) #name,
 static const char *const var_names[] = {PR_ENV_VARIABLES(VAR_STR)};
 #define N_VARS (sizeof(var_names) / sizeof(var_names[0]))
@@ -201,8 +202,8 @@ static void read_tables(MYSQL *conn, struct pr_msg_env_server *s)
         return;
     }
     uint64_t n = mysql_num_rows(res);
-    s->tables = pr_xcalloc((n < PR_MSG_MAX_ENV_TABS ? n : PR_MSG_MAX_ENV_TABS) + 1,
-                           sizeof(*s->tables));
+    s->tables =
+        pr_xcalloc((n < PR_MSG_MAX_ENV_TABS ? n : PR_MSG_MAX_ENV_TABS) + 1, sizeof(*s->tables));
     while ((row = mysql_fetch_row(res)) != NULL) {
         uint64_t rows = col_u64(row[1]), data = col_u64(row[2]), idx = col_u64(row[3]);
         s->table_count++;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_env.h"
+
 static void free_strv(char **v, uint32_t n)
 {
     if (v == NULL)
@@ -30,6 +32,7 @@ static void clear_interval(struct co_interval_result *iv, uint32_t n_agents)
     pr_hist_frozen_destroy(&iv->lat_frozen);
     pr_hist_destroy(&iv->svc);
     pr_hist_frozen_destroy(&iv->svc_frozen);
+    free(iv->srv_status);
     if (iv->agent_lat != NULL) {
         for (uint32_t a = 0; a < n_agents; a++)
             pr_hist_destroy(&iv->agent_lat[a]);
@@ -102,5 +105,6 @@ void co_result_clear(struct co_result *r)
         pr_hist_destroy(&r->checkpoints[i].lat);
     free(r->checkpoints);
     free(r->exit_reason);
+    co_env_destroy(&r->env);
     memset(r, 0, sizeof(*r));
 }

@@ -16,6 +16,9 @@
 #include "pr_hist.h"
 #include "pr_msg.h"
 
+struct co_srv_status;         /* co_srvstat.h */
+typedef struct co_env co_env; /* co_env.h */
+
 /* One agent of the run, in name order (its plan index). */
 struct co_agent_result {
     char *name;              /* HELLO name */
@@ -79,6 +82,7 @@ struct co_interval_result {
     uint64_t lag_max_us;               /* highest agent loop lag in it */
     bool has_server;                   /* srv_qps is known */
     double server_qps;                 /* server Questions delta / len_s */
+    struct co_srv_status *srv_status;  /* lead's PR_ENV_STATUS figures (co_srvstat), or NULL */
 };
 
 /* One --report-checkpoints report: the intervals since the previous
@@ -138,6 +142,7 @@ struct co_result {
                                 it cut off */
     uint64_t bad_frames;     /* malformed frames received and ignored */
     uint64_t refused_agents; /* connections refused (unauthorized key, version) */
+    co_env *env;             /* environment (co_env.h), or NULL before any plan */
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

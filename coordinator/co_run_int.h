@@ -16,6 +16,7 @@
 #include "co_plan.h"
 #include "co_result.h"
 #include "co_spawn.h"
+#include "co_srvstat.h"
 #include "pr_msg.h"
 
 /* One agent of the run, in name order. */
@@ -67,6 +68,8 @@ struct run {
     bool forced_on;     /* --forced-shutdown in force */
     uint64_t forced_ms; /* its delay after --time */
     bool forced;        /* it fired: agents told to stop now */
+
+    co_srvstat *srvstat; /* the lead's samples as per-interval figures */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */
