@@ -316,7 +316,8 @@ struct pr_msg_env {
  *   delta(Com_stmt_execute) == reads + writes + other + errors.
  * The lead's own SHOW GLOBAL STATUS and SHOW PROCESSLIST count only under
  * Com_show_status, Com_show_processlist and Questions, which the formulas
- * leave out; agents run nothing else before START. Exact when the only clients
+ * leave out; agents run nothing else before START (the lead's environment
+ * reads for READY.env come before the baseline sample). Exact when the only clients
  * of the server are the agents, DONE.code is 0 for every agent (a fatal
  * error's statement reached the server, not the counters), no agent
  * reconnected (a lost connection may lose a statement the server
