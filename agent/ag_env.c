@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
