@@ -12,17 +12,21 @@
 
 #include "pr_build.h"
 
-/* The variables' IN list: "'innodb_buffer_pool_size','...'". */
+/* Only SHOW statements: they count under Com_show_*, which the cross-check
+ * and the tests' own Com_select accounting leave out (a SELECT VERSION()
+ * would be a Com_select the agents did not count as load). version and
+ * version_comment are variables: @@version is what VERSION() returns. */
 #define VAR_NAME(name) "'" #name "',"
-static const char vars_sql[] =
-    "SHOW GLOBAL VARIABLES WHERE Variable_name IN (" PR_ENV_VARIABLES(VAR_NAME) "'')";
+static const char vars_sql[] = "SHOW GLOBAL VARIABLES WHERE Variable_name IN "
+                               "('version','version_comment'," PR_ENV_VARIABLES(VAR_NAME) "'')";
 #define VAR_STR(name) #name,
 static const char *const var_names[] = {PR_ENV_VARIABLES(VAR_STR)};
 #define N_VARS (sizeof(var_names) / sizeof(var_names[0]))
 
-static const char tables_sql[] =
-    "SELECT TABLE_NAME, TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES "
-    "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME";
+/* The default database's tables: Name, Engine, Version, Row_format, Rows,
+ * Avg_row_length, Data_length, Max_data_length, Index_length, ...; a view
+ * has Engine NULL and Comment "VIEW". */
+static const char tables_sql[] = "SHOW TABLE STATUS";
 
 /* Append [name, value] to a list. */
 static void add_pair(struct pr_msg_opt **list, uint32_t *n, const char *name, const char *value)
@@ -132,47 +136,42 @@ static void db_error(MYSQL *conn, const char *what, char *out, size_t out_len)
     snprintf(out, out_len, "%s failed: error %u: %s", what, mysql_errno(conn), mysql_error(conn));
 }
 
-/* The single value of a one-row query, as the server gives it. */
-static char *query_value(MYSQL *conn, const char *sql, const char *key, struct pr_msg_env_server *s)
+/* version and version_comment from the variables' rows; "" and unread
+ * when the server did not give one. */
+static char *take_version(const char *v, const char *key, const char *why,
+                          struct pr_msg_env_server *s)
 {
-    char why[PR_MSG_TEXT_MAX];
-    MYSQL_RES *res = NULL;
-    MYSQL_ROW row;
-
-    if (mysql_query(conn, sql) != 0 || (res = mysql_store_result(conn)) == NULL) {
-        db_error(conn, sql, why, sizeof(why));
-        add_pair(&s->unread, &s->n_unread, key, why);
-        return pr_xstrdup("");
-    }
-    row = mysql_fetch_row(res);
-    char *v = NULL;
-    if (row == NULL || row[0] == NULL)
-        add_pair(&s->unread, &s->n_unread, key, "the server returned NULL");
-    else
-        v = dup_cut(row[0], PR_MSG_HOST_MAX);
-    mysql_free_result(res);
-    return v ? v : pr_xstrdup("");
+    if (v != NULL)
+        return dup_cut(v, PR_MSG_HOST_MAX);
+    add_pair(&s->unread, &s->n_unread, key, why ? why : "no such variable on this server");
+    return pr_xstrdup("");
 }
 
 static void read_vars(MYSQL *conn, struct pr_msg_env_server *s)
 {
-    char why[PR_MSG_TEXT_MAX];
+    char why[PR_MSG_TEXT_MAX], *ver = NULL, *com = NULL;
     bool seen[N_VARS] = {false};
     MYSQL_RES *res = NULL;
     MYSQL_ROW row;
 
     if (mysql_query(conn, vars_sql) != 0 || (res = mysql_store_result(conn)) == NULL) {
         db_error(conn, "SHOW GLOBAL VARIABLES", why, sizeof(why));
+        s->version = take_version(NULL, "version", why, s);
+        s->version_comment = take_version(NULL, "version_comment", why, s);
         for (size_t i = 0; i < N_VARS; i++)
             add_pair(&s->unread, &s->n_unread, var_names[i], why);
         return;
     }
     while ((row = mysql_fetch_row(res)) != NULL) {
+        const char *v = row[1] ? row[1] : "";
+        if (row[0] != NULL && strcasecmp(row[0], "version") == 0 && ver == NULL)
+            ver = pr_xstrdup(v);
+        if (row[0] != NULL && strcasecmp(row[0], "version_comment") == 0 && com == NULL)
+            com = pr_xstrdup(v);
         for (size_t i = 0; row[0] != NULL && i < N_VARS; i++) {
             if (seen[i] || strcasecmp(row[0], var_names[i]) != 0)
                 continue;
             seen[i] = true;
-            const char *v = row[1] ? row[1] : "";
             if (strlen(v) > PR_MSG_TEXT_MAX)
                 add_pair(&s->unread, &s->n_unread, var_names[i],
                          "value longer than the 4096 bytes READY carries");
@@ -181,6 +180,10 @@ static void read_vars(MYSQL *conn, struct pr_msg_env_server *s)
         }
     }
     mysql_free_result(res);
+    s->version = take_version(ver, "version", NULL, s);
+    s->version_comment = take_version(com, "version_comment", NULL, s);
+    free(ver);
+    free(com);
     for (size_t i = 0; i < N_VARS; i++)
         if (!seen[i])
             add_pair(&s->unread, &s->n_unread, var_names[i], "no such variable on this server");
@@ -191,31 +194,46 @@ static uint64_t col_u64(const char *v)
     return v ? strtoull(v, NULL, 10) : 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct pr_msg_env_table *)a)->name,
+                  ((const struct pr_msg_env_table *)b)->name);
+}
+
 static void read_tables(MYSQL *conn, struct pr_msg_env_server *s)
 {
     char why[PR_MSG_TEXT_MAX];
     MYSQL_RES *res = NULL;
     MYSQL_ROW row;
 
-    if (mysql_query(conn, tables_sql) != 0 || (res = mysql_store_result(conn)) == NULL) {
-        db_error(conn, "information_schema.TABLES", why, sizeof(why));
+    if (s->schema[0] == '\0')
+        return; /* no default database: no data set */
+    if (mysql_query(conn, tables_sql) != 0 || (res = mysql_store_result(conn)) == NULL ||
+        mysql_num_fields(res) < 9) {
+        db_error(conn, "SHOW TABLE STATUS", why, sizeof(why));
         add_pair(&s->unread, &s->n_unread, "dataset", why);
+        if (res != NULL)
+            mysql_free_result(res);
         return;
     }
     uint64_t n = mysql_num_rows(res);
     s->tables =
         pr_xcalloc((n < PR_MSG_MAX_ENV_TABS ? n : PR_MSG_MAX_ENV_TABS) + 1, sizeof(*s->tables));
     while ((row = mysql_fetch_row(res)) != NULL) {
-        uint64_t rows = col_u64(row[1]), data = col_u64(row[2]), idx = col_u64(row[3]);
+        if (row[0] == NULL || row[1] == NULL) /* a view (or a table that cannot be opened) */
+            continue;
+        uint64_t rows = col_u64(row[4]), data = col_u64(row[6]), idx = col_u64(row[8]);
         s->table_count++;
         s->rows += rows;
         s->data_bytes += data;
         s->index_bytes += idx;
-        if (s->n_tables < PR_MSG_MAX_ENV_TABS && row[0] && strlen(row[0]) <= PR_MSG_NAME_MAX)
+        if (s->n_tables < PR_MSG_MAX_ENV_TABS && strlen(row[0]) <= PR_MSG_NAME_MAX)
             s->tables[s->n_tables++] =
                 (struct pr_msg_env_table){pr_xstrdup(row[0]), rows, data, idx};
     }
     mysql_free_result(res);
+    if (s->n_tables > 1)
+        qsort(s->tables, s->n_tables, sizeof(*s->tables), by_name);
 }
 
 void ag_env_server(struct pr_msg_env *e, MYSQL *conn, const char *schema, const char *why_none)
@@ -236,8 +254,6 @@ void ag_env_server(struct pr_msg_env *e, MYSQL *conn, const char *schema, const 
         add_pair(&s->unread, &s->n_unread, "dataset", why);
         return;
     }
-    s->version = query_value(conn, "SELECT VERSION()", "version", s);
-    s->version_comment = query_value(conn, "SELECT @@version_comment", "version_comment", s);
     read_vars(conn, s);
     read_tables(conn, s);
 }

@@ -33,10 +33,9 @@ void ag_env_host(struct pr_msg_env *e);
 /* Lead: fill e->server from the server on conn and set e->has_server.
  * schema: the database under test (PLAN.db), whose base tables are the data
  * set. conn NULL (no probe, --mysql-dry-run): every fact is unread with
- * the reason why_none. Runs only reads (SELECT VERSION(),
- * @@version_comment, SHOW GLOBAL VARIABLES, information_schema.TABLES);
- * call it before READY's srv baseline so that none of them counts in the
- * cross-check. */
+ * the reason why_none. Runs two SHOW statements (SHOW GLOBAL VARIABLES,
+ * whose version is VERSION(), and SHOW TABLE STATUS), which count only
+ * under Com_show_*, never as load; call it before READY's srv baseline. */
 void ag_env_server(struct pr_msg_env *e, MYSQL *conn, const char *schema, const char *why_none);
 
 #endif

@@ -239,9 +239,9 @@ struct pr_msg_plan {
 };
 
 /* One table of the data set under test (READY.env.srv "tabs"). Wire: map
- * {"n", "rows", "data", "idx"}, all required. From information_schema.TABLES:
- * rows is TABLE_ROWS, an estimate for InnoDB; data and idx are DATA_LENGTH
- * and INDEX_LENGTH in bytes (NULL columns count as 0). */
+ * {"n", "rows", "data", "idx"}, all required. From SHOW TABLE STATUS (as
+ * information_schema.TABLES): rows is Rows, an estimate for InnoDB; data and
+ * idx are Data_length and Index_length in bytes (NULL counts as 0). */
 struct pr_msg_env_table {
     char *name;           /* "n" TABLE_NAME, <= PR_MSG_NAME_MAX */
     uint64_t rows;        /* "rows" */
@@ -253,8 +253,8 @@ struct pr_msg_env_table {
  * READY's srv baseline is sampled (so none of these statements is in the
  * cross-check delta). Wire: map, every key required. A name in unread
  * means its value could not be read and is null in the report (never a
- * guess): "version" (VERSION()), "version_comment", one of PR_ENV_VARIABLES
- * (pr_env.h), or "dataset" (information_schema.TABLES); version and
+ * guess): "version" (@@version, VERSION()), "version_comment", one of
+ * PR_ENV_VARIABLES (pr_env.h), or "dataset" (SHOW TABLE STATUS); version and
  * version_comment are then "". Values are the server's text, verbatim. */
 struct pr_msg_env_server {
     char *version;                   /* "ver" VERSION(), <= PR_MSG_HOST_MAX */
