@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include "ag_engine.h"
+#include "ag_env.h"
 #include "ag_registry.h"
 #include "ag_tls.h"
 #include "pr_split.h"
@@ -21,7 +22,7 @@ static const char status_sql[] =
     "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions','Com_select','Com_insert',"
     "'Com_update','Com_delete','Com_begin','Com_commit','Com_stmt_execute',"
     "'Com_stmt_prepare','Threads_running','Threads_connected','Innodb_rows_read',"
-    "'Innodb_rows_inserted','Innodb_rows_updated','Innodb_rows_deleted')";
+    "'Innodb_rows_inserted','Innodb_rows_updated','Innodb_rows_deleted'" AG_ENV_STATUS_NAMES ")";
 
 #define PROBE_PINGS    5
 #define SETTLE_MS      6000 /* lead: longest wait for the other agents' sessions to end */
@@ -473,6 +474,14 @@ void ag_run_settle(ag_run *r)
             return;
         nanosleep(&(struct timespec){0, SETTLE_POLL_MS * 1000000L}, NULL);
     }
+}
+
+void ag_run_env(ag_run *r, struct pr_msg_env *e)
+{
+    ag_env_host(e);
+    if (r->plan->lead)
+        ag_env_server(e, r->probe, r->plan->database,
+                      "--mysql-dry-run: the agent opened no server connection");
 }
 
 void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv)

@@ -85,6 +85,11 @@ void ag_run_stop(ag_run *r, bool immediate);
  * or the query failed. Blocks for one round trip on the probe connection.
  * Session thread. */
 void ag_run_sample_srv(ag_run *r, struct pr_msg_stat **srv, uint32_t *n_srv);
+/* READY.env: this host's facts, and for the lead agent the server's
+ * (ag_env.h), read on the probe connection. e starts zeroed; what it gets
+ * is freed with the message (pr_msg_clear). Call before the READY baseline
+ * (ag_run_sample_srv). Blocks. Session thread. */
+void ag_run_env(ag_run *r, struct pr_msg_env *e);
 /* Lead agent, after its own stop (ag_run_stop) and before the last
  * collect of a run: wait until no other session of the plan's user is left
  * on the server (the other agents close their pools and probes once their

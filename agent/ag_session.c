@@ -234,6 +234,8 @@ static void post_ready(ag_session *s)
     ready.u.ready.plan_hash = s->plan_msg.u.plan.plan_hash;
     ready.u.ready.has_db_rtt = ag_run_db_rtt_us(s->run, &ready.u.ready.db_rtt_us);
     ready.u.ready.conns = ag_run_conns_open(s->run);
+    ag_run_env(s->run, &ready.u.ready.env); /* before the baseline: not in the cross-check */
+    ready.u.ready.has_env = true;
     ag_run_sample_srv(s->run, &ready.u.ready.srv, &ready.u.ready.n_srv);
     ready.u.ready.n_kinds = ag_run_kinds(s->run, &ready.u.ready.kinds);
     set_state(s, PR_STATE_READY);

@@ -6,11 +6,12 @@
 #include <math.h>
 
 #include "co_json.h"
+#include "co_srvstat.h"
 
 static const char csv_header[] = "t_s,len_s,threads,tps,qps,reads_s,writes_s,other_s,lat_p50_ms,"
                                  "lat_p95_ms,lat_p99_ms,lat_max_ms,err_s,reconn_s,"
                                  "agents_reporting,late,partial,server_qps,printed,"
-                                 "svc_p50_ms,svc_p95_ms,svc_p99_ms\n";
+                                 "svc_p50_ms,svc_p95_ms,svc_p99_ms";
 
 /* ",<v>" (or "," alone when v is not finite); first omits the comma. */
 static void csv_num(FILE *f, double v, bool first)
@@ -61,12 +62,15 @@ static void csv_row(FILE *f, const struct co_interval_result *iv, pr_hist *scrat
     csv_num(f, lat_ms(svc, 50.0), false);
     csv_num(f, lat_ms(svc, 95.0), false);
     csv_num(f, lat_ms(svc, 99.0), false);
+    co_srvstat_csv_row(f, iv);
     fputc('\n', f);
 }
 
 int co_csv_write(const struct co_result *r, FILE *f)
 {
     fputs(csv_header, f);
+    co_srvstat_csv_header(f); /* appended columns, then the newline */
+    fputc('\n', f);
     pr_hist *scratch = pr_hist_new();
     for (uint32_t i = 0; i < r->n_intervals; i++)
         csv_row(f, &r->intervals[i], scratch);

@@ -6,6 +6,9 @@
  *   t_s,len_s,threads,tps,qps,reads_s,writes_s,other_s,lat_p50_ms,
  *   lat_p95_ms,lat_p99_ms,lat_max_ms,err_s,reconn_s,agents_reporting,late,
  *   partial,server_qps,printed
+ * then the lead's server status columns (co_srvstat_csv_header()), after
+ * every earlier column so that positions stay:
+ *   srv_threads_running,...,srv_created_tmp_tables_s
  * Rates are the interval's counts over its len_s. Numbers are plain decimal
  * ('.' whatever the locale, shortest form that reads back exactly);
  * booleans 0/1. A field is empty when it has no value: latencies of an
@@ -20,10 +23,11 @@
 #include <stdio.h>
 
 #include "co_result.h"
+#include "co_srvstat.h"
 #include "pr_err.h"
 
 /* Columns of a row (and of the header). */
-#define CO_CSV_COLUMNS 22
+#define CO_CSV_COLUMNS (22 + CO_SRVSTAT_N)
 
 /* Write the header and r's interval rows to f (borrowed, not closed), then
  * fflush(f). Returns 0 or -EIO when the stream reports an error. */

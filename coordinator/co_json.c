@@ -11,7 +11,9 @@
 
 #include <unistd.h>
 
+#include "co_env.h"
 #include "co_kinds_out.h"
+#include "co_srvstat.h"
 
 /* A streaming JSON emitter: pretty-printed, except that containers deeper
  * than flat_depth go on one line (one interval per line keeps long runs
@@ -356,6 +358,7 @@ static void write_interval(struct jw *w, const struct co_interval_result *iv, pr
     jw_num(w, "cpu_pct_max", iv->cpu_pct_max);
     jw_num(w, "loop_lag_max_ms", us_to_ms(iv->lag_max_us));
     jw_num(w, "server_qps", iv->has_server ? iv->server_qps : NAN);
+    co_srvstat_json(w->f, iv); /* ', "server_status": {...}' */
     jw_counters(w, "counters", c);
     if (iv->n_kinds > 0) /* per statement kind (co_kinds_out.h) */
         jw_member(w, "kinds"), co_kinds_out_json(w->f, iv->kinds, iv->n_kinds, scratch);
@@ -466,6 +469,7 @@ int co_json_write(const struct co_result *r, FILE *f)
     write_totals(&w, r);
     write_checkpoints(&w, r);
     write_server(&w, r);
+    co_env_json_write(r, f, w.depth); /* ",\n  \"environment\": {...}" */
     jw_open(&w, "control", '{');
     jw_u64(&w, "bad_frames", r->bad_frames);
     jw_u64(&w, "refused_agents", r->refused_agents);

@@ -36,6 +36,7 @@ bool co__srv_value(const struct pr_msg_stat *s, uint32_t n, const char *name, ui
 void co__live_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n)
 {
     uint64_t q = 0;
+    co_srvstat_baseline(r->srvstat, srv, n);
     if (n == 0)
         return;
     co__srv_copy(&r->srv0, &r->n_srv0, srv, n);
@@ -49,6 +50,7 @@ void co__live_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n)
 static void on_server_sample(struct run *r, const struct pr_msg_stats *st)
 {
     uint64_t q = 0;
+    co_srvstat_sample(r->srvstat, st->k, st->srv, st->n_srv);
     if (st->n_srv == 0)
         return;
     if (r->srv0 == NULL)

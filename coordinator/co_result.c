@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_env.h"
 #include "co_kinds.h"
 #include "co_stream.h"
 
@@ -34,6 +35,7 @@ static void clear_interval(struct co_interval_result *iv, uint32_t n_agents)
     pr_hist_destroy(&iv->svc);
     pr_hist_frozen_destroy(&iv->svc_frozen);
     co_kinds_free(&iv->kinds, &iv->n_kinds);
+    free(iv->srv_status);
     if (iv->agent_lat != NULL) {
         for (uint32_t a = 0; a < n_agents; a++)
             pr_hist_destroy(&iv->agent_lat[a]);
@@ -113,5 +115,6 @@ void co_result_clear(struct co_result *r)
     free(r->run_id);
     pr_hist_destroy(&r->since_cp_lat);
     co_stream_destroy(&r->stream);
+    co_env_destroy(&r->env);
     memset(r, 0, sizeof(*r));
 }

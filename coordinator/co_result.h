@@ -16,6 +16,9 @@
 #include "pr_hist.h"
 #include "pr_msg.h"
 
+struct co_srv_status;         /* co_srvstat.h */
+typedef struct co_env co_env; /* co_env.h */
+
 /* One agent of the run, in name order (its plan index). */
 struct co_agent_result {
     char *name;              /* HELLO name */
@@ -94,6 +97,7 @@ struct co_interval_result {
     struct co_kind_result *kinds;      /* per statement kind (co_result.kind_names order),
                                           n_kinds entries, or NULL */
     uint32_t n_kinds;
+    struct co_srv_status *srv_status; /* lead's PR_ENV_STATUS figures (co_srvstat), or NULL */
 };
 
 /* One --report-checkpoints report: the intervals since the previous
@@ -169,6 +173,7 @@ struct co_result {
     char **kind_names;               /* the family's statement kinds (READY.kinds), n_kinds */
     uint32_t n_kinds;
     struct co_kind_result *kinds; /* whole run per kind: the sum of the agents' DONE.kst */
+    co_env *env;                  /* environment (co_env.h), or NULL before any plan */
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

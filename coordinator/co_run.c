@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "co_env.h"
 #include "co_fleet.h"
 #include "co_keys.h"
 #include "co_kinds.h"
@@ -268,6 +269,7 @@ static int setup_phase(struct run *r, uint32_t phase)
             } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
                 r->res->agents[i].db_rtt_us = ev.msg.u.ready.db_rtt_us;
                 r->res->agents[i].has_db_rtt = ev.msg.u.ready.has_db_rtt;
+                co_env_ready(r->res->env, (uint32_t)i, &ev.msg.u.ready);
                 if (i == 0)
                     co__live_baseline(r, ev.msg.u.ready.srv, ev.msg.u.ready.n_srv);
                 ag->ready = true;
@@ -555,6 +557,8 @@ static void init_results(struct run *r)
     struct co_result *res = r->res;
     res->n_agents = r->n;
     res->agents = pr_xcalloc(r->n + 1, sizeof(*res->agents));
+    res->env = co_env_new(r->n);
+    r->srvstat = co_srvstat_new();
     for (uint32_t i = 0; i < r->n; i++) {
         const struct co_peer *p = co_fleet_peer(r->fleet, r->agents[i].peer);
         struct co_agent_result *ar = &res->agents[i];
@@ -592,6 +596,7 @@ static void finish_results(struct run *r)
     if (r->merge) {
         co_merge_take(r->merge, &res->intervals, &res->n_intervals);
         co__live_sum_intervals(r);
+        co_srvstat_take(r->srvstat, res->intervals, res->n_intervals);
         for (uint32_t k = 0; k < res->n_intervals; k++) {
             bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
             res->intervals[k].has_server = known;
@@ -710,6 +715,7 @@ static void free_run(struct run *r)
     free(r->srv_last);
     free(r->srv_qps);
     co_merge_destroy(&r->merge);
+    co_srvstat_destroy(&r->srvstat);
     co_plan_destroy(&r->plan);
     if (r->fleet && r->spawn == NULL && r->res->exit_status == CO_EXIT_OK)
         co_fleet_broadcast_stop(r->fleet, "run finished", true);

@@ -16,6 +16,7 @@
 #include "co_plan.h"
 #include "co_result.h"
 #include "co_spawn.h"
+#include "co_srvstat.h"
 #include "pr_msg.h"
 
 /* One agent of the run, in name order. */
@@ -83,6 +84,8 @@ struct run {
     uint64_t prom_pub_ns;      /* when a snapshot was last published */
     bool keep_closed;          /* co__live_release does nothing: closed intervals stay in
                                   co_merge (tests/bench/coordinator_merge reads them all) */
+
+    co_srvstat *srvstat; /* the lead's samples as per-interval figures */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */

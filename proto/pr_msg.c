@@ -29,13 +29,17 @@ enum fkind {
     FK_TYPE,     /* "t": the envelope's type (decoded before the table) */
     FK_CTR,      /* struct pr_counters as a map */
     FK_HIST,     /* pr_hist * */
+    FK_MAP,      /* an inline struct as a map of the table sub (optional: has) */
     FK_STRS,     /* char ** + uint32_t count at off_n; each <= elen */
     FK_U16S,     /* uint16_t * + count */
     FK_OPTS,     /* struct pr_msg_opt * + count */
     FK_STATS,    /* struct pr_msg_stat * + count */
     FK_TABLES,   /* struct pr_msg_table * + count */
     FK_KSTATS,   /* struct pr_msg_kstat * + count */
+    FK_MAPS,     /* array of structs of esize bytes, each a map of the table sub */
 };
+
+struct table;
 
 struct field {
     const char *key;          /* wire key */
@@ -48,7 +52,18 @@ struct field {
     const char *const *names; /* FK_ENUM: wire names */
     bool has;                 /* optional scalar with a presence flag at off_has */
     size_t off_has;           /* bool: set when decoded; when false, not encoded */
+    const struct table *sub;  /* FK_MAP, FK_MAPS: the fields of the nested map */
+    size_t esize;             /* FK_MAPS: element size */
 };
+
+struct table {
+    const struct field *f; /* the fields */
+    size_t n;              /* how many */
+};
+#define TABLE(a)                                                                                   \
+    {                                                                                              \
+        a, sizeof(a) / sizeof(a[0])                                                                \
+    }
 
 static const char *const type_names[PR_MSG_TYPE_COUNT_] = {
     "NONE",  "HELLO", "PING",  "PONG",      "PLAN",  "READY", "START",
@@ -151,6 +166,61 @@ static const struct field plan_fields[] = {
     FLD("hash", FK_U64, true, 0, u.plan.plan_hash),
     ENUM_OPT("rmode", u.plan.rate_mode, rate_mode_names),
 };
+/* READY.env, its "srv" and the data set's tables. */
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg_env_table, member)
+static const struct field env_table_fields[] = {
+    FLD("n", FK_STR, true, PR_MSG_NAME_MAX, name),
+    FLD("rows", FK_U64, true, 0, rows),
+    FLD("data", FK_U64, true, 0, data_bytes),
+    FLD("idx", FK_U64, true, 0, index_bytes),
+};
+static const struct table env_table_table = TABLE(env_table_fields);
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg_env_server, member)
+static const struct field env_server_fields[] = {
+    FLD("ver", FK_STR, true, PR_MSG_HOST_MAX, version),
+    FLD("com", FK_STR, true, PR_MSG_HOST_MAX, version_comment),
+    LIST("vars", FK_OPTS, true, PR_MSG_MAX_ENV_VARS, 0, vars, n_vars),
+    LIST("unread", FK_OPTS, true, PR_MSG_MAX_ENV_VARS, 0, unread, n_unread),
+    FLD("schema", FK_STR, true, PR_MSG_NAME_MAX, schema),
+    {.key = "tabs",
+     .kind = FK_MAPS,
+     .req = true,
+     .cap = PR_MSG_MAX_ENV_TABS,
+     .off = OFF(tables),
+     .off_n = OFF(n_tables),
+     .sub = &env_table_table,
+     .esize = sizeof(struct pr_msg_env_table)},
+    FLD("tcount", FK_U32, true, 0, table_count),
+    FLD("rows", FK_U64, true, 0, rows),
+    FLD("data", FK_U64, true, 0, data_bytes),
+    FLD("idx", FK_U64, true, 0, index_bytes),
+};
+static const struct table env_server_table = TABLE(env_server_fields);
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg_env, member)
+static const struct field env_fields[] = {
+    FLD("host", FK_STR, true, PR_MSG_HOST_MAX, hostname),
+    FLD("kern", FK_STR, true, PR_MSG_HOST_MAX, kernel),
+    FLD("cpu", FK_STR, true, PR_MSG_HOST_MAX, cpu_model),
+    FLD("cores", FK_U32, true, 0, cores),
+    FLD("mem", FK_U64, true, 0, memory_bytes),
+    FLD("cc", FK_STR, true, PR_MSG_NAME_MAX, connector),
+    FLD("ver", FK_STR, true, PR_MSG_NAME_MAX, version),
+    FLD("git", FK_STR, true, PR_MSG_NAME_MAX, git_commit),
+    LIST("unread", FK_OPTS, true, PR_MSG_MAX_ENV_VARS, 0, unread, n_unread),
+    {.key = "srv",
+     .kind = FK_MAP,
+     .off = OFF(server),
+     .has = true,
+     .off_has = OFF(has_server),
+     .sub = &env_server_table},
+};
+static const struct table env_table = TABLE(env_fields);
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg, member)
+
 static const struct field ready_fields[] = {
     HDR_FIELDS,
     FLD("hash", FK_U64, true, 0, u.ready.plan_hash),
@@ -159,6 +229,12 @@ static const struct field ready_fields[] = {
     LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.ready.srv, u.ready.n_srv),
     LIST("kinds", FK_STRS, false, PR_MSG_MAX_KINDS, PR_MSG_NAME_MAX, u.ready.kinds,
          u.ready.n_kinds),
+    {.key = "env",
+     .kind = FK_MAP,
+     .off = OFF(u.ready.env),
+     .has = true,
+     .off_has = OFF(u.ready.has_env),
+     .sub = &env_table},
 };
 static const struct field start_fields[] = {
     HDR_FIELDS,
@@ -230,14 +306,6 @@ static const struct field ctr_fields[] = {PR_COUNTERS_FIELDS(CTR_FIELD)};
 #undef CTR_FIELD
 #undef OFF
 
-struct table {
-    const struct field *f; /* the fields */
-    size_t n;              /* how many */
-};
-#define TABLE(a)                                                                                   \
-    {                                                                                              \
-        a, sizeof(a) / sizeof(a[0])                                                                \
-    }
 static const struct table msg_tables[PR_MSG_TYPE_COUNT_] = {
     [PR_MSG_HELLO] = TABLE(hello_fields), [PR_MSG_PING] = TABLE(ping_fields),
     [PR_MSG_PONG] = TABLE(pong_fields),   [PR_MSG_PLAN] = TABLE(plan_fields),
@@ -719,15 +787,17 @@ static int get_list(const struct field *f, const msgpack_object *o, char *base, 
         [FK_STATS] = sizeof(struct pr_msg_stat),
         [FK_TABLES] = sizeof(struct pr_msg_table),
         [FK_KSTATS] = sizeof(struct pr_msg_kstat),
+        [FK_MAPS] = 0, /* f->esize */
     };
+    size_t esize = f->kind == FK_MAPS ? f->esize : elem_size[f->kind];
     char epath[PATH_LEN];
     void *arr = NULL;
     uint64_t u = 0;
-    int rc = get_array(f, o, base, elem_size[f->kind], &arr, path, err);
+    int rc = get_array(f, o, base, esize, &arr, path, err);
 
     for (uint32_t i = 0; rc == 0 && i < o->via.array.size; i++) {
         const msgpack_object *e = &o->via.array.ptr[i];
-        char *ep = (char *)arr + i * elem_size[f->kind];
+        char *ep = (char *)arr + i * esize;
         elem_path(epath, path, i);
         if (f->kind == FK_STRS) {
             rc = get_dup(e, f->elen, (char **)(void *)ep, epath, err);
@@ -738,6 +808,8 @@ static int get_list(const struct field *f, const msgpack_object *o, char *base, 
             rc = get_pair(f, e, ep, epath, err);
         } else if (f->kind == FK_KSTATS) {
             rc = get_kstat(e, (struct pr_msg_kstat *)(void *)ep, epath, err);
+        } else if (f->kind == FK_MAPS) {
+            rc = decode_map(e, f->sub, ep, epath, err);
         } else {
             rc = decode_map(e, &table_table, ep, epath, err);
         }
@@ -776,12 +848,15 @@ static int decode_field(const struct field *f, const msgpack_object *o, char *ba
         return decode_map(o, &ctr_table, dst, path, err);
     case FK_HIST:
         return get_hist(o, (pr_hist **)(void *)dst, path, err);
+    case FK_MAP:
+        return decode_map(o, f->sub, dst, path, err);
     case FK_STRS:
     case FK_U16S:
     case FK_OPTS:
     case FK_STATS:
     case FK_TABLES:
     case FK_KSTATS:
+    case FK_MAPS:
         return get_list(f, o, base, path, err);
     default:
         return get_scalar(f, o, dst, path, err);
@@ -1040,6 +1115,8 @@ static void clear_fields(const struct table *t, char *base)
             free(p);
         else if (f->kind == FK_HIST)
             pr_hist_destroy((pr_hist **)(void *)(base + f->off));
+        else if (f->kind == FK_MAP)
+            clear_fields(f->sub, base + f->off);
         for (uint32_t i = 0; p != NULL && i < n; i++) {
             if (f->kind == FK_STRS) {
                 free_scrubbed(((char **)p)[i]);
@@ -1050,9 +1127,12 @@ static void clear_fields(const struct table *t, char *base)
                 free(((struct pr_msg_stat *)p)[i].name);
             } else if (f->kind == FK_KSTATS) {
                 pr_hist_destroy(&((struct pr_msg_kstat *)p)[i].lat);
+            } else if (f->kind == FK_MAPS) {
+                clear_fields(f->sub, (char *)p + i * f->esize);
             }
         }
-        if (f->kind == FK_STRS || f->kind == FK_OPTS || f->kind == FK_STATS || f->kind == FK_KSTATS)
+        if (f->kind == FK_STRS || f->kind == FK_OPTS || f->kind == FK_STATS ||
+            f->kind == FK_KSTATS || f->kind == FK_MAPS)
             free(p);
     }
 }
@@ -1178,6 +1258,8 @@ static int put_elem(const struct field *f, msgpack_packer *pk, const char *ep, c
             return rc;
         return pr_hist_pack(k->lat, pk);
     }
+    case FK_MAPS:
+        return encode_map(pk, f->sub, NULL, ep, path, err);
     default:
         return encode_map(pk, &table_table, NULL, ep, path, err);
     }
@@ -1193,7 +1275,9 @@ static int put_list(const struct field *f, msgpack_packer *pk, const char *base,
         [FK_STATS] = sizeof(struct pr_msg_stat),
         [FK_TABLES] = sizeof(struct pr_msg_table),
         [FK_KSTATS] = sizeof(struct pr_msg_kstat),
+        [FK_MAPS] = 0, /* f->esize */
     };
+    size_t esize = f->kind == FK_MAPS ? f->esize : elem_size[f->kind];
     const char *arr = *(char *const *)(const void *)(base + f->off);
     uint32_t n = *(const uint32_t *)(const void *)(base + f->off_n);
     char epath[PATH_LEN];
@@ -1208,7 +1292,7 @@ static int put_list(const struct field *f, msgpack_packer *pk, const char *base,
         return rc;
     for (uint32_t i = 0; i < n; i++) {
         elem_path(epath, path, i);
-        if ((rc = put_elem(f, pk, arr + i * elem_size[f->kind], epath, err)) < 0)
+        if ((rc = put_elem(f, pk, arr + i * esize, epath, err)) < 0)
             return rc;
     }
     return 0;
@@ -1234,12 +1318,15 @@ static int encode_field(const struct field *f, msgpack_packer *pk, const struct 
             return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
         return pr_hist_pack(h, pk);
     }
+    case FK_MAP:
+        return encode_map(pk, f->sub, NULL, src, path, err);
     case FK_STRS:
     case FK_U16S:
     case FK_OPTS:
     case FK_STATS:
     case FK_TABLES:
     case FK_KSTATS:
+    case FK_MAPS:
         return put_list(f, pk, base, path, err);
     default:
         return put_scalar(f, pk, m, src, path, err);

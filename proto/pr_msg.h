@@ -92,6 +92,8 @@
 #define PR_MSG_MAX_TARGETS  256   /* PLAN.hosts, ports, sockets each */
 #define PR_MSG_MAX_STATS    1024  /* STATS.srv, DONE.kinds */
 #define PR_MSG_MAX_KINDS    64    /* READY.kinds, STATS.kst, DONE.kst */
+#define PR_MSG_MAX_ENV_VARS 256   /* READY.env: vars and unread lists each */
+#define PR_MSG_MAX_ENV_TABS 1024  /* READY.env.srv.tabs */
 
 enum pr_msg_type {
     PR_MSG_NONE = 0, /* an empty or cleared struct; never on the wire */
@@ -246,6 +248,60 @@ struct pr_msg_plan {
     enum pr_rate_mode rate_mode; /* "rmode" (opt) arrivals when rate > 0 */
 };
 
+/* One table of the data set under test (READY.env.srv "tabs"). Wire: map
+ * {"n", "rows", "data", "idx"}, all required. From SHOW TABLE STATUS (as
+ * information_schema.TABLES): rows is Rows, an estimate for InnoDB; data and
+ * idx are Data_length and Index_length in bytes (NULL counts as 0). */
+struct pr_msg_env_table {
+    char *name;           /* "n" TABLE_NAME, <= PR_MSG_NAME_MAX */
+    uint64_t rows;        /* "rows" */
+    uint64_t data_bytes;  /* "data" */
+    uint64_t index_bytes; /* "idx" */
+};
+
+/* The server as the lead agent reads it on its probe connection, before
+ * READY's srv baseline is sampled (so none of these statements is in the
+ * cross-check delta). Wire: map, every key required. A name in unread
+ * means its value could not be read and is null in the report (never a
+ * guess): "version" (@@version, VERSION()), "version_comment", one of
+ * PR_ENV_VARIABLES (pr_env.h), or "dataset" (SHOW TABLE STATUS); version and
+ * version_comment are then "". Values are the server's text, verbatim. */
+struct pr_msg_env_server {
+    char *version;                   /* "ver" VERSION(), <= PR_MSG_HOST_MAX */
+    char *version_comment;           /* "com" @@version_comment, <= PR_MSG_HOST_MAX */
+    struct pr_msg_opt *vars;         /* "vars" [name, value] as SHOW GLOBAL VARIABLES gives */
+    uint32_t n_vars;                 /* <= PR_MSG_MAX_ENV_VARS */
+    struct pr_msg_opt *unread;       /* "unread" [name, reason] */
+    uint32_t n_unread;               /* <= PR_MSG_MAX_ENV_VARS */
+    char *schema;                    /* "schema" the database under test (PLAN.db) */
+    struct pr_msg_env_table *tables; /* "tabs" its base tables by name, at most
+                                        PR_MSG_MAX_ENV_TABS of them */
+    uint32_t n_tables;               /* <= PR_MSG_MAX_ENV_TABS */
+    uint32_t table_count;            /* "tcount" all its base tables (tabs may be cut) */
+    uint64_t rows;                   /* "rows" totals over all of them */
+    uint64_t data_bytes;             /* "data" */
+    uint64_t index_bytes;            /* "idx" */
+};
+
+/* READY.env (opt): the agent's host and build, and (lead) the server. Wire:
+ * map; every key but "srv" required. A fact that could not be read is
+ * named in unread with the reason and its value is "" or 0. */
+struct pr_msg_env {
+    char *hostname;                  /* "host" gethostname(), <= PR_MSG_HOST_MAX */
+    char *kernel;                    /* "kern" uname: "Linux 6.1.0-18-amd64 x86_64",
+                                        <= PR_MSG_HOST_MAX */
+    char *cpu_model;                 /* "cpu" /proc/cpuinfo model name, <= PR_MSG_HOST_MAX */
+    uint32_t cores;                  /* "cores" online CPUs */
+    uint64_t memory_bytes;           /* "mem" physical memory (MemTotal) */
+    char *connector;                 /* "cc" mysql_get_client_info(), <= PR_MSG_NAME_MAX */
+    char *version;                   /* "ver" STAMPEDE_VERSION, <= PR_MSG_NAME_MAX */
+    char *git_commit;                /* "git" commit built from, "unknown", <= PR_MSG_NAME_MAX */
+    struct pr_msg_opt *unread;       /* "unread" [fact, reason]: "cpu_model", ... */
+    uint32_t n_unread;               /* <= PR_MSG_MAX_ENV_VARS */
+    struct pr_msg_env_server server; /* "srv" (opt) lead only */
+    bool has_server;                 /* "srv" is present */
+};
+
 /* READY, agent -> coordinator: pool open, statements prepared.
  *
  * srv, the server cross-check baseline (DESIGN.md §5): the lead agent
@@ -270,7 +326,8 @@ struct pr_msg_plan {
  *   delta(Com_stmt_execute) == reads + writes + other + errors.
  * The lead's own SHOW GLOBAL STATUS and SHOW PROCESSLIST count only under
  * Com_show_status, Com_show_processlist and Questions, which the formulas
- * leave out; agents run nothing else before START. Exact when the only clients
+ * leave out; agents run nothing else before START (the lead's environment
+ * reads for READY.env come before the baseline sample). Exact when the only clients
  * of the server are the agents, DONE.code is 0 for every agent (a fatal
  * error's statement reached the server, not the counters), no agent
  * reconnected (a lost connection may lose a statement the server
@@ -295,6 +352,8 @@ struct pr_msg_ready {
     char **kinds;            /* "kinds" (opt) the family's statement kinds (names), the
                                 order of every STATS.kst / DONE.kst of the run */
     uint32_t n_kinds;        /* <= PR_MSG_MAX_KINDS */
+    struct pr_msg_env env;   /* "env" (opt) environment (README "Environment") */
+    bool has_env;            /* "env" is present: false from an agent before it */
 };
 
 /* START, coordinator -> agent. interval_ms >= 1. */

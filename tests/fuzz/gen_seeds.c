@@ -59,6 +59,40 @@ static uint16_t ports[] = {3306};
 static char *socks[] = {(char *)"/tmp/mysql.sock"};
 static struct pr_msg_stat stats[] = {{(char *)"Questions", 42}, {(char *)"Com_select", 40}};
 
+/* READY.env of a lead agent: host facts, the server and a data set. */
+static struct pr_msg_opt env_vars[] = {{(char *)"innodb_flush_log_at_trx_commit", (char *)"1"},
+                                       {(char *)"log_bin", (char *)"OFF"}};
+static struct pr_msg_opt env_unread[] = {
+    {(char *)"innodb_redo_log_capacity", (char *)"no such variable on this server"}};
+static struct pr_msg_env_table env_tabs[] = {{(char *)"sbtest1", 10000, 2637824, 0}};
+
+static void fill_env(struct pr_msg_env *e)
+{
+    *e = (struct pr_msg_env){.hostname = (char *)"host1",
+                             .kernel = (char *)"Linux 6.1.0 x86_64",
+                             .cpu_model = (char *)"AMD EPYC",
+                             .cores = 2,
+                             .memory_bytes = 4294967296ULL,
+                             .connector = (char *)"3.3.8",
+                             .version = (char *)"0.1.0",
+                             .git_commit = (char *)"fa9fe9e",
+                             .unread = env_unread,
+                             .n_unread = 1,
+                             .has_server = true};
+    e->server = (struct pr_msg_env_server){.version = (char *)"10.11.6-MariaDB",
+                                           .version_comment = (char *)"Debian 12",
+                                           .vars = env_vars,
+                                           .n_vars = 2,
+                                           .unread = env_unread,
+                                           .n_unread = 1,
+                                           .schema = (char *)"sbtest",
+                                           .tables = env_tabs,
+                                           .n_tables = 1,
+                                           .table_count = 1,
+                                           .rows = 10000,
+                                           .data_bytes = 2637824};
+}
+
 static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
 {
     static char *kind_names[] = {(char *)"point_selects", (char *)"commit"};
@@ -112,6 +146,8 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
         m->u.ready = (struct pr_msg_ready){
             0xabcdef,    120, 8, .srv = stats, .n_srv = 2, .has_db_rtt = true, .kinds = kind_names,
             .n_kinds = 2};
+        fill_env(&m->u.ready.env);
+        m->u.ready.has_env = true;
         break;
     case PR_MSG_START:
         m->u.start = (struct pr_msg_start){5000000000ULL, 1000};

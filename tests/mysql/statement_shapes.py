@@ -48,8 +48,10 @@ fails the test):
   - the lead agent's probe connection (DESIGN.md section 5, README "The
     stampede section"): a connection of the test user whose statements are
     all "SHOW GLOBAL STATUS WHERE Variable_name IN (...)" (the server
-    cross-check samples) and "SHOW PROCESSLIST" (the lead waits for the other
-    sessions to end before its last sample). More than one such connection
+    cross-check samples), "SHOW PROCESSLIST" (the lead waits for the other
+    sessions to end before its last sample) and, once before READY, the
+    environment reads "SHOW GLOBAL VARIABLES WHERE Variable_name IN (...)"
+    and "SHOW TABLE STATUS" (README "Environment"). More than one such connection
     fails; a probe sending anything else is not filtered, so it fails too.
     Its pings (the DB round-trip probe) are not in the general log.
 Connections of other users (root, reading the log) are ignored. Nothing is
@@ -80,7 +82,9 @@ RUN_WORKLOADS = ["oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_p
                  "select_random_points", "select_random_ranges"]
 PS_MODES = ["auto", "disable"]
 
-PROBE_RX = re.compile(r"SHOW GLOBAL STATUS WHERE Variable_name IN \(.*\)\Z|SHOW PROCESSLIST\Z", re.S)
+PROBE_RX = re.compile(r"SHOW GLOBAL STATUS WHERE Variable_name IN \(.*\)\Z|SHOW PROCESSLIST\Z|"
+                      r"SHOW GLOBAL VARIABLES WHERE Variable_name IN \(.*\)\Z|SHOW TABLE STATUS\Z",
+                      re.S)
 SANITIZER_RX = re.compile(r"ERROR: (Address|Leak)Sanitizer:|\bruntime error: |"
                           r"WARNING: ThreadSanitizer:")
 STRING_RX = re.compile(r"'(?:[^'\\]|\\.|'')*'")
