@@ -2,6 +2,7 @@
  * else here. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include "co_keys.h"
 #include "co_output.h"
 #include "co_result.h"
+#include "co_rpt.h"
 #include "co_run.h"
 
 static int keygen(const struct co_args *a)
@@ -52,6 +54,8 @@ int main(int argc, char **argv)
     struct co_result res = {0};
     struct pr_error err = {0};
 
+    if (argc >= 2 && strcmp(argv[1], "report") == 0)
+        return co_rpt_main(argc - 1, argv + 1);
     if (co_args_parse(&a, argc, argv, getenv("MYSQL_PWD"), &err) != 0) {
         fprintf(stderr, "stampede: %s\n", err.msg);
         return 2;
