@@ -98,8 +98,8 @@ void co_rpt_env_read(const json_t *run, struct co_rpt_env *env)
     for (size_t j = 0; j < env->n; j++) {
         const char *key = env->kv[j].key;
         size_t len = strlen(key);
-        bool self = (strncmp(key, "table ", 6) == 0 || strncmp(key, "agent ", 6) == 0) &&
-                    len > 5 && strcmp(key + len - 5, " name") == 0;
+        bool self = (strncmp(key, "table ", 6) == 0 || strncmp(key, "agent ", 6) == 0) && len > 5 &&
+                    strcmp(key + len - 5, " name") == 0;
         if (self) {
             free(env->kv[j].key);
             free(env->kv[j].val);

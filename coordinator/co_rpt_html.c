@@ -60,7 +60,8 @@ static json_t *spectrum(const json_t *lat)
     static const struct {
         const char *key;
         double p;
-    } pts[] = {{"min", 0}, {"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p99_9", 99.9}, {"max", 99.99}};
+    } pts[] = {{"min", 0},  {"p50", 50},     {"p90", 90},   {"p95", 95},
+               {"p99", 99}, {"p99_9", 99.9}, {"max", 99.99}};
     json_t *a = json_array();
     for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
         double v = co_rpt_num(lat, pts[i].key);
@@ -89,8 +90,8 @@ static json_t *status_series(const json_t *ivs)
                     json_array_append_new(arr, json_null());
                 json_object_set_new(st, name, arr);
             }
-            json_array_set_new(arr, i, json_is_number(v) ? json_real(json_number_value(v))
-                                                         : json_null());
+            json_array_set_new(arr, i,
+                               json_is_number(v) ? json_real(json_number_value(v)) : json_null());
         }
     }
     return st;
@@ -189,8 +190,9 @@ static void write_data(FILE *f, const struct co_rpt_file *files, size_t n)
 /* The comparison (one row per run; ratios to the first when several). */
 static void write_comparison(FILE *f, const struct co_rpt_file **runs, size_t n)
 {
-    fputs("<section id=\"comparison\"><h2>Comparison</h2>\n<table id=\"cmp-table\"><tr><th>run</th>",
-          f);
+    fputs(
+        "<section id=\"comparison\"><h2>Comparison</h2>\n<table id=\"cmp-table\"><tr><th>run</th>",
+        f);
     for (size_t m = 0; m < co_rpt_n_metrics; m++) {
         fprintf(f, "<th>%s</th>", co_rpt_metrics[m].head);
         if (n > 1)
@@ -276,8 +278,9 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     fprintf(f, "</title>\n<style>\n%s</style>\n<script>\n%s\n</script>\n</head><body>\n",
             co__rpt_css, chartjs);
-    fprintf(f, "<h1>stampede report</h1>\n<p class=\"note\">Made by stampede %s from %zu "
-               "file(s). Self-contained: Chart.js %s is inlined, nothing is fetched.</p>\n",
+    fprintf(f,
+            "<h1>stampede report</h1>\n<p class=\"note\">Made by stampede %s from %zu "
+            "file(s). Self-contained: Chart.js %s is inlined, nothing is fetched.</p>\n",
             STAMPEDE_VERSION, n, "(Debian libjs-chart.js)");
     write_data(f, files, n);
     if (nr > 0)

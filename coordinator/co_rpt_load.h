@@ -14,8 +14,9 @@
 #ifndef CO_RPT_LOAD_H
 #define CO_RPT_LOAD_H
 
-#include <jansson.h>
 #include <stdbool.h>
+
+#include <jansson.h>
 
 #include "pr_err.h"
 

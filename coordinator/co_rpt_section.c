@@ -55,8 +55,8 @@ static bool any_status(const json_t *ivs)
 {
     size_t i;
     json_t *iv;
-    json_array_foreach(ivs, i, iv) if (json_object_size(json_object_get(iv, "server_status")) > 0)
-        return true;
+    json_array_foreach(ivs, i, iv) if (json_object_size(json_object_get(iv, "server_status")) >
+                                       0) return true;
     return false;
 }
 
@@ -68,7 +68,8 @@ static void run_header(FILE *f, const struct co_rpt_file *run)
     co__rpt_esc(f, json_string_value(json_object_get(r, "workload")));
     fputs(" ", f);
     co__rpt_esc(f, json_string_value(json_object_get(r, "command")));
-    fprintf(f, ", %s threads, %s s (file ", co_rpt_fmt(buf, sizeof(buf), co_rpt_num(r, "threads"), 0),
+    fprintf(f, ", %s threads, %s s (file ",
+            co_rpt_fmt(buf, sizeof(buf), co_rpt_num(r, "threads"), 0),
             co_rpt_fmt(buf + 32, 32, co_rpt_num(r, "totals.time_s"), 2));
     co__rpt_esc(f, run->path);
     fputs("); exit: ", f);
@@ -88,7 +89,9 @@ static void late_note(FILE *f, const json_t *ivs)
         bool partial = json_is_true(json_object_get(iv, "partial"));
         if (late || partial)
             fprintf(f, "%s%.0f s (%s)", marked++ ? ", " : "", co_rpt_num(iv, "t_s"),
-                    late && partial ? "late, partial" : late ? "late" : "partial");
+                    late && partial ? "late, partial"
+                    : late          ? "late"
+                                    : "partial");
     }
     fputs(marked ? "</p>\n" : "none</p>\n", f);
 }
@@ -107,8 +110,9 @@ static void agents_table(FILE *f, const json_t *r, size_t n)
                 {"max ms", "latency_ms.max", 3},
                 {"CPU avg %", "cpu_pct.avg", 1},
                 {"late intervals", "late_intervals", 0}};
-    fprintf(f, "<h3>Agents</h3><table class=\"agents\" id=\"agents-table-%zu\"><tr><th>name</th>"
-               "<th>host</th>",
+    fprintf(f,
+            "<h3>Agents</h3><table class=\"agents\" id=\"agents-table-%zu\"><tr><th>name</th>"
+            "<th>host</th>",
             n);
     for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
         fprintf(f, "<th>%s</th>", cols[c].head);
@@ -143,8 +147,9 @@ static void server_table(FILE *f, const json_t *r, size_t n)
                 json_is_true(json_object_get(s, "match")) ? "match" : "differ");
         fprintf(f, "difference %s</p>\n", co_rpt_fmt(buf + 32, 32, co_rpt_num(s, "diff"), 0));
     }
-    fprintf(f, "<table id=\"server-table-%zu\"><tr><th>counter</th><th>start</th><th>end</th>"
-               "<th>delta</th></tr>\n",
+    fprintf(f,
+            "<table id=\"server-table-%zu\"><tr><th>counter</th><th>start</th><th>end</th>"
+            "<th>delta</th></tr>\n",
             n);
     const char *name;
     json_t *c;

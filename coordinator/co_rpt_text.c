@@ -1,6 +1,7 @@
 /* co_rpt_text: the comparison table as text (see co_rpt_text.h). */
 #include "co_rpt_text.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ char *co_rpt_fmt_ratio(char *buf, size_t len, double v, double first)
     return co_rpt_fmt(buf, len, first != 0 ? v / first : NAN, 3);
 }
 
-#define MAX_COLS 16
+#define MAX_COLS 24
 #define CELL     48
 
 /* A table of text cells, printed with every column padded to its widest
@@ -50,6 +51,7 @@ static void put_row(FILE *out, const struct table *t, size_t r, const size_t *w)
 
 static void table_print(FILE *out, const struct table *t)
 {
+    assert(t->cols <= MAX_COLS);
     size_t w[MAX_COLS] = {0};
     for (size_t r = 0; r < t->rows; r++)
         for (size_t c = 0; c < t->cols; c++) {
@@ -103,8 +105,9 @@ static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
     fprintf(out, "):\n");
     for (size_t i = 0; i < n; i++)
         if (!envs[i].has_env)
-            fprintf(out, "    (%s has no \"environment\": an older JSON; only its options are "
-                         "compared)\n",
+            fprintf(out,
+                    "    (%s has no \"environment\": an older JSON; only its options are "
+                    "compared)\n",
                     runs[i]->label);
     if (nk == 0)
         fprintf(out, "    none\n");
@@ -125,9 +128,9 @@ static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
 static const char *const sweep_stats[] = {"mean", "stddev", "min", "max"};
 static const char *const sweep_keys[] = {"tps", "qps", "p95_ms", "p99_ms"};
 
-static void print_sweep(FILE *out, const struct co_rpt_file *f)
+void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label)
 {
-    const json_t *points = json_object_get(f->root, "points");
+    const json_t *points = json_object_get(sweep, "points");
     struct table t = {.rows = json_array_size(points) + 1, .cols = 2 + 4 * 4};
     t.cell = pr_xcalloc(t.rows, sizeof(*t.cell));
     snprintf(t.cell[0][0], CELL, "threads");
@@ -148,9 +151,9 @@ static void print_sweep(FILE *out, const struct co_rpt_file *f)
                 co_rpt_fmt(t.cell[i + 1][2 + 4 * k + s], CELL, co_rpt_num(p, path), k < 2 ? 2 : 3);
             }
     }
-    fprintf(out, "Sweep %s:\n", f->label);
+    fprintf(out, "Sweep %s:\n", label);
     table_print(out, &t);
-    const char *stopped = json_string_value(json_object_get(f->root, "stopped"));
+    const char *stopped = json_string_value(json_object_get(sweep, "stopped"));
     if (stopped != NULL)
         fprintf(out, "stopped early: %s\n", stopped);
     free(t.cell);
@@ -164,7 +167,7 @@ int co_rpt_text_write(FILE *out, const struct co_rpt_file *files, size_t n)
         if (files[i].kind == CO_RPT_RUN)
             runs[nr++] = &files[i];
         else
-            print_sweep(out, &files[i]);
+            co_rpt_text_sweep(out, files[i].root, files[i].label);
     }
     if (nr > 0)
         print_runs(out, runs, nr);

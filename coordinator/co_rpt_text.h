@@ -29,6 +29,9 @@ char *co_rpt_fmt(char *buf, size_t len, double v, int decimals);
 /* The ratio v / first as text ("1.000"), or "-". */
 char *co_rpt_fmt_ratio(char *buf, size_t len, double v, double first);
 
+/* Print a sweep JSON's per-point summary table, headed "Sweep LABEL:". */
+void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label);
+
 /* Print the report of files[0..n) to out. 0, or -1 on a write error. */
 int co_rpt_text_write(FILE *out, const struct co_rpt_file *files, size_t n);
 

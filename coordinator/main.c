@@ -12,6 +12,7 @@
 #include "co_result.h"
 #include "co_rpt.h"
 #include "co_run.h"
+#include "co_sweep.h"
 
 static int keygen(const struct co_args *a)
 {
@@ -75,6 +76,10 @@ int main(int argc, char **argv)
         rc = keygen(&a);
         break;
     case CO_ACTION_COMMAND:
+        if (co_sweep_is_wanted(&a)) {
+            rc = co_sweep_run(&a, self_exe(exe, sizeof(exe)), stdout);
+            break;
+        }
         rc = co_run(&a, self_exe(exe, sizeof(exe)), stdout, &res);
         rc = co_output_write(&a, &res) != 0 && rc == 0 ? 1 : rc;
         co_result_clear(&res);
