@@ -116,8 +116,8 @@ int co_rpt_load(const char *path, struct co_rpt_file *f, struct pr_error *err)
     if (root == NULL) {
         /* jansson says "... near end of file" or "premature end of input"
          * when the text stops inside a value. */
-        bool trunc = strstr(je.text, "premature end") != NULL ||
-                     strstr(je.text, "end of file") != NULL;
+        bool trunc =
+            strstr(je.text, "premature end") != NULL || strstr(je.text, "end of file") != NULL;
         if (trunc && je.position > 0)
             return pr_error_set(err, PR_EINVAL,
                                 "%s: truncated: the JSON ends at byte %d (line %d) before it is "

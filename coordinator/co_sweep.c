@@ -66,8 +66,11 @@ int co_sweep_set_threads(struct co_args *a, const char *name, const char **value
             return pr_error_set(err, PR_EINVAL, "--%s: more than %d points in the list", name,
                                 MAX_POINTS);
         int rc = parse_u32(name, item, len, 1, 1000000, &pts[n], err);
-        if (rc < 0)
-            return pr_error_set(err, rc, "%s (a sweep is --threads=8,16,32)", err->msg);
+        if (rc < 0) {
+            char msg[sizeof(err->msg)];
+            snprintf(msg, sizeof(msg), "%s", err->msg);
+            return pr_error_set(err, rc, "%s (a sweep is --threads=8,16,32)", msg);
+        }
         n++;
     }
     free(a->sweep_threads);
