@@ -124,9 +124,10 @@ struct co_args {
                                             option never gets here): sent to agents in
                                             PLAN.opts */
     uint32_t n_passthrough;
-    uint32_t *checkpoints;    /* --report-checkpoints in seconds, ascending, no duplicates;
-                                 NULL when none */
-    uint32_t n_checkpoints;   /* at most 256 (pr_opts's bound) */
+    uint32_t *checkpoints;  /* --report-checkpoints in seconds, ascending, no duplicates;
+                               NULL when none */
+    uint32_t n_checkpoints; /* at most 256 (pr_opts's bound) */
+
     uint32_t *sweep_threads;  /* --threads=A,B,...: the sweep's points (co_sweep.h), NULL
                                  for a single --threads; --threads itself holds the first */
     uint32_t n_sweep_threads; /* entries of sweep_threads */
