@@ -15,6 +15,7 @@
 
 #include "co_args_int.h"
 #include "co_family.h"
+#include "co_sweep.h"
 #include "pr_endpoint.h"
 #include "pr_parse.h"
 
@@ -381,6 +382,9 @@ static const struct co__own_opt own_opts[] = {
      set_grace},
     {"mysql-password-file", "=FILE", NULL,
      "read the MySQL password from FILE's first line (or set MYSQL_PWD)", set_password_file},
+    {"repeat", "=N", "1", "run each --threads point N times (a sweep: co_sweep)",
+     co_sweep_set_repeat},
+    {"sweep-pause", "=SECONDS", "0", "pause between the runs of a sweep", co_sweep_set_pause},
 };
 
 #define N_OWN (sizeof own_opts / sizeof own_opts[0])
@@ -486,6 +490,10 @@ static int apply_option(struct co_args *a, const char *arg, const struct origin 
             add_warning(a, "%s", PASSWORD_WARN);
         return 0;
     }
+    char first[24]; /* --threads=A,B,...: a sweep; --threads takes A */
+    int rc = co_sweep_set_threads(a, nbuf, &value, first, sizeof first, err);
+    if (rc < 0)
+        return rc;
     return apply_sysbench(a, nbuf, value, err);
 }
 
@@ -819,6 +827,7 @@ void co_args_clear(struct co_args *a)
     set_password(a, NULL); /* scrubbed: it would otherwise linger in freed memory */
     free(a->warnings);
     free(a->checkpoints);
+    free(a->sweep_threads);
     for (uint32_t i = 0; i < a->n_passthrough; i++)
         free(a->passthrough[i]);
     free(a->passthrough);

@@ -131,6 +131,12 @@ struct co_args {
     uint32_t *checkpoints;  /* --report-checkpoints in seconds, ascending, no duplicates;
                                NULL when none */
     uint32_t n_checkpoints; /* at most 256 (pr_opts's bound) */
+
+    uint32_t *sweep_threads;  /* --threads=A,B,...: the sweep's points (co_sweep.h), NULL
+                                 for a single --threads; --threads itself holds the first */
+    uint32_t n_sweep_threads; /* entries of sweep_threads */
+    uint32_t repeat;          /* --repeat, runs per point; 0 when not given (one) */
+    uint32_t sweep_pause_s;   /* --sweep-pause, seconds between a sweep's runs */
 };
 
 /* Parse argv (argv[0] skipped) into *a (overwritten). Returns 0, or

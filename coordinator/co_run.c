@@ -43,6 +43,11 @@ static void on_interrupt(int sig)
     }
 }
 
+bool co_run_interrupted(void)
+{
+    return interrupts > 0;
+}
+
 static void fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Record the first reason the run failed; later ones are printed only. */

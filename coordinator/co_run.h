@@ -14,6 +14,7 @@
 #ifndef CO_RUN_H
 #define CO_RUN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "co_args.h"
@@ -24,5 +25,10 @@
  * Returns CO_EXIT_OK or CO_EXIT_FAILED; *res (zeroed by the caller) holds
  * everything measured, even after a failure. */
 int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_result *res);
+
+/* True when a SIGINT/SIGTERM came since the last co_run began (the handler
+ * co_run installs stays in place after it returns: co_sweep asks this
+ * between runs). Async-signal-safe to read. */
+bool co_run_interrupted(void);
 
 #endif

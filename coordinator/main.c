@@ -10,7 +10,9 @@
 #include "co_keys.h"
 #include "co_output.h"
 #include "co_result.h"
+#include "co_rpt.h"
 #include "co_run.h"
+#include "co_sweep.h"
 
 static int keygen(const struct co_args *a)
 {
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
     struct co_result res = {0};
     struct pr_error err = {0};
 
+    if (argc >= 2 && strcmp(argv[1], "report") == 0)
+        return co_rpt_main(argc - 1, argv + 1);
     if (co_args_parse(&a, argc, argv, getenv("MYSQL_PWD"), &err) != 0) {
         fprintf(stderr, "stampede: %s\n", err.msg);
         return 2;
@@ -72,6 +76,10 @@ int main(int argc, char **argv)
         rc = keygen(&a);
         break;
     case CO_ACTION_COMMAND:
+        if (co_sweep_is_wanted(&a)) {
+            rc = co_sweep_run(&a, self_exe(exe, sizeof(exe)), stdout);
+            break;
+        }
         /* --json=-: the JSON owns stdout, the text report goes to stderr. */
         rc = co_run(&a, self_exe(exe, sizeof(exe)),
                     a.json_path && strcmp(a.json_path, "-") == 0 ? stderr : stdout, &res);

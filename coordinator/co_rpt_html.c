@@ -1,0 +1,305 @@
+/* co_rpt_html: the HTML report (see co_rpt_html.h). */
+#include "co_rpt_html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_rpt.h"
+#include "co_rpt_page.h"
+#include "co_rpt_section.h"
+#include "co_rpt_text.h"
+
+char *co_rpt_html_chartjs(const char *path, struct pr_error *err)
+{
+    FILE *in = fopen(path, "rb");
+    if (in == NULL) {
+        int e = errno;
+        pr_error_set(err, PR_EINVAL,
+                     "cannot read Chart.js from %s: %s (install Debian's libjs-chart.js: "
+                     "deploy/install-deps)",
+                     path, strerror(e));
+        return NULL;
+    }
+    size_t cap = 1 << 18, len = 0, got;
+    char *buf = pr_xmalloc(cap);
+    while ((got = fread(buf + len, 1, cap - len - 1, in)) > 0) {
+        len += got;
+        if (cap - len < 2) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL)
+                abort();
+            buf = nb;
+        }
+    }
+    bool bad = ferror(in) != 0;
+    fclose(in);
+    buf[len] = '\0';
+    if (bad || len == 0 || strstr(buf, "</script") != NULL) {
+        pr_error_set(err, PR_EINVAL, "%s: %s", path,
+                     bad ? "read error" : "not a script this page can inline");
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* An interval's number at path as a JSON number, or null. */
+static json_t *num_or_null(const json_t *obj, const char *path)
+{
+    double v = co_rpt_num(obj, path);
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A spectrum: [1/(1-p), ms] from a latency object's p50..p99_9 and max
+ * (max drawn at 99.99 %: the JSON has nothing finer). */
+static json_t *spectrum(const json_t *lat)
+{
+    static const struct {
+        const char *key;
+        double p;
+    } pts[] = {{"min", 0},  {"p50", 50},     {"p90", 90},   {"p95", 95},
+               {"p99", 99}, {"p99_9", 99.9}, {"max", 99.99}};
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+        double v = co_rpt_num(lat, pts[i].key);
+        if (isfinite(v) && v > 0)
+            json_array_append_new(a, json_pack("[f,f]", 1.0 / (1.0 - pts[i].p / 100.0), v));
+    }
+    return a;
+}
+
+/* The rates of intervals[].server_status, one array per counter. */
+static json_t *status_series(const json_t *ivs)
+{
+    json_t *st = json_object();
+    size_t i, n = json_array_size(ivs);
+    json_t *iv;
+    json_array_foreach(ivs, i, iv)
+    {
+        const char *name;
+        json_t *v;
+        json_object_foreach(json_object_get(iv, "server_status"), name, v)
+        {
+            json_t *arr = json_object_get(st, name);
+            if (arr == NULL) {
+                arr = json_array();
+                for (size_t j = 0; j < n; j++)
+                    json_array_append_new(arr, json_null());
+                json_object_set_new(st, name, arr);
+            }
+            json_array_set_new(arr, i,
+                               json_is_number(v) ? json_real(json_number_value(v)) : json_null());
+        }
+    }
+    return st;
+}
+
+static json_t *run_data(const struct co_rpt_file *f)
+{
+    static const struct {
+        const char *key, *path;
+    } series[] = {{"t", "t_s"},
+                  {"tps", "tps"},
+                  {"qps", "qps"},
+                  {"reads", "reads_s"},
+                  {"writes", "writes_s"},
+                  {"other", "other_s"},
+                  {"p50", "latency_ms.p50"},
+                  {"p95", "latency_ms.p95"},
+                  {"p99", "latency_ms.p99"},
+                  {"max", "latency_ms.max"}};
+    const json_t *ivs = json_object_get(f->root, "intervals");
+    json_t *r = json_pack("{s:s}", "label", f->label);
+    for (size_t s = 0; s < sizeof(series) / sizeof(series[0]); s++) {
+        json_t *a = json_array();
+        size_t i;
+        json_t *iv;
+        json_array_foreach(ivs, i, iv) json_array_append_new(a, num_or_null(iv, series[s].path));
+        json_object_set_new(r, series[s].key, a);
+    }
+    json_t *marks = json_array();
+    size_t i;
+    json_t *iv;
+    json_array_foreach(ivs, i, iv) if (json_is_true(json_object_get(iv, "late")) ||
+                                       json_is_true(json_object_get(iv, "partial")))
+        json_array_append_new(marks, json_integer((json_int_t)i));
+    json_object_set_new(r, "marks", marks);
+    json_object_set_new(r, "status", status_series(ivs));
+    json_t *agents = json_array();
+    json_t *ag;
+    json_array_foreach(json_object_get(f->root, "agents"), i, ag)
+    {
+        const char *name = json_string_value(json_object_get(ag, "name"));
+        json_t *o = json_pack("{s:s}", "name", name ? name : "?");
+        json_object_set_new(o, "tps", num_or_null(ag, "tps"));
+        json_object_set_new(o, "p95", num_or_null(ag, "latency_ms.p95"));
+        json_object_set_new(o, "spectrum", spectrum(json_object_get(ag, "latency_ms")));
+        json_array_append_new(agents, o);
+    }
+    json_object_set_new(r, "agents", agents);
+    json_object_set_new(r, "spectrum", spectrum(co_rpt_get(f->root, "totals.latency_ms")));
+    return r;
+}
+
+static json_t *sweep_data(const struct co_rpt_file *f)
+{
+    static const char *const keys[] = {"tps", "p95_ms"};
+    static const char *const stats[] = {"mean", "min", "max"};
+    json_t *s = json_pack("{s:s,s:[]}", "label", f->label, "threads");
+    for (size_t k = 0; k < 2; k++) {
+        json_t *o = json_object();
+        for (size_t j = 0; j < 3; j++)
+            json_object_set_new(o, stats[j], json_array());
+        json_object_set_new(s, keys[k], o);
+    }
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(f->root, "points"), i, p)
+    {
+        char lab[32];
+        co_rpt_fmt(lab, sizeof(lab), co_rpt_num(p, "threads"), 0);
+        json_array_append_new(json_object_get(s, "threads"), json_string(lab));
+        for (size_t k = 0; k < 2; k++)
+            for (size_t j = 0; j < 3; j++) {
+                char path[64];
+                snprintf(path, sizeof(path), "%s.%s", keys[k], stats[j]);
+                json_array_append_new(co_rpt_get(json_object_get(s, keys[k]), stats[j]),
+                                      num_or_null(p, path));
+            }
+    }
+    return s;
+}
+
+/* The figures block; "/" escaped so no "</script>" can appear in it. */
+static void write_data(FILE *f, const struct co_rpt_file *files, size_t n)
+{
+    json_t *d = json_pack("{s:[],s:[]}", "runs", "sweeps");
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(json_object_get(d, files[i].kind == CO_RPT_RUN ? "runs" : "sweeps"),
+                              files[i].kind == CO_RPT_RUN ? run_data(&files[i])
+                                                          : sweep_data(&files[i]));
+    fputs("<script type=\"application/json\" id=\"stampede-data\">", f);
+    json_dumpf(d, f, JSON_COMPACT | JSON_ESCAPE_SLASH);
+    fputs("</script>\n", f);
+    json_decref(d);
+}
+
+/* The comparison (one row per run; ratios to the first when several). */
+static void write_comparison(FILE *f, const struct co_rpt_file **runs, size_t n)
+{
+    fputs(
+        "<section id=\"comparison\"><h2>Comparison</h2>\n<table id=\"cmp-table\"><tr><th>run</th>",
+        f);
+    for (size_t m = 0; m < co_rpt_n_metrics; m++) {
+        fprintf(f, "<th>%s</th>", co_rpt_metrics[m].head);
+        if (n > 1)
+            fputs("<th>vs 1st</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs("<tr>", f);
+        co__rpt_td_str(f, runs[i]->label);
+        for (size_t m = 0; m < co_rpt_n_metrics; m++) {
+            char buf[64];
+            double v = co_rpt_num(runs[i]->root, co_rpt_metrics[m].path);
+            co__rpt_td_num(f, co_rpt_metrics[m].path, v, co_rpt_metrics[m].decimals);
+            if (n > 1)
+                fprintf(f, "<td>%s</td>",
+                        co_rpt_fmt_ratio(buf, sizeof(buf), v,
+                                         co_rpt_num(runs[0]->root, co_rpt_metrics[m].path)));
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+}
+
+static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
+{
+    struct co_rpt_env *envs = pr_xcalloc(n, sizeof(*envs));
+    for (size_t i = 0; i < n; i++)
+        co_rpt_env_read(runs[i]->root, &envs[i]);
+    size_t nk = 0;
+    const char **keys = co_rpt_env_diff(envs, n, &nk);
+    fputs("<section id=\"env-diff\"><h2>Environment and options that differ</h2>\n", f);
+    for (size_t i = 0; i < n; i++)
+        if (!envs[i].has_env) {
+            fputs("<p class=\"note\">", f);
+            co__rpt_esc(f, runs[i]->label);
+            fputs(" has no environment (an older JSON): only its options are compared.</p>\n", f);
+        }
+    fputs("<table class=\"diff\" id=\"env-diff-table\"><tr><th>what</th>", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs("<th>", f);
+        co__rpt_esc(f, runs[i]->label);
+        fputs("</th>", f);
+    }
+    fputs("<th>change</th></tr>\n", f);
+    for (size_t k = 0; k < nk; k++) {
+        fputs("<tr>", f);
+        co__rpt_td_str(f, keys[k]);
+        for (size_t i = 0; i < n; i++) {
+            const char *v = co_rpt_env_get(&envs[i], keys[k]);
+            co__rpt_td_str(f, v ? v : "(absent)");
+        }
+        fputs("<td class=\"change\">", f);
+        co__rpt_esc(f, keys[k]);
+        for (size_t i = 0; i < n; i++) {
+            const char *v = co_rpt_env_get(&envs[i], keys[k]);
+            fputs(i ? " \xe2\x86\x92 " : " ", f);
+            co__rpt_esc(f, v ? v : "(absent)");
+        }
+        fputs("</td></tr>\n", f);
+    }
+    if (nk == 0)
+        fprintf(f, "<tr><td colspan=\"%zu\">none</td></tr>\n", n + 2);
+    fputs("</table></section>\n", f);
+    free(keys);
+    for (size_t i = 0; i < n; i++)
+        co_rpt_env_clear(&envs[i]);
+    free(envs);
+}
+
+int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const char *chartjs)
+{
+    const struct co_rpt_file **runs = pr_xcalloc(n, sizeof(*runs));
+    size_t nr = 0, ns = 0;
+    for (size_t i = 0; i < n; i++)
+        if (files[i].kind == CO_RPT_RUN)
+            runs[nr++] = &files[i];
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>stampede "
+          "report: ",
+          f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        co__rpt_esc(f, files[i].label);
+    }
+    fprintf(f, "</title>\n<style>\n%s</style>\n<script>\n%s\n</script>\n</head><body>\n",
+            co__rpt_css, chartjs);
+    fprintf(f,
+            "<h1>stampede report</h1>\n<p class=\"note\">Made by stampede %s from %zu "
+            "file(s). Self-contained: Chart.js %s is inlined, nothing is fetched.</p>\n",
+            STAMPEDE_VERSION, n, "(Debian libjs-chart.js)");
+    write_data(f, files, n);
+    if (nr > 0)
+        write_comparison(f, runs, nr);
+    if (nr > 1) {
+        write_env_diff(f, runs, nr);
+        fputs("<section id=\"overlay\"><h2>Runs overlaid</h2>\n", f);
+        co__rpt_canvas(f, "cmp-tps", "Throughput (tps) over time");
+        co__rpt_canvas(f, "cmp-p95", "p95 latency over time");
+        co__rpt_canvas(f, "cmp-spec", "Percentile spectrum (all agents)");
+        fputs("</section>\n", f);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (files[i].kind == CO_RPT_SWEEP)
+            co__rpt_sweep(f, &files[i], ns++);
+    }
+    for (size_t i = 0; i < nr; i++)
+        co__rpt_run(f, runs[i], i);
+    fprintf(f, "<script>\n%s</script>\n</body></html>\n", co__rpt_js);
+    free(runs);
+    return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
+}

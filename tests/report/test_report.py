@@ -1,0 +1,236 @@
+"""stampede report and sweeps, end to end: real runs against the sandbox
+MariaDB, the page opened from disk by a real headless Chromium (DevTools
+protocol, cdp.py), a --threads=2,4 --repeat=2 sweep, and bad input.
+
+    python3 test_report.py STAMPEDE STAMPEDE_AGENT ARTIFACT_DIR
+
+Saves report-one.png, report-compare.png and report-sweep.png in
+ARTIFACT_DIR (the build directory). Exit 0, 1 (a check failed) or 77."""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
+sys.path.insert(0, os.path.dirname(__file__))
+import e2elib as t  # noqa: E402
+import cdp  # noqa: E402
+from test_report_common import report, run  # noqa: E402
+
+CHARTJS = "/usr/share/javascript/chart.js/chart.min.js"
+ARTIFACTS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else os.getcwd()
+
+
+def rounded(v, d):
+    return "-" if v is None else "%.*f" % (d, v)
+
+
+# ------------------------------------------------------------ the page
+
+PAGE_JS = r"""(() => {
+  const charts = Array.from(document.querySelectorAll('canvas')).map(c => {
+    const ch = Chart.getChart(c);
+    return {id: c.id, ok: !!ch, sets: ch ? ch.data.datasets.map(d => ({label: d.label,
+      n: d.data.filter(v => v !== null && (typeof v !== 'object' ||
+         (Array.isArray(v) ? v[0] !== null : v.y !== null))).length})) : [],
+      drawn: ch ? ch.getSortedVisibleDatasetMetas().every(m => m.data.length > 0) : false};
+  });
+  const tables = {};
+  document.querySelectorAll('table[id]').forEach(tb => {
+    tables[tb.id] = Array.from(tb.rows).map(r => Array.from(r.cells).map(c => c.textContent));
+  });
+  return {charts: charts, tables: tables, done: document.body.getAttribute('data-charts-done'),
+    sections: Array.from(document.querySelectorAll('section[id]')).map(s => s.id)};
+})()"""
+
+
+def static_checks(html_path):
+    """No URL the page could fetch: nothing outside the inlined Chart.js says
+    http, and inside Chart.js only its comments do."""
+    page = open(html_path, encoding="utf-8").read()
+    js = open(CHARTJS, encoding="utf-8").read()
+    t.check(page.count(js) == 1, "%s inlines %s verbatim once" % (os.path.basename(html_path), CHARTJS))
+    rest = page.replace(js, "")
+    hits = [m.start() for m in re.finditer("http", rest)]
+    t.check(not hits, "outside Chart.js the page has no 'http' (found %d)" % len(hits))
+    code = re.sub(r"/\*.*?\*/", "", js, flags=re.S)
+    t.check("http" not in code, "Chart.js says 'http' only in its comments")
+    for pat in (r"\bsrc\s*=", r"\bhref\s*=", r"fetch\(", "XMLHttpRequest", "@import", r"url\("):
+        t.check(not re.search(pat, page), "the page has no %s" % pat)
+
+
+def open_page(browser, html_path, shot, want_sections):
+    browser.events.clear()
+    browser.open("file://" + html_path)
+    got = browser.eval(PAGE_JS)
+    errs = browser.errors()
+    t.check(not errs, "%s: no console error or exception: %s" % (shot, errs[:5]))
+    reqs = browser.requests()
+    t.check(reqs == ["file://" + html_path], "%s: the only request is the page itself: %s"
+            % (shot, reqs[:5]))
+    t.check(got["done"] == "1", "%s: the page script ran to its end" % shot)
+    missing = [s for s in want_sections if s not in got["sections"]]
+    t.check(not missing, "%s: sections %s present (missing %s)" % (shot, want_sections, missing))
+    for c in got["charts"]:
+        empty = [s["label"] for s in c["sets"] if s["n"] == 0]
+        t.check(c["ok"] and c["sets"] and not empty and c["drawn"],
+                "%s: chart %s drawn by Chart.js with data: %s"
+                % (shot, c["id"], [(s["label"], s["n"]) for s in c["sets"]]))
+    png = os.path.join(ARTIFACTS, shot)
+    browser.screenshot(png)
+    t.check(os.path.getsize(png) > 10000, "%s saved (%d bytes)" % (png, os.path.getsize(png)))
+    return got
+
+
+def check_tables(got, runs, names):
+    """The comparison and agents tables show the JSON's figures."""
+    cmp = got["tables"]["cmp-table"]
+    head = cmp[0]
+    for i, (d, name) in enumerate(zip(runs, names)):
+        row = cmp[i + 1]
+        t.check(row[0] == name, "comparison row %d is %s (%s)" % (i + 1, name, row[0]))
+        for col, path, dec in (("tps", ("tps",), 2), ("qps", ("qps",), 2),
+                               ("p95 ms", ("latency_ms", "p95"), 3),
+                               ("p99 ms", ("latency_ms", "p99"), 3),
+                               ("max ms", ("latency_ms", "max"), 3), ("err/s", ("err_s",), 2)):
+            v = d["totals"]
+            for k in path:
+                v = v[k]
+            cell = row[head.index(col)]
+            t.check(cell == rounded(v, dec), "%s %s: page %s, JSON %s" % (name, col, cell, v))
+        if i > 0:
+            r = row[head.index("tps") + 1]
+            want = rounded(d["totals"]["tps"] / runs[0]["totals"]["tps"], 3)
+            t.check(r == want, "%s tps ratio to the first: page %s, JSON %s" % (name, r, want))
+        ag = got["tables"]["agents-table-%d" % i]
+        for j, a in enumerate(d["agents"]):
+            cells = ag[j + 1]
+            t.check(cells[0] == a["name"] and cells[ag[0].index("tps")] == rounded(a["tps"], 2) and
+                    cells[ag[0].index("p95 ms")] == rounded(a["latency_ms"]["p95"], 3),
+                    "%s agent %s: page tps %s p95 %s, JSON %s %s"
+                    % (name, a["name"], cells[ag[0].index("tps")], cells[ag[0].index("p95 ms")],
+                       a["tps"], a["latency_ms"]["p95"]))
+
+
+# ------------------------------------------------------------ the sweep
+
+def check_sweep(base):
+    sw = t.path("sw")
+    os.makedirs(sw)
+    p = t.run_ok(["oltp_read_write", "--tables=2", "--table-size=2000", "--agents=1",
+                  "--threads=2,4", "--repeat=2", "--time=2", "--report-interval=1",
+                  "--json=" + os.path.join(sw, "run.json"), "--csv=" + os.path.join(sw, "run.csv")]
+                 + t.local_opts() + t.db_opts() + ["run"], "sweep --threads=2,4 --repeat=2",
+                 timeout=240)
+    files = sorted(os.listdir(sw))
+    want = sorted(["run-t%d-r%d.%s" % (th, r, ext) for th in (2, 4) for r in (1, 2)
+                   for ext in ("json", "csv")] + ["run-sweep.json"])
+    t.check(files == want, "the sweep wrote %s" % files)
+    out = p.text("out")
+    t.check(out.count("=== sweep run ") == 4, "4 runs announced on stdout")
+    sweep = t.load_json(os.path.join(sw, "run-sweep.json"))
+    t.check(sweep.get("kind") == "sweep" and len(sweep["runs"]) == 4,
+            "sweep JSON lists %d runs" % len(sweep.get("runs", [])))
+    for pt in sweep["points"]:
+        th = pt["threads"]
+        runs = [t.load_json(os.path.join(sw, "run-t%d-r%d.json" % (th, r))) for r in (1, 2)]
+        t.check(all(r["threads"] == th for r in runs), "t%d runs ran %s threads"
+                % (th, [r["threads"] for r in runs]))
+        for key, path in (("tps", ("tps",)), ("qps", ("qps",)), ("p95_ms", ("latency_ms", "p95")),
+                          ("p99_ms", ("latency_ms", "p99"))):
+            vals = []
+            for r in runs:
+                v = r["totals"]
+                for k in path:
+                    v = v[k]
+                vals.append(v)
+            mean = sum(vals) / 2
+            sd = math.sqrt(sum((v - mean) ** 2 for v in vals))  # n-1 = 1
+            s = pt[key]
+            t.check(math.isclose(s["mean"], mean, rel_tol=1e-9) and
+                    math.isclose(s["stddev"], sd, rel_tol=1e-9, abs_tol=1e-12) and
+                    s["min"] == min(vals) and s["max"] == max(vals),
+                    "t%d %s: summary mean %.4f sd %.4f min %s max %s; runs %s"
+                    % (th, key, s["mean"], s["stddev"], s["min"], s["max"], vals))
+        row = [l for l in out.splitlines() if re.match(r"\| %d +\|" % th, l)]
+        t.check(row and ("%.2f" % pt["tps"]["mean"]) in row[0],
+                "stdout summary row for %d threads shows tps mean %.2f: %s"
+                % (th, pt["tps"]["mean"], row[:1]))
+    return os.path.join(sw, "run-sweep.json"), sweep
+
+
+# ------------------------------------------------------------ bad input
+
+def check_bad_input(good):
+    d = t.load_json(good)
+    cases = []
+    p = t.path("notjson.json")
+    open(p, "w").write("hello, this is not JSON\n")
+    cases.append((p, "not JSON"))
+    p = t.path("other.json")
+    json.dump({"tool": "sysbench", "version": "1.0"}, open(p, "w"))
+    cases.append((p, "not a stampede JSON"))
+    p = t.path("newer.json")
+    d2 = dict(d, version="999.0.0")
+    json.dump(d2, open(p, "w"))
+    cases.append((p, "newer than this stampede"))
+    p = t.path("trunc.json")
+    text = open(good).read()
+    open(p, "w").write(text[:len(text) // 2])
+    cases.append((p, "truncated"))
+    for path, want in cases:
+        out = t.path("bad-out.html")
+        r = report([good, path, "-o", out], "report with %s" % os.path.basename(path), want_rc=1)
+        t.check(path in r.stderr and want in r.stderr, "stderr names %s and says '%s': %s"
+                % (os.path.basename(path), want, r.stderr.strip()))
+        t.check(not os.path.exists(out) and not os.path.exists(out + ".tmp"),
+                "nothing written for %s" % os.path.basename(path))
+
+
+def main():
+    t.need_sandbox()
+    exe = cdp.find_chromium()
+    if exe is None or not os.path.exists(CHARTJS):
+        print("SKIP: chromium or libjs-chart.js not installed (deploy/install-deps)")
+        sys.exit(t.SKIP)
+    t.prepare(tables=2, table_size=2000)
+    a, b = t.path("base.json"), t.path("more.json")
+    run(a, threads=2)
+    run(b, threads=4)
+    da, db = t.load_json(a), t.load_json(b)
+    text = report([a, b], "text comparison").stdout
+    print(text)
+    rows = [l for l in text.splitlines() if l.startswith("| base ") or l.startswith("| more ")]
+    t.check(len(rows) == 2 and ("%.2f" % da["totals"]["tps"]) in rows[0] and
+            ("%.2f" % db["totals"]["tps"]) in rows[1], "text table rows show each run's tps")
+    t.check("option threads 2 → 4" in text, "text diff names the changed option (threads 2 → 4)")
+    sweep_path, _ = check_sweep(a)
+    one, two, swp = t.path("one.html"), t.path("two.html"), t.path("sweep.html")
+    report([a, "-o", one], "report of one run")
+    report([a, b, "-o", two], "report of two runs")
+    report([sweep_path, "-o", swp], "report of the sweep")
+    for h in (one, two, swp):
+        static_checks(h)
+    browser = cdp.Browser(exe)
+    try:
+        got = open_page(browser, one, "report-one.png", ["comparison", "run-0"])
+        check_tables(got, [da], ["base"])
+        got = open_page(browser, two, "report-compare.png",
+                        ["comparison", "env-diff", "overlay", "run-0", "run-1"])
+        check_tables(got, [da, db], ["base", "more"])
+        diff = got["tables"]["env-diff-table"]
+        t.check(any(r[0] == "option threads" and r[-1] == "option threads 2 → 4" for r in diff),
+                "page diff shows option threads 2 → 4: %s" % diff[1:4])
+        got = open_page(browser, swp, "report-sweep.png", ["sweep-0"])
+        ids = [c["id"] for c in got["charts"]]
+        t.check(ids == ["sweep-0-tps", "sweep-0-p95_ms"], "sweep page charts: %s" % ids)
+    finally:
+        browser.close()
+    check_bad_input(a)
+    t.finish()
+
+
+main()

@@ -1,0 +1,130 @@
+/* test_co_rpt: the pieces of stampede report and the sweep that need no
+ * server: version order, a sweep run's file names, --threads lists and
+ * --repeat on the command line, the environment diff, and the loader's
+ * refusals (each named with the file). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "co_args.h"
+#include "co_rpt.h"
+#include "co_rpt_load.h"
+#include "co_sweep.h"
+#include "testlib.h"
+
+static void test_version(void)
+{
+    CHECK(co_rpt_version_cmp("0.1.0", "0.1.0") == 0);
+    CHECK(co_rpt_version_cmp("0.2.0", "0.1.9") > 0);
+    CHECK(co_rpt_version_cmp("0.10.0", "0.9.0") > 0);
+    CHECK(co_rpt_version_cmp("1", "1.0.1") < 0);
+}
+
+static void test_paths(void)
+{
+    char *p = co_sweep_path("out/run.json", 8, 1);
+    CHECK_MSG(strcmp(p, "out/run-t8-r1.json") == 0, "%s", p);
+    free(p);
+    p = co_sweep_path("a.b/run", 16, 3);
+    CHECK_MSG(strcmp(p, "a.b/run-t16-r3") == 0, "%s", p);
+    free(p);
+    p = co_sweep_path("run.json", 0, 0);
+    CHECK_MSG(strcmp(p, "run-sweep.json") == 0, "%s", p);
+    free(p);
+    CHECK(co_sweep_path(NULL, 1, 1) == NULL);
+}
+
+static void test_args(void)
+{
+    char *argv[] = {"stampede",   "oltp_read_write", "--threads=8,16,32",
+                    "--repeat=3", "--sweep-pause=2", "run"};
+    struct co_args a;
+    struct pr_error err = {0};
+    int rc = co_args_parse(&a, 6, argv, NULL, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc == 0) {
+        CHECK(a.n_sweep_threads == 3 && a.sweep_threads[0] == 8 && a.sweep_threads[2] == 32);
+        CHECK(a.repeat == 3 && a.sweep_pause_s == 2);
+        CHECK(pr_opts_int(a.opts, "threads") == 8);
+        CHECK(co_sweep_is_wanted(&a));
+        co_args_clear(&a);
+    }
+    char *bad[] = {"stampede", "oltp_read_write", "--threads=8,x", "run"};
+    rc = co_args_parse(&a, 4, bad, NULL, &err);
+    CHECK_MSG(rc < 0 && strstr(err.msg, "'x'") != NULL, "%s", err.msg);
+    char *one[] = {"stampede", "oltp_read_write", "--threads=4", "run"};
+    rc = co_args_parse(&a, 4, one, NULL, &err);
+    CHECK(rc == 0 && !co_sweep_is_wanted(&a) && a.sweep_threads == NULL);
+    if (rc == 0)
+        co_args_clear(&a);
+}
+
+static json_t *run_with(const char *flush, const char *threads)
+{
+    json_t *r =
+        json_pack("{s:{s:{s:s,s:{s:s,s:s,s:n},s:{s:s}}},s:{s:s}}", "environment", "server",
+                  "version", "10.11", "variables", "innodb_flush_log_at_trx_commit", flush,
+                  "sync_binlog", "0", "innodb_redo_log_capacity", "unread",
+                  "innodb_redo_log_capacity", "unknown variable", "options", "threads", threads);
+    return r;
+}
+
+static void test_env_diff(void)
+{
+    json_t *a = run_with("1", "4"), *b = run_with("2", "4");
+    struct co_rpt_env env[2];
+    co_rpt_env_read(a, &env[0]);
+    co_rpt_env_read(b, &env[1]);
+    CHECK(env[0].has_env);
+    const char *v = co_rpt_env_get(&env[0], "innodb_redo_log_capacity");
+    CHECK_MSG(v && strcmp(v, "null (unknown variable)") == 0, "%s", v ? v : "(none)");
+    size_t n = 0;
+    const char **keys = co_rpt_env_diff(env, 2, &n);
+    CHECK_MSG(n == 1 && strcmp(keys[0], "innodb_flush_log_at_trx_commit") == 0, "%zu keys", n);
+    free(keys);
+    co_rpt_env_clear(&env[0]);
+    co_rpt_env_clear(&env[1]);
+    json_t *old = json_pack("{s:{s:s}}", "options", "threads", "4");
+    co_rpt_env_read(old, &env[0]);
+    CHECK(!env[0].has_env && env[0].n == 1);
+    co_rpt_env_clear(&env[0]);
+    json_decref(a);
+    json_decref(b);
+    json_decref(old);
+}
+
+static void load_bad(const char *text, const char *want)
+{
+    char path[] = "/tmp/test_co_rpt.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    struct co_rpt_file f;
+    struct pr_error err = {0};
+    int rc = co_rpt_load(path, &f, &err);
+    CHECK_MSG(rc < 0 && strstr(err.msg, path) && strstr(err.msg, want), "want '%s': %s", want,
+              err.msg);
+    CHECK(f.root == NULL);
+    unlink(path);
+}
+
+static void test_load(void)
+{
+    load_bad("nope", "not JSON");
+    load_bad("{\"tool\": \"stampede\", \"version\": \"0.1.0\", \"agents\": [", "truncated");
+    load_bad("{\"tool\": \"other\"}", "not a stampede JSON");
+    load_bad("{\"tool\": \"stampede\", \"version\": \"999.0\"}", "newer than");
+    load_bad("{\"tool\": \"stampede\", \"version\": \"0.0.1\", \"agents\": []}", "\"intervals\"");
+}
+
+int main(void)
+{
+    test_version();
+    test_paths();
+    test_args();
+    test_env_diff();
+    test_load();
+    return TEST_END();
+}
