@@ -68,9 +68,7 @@ static void csv_row(FILE *f, const struct co_interval_result *iv, pr_hist *scrat
 
 int co_csv_write(const struct co_result *r, FILE *f)
 {
-    fputs(csv_header, f);
-    co_srvstat_csv_header(f); /* appended columns, then the newline */
-    fputc('\n', f);
+    co_csv_write_header(f);
     pr_hist *scratch = pr_hist_new();
     for (uint32_t i = 0; i < r->n_intervals; i++)
         csv_row(f, &r->intervals[i], scratch);
@@ -83,6 +81,8 @@ int co_csv_write(const struct co_result *r, FILE *f)
 void co_csv_write_header(FILE *f)
 {
     fputs(csv_header, f);
+    co_srvstat_csv_header(f); /* appended columns */
+    fputc('\n', f);
 }
 
 void co_csv_write_row(FILE *f, const struct co_interval_result *iv, pr_hist *scratch)

@@ -449,6 +449,24 @@ static void write_server(struct jw *w, const struct co_result *r)
     jw_close(w, '}');
 }
 
+/* Everything after "intervals", from totals on (shared by the stream). */
+static void write_tail(struct jw *w, const struct co_result *r)
+{
+    write_totals(w, r);
+    write_checkpoints(w, r);
+    write_server(w, r);
+    co_env_json_write(r, w->f, w->depth); /* ",\n  \"environment\": {...}" */
+    jw_open(w, "control", '{');
+    jw_u64(w, "bad_frames", r->bad_frames);
+    jw_u64(w, "refused_agents", r->refused_agents);
+    jw_close(w, '}');
+    jw_open(w, "exit", '{');
+    jw_i64(w, "status", r->exit_status);
+    jw_str(w, "reason", r->exit_reason != NULL ? r->exit_reason : "");
+    jw_bool(w, "forced_shutdown", r->forced_shutdown);
+    jw_close(w, '}');
+}
+
 int co_json_write(const struct co_result *r, FILE *f)
 {
     struct jw w = {.f = f, .depth = 0, .first = true, .flat_depth = INT_MAX};
@@ -466,41 +484,12 @@ int co_json_write(const struct co_result *r, FILE *f)
     pr_hist_destroy(&scratch);
     w.flat_depth = INT_MAX;
     jw_close(&w, ']');
-    write_totals(&w, r);
-    write_checkpoints(&w, r);
-    write_server(&w, r);
-    co_env_json_write(r, f, w.depth); /* ",\n  \"environment\": {...}" */
-    jw_open(&w, "control", '{');
-    jw_u64(&w, "bad_frames", r->bad_frames);
-    jw_u64(&w, "refused_agents", r->refused_agents);
-    jw_close(&w, '}');
-    jw_open(&w, "exit", '{');
-    jw_i64(&w, "status", r->exit_status);
-    jw_str(&w, "reason", r->exit_reason != NULL ? r->exit_reason : "");
-    jw_bool(&w, "forced_shutdown", r->forced_shutdown);
-    jw_close(&w, '}');
+    write_tail(&w, r);
     jw_close(&w, '}');
     fputc('\n', f);
     if (fflush(f) != 0 || ferror(f))
         return -EIO;
     return 0;
-}
-
-/* Everything after "intervals", from totals on (shared by the stream). */
-static void write_tail(struct jw *w, const struct co_result *r)
-{
-    write_totals(w, r);
-    write_checkpoints(w, r);
-    write_server(w, r);
-    jw_open(w, "control", '{');
-    jw_u64(w, "bad_frames", r->bad_frames);
-    jw_u64(w, "refused_agents", r->refused_agents);
-    jw_close(w, '}');
-    jw_open(w, "exit", '{');
-    jw_i64(w, "status", r->exit_status);
-    jw_str(w, "reason", r->exit_reason != NULL ? r->exit_reason : "");
-    jw_bool(w, "forced_shutdown", r->forced_shutdown);
-    jw_close(w, '}');
 }
 
 struct co_json_stream {

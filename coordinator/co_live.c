@@ -222,6 +222,7 @@ void co__live_release(struct run *r, bool all)
         bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
         iv->has_server = known;
         iv->server_qps = known ? r->srv_qps[k] : 0.0;
+        co_srvstat_take(r->srvstat, iv, 1); /* its server_status, before it is written */
         const pr_hist *h = co_interval_lat(iv, r->scratch);
         pr_hist_add(r->tot_lat, h);
         if (k >= r->cp_from_k) { /* not in a checkpoint taken already */

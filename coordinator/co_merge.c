@@ -263,6 +263,8 @@ static void free_interval(struct co_interval_result *iv, uint32_t n_agents)
     free(iv->agent_lat_frozen);
     iv->agent_lat_frozen = NULL;
     co_kinds_free(&iv->kinds, &iv->n_kinds);
+    free(iv->srv_status);
+    iv->srv_status = NULL;
 }
 
 void co_merge_release(co_merge *m, uint64_t k)
