@@ -261,7 +261,7 @@ def cmd_hdrcheck(json_path, hdr_path):
             layout = layout or h
             if tag is None:
                 merged.append((start, h))
-            else:
+            elif not tag.startswith("kind:"):  # per statement kind lines are not agents
                 tagged.setdefault(tag, []).append((start, h))
     fails = []
     # Each interval's merged line is the sum of its agents' lines.
