@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "pr_err.h"
 
 json_t *co_rpt_get(const json_t *obj, const char *path)
@@ -111,13 +113,18 @@ int co_rpt_load(const char *path, struct co_rpt_file *f, struct pr_error *err)
         int e = errno;
         return pr_error_set(err, PR_EINVAL, "%s: cannot open: %s", path, strerror(e));
     }
+    struct stat sb;
+    long long size = fstat(fileno(in), &sb) == 0 ? (long long)sb.st_size : -1;
     json_t *root = json_loadf(in, JSON_REJECT_DUPLICATES, &je);
     fclose(in);
     if (root == NULL) {
         /* jansson says "... near end of file" or "premature end of input"
-         * when the text stops inside a value. */
-        bool trunc =
-            strstr(je.text, "premature end") != NULL || strstr(je.text, "end of file") != NULL;
+         * when the text stops inside a value; a cut inside a number ("0.")
+         * reads as an invalid token, but at the very end of the file. */
+        bool trunc = strstr(je.text, "premature end") != NULL ||
+                     strstr(je.text, "end of file") != NULL ||
+                     (size > 0 && (long long)je.position >= size &&
+                      strstr(je.text, "invalid token") != NULL);
         if (trunc && je.position > 0)
             return pr_error_set(err, PR_EINVAL,
                                 "%s: truncated: the JSON ends at byte %d (line %d) before it is "

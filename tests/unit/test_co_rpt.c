@@ -114,6 +114,7 @@ static void test_load(void)
 {
     load_bad("nope", "not JSON");
     load_bad("{\"tool\": \"stampede\", \"version\": \"0.1.0\", \"agents\": [", "truncated");
+    load_bad("{\"tool\": \"stampede\", \"version\": \"0.1.0\", \"time_s\": 0.", "truncated");
     load_bad("{\"tool\": \"other\"}", "not a stampede JSON");
     load_bad("{\"tool\": \"stampede\", \"version\": \"999.0\"}", "newer than");
     load_bad("{\"tool\": \"stampede\", \"version\": \"0.0.1\", \"agents\": []}", "\"intervals\"");
