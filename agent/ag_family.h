@@ -196,6 +196,15 @@ struct ag_family {
      * code with err filled (nothing added then needs no more than destroy). */
     int (*loads)(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_piece_add_fn add,
                  void *ctx, struct pr_error *err);
+
+    /* Optional: the kind (an index into wl_kinds) the event that next()
+     * just ended counts under, as a whole: its count when committed or
+     * rolled back on purpose, its errors when failed, and its latency from
+     * begin() to the end, retries included (TPC-C's transaction types).
+     * Called once per event, right after next() ended it. NULL, or a value
+     * >= the number of kinds: the event counts under no kind (its
+     * statements still count under theirs). */
+    uint16_t (*event_kind)(const struct ag_gen *g);
 };
 
 #endif

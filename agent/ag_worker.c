@@ -244,12 +244,33 @@ void ag__worker_count_outcome(ag_worker *w, enum ag_step step)
         AG__COUNT(w, transactions); /* committed, or rolled back on purpose */
 }
 
+void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64_t ns)
+{
+    ag_worker *w = wc->w;
+
+    if (wc->gen->fam->event_kind == NULL)
+        return;
+    uint16_t k = wc->gen->fam->event_kind(wc->gen);
+    if (k >= w->run.nk)
+        return;
+    if (step == AG_STEP_FAILED) {
+        w->cur->kst[k].errors++;
+        w->run.kst[k].errors++;
+        return;
+    }
+    w->cur->kst[k].count++;
+    w->run.kst[k].count++;
+    ag__worker_record_us(w->cur->kst[k].lat, ns);
+    ag__worker_record_us(w->run.kst[k].lat, ns);
+}
+
 static void event_done(struct ag__wconn *wc, enum ag_step step)
 {
     ag_worker *w = wc->w;
     uint64_t now = uv_hrtime();
 
     ag__worker_count_outcome(w, step);
+    ag__worker_count_event_kind(wc, step, now - wc->ev_start_ns);
     ag__worker_record_lat(w, now - wc->ev_start_ns);
     if (w->rate > 0) {
         ag__worker_record_svc(w, now - wc->svc_start_ns);
@@ -303,6 +324,7 @@ static void next_event(struct ag__wconn *wc)
         }
         /* No statement this event (bulk_insert buffering): it is complete. */
         ag__worker_count_outcome(w, step);
+        ag__worker_count_event_kind(wc, step, uv_hrtime() - now);
         ag__worker_record_lat(w, uv_hrtime() - now);
         wc->st = AG__WC_IDLE;
         if (++wc->empty_events >= EMPTY_EVENTS_YIELD) {

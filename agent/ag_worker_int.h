@@ -99,6 +99,8 @@ bool ag__worker_may_start(ag_worker *w, uint64_t now); /* limits; takes an event
 void ag__worker_exec(struct ag__wconn *wc);            /* execute ag_conn_call(wc->conn) */
 void ag__worker_record_us(pr_hist *h, uint64_t ns);
 void ag__worker_count_outcome(ag_worker *w, enum ag_step step); /* an event ended */
+/* The event of wc ended after ns: its family's event kind (if any) counts it. */
+void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64_t ns);
 
 /* Hot-path recording: every figure goes into the interval (w->cur) and the
  * run (w->run) at once; no allocation, one extra add or histogram record. */

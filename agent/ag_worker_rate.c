@@ -72,6 +72,7 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
     }
     /* An event without statements completes at once. */
     ag__worker_count_outcome(w, step);
+    ag__worker_count_event_kind(wc, step, now - intended);
     ag__worker_record_lat(w, now - intended);
     ag__worker_record_svc(w, 0);
     wc->st = AG__WC_IDLE;

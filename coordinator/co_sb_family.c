@@ -7,7 +7,8 @@
 
 static bool sb_has_workload(const char *name)
 {
-    return pr_workload_from_name(name) >= 0;
+    int wl = pr_workload_from_name(name);
+    return wl >= 0 && wl != PR_WL_TPCC;
 }
 
 static const char *sb_partition_unfit(const struct co_args *a, enum pr_partition part)

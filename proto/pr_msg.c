@@ -71,7 +71,7 @@ static const char *const type_names[PR_MSG_TYPE_COUNT_] = {
 };
 static const char *const cmd_names[PR_CMD_COUNT_] = {"prepare", "run", "cleanup", "prewarm",
                                                      "check"};
-static const char *const part_names[PR_PART_COUNT_] = {"none", "tables", "rows"};
+static const char *const part_names[PR_PART_COUNT_] = {"none", "tables", "rows", "warehouses"};
 static const char *const state_names[PR_STATE_COUNT_] = {"idle",    "connecting", "ready",
                                                          "running", "stopping",   "done"};
 static const char *const phase_names[PR_PHASE_COUNT_] = {"gather",  "clock", "plan",    "connect",

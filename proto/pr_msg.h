@@ -124,7 +124,15 @@ enum pr_plan_cmd {
 };
 
 /* PLAN.part (DESIGN.md §4): "none", "tables", "rows". */
-enum pr_partition { PR_PART_NONE, PR_PART_TABLES, PR_PART_ROWS, PR_PART_COUNT_ };
+/* PLAN.part. warehouses: TPC-C's home-warehouse split (each agent's range
+ * of warehouses in PLAN.tables, see the tpcc family). */
+enum pr_partition {
+    PR_PART_NONE,
+    PR_PART_TABLES,
+    PR_PART_ROWS,
+    PR_PART_WAREHOUSES,
+    PR_PART_COUNT_
+};
 
 /* PLAN.rmode (opt, default "poisson"): the arrival process of rate mode
  * (--rate-mode, DESIGN.md §5): "poisson" (exponential gaps, as sysbench)

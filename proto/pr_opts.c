@@ -36,6 +36,11 @@
         n, PR_OPT_##t, PR_OPT_SCRIPT, d, h, OLTP_WLS, NULL                                         \
     }
 
+/* The tpcc family's options (tpcc-mysql's tpcc_load and tpcc_start). */
+#define T(n, t, d, h)                                                                              \
+    {                                                                                              \
+        n, PR_OPT_##t, PR_OPT_SCRIPT, d, h, 1u << PR_WL_TPCC, NULL                                 \
+    }
 /* Names, defaults and help texts as `sysbench --help` and `sysbench
  * oltp_read_write help` print them (1.0.20). Numeric script options are Lua
  * numbers in sysbench; we type the integral ones PR_OPT_INT. */
@@ -137,6 +142,24 @@ static const struct pr_opt_def schema[] = {
      "Number of random BETWEEN ranges per SELECT", 1u << PR_WL_SELECT_RANDOM_RANGES, NULL},
     {"delta", PR_OPT_INT, PR_OPT_SCRIPT, "5", "Size of BETWEEN ranges",
      1u << PR_WL_SELECT_RANDOM_RANGES, NULL},
+    T("warehouses", INT, "1", "number of warehouses (tpcc_load/tpcc_start -w)"),
+    T("warmup-time", INT, "10",
+      "ramp-up seconds before measuring starts: transactions run but are not counted "
+      "(tpcc_start -r)"),
+    T("rt-limits", LIST, "5,5,5,80,20",
+      "response-time limits in ms for New-Order, Payment, Order-Status, Delivery and "
+      "Stock-Level: a transaction at or above its limit counts as late (tpcc_start -0..-4)"),
+    T("max-retries", INT, "2000",
+      "attempts of one transaction, with identical inputs, before it counts as failed"),
+    T("load-parts", LIST, "items,warehouse,customer,orders",
+      "what prepare loads: items (item), warehouse (warehouse, stock, district), customer "
+      "(customer, history), orders (orders, new_orders, order_line) (tpcc_load -l)"),
+    T("warehouse-first", INT, "1", "first warehouse prepare loads (tpcc_load -m)"),
+    T("warehouse-last", INT, "0", "last warehouse prepare loads, 0: --warehouses (tpcc_load -n)"),
+    T("foreign-keys", BOOL, "on",
+      "after the load, add add_fkey_idx.sql's secondary indexes and foreign keys"),
+    T("check-all", BOOL, "off",
+      "check: every TPC-C consistency condition (clause 3.3.2.1-12), not only 1-4"),
 };
 
 #define NSCHEMA (sizeof schema / sizeof schema[0])
@@ -144,7 +167,7 @@ static const struct pr_opt_def schema[] = {
 static const char *const wl_names[PR_WL_COUNT_] = {
     "oltp_read_write",      "oltp_read_only",        "oltp_write_only", "oltp_point_select",
     "oltp_update_index",    "oltp_update_non_index", "oltp_insert",     "oltp_delete",
-    "select_random_points", "select_random_ranges",  "bulk_insert",
+    "select_random_points", "select_random_ranges",  "bulk_insert",     "tpcc",
 };
 
 /* One option's current value; every type keeps its text too. */

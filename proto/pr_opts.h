@@ -49,6 +49,7 @@ enum pr_workload {
     PR_WL_SELECT_RANDOM_POINTS,
     PR_WL_SELECT_RANDOM_RANGES,
     PR_WL_BULK_INSERT,
+    PR_WL_TPCC, /* the tpcc family (tpcc-mysql's TPC-C), not a sysbench script */
     PR_WL_COUNT_
 };
 

@@ -18,6 +18,8 @@ const char *pr_sb_partition_unfit(int wl, enum pr_partition part)
 {
     if (part == PR_PART_NONE)
         return NULL;
+    if (part == PR_PART_WAREHOUSES)
+        return "it has tables and rows, not TPC-C warehouses";
     switch (wl) {
     case PR_WL_SELECT_RANDOM_POINTS:
     case PR_WL_SELECT_RANDOM_RANGES:

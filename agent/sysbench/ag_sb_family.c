@@ -29,7 +29,8 @@ ag_cursor *ag_sb_cursor(struct ag_gen *g)
 
 static bool sb_has_workload(const char *name)
 {
-    return pr_workload_from_name(name) >= 0;
+    int wl = pr_workload_from_name(name);
+    return wl >= 0 && wl != PR_WL_TPCC;
 }
 
 static struct ag_wl *sb_wl_new(const char *name, const struct ag_kv *opts, size_t nopts,

@@ -269,10 +269,11 @@ static void test_errors(void)
     /* Words. */
     EXPECT_ERR("unknown workload 'oltp_nothing'", "oltp_read_write, oltp_read_only,",
                "oltp_nothing", "run");
-    EXPECT_ERR("unknown workload 'tpcc'; valid workloads: oltp_read_write, oltp_read_only, "
+    EXPECT_ERR("unknown workload 'tpcb'; valid workloads: oltp_read_write, oltp_read_only, "
                "oltp_write_only, oltp_point_select, oltp_update_index, oltp_update_non_index, "
-               "oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert",
-               "", "tpcc", "run");
+               "oltp_insert, oltp_delete, select_random_points, select_random_ranges, bulk_insert, "
+               "tpcc",
+               "", "tpcb", "run");
     EXPECT_ERR("missing WORKLOAD before 'run'", "oltp_point_select", "run", "--threads=2");
     EXPECT_ERR("Command is required.", "Supported commands: prepare, prewarm, run, cleanup, help",
                "oltp_read_write");
