@@ -127,6 +127,7 @@ EOF
         # directory for all agents (the paths travel in the plan).
         stampede_agent_tls_files: [$MH_B/pki/ca.pem, $MH_B/pki/client-cert.pem, $MH_B/pki/client-key.pem]
         stampede_agent_tls_dir: $MH_B/agent-tls
+        stampede_agent_tls_throttle: 1
       hosts:
 EOF
         for h in "${MH_AGENTS[@]}"; do

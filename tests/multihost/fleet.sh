@@ -162,7 +162,7 @@ mh_scenario_fleet_run() {
  "stampede_run_workload": "oltp_read_write", "stampede_run_commands": ["run"],
  "stampede_run_options": ["--tables=$MH_TABLES", "--table-size=$MH_TABLE_SIZE", "--threads=6",
                           "--time=5", "--report-interval=1"],
- "stampede_run_prometheus": "${MH_IP[coord]}:$MH_PROM_PORT", "stampede_run_prometheus_linger": 3}
+ "stampede_run_prometheus": "${MH_IP[coord]}:$MH_PROM_PORT", "stampede_run_prometheus_linger": 4}
 EOF
     )
     s0=$(mh_stmt_count)
@@ -197,7 +197,7 @@ print(len(got), "rows", "match" if got == want else "DIFFER from the JSON's %s" 
 EOF
     )
     mh_check "intervals.csv has the JSON's intervals ($rows)" [ "${rows##* }" = match ]
-    # The last scrape (the endpoint lingers 3 s after the final report).
+    # The last scrape (the endpoint lingers 4 s after the final report).
     tx=$(mh_fj "$r/result.json" "j['totals']['transactions']")
     ptx=$(mh_fleet_prom 'last_over_time(stampede_transactions_total[10m])' | awk '{print $NF}')
     pag=$(mh_fleet_prom 'last_over_time(stampede_agent_transactions_total[10m])' |
