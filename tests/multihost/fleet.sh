@@ -124,7 +124,7 @@ mh_scenario_fleet_preflight() {
             exit !(n >= 9 && f[2] ~ /^[+-][0-9.]+\+-[0-9.]+$/ && f[3] + 0 >= 1064 &&
                    f[6] ~ /^[0-9.]+$/ && f[7] == "ok" && f[8] == "pid" && f[9] ~ /^[0-9]+$/) }'
     done
-    mh_summary f1 "fleet preflight: bad a2 (db route) + a3 (nofile 256) named, exit non-zero in" \
+    mh_summary u1 "fleet preflight: bad a2 (db route) + a3 (nofile 256) named, exit non-zero in" \
         "$(mh_fleet_secs preflight-bad) s; fixed, clean in $(mh_fleet_secs preflight-good) s"
 }
 
@@ -208,7 +208,7 @@ EOF
     mh_check "... and each agent's" [ "$pag" = "$(mh_fj "$r/result.json" \
         "''.join('%s=%d ' % (a['name'], a['transactions']) for a in sorted(j['agents'], key=lambda a: a['name']))")" ]
     mh_stop_pidfile "$MH_B/prom.pid"
-    mh_summary f2 "fleet run.yml oltp_read_write: $(mh_fleet_secs run) s; fetched JSON statements" \
+    mh_summary u2 "fleet run.yml oltp_read_write: $(mh_fleet_secs run) s; fetched JSON statements" \
         "$total = server $((s1 - s0)); Prometheus final transactions $ptx = JSON $tx"
 }
 
@@ -219,7 +219,7 @@ mh_scenario_fleet_tls() {
     v=$(mh_fleet_vars tls <<EOF
 {"stampede_run_db_password": "$MH_DB_PASSWORD", "stampede_run_id": "fleet-tls",
  "stampede_run_db_user": "$MH_TLS_USER", "stampede_run_db_name": "fleet_tls",
- "stampede_run_workload": "oltp_read_write", "stampede_run_commands": ["prepare", "run"],
+ "stampede_run_workload": "oltp_read_write", "stampede_run_commands": "prepare,run",
  "stampede_run_options": ["--tables=2", "--table-size=1000", "--threads=$threads", "--time=4"],
  "stampede_run_mysql_ssl": "verify_identity", "stampede_run_mysql_ssl_ca": "$tls/ca.pem",
  "stampede_run_mysql_ssl_cert": "$tls/client-cert.pem", "stampede_run_mysql_ssl_key": "$tls/client-key.pem"}
@@ -238,7 +238,7 @@ EOF
     mh_log "TLS handshakes at the server (Ssl_accepts) during the play: $((a1 - a0)); the run's" \
         "connections: $threads threads + 3 agent probes"
     mh_check "the server accepted at least the run's connections over TLS" [ $((a1 - a0)) -ge $((threads + 3)) ]
-    mh_summary f3 "fleet run.yml TLS (verify_identity, REQUIRE X509 user) prepare+run:" \
+    mh_summary u3 "fleet run.yml TLS (verify_identity, REQUIRE X509 user) prepare+run:" \
         "$(mh_fleet_secs tls) s, $((a1 - a0)) TLS handshakes, $(mh_fj "$r/run/result.json" \
             "j['totals']['transactions']") transactions"
 }
@@ -264,7 +264,7 @@ EOF
     mh_check "not a bare 'non-zero return code'" sh -c "! grep -q 'non-zero return code' '$log'"
     mh_check "the report is fetched all the same (results/fleet-down/report.txt)" [ -s "$r/report.txt" ]
     mh_check "the database is back" [ "$(mh_sql -e 'SELECT 1')" = 1 ]
-    mh_summary f4 "fleet run.yml, database down: play fails in $(mh_fleet_secs down) s with: ${why:0:160}"
+    mh_summary u4 "fleet run.yml, database down: play fails in $(mh_fleet_secs down) s with: ${why:0:160}"
 }
 
 # What the DB host holds (tables and their checksums), to compare.
@@ -304,6 +304,6 @@ mh_scenario_fleet_teardown() {
     after=$(mh_fleet_db_digest)
     mh_log "DB tables before: $before"
     mh_check "the DB host keeps its data (same tables and checksums after)" [ "$after" = "$before" ]
-    mh_summary f5 "fleet teardown.yml: $(mh_fleet_secs teardown) s, second run" \
+    mh_summary u5 "fleet teardown.yml: $(mh_fleet_secs teardown) s, second run" \
         "$(mh_fleet_secs teardown2) s changed=$changed; DB data kept"
 }
