@@ -123,6 +123,11 @@ EOF
         stampede_agent_workers: 1
         # One shared filesystem: the coordinator host's apt check covers it.
         stampede_runtime_packages: []
+        # The rig's CA and client certificate for the TLS run; one
+        # directory for all agents (the paths travel in the plan).
+        stampede_agent_tls_files: [$MH_B/pki/ca.pem, $MH_B/pki/client-cert.pem, $MH_B/pki/client-key.pem]
+        stampede_agent_tls_dir: $MH_B/agent-tls
+        stampede_agent_tls_throttle: 1
       hosts:
 EOF
         for h in "${MH_AGENTS[@]}"; do

@@ -15,6 +15,9 @@ mh_sql() { env -u MYSQL_PWD mariadb --no-defaults -S "$MH_B/db/sock" -uroot -N -
 # shows each client's own address.
 mh_db_up() {
     local dir="$MH_B/db" opts=(--port="$MH_DB_PORT" --max-connections=1000)
+    # TLS is served too (certificates made here), for the fleet's TLS run.
+    mh_tls_certs
+    opts+=(--tls="$MH_B/pki")
     if grep -q -- '--bind-address=\*)' "$MH_SRC/deploy/sandbox-db"; then
         opts+=(--bind-address="${MH_IP[db]}")
         MH_DB_UPSTREAM="${MH_IP[db]}:$MH_DB_PORT"
@@ -37,6 +40,46 @@ EOF
         return 1
     }
     MH_DB_PASSWORD=$(cat "$dir/password")
+    printf '%q ' "${opts[@]}" >"$MH_B/db.opts"
+    # The DB host's TLS-only user: a client certificate signed by the rig's
+    # CA is required (REQUIRE X509), so a run without the TLS files fails.
+    mh_sql -e "CREATE USER IF NOT EXISTS '$MH_TLS_USER'@'10.77.0.%' IDENTIFIED BY
+        '$MH_DB_PASSWORD' REQUIRE X509; GRANT ALL ON *.* TO '$MH_TLS_USER'@'10.77.0.%'"
+}
+
+# mh_db_restart: start the DB host's server again with the options of
+# mh_db_up (after mh_db_stop; the data directory is kept).
+mh_db_restart() {
+    local opts
+    eval "opts=($(cat "$MH_B/db.opts"))"
+    SANDBOX_BUFFER_POOL=128M mh_in db "$MH_SRC/deploy/sandbox-db" start "$MH_B/db" "${opts[@]}" \
+        >"$MH_B/db.restart.log" 2>&1 || {
+        cat "$MH_B/db.restart.log"
+        return 1
+    }
+}
+
+# A CA, a server certificate for the DB host's address and a client
+# certificate, made with openssl in $MH_B/pki (server-*.pem for sandbox-db
+# --tls, ca.pem + client-*.pem for the agents).
+MH_TLS_USER=fleettls
+mh_tls_certs() {
+    local d="$MH_B/pki" n
+    mkdir -p "$d"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=smh test CA" \
+        -keyout "$d/ca-key.pem" -out "$d/ca.pem" 2>/dev/null
+    for n in server client; do
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=smh $n" -keyout "$d/$n-key.pem" \
+            -out "$d/$n.csr" 2>/dev/null
+        if [ $n = server ]; then
+            echo "subjectAltName=IP:${MH_IP[db]}" >"$d/$n.ext"
+        else
+            echo "basicConstraints=CA:FALSE" >"$d/$n.ext"
+        fi
+        openssl x509 -req -in "$d/$n.csr" -CA "$d/ca.pem" -CAkey "$d/ca-key.pem" \
+            -CAcreateserial -days 2 -extfile "$d/$n.ext" -out "$d/$n-cert.pem" 2>/dev/null
+    done
+    chmod 644 "$d"/*.pem
 }
 
 mh_db_stop() {
@@ -95,12 +138,19 @@ ClientAliveCountMax 2
 Subsystem sftp /usr/lib/openssh/sftp-server
 EOF
         /usr/sbin/sshd -t -f "$s/sshd_config.$h"
-        mh_in "$h" unshare --uts -- sh -c \
-            "hostname $h && exec /usr/sbin/sshd -f '$s/sshd_config.$h' -E '$s/sshd.$h.log'"
+        mh_sshd_start "$h"
     done
     for h in "${MH_AGENTS[@]}"; do
         mh_wait 20 "sshd on $h" mh_tcp_open coord "${MH_IP[$h]}" 22 || return 1
     done
+}
+
+# mh_sshd_start HOST: start HOST's sshd (config from mh_sshd_up), e.g. again
+# after the host was killed
+mh_sshd_start() {
+    local s="$MH_B/ssh" h=$1
+    mh_in "$h" unshare --uts -- sh -c \
+        "hostname $h && exec /usr/sbin/sshd -f '$s/sshd_config.$h' -E '$s/sshd.$h.log'"
 }
 
 mh_ssh_opts() {

@@ -13,6 +13,9 @@
                                       per-agent histograms of the --hdr-log, pooled here, give the
                                       JSON's transactions and percentiles (to the bucket), and each
                                       interval's merged line is the sum of its agents' lines
+  mhtool.py promquery BASE QUERY      one instant query to a Prometheus server at BASE; prints
+                                      "LABELS VALUE" lines (LABELS as JSON), exit 1 on an error
+  mhtool.py promready BASE            exit 0 once BASE/-/ready answers 200 (within 30 s)
   mhtool.py z85key                    a random 32-byte key in Z85 (only for checks before the
                                       coordinator's keygen exists)
 """
@@ -308,6 +311,32 @@ def z85(data):
     return "".join(out)
 
 
+def promquery(base, q):
+    import urllib.parse
+    import urllib.request
+    url = base + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    with urllib.request.urlopen(url, timeout=10) as r:
+        d = json.loads(r.read().decode())
+    if d.get("status") != "success":
+        raise SystemExit("query %r: %s" % (q, d))
+    for row in d["data"]["result"]:
+        print(json.dumps(row["metric"], sort_keys=True), row["value"][1])
+
+
+def promready(base):
+    import urllib.request
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(base + "/-/ready", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit("prometheus at %s not ready within 30 s" % base)
+
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -326,6 +355,10 @@ def main():
         print(json.dumps(v) if isinstance(v, (dict, list)) else v)
     elif a[0] == "hdrcheck":
         cmd_hdrcheck(a[1], a[2])
+    elif a[0] == "promquery":
+        promquery(a[1], a[2])
+    elif a[0] == "promready":
+        promready(a[1])
     elif a[0] == "z85key":
         print(z85(os.urandom(32)))
     else:

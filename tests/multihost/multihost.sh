@@ -6,7 +6,9 @@
 #
 #   multihost.sh BUILD_DIR SOURCE_DIR [SCENARIO...]
 #
-# SCENARIOs: infra (always first), 1..7; default all. Environment:
+# SCENARIOs: infra (always first), 1..7, fleet (the playbook phases of
+# fleet.sh: fleet-preflight fleet-run fleet-tls fleet-dbdown fleet-teardown,
+# each also alone; teardown last); default all. Environment:
 #   MH_DEPLOY=ansible|direct   how agents get deployed (default ansible)
 #   MH_ANSIBLE_RERUN=0         skip the second deploy.yml run (idempotence)
 #   MH_PREFLIGHT=1             also run ansible/preflight.yml
@@ -26,6 +28,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/deploy.sh"
 # shellcheck source=scenarios.sh
 . "$here/scenarios.sh"
+# shellcheck source=fleet.sh
+. "$here/fleet.sh"
 
 MH_T0=$(mh_now)
 
@@ -39,14 +43,20 @@ if [ "${1:-}" = --down ]; then
     exit 0
 fi
 [ $# -ge 2 ] || {
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 MH_BUILD=$(cd "$1" && pwd)
 MH_SRC=$(cd "$2" && pwd)
 shift 2
 MH_SCENARIOS=("$@")
-[ ${#MH_SCENARIOS[@]} -gt 0 ] || MH_SCENARIOS=(1 2 3 4 5 7 6)
+[ ${#MH_SCENARIOS[@]} -gt 0 ] || MH_SCENARIOS=(1 2 3 4 5 7 6 fleet)
+# `fleet`: the playbook phases of fleet.sh, in their order (teardown last).
+mh_expanded=()
+for s in "${MH_SCENARIOS[@]}"; do
+    if [ "$s" = fleet ]; then mh_expanded+=("${MH_FLEET_PHASES[@]}"); else mh_expanded+=("$s"); fi
+done
+MH_SCENARIOS=("${mh_expanded[@]}")
 [ "${MH_SCENARIOS[*]}" != infra ] || MH_SCENARIOS=()
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
@@ -87,7 +97,8 @@ cleanup() {
         local keep="$MH_BUILD/meson-logs/multihost-artifacts"
         rm -rf "$keep"
         mkdir -p "$keep"
-        cp -r "$MH_B/runs" "$MH_B/ansible" "$keep/" 2>/dev/null
+        cp -r "$MH_B/runs" "$MH_B/ansible" "$MH_B/results" "$keep/" 2>/dev/null
+        rm -f "$keep"/ansible/*.vars.json # they hold the DB password
         rm -rf "$keep/ansible/cp" "$keep/ansible/home" "$keep/ansible/tmp-local"
         for f in "$MH_B"/hosts/*/log/agent.log "$MH_B"/proxy.log "$MH_B"/db/err.log; do
             [ -f "$f" ] && cp "$f" "$keep/$(echo "${f#"$MH_B"/}" | tr / _)"
@@ -116,7 +127,7 @@ mh_phase() {
     t=$(mh_now)
     MH_PHASE_FN=$fn bash -euo pipefail -c '
         . "$MH_HERE/net.sh"; . "$MH_HERE/hosts.sh"; . "$MH_HERE/deploy.sh"
-        . "$MH_HERE/scenarios.sh"
+        . "$MH_HERE/scenarios.sh"; . "$MH_HERE/fleet.sh"
         [ ! -f "$MH_B/state" ] || . "$MH_B/state"
         trap "rc=\$?; set +e; mh_phase_cleanup \$rc; exit \$rc" EXIT
         "$MH_PHASE_FN"'
@@ -141,7 +152,7 @@ mh_phase deploy mh_deploy || {
     exit 1
 }
 for s in "${MH_SCENARIOS[@]+"${MH_SCENARIOS[@]}"}"; do
-    mh_phase "scenario $s" "mh_scenario_$s"
+    mh_phase "scenario $s" "mh_scenario_${s//-/_}"
 done
 
 echo

@@ -84,6 +84,8 @@ mh_phase_cleanup() {
     mh_in sw nft flush set bridge smh cutpair 2>/dev/null
     for h in "${MH_AGENTS[@]}"; do mh_divert "$h" off 2>/dev/null; done
     mh_proxy_stop 2>/dev/null
+    mh_stop_pidfile "$MH_B/prom.pid" 2>/dev/null # fleet-run's Prometheus
+    mh_in a2 ip route del unreachable "${MH_IP[db]}/32" 2>/dev/null # fleet-preflight's bad route
     return 0
 }
 
