@@ -1,0 +1,225 @@
+/* pr_lua: the sandboxed script state. See pr_lua.h. */
+#include "pr_lua.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+/* Registry key of the state's watchdog (a full userdata). */
+static const char WATCHDOG_KEY[] = "pr_lua.watchdog";
+
+struct watchdog {
+    uint64_t deadline_ns; /* 0: disarmed */
+    uint32_t limit_ms;    /* for the message */
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct watchdog *watchdog_of(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, WATCHDOG_KEY);
+    struct watchdog *w = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return w;
+}
+
+static void hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct watchdog *w = watchdog_of(L);
+    if (w && w->deadline_ns && now_ns() > w->deadline_ns) {
+        w->deadline_ns = 0;
+        luaL_error(L, "script ran %u ms without yielding (a loop that sends no query?)",
+                   (unsigned)w->limit_ms);
+    }
+}
+
+void pr_lua_watchdog_start(lua_State *L, uint32_t limit_ms)
+{
+    struct watchdog *w = watchdog_of(L);
+    if (w) {
+        w->limit_ms = limit_ms;
+        w->deadline_ns = limit_ms ? now_ns() + (uint64_t)limit_ms * 1000000u : 0;
+    }
+}
+
+static void open_lib(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_pushcfunction(L, f);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 0);
+}
+
+static void set_nil(lua_State *L, const char *table, const char *field)
+{
+    if (table) {
+        lua_getglobal(L, table);
+        if (lua_istable(L, -1)) {
+            lua_pushnil(L);
+            lua_setfield(L, -2, field);
+        }
+        lua_pop(L, 1);
+    } else {
+        lua_pushnil(L);
+        lua_setglobal(L, field);
+    }
+}
+
+/* Only package.preload (and a host searcher, added later) finds modules. */
+static const char SANDBOX_LUA[] =
+    "local l = package.loaders\n"
+    "package.loaders = {l[1], function(n) return \"\\n\\tmodule '\" .. n .. \"' was not "
+    "shipped with the script\" end}\n"
+    "package.path = '' package.cpath = ''\n"
+    "package.loaded.ffi = nil package.preload.ffi = nil\n"
+    "package.loaded.io = nil package.loaded.debug = nil\n"
+    "local keep = {clock = os.clock, time = os.time, date = os.date, difftime = os.difftime}\n"
+    "os = keep package.loaded.os = keep\n";
+
+static int sandbox(lua_State *L, struct pr_error *err)
+{
+    open_lib(L, "", luaopen_base);
+    open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
+    open_lib(L, LUA_BITLIBNAME, luaopen_bit);
+    open_lib(L, LUA_OSLIBNAME, luaopen_os);
+    open_lib(L, LUA_LOADLIBNAME, luaopen_package);
+    set_nil(L, NULL, "loadfile");
+    set_nil(L, NULL, "dofile");
+    set_nil(L, "package", "loadlib");
+    if (luaL_loadbuffer(L, SANDBOX_LUA, sizeof SANDBOX_LUA - 1, "=sandbox") ||
+        lua_pcall(L, 0, 0, 0))
+        return pr_error_set(err, PR_EINVAL, "Lua sandbox: %s", lua_tostring(L, -1));
+    return 0;
+}
+
+lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n, void *ud,
+                      struct pr_error *err)
+{
+    lua_State *L = luaL_newstate();
+    if (L == NULL) {
+        pr_error_set(err, PR_EINVAL, "cannot create a Lua state (out of memory?)");
+        return NULL;
+    }
+    struct watchdog *w = lua_newuserdata(L, sizeof *w);
+    memset(w, 0, sizeof *w);
+    lua_setfield(L, LUA_REGISTRYINDEX, WATCHDOG_KEY);
+    if (sandbox(L, err) < 0)
+        goto fail;
+    lua_sethook(L, hook, LUA_MASKCOUNT, PR_LUA_HOOK_COUNT);
+    if (luaL_loadbuffer(L, pr_lua_prelude, pr_lua_prelude_len, "=stampede_prelude")) {
+        pr_error_set(err, PR_EINVAL, "Lua prelude: %s", lua_tostring(L, -1));
+        goto fail;
+    }
+    lua_newtable(L);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushlightuserdata(L, ud);
+        lua_pushcclosure(L, fns[i].fn, 1);
+        lua_setfield(L, -2, fns[i].name);
+    }
+    if (lua_pcall(L, 1, 0, 0)) {
+        pr_error_set(err, PR_EINVAL, "Lua prelude: %s", lua_tostring(L, -1));
+        goto fail;
+    }
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "cmdline");
+    lua_pushstring(L, command);
+    lua_setfield(L, -2, "command");
+    lua_pop(L, 2);
+    return L;
+fail:
+    lua_close(L);
+    return NULL;
+}
+
+int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n,
+                       struct pr_error *err)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "preload");
+    for (size_t i = 0; i < n; i++) {
+        char chunk[128];
+        snprintf(chunk, sizeof chunk, "@%s.lua", srcs[i].name);
+        if (luaL_loadbuffer(L, srcs[i].text, srcs[i].len, chunk)) {
+            pr_error_set(err, PR_EINVAL, "%s", lua_tostring(L, -1));
+            lua_pop(L, 3);
+            return PR_EINVAL;
+        }
+        lua_setfield(L, -2, srcs[i].name);
+    }
+    lua_pop(L, 2);
+    return 0;
+}
+
+void pr_lua_add_searcher(lua_State *L, lua_CFunction fn, void *ud)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "loaders");
+    lua_pushlightuserdata(L, ud);
+    lua_pushcclosure(L, fn, 1);
+    lua_rawseti(L, -2, 2); /* in place of "not shipped" */
+    lua_pop(L, 2);
+}
+
+/* The message of a failed pcall: a string, or what sysbench would print. */
+static int call_error(lua_State *L, struct pr_error *err)
+{
+    const char *m = lua_tostring(L, -1);
+    if (m == NULL && lua_istable(L, -1)) {
+        lua_getfield(L, -1, "sql_errmsg");
+        m = lua_tostring(L, -1);
+        pr_error_set(err, PR_EINVAL, "SQL error: %s", m ? m : "(no message)");
+        lua_pop(L, 2);
+        return PR_EINVAL;
+    }
+    pr_error_set(err, PR_EINVAL, "%s", m ? m : "(error object is not a string)");
+    lua_pop(L, 1);
+    return PR_EINVAL;
+}
+
+int pr_lua_run_main(lua_State *L, const char *name, struct pr_error *err)
+{
+    lua_getglobal(L, "require");
+    lua_pushstring(L, name);
+    if (lua_pcall(L, 1, 0, 0))
+        return call_error(L, err);
+    return 0;
+}
+
+int pr_lua_call_global(lua_State *L, const char *fn, struct pr_error *err)
+{
+    lua_getglobal(L, fn);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (lua_pcall(L, 0, 0, 0))
+        return call_error(L, err);
+    return 0;
+}
+
+uint64_t pr_lua_hash(const char *const *names, const char *const *texts, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *parts[2] = {names[i], texts[i]};
+        for (int k = 0; k < 2; k++) {
+            for (const unsigned char *p = (const unsigned char *)parts[k]; p && *p; p++) {
+                h ^= *p;
+                h *= 0x100000001b3ULL;
+            }
+            h ^= 0xff; /* separator */
+            h *= 0x100000001b3ULL;
+        }
+    }
+    return h;
+}
