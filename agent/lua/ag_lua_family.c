@@ -312,6 +312,11 @@ static int lua_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct 
         pr_lua_watchdog_start(st->L, 0);
         if (rc == 0)
             rc = probe_thread(wl, st, err);
+        if (rc == 0 && strcmp(pr_opts_str(wl->opts, "db-ps-mode"), "disable") == 0) {
+            for (size_t i = 0; i < wl->n_defs; i++) /* all text, as sysbench's emulation */
+                free((char *)wl->defs[i].sql);
+            wl->n_defs = 0;
+        }
     } else {
         rc = probe_command(wl, st, err);
     }

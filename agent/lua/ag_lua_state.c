@@ -263,6 +263,8 @@ void ag__lua_co_start(struct ag__lua_co *co, struct ag__lua_state *st, const cha
     co->co = lua_newthread(L);
     co->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L);
+    lua_pushnumber(L, tid);
+    lua_setfield(L, -2, "thread_id"); /* sysbench's legacy global */
     co->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_getglobal(co->co, fn);
     co->start_args = 0;
