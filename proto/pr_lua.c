@@ -36,8 +36,12 @@ static void hook(lua_State *L, lua_Debug *ar)
     (void)ar;
     struct watchdog *w = watchdog_of(L);
     if (w && w->deadline_ns && now_ns() > w->deadline_ns) {
+        lua_Debug where;
+        char at[160] = "";
         w->deadline_ns = 0;
-        luaL_error(L, "script ran %u ms without yielding (a loop that sends no query?)",
+        if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0)
+            snprintf(at, sizeof at, "%s:%d: ", where.short_src, where.currentline);
+        luaL_error(L, "%sscript ran %u ms without yielding (a loop that sends no query?)", at,
                    (unsigned)w->limit_ms);
     }
 }
