@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include <strings.h>
 #include <unistd.h>
 #include <zmq.h>
 

@@ -96,14 +96,15 @@ void ag__worker_conn_end(struct ag__wconn *wc);        /* no more events: finish
 void ag__worker_conn_done(struct ag__wconn *wc);       /* close for good */
 void ag__worker_maybe_finished(ag_worker *w);          /* every connection done? report */
 bool ag__worker_may_start(ag_worker *w, uint64_t now); /* limits; takes an event ticket */
+void ag__worker_exec(struct ag__wconn *wc);            /* execute ag_conn_call(wc->conn) */
+void ag__worker_record_us(pr_hist *h, uint64_t ns);
+void ag__worker_count_outcome(ag_worker *w, enum ag_step step); /* an event ended */
+
 /* step ended the event with the family's own fatal error (gen_error):
  * the run is failed with it and true returned; false otherwise. */
 bool ag__worker_family_failed(struct ag__wconn *wc, enum ag_step step);
 /* A command stream failed on its own (ag_piece.error): the run fails. */
 void ag__worker_piece_failed(struct ag__wconn *wc, const char *why);
-void ag__worker_exec(struct ag__wconn *wc);            /* execute ag_conn_call(wc->conn) */
-void ag__worker_record_us(pr_hist *h, uint64_t ns);
-void ag__worker_count_outcome(ag_worker *w, enum ag_step step); /* an event ended */
 
 /* Hot-path recording: every figure goes into the interval (w->cur) and the
  * run (w->run) at once; no allocation, one extra add or histogram record. */

@@ -397,8 +397,7 @@ static const struct co__own_opt own_opts[] = {
      co_sweep_set_repeat},
     {"sweep-pause", "=SECONDS", "0", "pause between the runs of a sweep", co_sweep_set_pause},
     {"lua", "[=on|off]", "off",
-     "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in",
-     set_lua},
+     "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in", set_lua},
 };
 
 #define N_OWN (sizeof own_opts / sizeof own_opts[0])

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <lauxlib.h>
+#include <strings.h>
 
 #include "pr_lua.h"
 #include "pr_parse.h"
@@ -26,8 +26,8 @@ struct lopt {
 };
 
 struct co_lua {
-    char *workload;  /* "lua:NAME" */
-    char *dir;       /* the script's directory */
+    char *workload;           /* "lua:NAME" */
+    char *dir;                /* the script's directory */
     char *names[MAX_SOURCES]; /* module names, [0] the script */
     char *texts[MAX_SOURCES]; /* their sources */
     size_t n;                 /* sources read */
@@ -171,8 +171,8 @@ static int searcher(lua_State *L)
     size_t len = 0;
     char *text = read_module(l, name, &len);
     if (text == NULL) {
-        lua_pushfstring(L, "\n\tno file '%s/%s.lua', none in $SYSBENCH_PATH or " SYSTEM_DIR,
-                        l->dir, name);
+        lua_pushfstring(L, "\n\tno file '%s/%s.lua', none in $SYSBENCH_PATH or " SYSTEM_DIR, l->dir,
+                        name);
         return 1;
     }
     char chunk[300];
@@ -215,16 +215,33 @@ static void static_requires(co_lua *l)
 
 /* ---- the API check -------------------------------------------------------- */
 
-static const char *const supported[] = {
-    "sysbench.cmdline.options", "sysbench.cmdline.commands", "sysbench.cmdline.command",
-    "sysbench.cmdline.PARALLEL_COMMAND", "sysbench.cmdline.ARG_", "sysbench.opt",
-    "sysbench.tid", "sysbench.version", "sysbench.version_string", "sysbench.rand.uniform",
-    "sysbench.rand.default", "sysbench.rand.gaussian", "sysbench.rand.special",
-    "sysbench.rand.pareto", "sysbench.rand.zipfian", "sysbench.rand.unique",
-    "sysbench.rand.string", "sysbench.rand.varstring", "sysbench.rand.uniform_uint64",
-    "sysbench.rand.uniform_double", "sysbench.sql.driver", "sysbench.sql.type",
-    "sysbench.sql.error", "sysbench.hooks.before_restart_event",
-    "sysbench.error.RESTART_EVENT", "sysbench.hooks.thread_init", NULL};
+static const char *const supported[] = {"sysbench.cmdline.options",
+                                        "sysbench.cmdline.commands",
+                                        "sysbench.cmdline.command",
+                                        "sysbench.cmdline.PARALLEL_COMMAND",
+                                        "sysbench.cmdline.ARG_",
+                                        "sysbench.opt",
+                                        "sysbench.tid",
+                                        "sysbench.version",
+                                        "sysbench.version_string",
+                                        "sysbench.rand.uniform",
+                                        "sysbench.rand.default",
+                                        "sysbench.rand.gaussian",
+                                        "sysbench.rand.special",
+                                        "sysbench.rand.pareto",
+                                        "sysbench.rand.zipfian",
+                                        "sysbench.rand.unique",
+                                        "sysbench.rand.string",
+                                        "sysbench.rand.varstring",
+                                        "sysbench.rand.uniform_uint64",
+                                        "sysbench.rand.uniform_double",
+                                        "sysbench.sql.driver",
+                                        "sysbench.sql.type",
+                                        "sysbench.sql.error",
+                                        "sysbench.hooks.before_restart_event",
+                                        "sysbench.error.RESTART_EVENT",
+                                        "sysbench.hooks.thread_init",
+                                        NULL};
 
 static bool api_known(const char *name, size_t len)
 {
@@ -283,8 +300,7 @@ static int check_api(const co_lua *l, struct pr_error *err)
             }
             if (*p == '\n')
                 line++;
-            bool start = p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' ||
-                                     p[-1] == '.');
+            bool start = p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
             if (start && strncmp(p, "sysbench.", 9) == 0) {
                 size_t n = 9;
                 while (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '.')
@@ -389,8 +405,7 @@ co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err)
         pr_error_set(err, PR_EINVAL, "cannot read the script %s: %s", path, strerror(errno));
         goto fail;
     }
-    if (!add_source(l, name, text) ||
-        (L = pr_lua_new(cmd, NULL, 0, NULL, err)) == NULL) {
+    if (!add_source(l, name, text) || (L = pr_lua_new(cmd, NULL, 0, NULL, err)) == NULL) {
         if (l->why[0])
             pr_error_set(err, PR_EINVAL, "%s", l->why);
         goto fail;
@@ -466,11 +481,15 @@ int co_lua_option(const co_lua *l, const char *name, const char *value, const ch
         char *end = NULL;
         if (o->type == LUA_TBOOLEAN && value && !pr_parse_bool(value, &b) &&
             strcasecmp(value, "yes") && strcasecmp(value, "no"))
-            return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not on/off (the script's default "
-                                "is %s)", name, value, o->def);
+            return pr_error_set(err, PR_EINVAL,
+                                "--%s: '%s' is not on/off (the script's default "
+                                "is %s)",
+                                name, value, o->def);
         if (o->type == LUA_TNUMBER && (!value || (strtod(value, &end), *value == '\0' || *end)))
-            return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not a number (the script's "
-                                "default is %s)", name, value ? value : "", o->def);
+            return pr_error_set(err, PR_EINVAL,
+                                "--%s: '%s' is not a number (the script's "
+                                "default is %s)",
+                                name, value ? value : "", o->def);
         if (o->type != LUA_TBOOLEAN && value == NULL)
             return pr_error_set(err, PR_EINVAL, "--%s needs a value (--%s=VALUE)", name, name);
         return 1;
@@ -521,9 +540,10 @@ char *co_lua_usage(const co_lua *l)
             s = pr_xrealloc(s, cap);
         }
         char lhs[128];
-        snprintf(lhs, sizeof lhs, "--%s%s", o->name, o->type == LUA_TBOOLEAN  ? "[=on|off]"
-                                                 : o->type == LUA_TNUMBER ? "=N"
-                                                                          : "=STRING");
+        snprintf(lhs, sizeof lhs, "--%s%s", o->name,
+                 o->type == LUA_TBOOLEAN  ? "[=on|off]"
+                 : o->type == LUA_TNUMBER ? "=N"
+                                          : "=STRING");
         off += (size_t)snprintf(s + off, cap - off, "  %-32s %s%s%s%s\n", lhs, o->help,
                                 o->def ? " [" : "", o->def ? o->def : "", o->def ? "]" : "");
     }

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "co_args.h"
-#include "co_lua.h"
 #include "co_keys.h"
+#include "co_lua.h"
 #include "co_output.h"
 #include "co_result.h"
 #include "co_rpt.h"

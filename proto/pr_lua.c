@@ -145,8 +145,7 @@ fail:
     return NULL;
 }
 
-int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n,
-                       struct pr_error *err)
+int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n, struct pr_error *err)
 {
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "preload");

@@ -53,8 +53,7 @@ lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n
 
 /* Make the n sources requirable by name (chunk "@NAME.lua", so errors say
  * NAME.lua:LINE). A syntax error is PR_EINVAL naming file and line. */
-int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n,
-                       struct pr_error *err);
+int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n, struct pr_error *err);
 
 /* Add a searcher after package.preload: fn(name) returns a loader, or a
  * string saying where it looked (Lua 5.1 package.loaders). ud is its

@@ -209,8 +209,8 @@ static int read_prepared(struct ag__lua_wl *wl, lua_State *L, struct pr_error *e
         if (sql && !dup) {
             if (np > AG_MAX_PARAMS) {
                 lua_pop(L, 4);
-                return pr_error_set(err, PR_EINVAL, "a statement binds %zu parameters (max %d)",
-                                    np, AG_MAX_PARAMS);
+                return pr_error_set(err, PR_EINVAL, "a statement binds %zu parameters (max %d)", np,
+                                    AG_MAX_PARAMS);
             }
             struct ag_stmt_def *d = &wl->defs[wl->n_defs++];
             d->sql = pr_xstrdup(sql);
@@ -274,10 +274,9 @@ static int probe_command(struct ag__lua_wl *wl, struct ag__lua_state *st, struct
 static int copy_sources(struct ag__lua_wl *wl, const struct pr_msg_plan *p, struct pr_error *err)
 {
     if (p->n_lua_names == 0 || p->n_lua_names != p->n_lua_srcs)
-        return pr_error_set(err, PR_EINVAL, "the plan for %s carries no script sources",
-                            wl->name);
-    uint64_t h = pr_lua_hash((const char *const *)p->lua_names,
-                             (const char *const *)p->lua_srcs, p->n_lua_names);
+        return pr_error_set(err, PR_EINVAL, "the plan for %s carries no script sources", wl->name);
+    uint64_t h = pr_lua_hash((const char *const *)p->lua_names, (const char *const *)p->lua_srcs,
+                             p->n_lua_names);
     if (h != p->lua_hash)
         return pr_error_set(err, PR_EINVAL,
                             "the script sources hash to %016llx, the plan says %016llx",

@@ -17,16 +17,16 @@
 #include "pr_split.h"
 
 struct lua_gen {
-    struct ag_gen base;            /* first: fam */
-    const struct ag__lua_wl *wl;   /* the workload */
-    struct ag__lua_rng rng;        /* this connection's streams */
-    struct ag__lua_co co;          /* its coroutine (co.co NULL until started) */
-    const struct ag_result *res;   /* the last statement's result (result()) */
-    enum ag__lua_yield last;       /* what the coroutine last yielded */
-    bool in_event;                 /* between the resume of an event and its end */
-    bool pending;                  /* retry() resumed: last is the next step */
-    bool finishing;                /* thread_done() is running */
-    bool started;                  /* the coroutine exists */
+    struct ag_gen base;          /* first: fam */
+    const struct ag__lua_wl *wl; /* the workload */
+    struct ag__lua_rng rng;      /* this connection's streams */
+    struct ag__lua_co co;        /* its coroutine (co.co NULL until started) */
+    const struct ag_result *res; /* the last statement's result (result()) */
+    enum ag__lua_yield last;     /* what the coroutine last yielded */
+    bool in_event;               /* between the resume of an event and its end */
+    bool pending;                /* retry() resumed: last is the next step */
+    bool finishing;              /* thread_done() is running */
+    bool started;                /* the coroutine exists */
 };
 
 static _Thread_local struct ag__lua_state *tl_state;
@@ -260,8 +260,8 @@ static int add_piece(const struct ag__lua_wl *wl, const struct pr_msg_plan *plan
     ag__lua_rng_init(&p->rng, wl, pr_split_seed(plan->seed, plan->agent_index, tid), tid,
                      (uint32_t)(plan->conns_total ? plan->conns_total : 1));
     ag__lua_co_start(&p->co, p->st, "__sb_run_command", wl->cmd, tid);
-    struct ag_piece piece = {.it = p, .next = piece_next, .result = piece_result,
-                             .error = piece_error};
+    struct ag_piece piece = {
+        .it = p, .next = piece_next, .result = piece_result, .error = piece_error};
     add(ctx, piece, piece_destroy);
     return 0;
 }

@@ -24,21 +24,21 @@
 
 /* The workload. Immutable once its first generator exists. */
 struct ag__lua_wl {
-    struct ag_wl base;          /* first: fam */
-    pr_opts *opts;              /* general and mysql options */
-    struct ag_kv *sopts;        /* the script's options (names '_' separated), copied */
-    size_t n_sopts;             /* entries in sopts */
-    char *name;                 /* the workload's name ("lua:oltp_point_select") */
-    char *cmd;                  /* the command ("run", "prepare", ...) */
-    struct pr_lua_src *srcs;    /* the sources (srcs[0] the main script), copied */
-    size_t n_srcs;              /* entries in srcs */
-    struct ag_dist dist;        /* --rand-type and its parameters */
-    uint64_t rand_seed;         /* --rand-seed (sysbench.rand.unique's permutation) */
-    struct ag_stmt_def *defs;   /* the statement set every connection prepares */
-    size_t n_defs;              /* entries in defs */
-    char **kinds;               /* kind names (text verbs, then statement shapes) */
-    size_t n_kinds;             /* entries in kinds */
-    bool cmd_parallel;          /* the command runs in every thread (PARALLEL_COMMAND) */
+    struct ag_wl base;        /* first: fam */
+    pr_opts *opts;            /* general and mysql options */
+    struct ag_kv *sopts;      /* the script's options (names '_' separated), copied */
+    size_t n_sopts;           /* entries in sopts */
+    char *name;               /* the workload's name ("lua:oltp_point_select") */
+    char *cmd;                /* the command ("run", "prepare", ...) */
+    struct pr_lua_src *srcs;  /* the sources (srcs[0] the main script), copied */
+    size_t n_srcs;            /* entries in srcs */
+    struct ag_dist dist;      /* --rand-type and its parameters */
+    uint64_t rand_seed;       /* --rand-seed (sysbench.rand.unique's permutation) */
+    struct ag_stmt_def *defs; /* the statement set every connection prepares */
+    size_t n_defs;            /* entries in defs */
+    char **kinds;             /* kind names (text verbs, then statement shapes) */
+    size_t n_kinds;           /* entries in kinds */
+    bool cmd_parallel;        /* the command runs in every thread (PARALLEL_COMMAND) */
 };
 
 /* The random streams of one connection (or command stream). */
@@ -49,23 +49,23 @@ struct ag__lua_rng {
 
 /* A script state. */
 struct ag__lua_state {
-    lua_State *L;                  /* the state */
-    const struct ag__lua_wl *wl;   /* its workload */
-    struct ag__lua_rng *cur;       /* the streams of the coroutine running now */
-    int ctx_ref;                   /* registry ref of the prelude's __sb_ctx */
-    unsigned refs;                 /* coroutines using it (thread states) */
+    lua_State *L;                /* the state */
+    const struct ag__lua_wl *wl; /* its workload */
+    struct ag__lua_rng *cur;     /* the streams of the coroutine running now */
+    int ctx_ref;                 /* registry ref of the prelude's __sb_ctx */
+    unsigned refs;               /* coroutines using it (thread states) */
 };
 
 /* One coroutine over a state. */
 struct ag__lua_co {
-    struct ag__lua_state *st; /* its state */
-    lua_State *co;            /* the coroutine (NULL until started) */
-    int co_ref;               /* registry ref keeping co alive */
-    int env_ref;              /* registry ref of its globals table */
-    uint32_t tid;             /* sysbench.tid */
-    int start_args;           /* arguments of the first resume; -1 once started */
-    bool dead;                /* finished or failed: never resumed again */
-    char err[AG__LUA_ERR_MAX];/* the script's error ("" if none) */
+    struct ag__lua_state *st;  /* its state */
+    lua_State *co;             /* the coroutine (NULL until started) */
+    int co_ref;                /* registry ref keeping co alive */
+    int env_ref;               /* registry ref of its globals table */
+    uint32_t tid;              /* sysbench.tid */
+    int start_args;            /* arguments of the first resume; -1 once started */
+    bool dead;                 /* finished or failed: never resumed again */
+    char err[AG__LUA_ERR_MAX]; /* the script's error ("" if none) */
 };
 
 /* What a resume returned. */

@@ -28,9 +28,9 @@ static int run(lua_State *L, const char *src, struct pr_error *err)
 static void test_sandbox(void)
 {
     static const char *const gone[] = {
-        "return loadfile",    "return dofile",       "return os.execute",
-        "return io",          "return package.loadlib", "return os.getenv",
-        "return debug",       "return os.remove",    "return require('ffi')",
+        "return loadfile", "return dofile",          "return os.execute",
+        "return io",       "return package.loadlib", "return os.getenv",
+        "return debug",    "return os.remove",       "return require('ffi')",
     };
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
         lua_State *L = state();
@@ -45,8 +45,9 @@ static void test_sandbox(void)
     }
     lua_State *L = state();
     struct pr_error err = {0};
-    CHECK(run(L, "assert(sysbench.cmdline.command == 'run') assert(os.time() > 0) "
-                 "assert(string.format('%d', 7) == '7') assert(bit.band(6, 3) == 2)",
+    CHECK(run(L,
+              "assert(sysbench.cmdline.command == 'run') assert(os.time() > 0) "
+              "assert(string.format('%d', 7) == '7') assert(bit.band(6, 3) == 2)",
               &err) == 0);
     lua_close(L);
 }
