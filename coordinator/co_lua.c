@@ -33,6 +33,7 @@ struct co_lua {
     size_t n;                 /* sources read */
     struct lopt *opts;        /* sysbench.cmdline.options */
     size_t n_opts;
+    lua_State *L;  /* the loaded script, kept for its report hook */
     bool has_cmd;  /* the command exists */
     bool parallel; /* it runs in every thread */
     char why[512]; /* a searcher's error (too many modules, unreadable) */
@@ -240,7 +241,9 @@ static const char *const supported[] = {"sysbench.cmdline.options",
                                         "sysbench.sql.error",
                                         "sysbench.hooks.before_restart_event",
                                         "sysbench.error.RESTART_EVENT",
-                                        "sysbench.hooks.thread_init",
+                                        "sysbench.hooks.report_intermediate",
+                                        "sysbench.report_csv",
+                                        "sysbench.report_default",
                                         NULL};
 
 static bool api_known(const char *name, size_t len)
@@ -424,7 +427,7 @@ co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err)
         goto fail;
     read_options(l, L);
     read_command(l, L);
-    lua_close(L);
+    l->L = L;
     free(name);
     return l;
 fail:
@@ -450,6 +453,8 @@ void co_lua_destroy(co_lua **lp)
         free(l->opts[i].def);
     }
     free(l->opts);
+    if (l->L)
+        lua_close(l->L);
     free(l->dir);
     free(l->workload);
     free(l);
@@ -548,4 +553,65 @@ char *co_lua_usage(const co_lua *l)
                                 o->def ? " [" : "", o->def ? o->def : "", o->def ? "]" : "");
     }
     return s;
+}
+
+int co_lua_set_options(co_lua *l, const pr_opts *general, char *const *given, size_t n,
+                       struct pr_error *err)
+{
+    lua_State *L = l->L;
+    lua_getglobal(L, "__sb_set_options");
+    lua_newtable(L);
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(given[i], '=');
+        if (eq == NULL)
+            continue;
+        lua_pushlstring(L, given[i], (size_t)(eq - given[i]));
+        lua_pushstring(L, eq + 1);
+        lua_settable(L, -3);
+    }
+    pr_lua_push_general_opts(L, general);
+    if (lua_pcall(L, 2, 0, 0) != 0) {
+        pr_error_set(err, PR_EINVAL, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return PR_EINVAL;
+    }
+    return 0;
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
+{
+    lua_State *L = l->L;
+    lua_getglobal(L, "__sb_report");
+    lua_pushstring(L, "report_intermediate");
+    lua_newtable(L);
+    set_num(L, "threads_running", s->threads_running);
+    set_num(L, "time_interval", s->time_interval);
+    set_num(L, "time_total", s->time_total);
+    set_num(L, "latency_pct", s->latency_pct_s);
+    set_num(L, "events", (double)s->events);
+    set_num(L, "reads", (double)s->reads);
+    set_num(L, "writes", (double)s->writes);
+    set_num(L, "other", (double)s->other);
+    set_num(L, "errors", (double)s->errors);
+    set_num(L, "reconnects", (double)s->reconnects);
+    set_num(L, "queue_length", (double)s->queue_length);
+    set_num(L, "concurrency", (double)s->concurrency);
+    pr_lua_watchdog_start(L, LOAD_MS);
+    int rc = lua_pcall(L, 2, 1, 0);
+    pr_lua_watchdog_start(L, 0);
+    if (rc != 0) {
+        fprintf(stderr, "stampede: %s.lua report hook: %s\n", l->names[0], lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    bool ran = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    fflush(stdout);
+    return ran ? 1 : 0;
 }

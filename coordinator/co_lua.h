@@ -9,9 +9,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pr_err.h"
 #include "pr_msg.h"
+#include "pr_opts.h"
 
 typedef struct co_lua co_lua;
 
@@ -53,6 +55,27 @@ bool co_lua_has_command(const co_lua *l);
 
 /* Copy the sources into pl (PLAN.lua_*), with their hash. */
 void co_lua_plan_fill(const co_lua *l, struct pr_msg_plan *pl);
+
+/* Set sysbench.opt in the kept state (for the report hook): the general
+ * options and the given "name=value" pairs (the script's typed by its
+ * defaults). 0, or PR_EINVAL with the script's message. */
+int co_lua_set_options(co_lua *l, const pr_opts *general, char *const *given, size_t n,
+                       struct pr_error *err);
+
+/* One interval, as sysbench's report hooks see it (sb_stat_t). */
+struct co_lua_stat {
+    uint32_t threads_running;
+    double time_interval; /* s */
+    double time_total;    /* s */
+    double latency_pct_s; /* --percentile latency, seconds */
+    uint64_t events, reads, writes, other, errors, reconnects, queue_length, concurrency;
+};
+
+/* Run the script's sysbench.hooks.report_intermediate with s (it prints
+ * to stdout): 1 when it ran, 0 when the script has none (print the
+ * default line), -1 when it failed (message on stderr; print the default
+ * line). */
+int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s);
 
 /* "NAME.lua help": the script's options with their defaults. Caller frees. */
 char *co_lua_usage(const co_lua *l);

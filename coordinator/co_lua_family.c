@@ -20,6 +20,8 @@ static int lua_check_options(struct co_args *a, struct pr_error *err)
                             "%s has no '%s' command (sysbench.cmdline.commands or a global "
                             "function of that name)",
                             a->workload + 4, pr_plan_cmd_name(a->cmd));
+    if (a->lua && co_lua_set_options(a->lua, a->opts, a->passthrough, a->n_passthrough, err) < 0)
+        return PR_EINVAL;
     return co__args_sysbench_rules(a, err);
 }
 

@@ -8,6 +8,8 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "pr_opts.h"
+
 /* Registry key of the state's watchdog (a full userdata). */
 static const char WATCHDOG_KEY[] = "pr_lua.watchdog";
 
@@ -208,6 +210,39 @@ int pr_lua_call_global(lua_State *L, const char *fn, struct pr_error *err)
     if (lua_pcall(L, 0, 0, 0))
         return call_error(L, err);
     return 0;
+}
+
+/* sysbench.opt's general part: every general and mysql option, typed. */
+void pr_lua_push_general_opts(lua_State *L, const pr_opts *o)
+{
+    size_t n;
+    const struct pr_opt_def *defs = pr_opts_schema(&n);
+    lua_newtable(L);
+    for (size_t i = 0; i < n; i++) {
+        const struct pr_opt_def *d = &defs[i];
+        char key[PR_OPTS_NAME_MAX + 1];
+        if (d->group == PR_OPT_SCRIPT || d->alias_of)
+            continue;
+        snprintf(key, sizeof key, "%s", d->name);
+        for (char *p = key; *p; p++)
+            if (*p == '-')
+                *p = '_';
+        switch (d->type) {
+        case PR_OPT_INT:
+            lua_pushnumber(L, (lua_Number)pr_opts_int(o, d->name));
+            break;
+        case PR_OPT_DOUBLE:
+            lua_pushnumber(L, pr_opts_double(o, d->name));
+            break;
+        case PR_OPT_BOOL:
+            lua_pushboolean(L, pr_opts_bool(o, d->name));
+            break;
+        default:
+            lua_pushstring(L, pr_opts_str(o, d->name));
+            break;
+        }
+        lua_setfield(L, -2, key);
+    }
 }
 
 uint64_t pr_lua_hash(const char *const *names, const char *const *texts, size_t n)

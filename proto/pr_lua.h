@@ -72,6 +72,12 @@ int pr_lua_call_global(lua_State *L, const char *fn, struct pr_error *err);
  * limit_ms before an error stops it. 0 disarms. */
 void pr_lua_watchdog_start(lua_State *L, uint32_t limit_ms);
 
+/* Push a new table of every general and mysql option of o, typed (numbers,
+ * booleans, strings), names '_' separated: sysbench.opt's general part
+ * (__sb_set_options' second argument). */
+struct pr_opts;
+void pr_lua_push_general_opts(lua_State *L, const struct pr_opts *o);
+
 /* FNV-1a 64 over the names and texts of the n sources (PLAN.lua_hash). */
 uint64_t pr_lua_hash(const char *const *names, const char *const *texts, size_t n);
 

@@ -288,6 +288,34 @@ sysbench.histogram = setmetatable({}, {__index = function(_, k)
     return unsupported("sysbench.histogram." .. tostring(k))
 end})
 
+-- ---- reports (coordinator: sysbench.hooks.report_intermediate) ----------
+local function rates(stat)
+    local s = stat.time_interval
+    return stat.events / s, (stat.reads + stat.writes + stat.other) / s, stat.reads / s,
+        stat.writes / s, stat.other / s
+end
+function sysbench.report_csv(stat)
+    local tps, qps, r, w, o = rates(stat)
+    print(fmt("%.0f,%u,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f", stat.time_total,
+              stat.threads_running, tps, qps, r, w, o, stat.latency_pct * 1000,
+              stat.errors / stat.time_interval, stat.reconnects / stat.time_interval))
+end
+function sysbench.report_default(stat)
+    local tps, qps, r, w, o = rates(stat)
+    print(fmt("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) " ..
+              "lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f", stat.time_total,
+              stat.threads_running, tps, qps, r, w, o, sysbench.opt.percentile or 95,
+              stat.latency_pct * 1000, stat.errors / stat.time_interval,
+              stat.reconnects / stat.time_interval))
+end
+-- Run hook `name` with stat: true when the script has one.
+function __sb_report(name, stat)
+    local h = sysbench.hooks[name]
+    if type(h) ~= "function" then return false end
+    h(stat)
+    return true
+end
+
 -- ---- the thread body and commands (agent) ----------------------------------
 -- One coroutine per connection runs this: thread_init, then events.
 function __sb_thread_main()

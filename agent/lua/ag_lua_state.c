@@ -150,39 +150,6 @@ void ag__lua_rng_init(struct ag__lua_rng *r, const struct ag__lua_wl *wl, uint64
 
 /* ---- states ------------------------------------------------------------- */
 
-/* sysbench.opt's general part: every general and mysql option, typed. */
-static void push_general(lua_State *L, const pr_opts *o)
-{
-    size_t n;
-    const struct pr_opt_def *defs = pr_opts_schema(&n);
-    lua_newtable(L);
-    for (size_t i = 0; i < n; i++) {
-        const struct pr_opt_def *d = &defs[i];
-        char key[PR_OPTS_NAME_MAX + 1];
-        if (d->group == PR_OPT_SCRIPT || d->alias_of)
-            continue;
-        snprintf(key, sizeof key, "%s", d->name);
-        for (char *p = key; *p; p++)
-            if (*p == '-')
-                *p = '_';
-        switch (d->type) {
-        case PR_OPT_INT:
-            lua_pushnumber(L, (lua_Number)pr_opts_int(o, d->name));
-            break;
-        case PR_OPT_DOUBLE:
-            lua_pushnumber(L, pr_opts_double(o, d->name));
-            break;
-        case PR_OPT_BOOL:
-            lua_pushboolean(L, pr_opts_bool(o, d->name));
-            break;
-        default:
-            lua_pushstring(L, pr_opts_str(o, d->name));
-            break;
-        }
-        lua_setfield(L, -2, key);
-    }
-}
-
 static int set_options(struct ag__lua_state *st, struct pr_error *err)
 {
     lua_State *L = st->L;
@@ -193,7 +160,7 @@ static int set_options(struct ag__lua_state *st, struct pr_error *err)
         lua_pushstring(L, wl->sopts[i].value);
         lua_setfield(L, -2, wl->sopts[i].name);
     }
-    push_general(L, wl->opts);
+    pr_lua_push_general_opts(L, wl->opts);
     if (lua_pcall(L, 2, 0, 0)) {
         pr_error_set(err, PR_EINVAL, "%s", lua_tostring(L, -1));
         lua_pop(L, 1);

@@ -18,6 +18,8 @@ Bad input, each exit 2 with a message naming the problem, before any
 database work (no sbtest session, Com_create_table unchanged): a missing
 script, a syntax error (FILE:LINE), an option the script does not
 declare, a sysbench API stampede lacks (named).
+sysbench.hooks.report_intermediate = sysbench.report_csv runs on the
+coordinator: one CSV line per interval equal to the JSON's merged interval.
 A daemon agent: without allow-scripts it refuses, naming itself and the
 setting; with it, a script's runtime error fails the run with FILE:LINE,
 and the same agent then serves the next run (a good script) to the end.
@@ -158,6 +160,36 @@ def bad_input():
     return d
 
 
+def report_hook(d):
+    """sysbench.hooks.report_intermediate runs on the coordinator with the
+    merged figures of each interval, in place of the default line."""
+    with open(os.path.join(d, "csv_report.lua"), "w") as f:
+        f.write('require("oltp_common")\n'
+                "function prepare_statements() sysbench.opt.point_selects = 1 "
+                "prepare_point_selects() end\n"
+                "function event() execute_point_selects() end\n"
+                "sysbench.hooks.report_intermediate = sysbench.report_csv\n")
+    j = e.path("hook.json")
+    p = e.run_ok([os.path.join(d, "csv_report.lua"), "run", "--time=3", "--report-interval=1",
+                  "--json=" + j] + common(), "lua report hook run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    out = p.text("out")
+    lines = [l.split(",") for l in out.splitlines()
+             if re.match(r"^\d+,\d+(,\d+\.\d\d){8}$", l)]
+    ivs = [iv for iv in e.load_json(j)["intervals"] if iv["printed"]]
+    e.info("report hook: %d CSV lines, %d printed intervals" % (len(lines), len(ivs)))
+    e.check(len(lines) >= 2 and len(lines) == len(ivs) and "[ 1s ]" not in out,
+            "one CSV line per printed interval (%d, %d), no default line" % (len(lines),
+                                                                           len(ivs)))
+    for l, iv in zip(lines, ivs):
+        e.check(int(l[0]) == iv["t_s"] and int(l[1]) == THREADS and
+                abs(float(l[2]) - iv["tps"]) < 0.01 and abs(float(l[4]) - iv["reads_s"]) < 0.01
+                and abs(float(l[7]) - iv["latency_ms"]["p95"]) < 0.01,
+                "CSV line %r == the merged interval (t %s, tps %s, reads/s %s, p95 %s)"
+                % (",".join(l), iv["t_s"], iv["tps"], iv["reads_s"], iv["latency_ms"]["p95"]))
+
+
 def daemon_agent(d):
     with open(os.path.join(d, "rt.lua"), "w") as f:
         f.write("function thread_init() con = sysbench.sql.driver():connect() end\n"
@@ -206,6 +238,7 @@ def main():
     check_read_write()
     check_point_select()
     check_insert()
+    report_hook(d)
     daemon_agent(d)
     run("oltp_read_write", "cleanup", [], "lua cleanup")
     left = e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s' AND "
