@@ -14,8 +14,8 @@
 static const char WATCHDOG_KEY[] = "pr_lua.watchdog";
 
 struct watchdog {
-    uint64_t deadline_ns; /* 0: disarmed */
-    uint32_t limit_ms;    /* for the message */
+    uint64_t deadline_ns; /* 0: not started (the next check starts it) */
+    uint32_t limit_ms;    /* 0: disarmed */
 };
 
 static uint64_t now_ns(void)
@@ -27,24 +27,37 @@ static uint64_t now_ns(void)
 
 static struct watchdog *watchdog_of(lua_State *L)
 {
-    lua_getfield(L, LUA_REGISTRYINDEX, WATCHDOG_KEY);
+    lua_pushlightuserdata(L, (void *)WATCHDOG_KEY);
+    lua_rawget(L, LUA_REGISTRYINDEX);
     struct watchdog *w = lua_touserdata(L, -1);
     lua_pop(L, 1);
     return w;
 }
 
+/* The clock starts at the first check after arming (at most
+ * PR_LUA_HOOK_COUNT instructions late): arming costs no clock read, which
+ * matters as the agent arms it around every resume. */
 static void hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     struct watchdog *w = watchdog_of(L);
-    if (w && w->deadline_ns && now_ns() > w->deadline_ns) {
+    if (w == NULL || w->limit_ms == 0)
+        return;
+    uint64_t now = now_ns();
+    if (w->deadline_ns == 0) {
+        w->deadline_ns = now + (uint64_t)w->limit_ms * 1000000u;
+        return;
+    }
+    if (now > w->deadline_ns) {
         lua_Debug where;
         char at[160] = "";
+        unsigned limit = w->limit_ms;
+        w->limit_ms = 0;
         w->deadline_ns = 0;
         if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0)
             snprintf(at, sizeof at, "%s:%d: ", where.short_src, where.currentline);
         luaL_error(L, "%sscript ran %u ms without yielding (a loop that sends no query?)", at,
-                   (unsigned)w->limit_ms);
+                   limit);
     }
 }
 
@@ -53,7 +66,7 @@ void pr_lua_watchdog_start(lua_State *L, uint32_t limit_ms)
     struct watchdog *w = watchdog_of(L);
     if (w) {
         w->limit_ms = limit_ms;
-        w->deadline_ns = limit_ms ? now_ns() + (uint64_t)limit_ms * 1000000u : 0;
+        w->deadline_ns = 0;
     }
 }
 
@@ -116,9 +129,10 @@ lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n
         pr_error_set(err, PR_EINVAL, "cannot create a Lua state (out of memory?)");
         return NULL;
     }
+    lua_pushlightuserdata(L, (void *)WATCHDOG_KEY);
     struct watchdog *w = lua_newuserdata(L, sizeof *w);
     memset(w, 0, sizeof *w);
-    lua_setfield(L, LUA_REGISTRYINDEX, WATCHDOG_KEY);
+    lua_rawset(L, LUA_REGISTRYINDEX);
     if (sandbox(L, err) < 0)
         goto fail;
     lua_sethook(L, hook, LUA_MASKCOUNT, PR_LUA_HOOK_COUNT);

@@ -25,23 +25,24 @@ local fmt = string.format
 
 local shared = {}
 for k, v in pairs(_G) do shared[k] = v end
-local ctx = {env = nil, tid = 0, probe = false, mode = "load"}
+-- _G stays empty: reads go through gmt.__index, a table (no function call
+-- per global): the running coroutine's env (whose own __index is shared),
+-- or shared itself outside coroutines. The host switches gmt.__index and
+-- ctx.env around each resume (ctx.mt, ctx.shared).
+local envmt = {__index = shared}
+local gmt = {__index = shared}
+local ctx = {env = nil, tid = 0, probe = false, mt = gmt, shared = shared}
 __sb_ctx = ctx
 shared.__sb_ctx = ctx
-local G = setmetatable(_G, {
-    __index = function(_, k)
-        local e = ctx.env
-        if e ~= nil then
-            local v = rawget(e, k)
-            if v ~= nil then return v end
-        end
-        return rawget(shared, k)
-    end,
-    __newindex = function(_, k, v)
-        local e = ctx.env
-        if e ~= nil then rawset(e, k, v) else rawset(shared, k, v) end
-    end,
-})
+gmt.__newindex = function(_, k, v)
+    local e = ctx.env
+    if e ~= nil then rawset(e, k, v) else rawset(shared, k, v) end
+end
+local G = setmetatable(_G, gmt)
+-- A coroutine's own globals table (the host makes one per coroutine).
+function shared.__sb_new_env()
+    return setmetatable({}, envmt)
+end
 for k in pairs(shared) do rawset(G, k, nil) end
 
 local function unsupported(name)

@@ -53,6 +53,8 @@ struct ag__lua_state {
     const struct ag__lua_wl *wl; /* its workload */
     struct ag__lua_rng *cur;     /* the streams of the coroutine running now */
     int ctx_ref;                 /* registry ref of the prelude's __sb_ctx */
+    int mt_ref;                  /* ... of _G's metatable (ctx.mt) */
+    int shared_ref;              /* ... of the shared globals (ctx.shared) */
     unsigned refs;               /* coroutines using it (thread states) */
 };
 

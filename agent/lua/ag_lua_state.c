@@ -150,6 +150,14 @@ void ag__lua_rng_init(struct ag__lua_rng *r, const struct ag__lua_wl *wl, uint64
 
 /* ---- states ------------------------------------------------------------- */
 
+/* t[k] = v, raw, for t at -2 and v on top (popped). */
+static void lua_rawset_str(lua_State *L, const char *k)
+{
+    lua_pushstring(L, k);
+    lua_insert(L, -2);
+    lua_rawset(L, -3);
+}
+
 static int set_options(struct ag__lua_state *st, struct pr_error *err)
 {
     lua_State *L = st->L;
@@ -192,6 +200,10 @@ struct ag__lua_state *ag__lua_state_new(const struct ag__lua_wl *wl, const char 
     }
     lua_State *L = st->L;
     lua_getglobal(L, "__sb_ctx");
+    lua_getfield(L, -1, "mt");
+    st->mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_getfield(L, -1, "shared");
+    st->shared_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     st->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     if (pr_lua_add_sources(L, wl->srcs, wl->n_srcs, err) < 0)
         goto fail;
@@ -229,9 +241,10 @@ void ag__lua_co_start(struct ag__lua_co *co, struct ag__lua_state *st, const cha
     co->err[0] = '\0';
     co->co = lua_newthread(L);
     co->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_newtable(L);
+    lua_getglobal(L, "__sb_new_env");
+    lua_call(L, 0, 1);
     lua_pushnumber(L, tid);
-    lua_setfield(L, -2, "thread_id"); /* sysbench's legacy global */
+    lua_rawset_str(L, "thread_id"); /* sysbench's legacy global */
     co->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_getglobal(co->co, fn);
     co->start_args = 0;
@@ -257,24 +270,43 @@ static void take_error(struct ag__lua_co *co)
     co->dead = true;
 }
 
+/* Globals of coroutine env_ref from now on (LUA_NOREF: the shared ones):
+ * ctx.env, _G's metatable __index and ctx.tid (pr_lua_prelude.lua). */
+static void switch_env(struct ag__lua_state *st, int env_ref, uint32_t tid)
+{
+    lua_State *L = st->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->ctx_ref); /* ctx */
+    if (env_ref == LUA_NOREF)
+        lua_pushnil(L);
+    else
+        lua_rawgeti(L, LUA_REGISTRYINDEX, env_ref); /* ctx env|nil */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->mt_ref);  /* ctx env|nil mt */
+    if (env_ref == LUA_NOREF)
+        lua_rawgeti(L, LUA_REGISTRYINDEX, st->shared_ref);
+    else
+        lua_pushvalue(L, -2);
+    lua_rawset_str(L, "__index"); /* mt.__index = env or shared */
+    lua_pop(L, 1);                /* ctx env|nil */
+    lua_rawset_str(L, "env");
+    lua_pushnumber(L, tid);
+    lua_rawset_str(L, "tid");
+    lua_pop(L, 1);
+}
+
 enum ag__lua_yield ag__lua_co_resume(struct ag__lua_co *co, struct ag__lua_rng *rng, int nargs)
 {
     struct ag__lua_state *st = co->st;
     lua_State *L = st->L;
     int n = co->start_args >= 0 ? co->start_args : nargs;
 
-    lua_rawgeti(L, LUA_REGISTRYINDEX, st->ctx_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, co->env_ref);
-    lua_setfield(L, -2, "env");
-    lua_pushnumber(L, co->tid);
-    lua_setfield(L, -2, "tid");
-    lua_pop(L, 1);
+    switch_env(st, co->env_ref, co->tid);
     st->cur = rng;
     pr_lua_watchdog_start(L, AG__LUA_WATCHDOG_MS);
     co->start_args = -1;
     int rc = lua_resume(co->co, n);
     pr_lua_watchdog_start(L, 0);
     st->cur = NULL;
+    switch_env(st, LUA_NOREF, 0);
     if (rc == 0) {
         co->dead = true;
         return AG__LUA_Y_END;
