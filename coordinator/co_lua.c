@@ -170,6 +170,11 @@ static int searcher(lua_State *L)
     co_lua *l = lua_touserdata(L, lua_upvalueindex(1));
     const char *name = luaL_checkstring(L, 1);
     size_t len = 0;
+    if (strcmp(name, "ffi") == 0) {
+        lua_pushstring(L, "\n\tthe LuaJIT FFI is not available in stampede's sandbox (it "
+                          "reaches any C function; README: Your own Lua scripts)");
+        return 1;
+    }
     char *text = read_module(l, name, &len);
     if (text == NULL) {
         lua_pushfstring(L, "\n\tno file '%s/%s.lua', none in $SYSBENCH_PATH or " SYSTEM_DIR, l->dir,

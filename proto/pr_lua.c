@@ -95,8 +95,9 @@ static void set_nil(lua_State *L, const char *table, const char *field)
 /* Only package.preload (and a host searcher, added later) finds modules. */
 static const char SANDBOX_LUA[] =
     "local l = package.loaders\n"
-    "package.loaders = {l[1], function(n) return \"\\n\\tmodule '\" .. n .. \"' was not "
-    "shipped with the script\" end}\n"
+    "package.loaders = {l[1], function(n) if n == 'ffi' then return '\\n\\tthe LuaJIT FFI "
+    "is not available in stampede\\'s sandbox (it reaches any C function)' end "
+    "return \"\\n\\tmodule '\" .. n .. \"' was not shipped with the script\" end}\n"
     "package.path = '' package.cpath = ''\n"
     "package.loaded.ffi = nil package.preload.ffi = nil\n"
     "package.loaded.io = nil package.loaded.debug = nil\n"

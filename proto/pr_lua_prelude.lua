@@ -45,6 +45,9 @@ function shared.__sb_new_env()
 end
 for k in pairs(shared) do rawset(G, k, nil) end
 
+-- The host's print (the agent's: one line per write(2), on stderr).
+if host.print ~= nil then print = host.print end
+
 local function unsupported(name)
     return function()
         error(fmt("stampede does not support %s (README: Your own Lua scripts)", name), 2)

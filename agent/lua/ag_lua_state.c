@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <lauxlib.h>
+#include <unistd.h>
 
 #include "ag_lua_int.h"
 #include "pr_opts.h"
@@ -120,10 +121,13 @@ static int l_print(lua_State *L)
         off += (size_t)snprintf(line + off, off < sizeof line ? sizeof line - off : 0, "%s%s",
                                 i > 1 ? "\t" : "", s ? s : "");
         lua_pop(L, 1);
-        if (off >= sizeof line)
-            off = sizeof line - 1;
+        if (off >= sizeof line - 1)
+            off = sizeof line - 2;
     }
-    fprintf(stderr, "%s\n", line); /* one write per line (stderr is unbuffered) */
+    line[off++] = '\n'; /* one write(2) per line, as the agent's log: never buffered */
+    if (write(STDERR_FILENO, line, off) < 0) {
+        /* nowhere to report it */
+    }
     return 0;
 }
 

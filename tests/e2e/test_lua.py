@@ -18,6 +18,8 @@ Bad input, each exit 2 with a message naming the problem, before any
 database work (no sbtest session, Com_create_table unchanged): a missing
 script, a syntax error (FILE:LINE), an option the script does not
 declare, a sysbench API stampede lacks (named).
+An ignorable error restarts the event through before_restart_event, the
+event counting once (100 events: 100 errors, 100 hook calls).
 sysbench.hooks.report_intermediate = sysbench.report_csv runs on the
 coordinator: one CSV line per interval equal to the JSON's merged interval.
 A daemon agent: without allow-scripts it refuses, naming itself and the
@@ -190,6 +192,36 @@ def report_hook(d):
                 % (",".join(l), iv["t_s"], iv["tps"], iv["reads_s"], iv["latency_ms"]["p95"]))
 
 
+def restart_event(d):
+    """An ignorable error (--mysql-ignore-errors) raises sysbench's
+    RESTART_EVENT error in the script: before_restart_event sees it (its
+    sql_errno) and event() starts again; the event counts once."""
+    with open(os.path.join(d, "restart.lua"), "w") as f:
+        f.write("function thread_init() con = sysbench.sql.driver():connect() n = 0 end\n"
+                "function sysbench.hooks.before_restart_event(e)\n"
+                "  print(string.format('restart errno=%d', e.sql_errno))\nend\n"
+                "function event()\n  n = n + 1\n"
+                "  if n % 2 == 1 then con:query('SELECT * FROM no_such_table_lua') end\n"
+                "  con:query('SELECT 1')\nend\n")
+    events = 100
+    j = e.path("restart.json")
+    p = e.run_ok([os.path.join(d, "restart.lua"), "run", "--events=%d" % events, "--time=0",
+                  "--threads=1", "--agents=1", "--mysql-ignore-errors=1146", "--json=" + j]
+                 + e.local_opts() + e.db_opts(), "lua restart run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    tot = e.load_json(j)["totals"]
+    hooks = len(re.findall(r"^restart errno=1146$", p.text("err"), re.M))
+    e.info("restart: %d transactions, %d ignored errors, %d hook calls, %d statements"
+           % (tot["transactions"], tot["ignored_errors"], hooks, tot["queries"]["total"]))
+    e.check(tot["transactions"] == events and tot["ignored_errors"] == events and
+            hooks == events and tot["queries"]["total"] == events,
+            "each event failed once (1146), ran the hook, restarted and completed: %d events, "
+            "%d ignored errors, %d hook calls, %d statements (want %d each)"
+            % (tot["transactions"], tot["ignored_errors"], hooks, tot["queries"]["total"],
+               events))
+
+
 def daemon_agent(d):
     with open(os.path.join(d, "rt.lua"), "w") as f:
         f.write("function thread_init() con = sysbench.sql.driver():connect() end\n"
@@ -239,6 +271,7 @@ def main():
     check_point_select()
     check_insert()
     report_hook(d)
+    restart_event(d)
     daemon_agent(d)
     run("oltp_read_write", "cleanup", [], "lua cleanup")
     left = e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s' AND "
