@@ -27,6 +27,7 @@ struct lopt {
 
 struct co_lua {
     char *workload;           /* "lua:NAME" */
+    char *path;               /* the script as found (for messages) */
     char *dir;                /* the script's directory */
     char *names[MAX_SOURCES]; /* module names, [0] the script */
     char *texts[MAX_SOURCES]; /* their sources */
@@ -372,6 +373,11 @@ static void read_options(co_lua *l, lua_State *L)
     lua_pop(L, 3);
 }
 
+static int opt_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct lopt *)a)->name, ((const struct lopt *)b)->name);
+}
+
 static void read_command(co_lua *l, lua_State *L)
 {
     lua_getglobal(L, "__sb_command");
@@ -406,6 +412,7 @@ co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err)
     l->dir = pr_xstrdup(slash ? path : ".");
     if (slash)
         l->dir[slash - path] = '\0';
+    l->path = pr_xstrdup(path);
     l->workload = pr_xmalloc(strlen(name) + 5);
     sprintf(l->workload, "lua:%s", name);
     lua_State *L = NULL;
@@ -431,6 +438,8 @@ co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err)
     if (check_api(l, err) < 0)
         goto fail;
     read_options(l, L);
+    if (l->n_opts > 1) /* sorted, as sysbench lists them */
+        qsort(l->opts, l->n_opts, sizeof *l->opts, opt_cmp);
     read_command(l, L);
     l->L = L;
     free(name);
@@ -461,6 +470,7 @@ void co_lua_destroy(co_lua **lp)
     if (l->L)
         lua_close(l->L);
     free(l->dir);
+    free(l->path);
     free(l->workload);
     free(l);
     *lp = NULL;
@@ -511,8 +521,8 @@ int co_lua_unknown_option(const co_lua *l, const char *name, struct pr_error *er
 {
     return pr_error_set(err, PR_EINVAL,
                         "unknown option --%s: %s.lua does not declare it in "
-                        "sysbench.cmdline.options; see stampede %s.lua help",
-                        name, l->names[0], l->names[0]);
+                        "sysbench.cmdline.options; see stampede %s help",
+                        name, l->names[0], l->path);
 }
 
 bool co_lua_has_command(const co_lua *l)
