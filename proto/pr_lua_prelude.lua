@@ -134,6 +134,7 @@ local con_mt = {}
 con_mt.__index = con_mt
 
 -- The reply to a query: a result set, or an error raised as sysbench does.
+local no_row = {}
 local function reply(query, errno, a, b, c, ...)
     if errno == nil or ctx.probe then
         return setmetatable({nrows = 0, nfields = 0, _fetched = 0, _row = {}}, result_mt)
@@ -144,9 +145,8 @@ local function reply(query, errno, a, b, c, ...)
         error(e, 3)
     end
     local n = select("#", ...)
-    local rs = {nrows = a, affected_rows = b, insert_id = c, nfields = n, _fetched = 0,
-                _row = {...}}
-    return setmetatable(rs, result_mt)
+    return setmetatable({nrows = a, affected_rows = b, insert_id = c, nfields = n,
+                         _fetched = 0, _row = n > 0 and {...} or no_row}, result_mt)
 end
 
 function con_mt.query(self, q)
@@ -250,7 +250,10 @@ function stmt_mt.execute(self)
     local idx = self._idx
     if idx ~= nil and not ctx.probe then
         local ps = self._params
-        return reply(self.sql, yield(2, idx, pvalues(ps, 1, #ps)))
+        local n = #ps
+        if n == 1 then return reply(self.sql, yield(2, idx, ps[1].value)) end
+        if n == 2 then return reply(self.sql, yield(2, idx, ps[1].value, ps[2].value)) end
+        return reply(self.sql, yield(2, idx, pvalues(ps, 1, n)))
     end
     local q = render(self)
     return reply(q, yield(1, q))
