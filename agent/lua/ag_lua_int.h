@@ -52,6 +52,7 @@ struct ag__lua_state {
     lua_State *L;                /* the state */
     const struct ag__lua_wl *wl; /* its workload */
     struct ag__lua_rng *cur;     /* the streams of the coroutine running now */
+    struct ag__lua_rng own;      /* the streams of code outside coroutines (top level) */
     int ctx_ref;                 /* registry ref of the prelude's __sb_ctx */
     int mt_ref;                  /* ... of _G's metatable (ctx.mt) */
     int shared_ref;              /* ... of the shared globals (ctx.shared) */

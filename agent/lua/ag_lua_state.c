@@ -20,9 +20,7 @@ static struct ag__lua_state *state_of(lua_State *L)
 static struct ag_rand *rng_of(lua_State *L)
 {
     struct ag__lua_state *st = state_of(L);
-    if (st->cur == NULL)
-        luaL_error(L, "sysbench.rand used outside a thread");
-    return &st->cur->rng;
+    return st->cur ? &st->cur->rng : &st->own.rng;
 }
 
 static uint32_t arg_u32(lua_State *L, int i)
@@ -75,9 +73,7 @@ static int l_zipfian(lua_State *L)
 static int l_unique(lua_State *L)
 {
     struct ag__lua_state *st = state_of(L);
-    if (st->cur == NULL)
-        return luaL_error(L, "sysbench.rand used outside a thread");
-    lua_pushnumber(L, ag_rand_unique_next(&st->cur->uniq));
+    lua_pushnumber(L, ag_rand_unique_next(st->cur ? &st->cur->uniq : &st->own.uniq));
     return 1;
 }
 
@@ -197,6 +193,8 @@ struct ag__lua_state *ag__lua_state_new(const struct ag__lua_wl *wl, const char 
 {
     struct ag__lua_state *st = pr_xcalloc(1, sizeof *st);
     st->wl = wl;
+    /* the top level's own streams: the run seed's, as sysbench's main thread */
+    ag__lua_rng_init(&st->own, wl, wl->rand_seed ^ 0x5bd1e995u, 0, 1);
     st->L = pr_lua_new(command, ag__lua_rand_fns, ag__lua_n_rand_fns, st, err);
     if (st->L == NULL) {
         free(st);
