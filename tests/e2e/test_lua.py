@@ -98,6 +98,19 @@ def check_read_write():
     e.check(len(d["agents"]) == 2 and all(a["done"] for a in d["agents"]),
             "both agents ran to the end: %r" % [(a["name"], a["done"]) for a in d["agents"]])
     e.check(d["server"]["match"] is True, "the JSON's server cross-check matches")
+    # Kinds: one per prepared statement shape, counted as the server did.
+    k = d["totals"]["kinds"]
+    e.info("read_write kinds: %r" % {n: v["count"] for n, v in k.items()})
+    commit = k.get("COMMIT", {}).get("count")
+    begin = k.get("BEGIN", {}).get("count", 0) + k.get("BEGIN", {}).get("errors", 0)
+    sel = k.get("SELECT c FROM sbtest# WHERE id=?", {})
+    e.check(commit == events == delta["Com_commit"] and begin == delta["Com_begin"],
+            "kinds COMMIT %r == %d events, BEGIN %d == server Com_begin %d"
+            % (commit, events, begin, delta["Com_begin"]))
+    e.check(sel.get("count", 0) + sel.get("errors", 0) >= 10 * events and
+            sum(v["count"] + v["errors"] for v in k.values()) == stmts + ign,
+            "point-select shape ran >= 10 per event, all kinds add up to %d statements"
+            % (stmts + ign))
 
 
 def check_point_select():
