@@ -162,6 +162,11 @@ def bad_input():
          r"api\.lua:3: sysbench\.histogram\.print is not supported"),
         ([os.path.join(d, "req.lua"), "prepare"], r"module 'not_shipped' not found"),
     ]
+    p = e.stampede([os.path.join(d, "opt.lua"), "help"])
+    rc = p.wait(30)
+    e.check(rc == 0 and re.search(r"--rows=N +rows \[10\]", p.text("out")) is not None,
+            "opt.lua help lists the script's option with its default: exit %s, %r"
+            % (rc, p.text("out").strip()[-200:]))
     for argv, rx in cases:
         before = e.status("Com_create_table")
         p = e.stampede(argv + ["--agents=2"] + e.local_opts() + e.db_opts())
