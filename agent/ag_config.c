@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <strings.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -29,6 +30,8 @@ static const char usage_text[] =
     "  --allow-db-hosts=LIST     refuse plans for database hosts not in LIST\n"
     "  --workers=N               event-loop threads (default: usable CPUs)\n"
     "  --once                    exit after one run\n"
+    "  --allow-scripts[=yes|no]  run plans that carry Lua scripts (default: no; the\n"
+    "                            agents stampede spawns itself say yes)\n"
     "  --log-level=LEVEL         error, warn, info (default) or debug\n"
     "  --help, --version\n"
     "\n"
@@ -85,6 +88,14 @@ static int set_bool(bool *slot, const char *key, const char *value, struct pr_er
     return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not on/off/true/false/1/0", key, value);
 }
 
+/* A boolean that also takes yes/no (allow-scripts = yes). */
+static int set_yes_no(bool *slot, const char *key, const char *value, struct pr_error *err)
+{
+    if (value && (!strcasecmp(value, "yes") || !strcasecmp(value, "no")))
+        return *slot = !strcasecmp(value, "yes"), 0;
+    return set_bool(slot, key, value, err);
+}
+
 static int set_level(struct ag_config *cfg, const char *value, struct pr_error *err)
 {
     static const char *const names[] = {"error", "warn", "info", "debug"};
@@ -114,6 +125,8 @@ static int apply(struct ag_config *cfg, const char *key, const char *value, stru
 {
     if (!strcmp(key, "once"))
         return set_bool(&cfg->once, key, value, err);
+    if (!strcmp(key, "allow-scripts"))
+        return set_yes_no(&cfg->allow_scripts, key, value, err);
     if (!strcmp(key, "plaintext"))
         return set_bool(&cfg->plaintext, key, value, err);
     if (value == NULL)

@@ -39,6 +39,7 @@ struct ag_config {
     bool once;                                   /* exit after one run */
     bool plaintext;                              /* no CURVE (loopback/ipc only) */
     int log_level;                               /* 0 error .. 3 debug */
+    bool allow_scripts; /* allow-scripts: run plans carrying Lua scripts (default no) */
 };
 
 /* Fill cfg from argv (argv[0] skipped), reading --config=FILE first when

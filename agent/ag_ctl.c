@@ -263,6 +263,16 @@ static void on_plan(struct ctl *c, const struct pr_msg *m)
         send_error(c, PR_PHASE_PLAN, herr.code, herr.msg);
         return;
     }
+    if (p->n_lua_names > 0 && !c->cfg->allow_scripts) {
+        char why[512];
+        snprintf(why, sizeof(why),
+                 "agent %s refuses Lua scripts (%s.lua): its config does not say "
+                 "allow-scripts = yes",
+                 c->cfg->name, p->lua_names[0]);
+        logf_(c, 1, "run %s: %s", c->run, why);
+        send_error(c, PR_PHASE_PLAN, PR_EINVAL, why);
+        return;
+    }
     for (uint32_t i = 0; i < p->n_hosts; i++) {
         if (p->n_sockets == 0 && !ag_config_db_host_allowed(c->cfg, p->hosts[i])) {
             char why[512];

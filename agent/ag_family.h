@@ -143,6 +143,9 @@ struct ag_piece {
      * with the result of each statement before the next next(); returns
      * NULL, or a message (owned by it) that fails the command. */
     const char *(*result)(void *it, const struct ag_result *res);
+    /* Optional: after next() returned false, why the stream failed (owned
+     * by it), or NULL when it simply ended. */
+    const char *(*error)(void *it);
 };
 
 /* The loaders' sink: ag_run collects a command's streams. destroy frees
@@ -205,6 +208,15 @@ struct ag_family {
      * >= the number of kinds: the event counts under no kind (its
      * statements still count under theirs). */
     uint16_t (*event_kind)(const struct ag_gen *g);
+    /* Optional (NULL: nothing to do). The whole PLAN, after wl_new and
+     * wl_set_run_seed, before wl_set_share or any generator: a scripted
+     * family takes its sources from it. 0, or a negative code with err. */
+    int (*wl_set_plan)(struct ag_wl *wl, const struct pr_msg_plan *plan, struct pr_error *err);
+    /* Optional (NULL: never). After next() returned AG_STEP_FAILED or
+     * retry() false: the family's fatal error (a script error, with
+     * FILE:LINE), owned by g, or NULL when the event merely failed. The
+     * engine then ends the run with it. */
+    const char *(*gen_error)(struct ag_gen *g);
 };
 
 #endif

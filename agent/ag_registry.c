@@ -1,10 +1,12 @@
 /* ag_registry: the list of families. Adding a family is one line here. */
 #include "ag_registry.h"
 
+#include "ag_lua_family.h"
 #include "ag_sb_family.h"
 
 static const struct ag_family *const families[] = {
     &ag_sb_family,
+    &ag_lua_family,
 };
 
 const struct ag_family *ag_registry_find(const char *name)

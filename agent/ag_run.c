@@ -127,6 +127,8 @@ static struct ag_wl *parse_workload(const struct pr_msg_plan *p, struct ag_run_e
     free(kv);
     if (wl)
         wl->fam->wl_set_run_seed(wl, p->seed);
+    if (wl && wl->fam->wl_set_plan && wl->fam->wl_set_plan(wl, p, &err) < 0)
+        wl->fam->wl_destroy(&wl);
     if (wl == NULL)
         set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
     /* A run is confined to the plan's share (--partition); prepare's tables

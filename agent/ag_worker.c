@@ -180,6 +180,29 @@ static void fatal_code(struct ag__wconn *wc, const char *what, int code)
     fatal(wc, &e);
 }
 
+void ag__worker_piece_failed(struct ag__wconn *wc, const char *why)
+{
+    struct ag_conn_error e = {.err_no = 0, .sqlstate = "HY000"};
+    snprintf(e.msg, sizeof e.msg, "%s", why);
+    snprintf(e.what, sizeof e.what, "script");
+    fatal(wc, &e);
+}
+
+bool ag__worker_family_failed(struct ag__wconn *wc, enum ag_step step)
+{
+    const char *why = NULL;
+    if (step == AG_STEP_FAILED && wc->gen->fam->gen_error)
+        why = wc->gen->fam->gen_error(wc->gen);
+    if (why == NULL)
+        return false;
+    struct ag_conn_error e = {0};
+    snprintf(e.sqlstate, sizeof e.sqlstate, "HY000");
+    snprintf(e.msg, sizeof e.msg, "%s", why);
+    snprintf(e.what, sizeof e.what, "script");
+    fatal(wc, &e);
+    return true;
+}
+
 bool ag__worker_may_start(ag_worker *w, uint64_t now)
 {
     if (w->stopping || now >= w->end_ns ||
@@ -285,6 +308,8 @@ static void next_stmt(struct ag__wconn *wc)
 {
     enum ag_step step = wc->gen->fam->next(wc->gen, ag_conn_call(wc->conn));
     if (step != AG_STEP_STMT) {
+        if (ag__worker_family_failed(wc, step))
+            return;
         event_done(wc, step);
         return;
     }
@@ -297,7 +322,7 @@ static void retry_event(struct ag__wconn *wc)
 {
     if (wc->gen->fam->retry(wc->gen, ag_conn_result(wc->conn)))
         next_stmt(wc);
-    else
+    else if (!ag__worker_family_failed(wc, AG_STEP_FAILED))
         event_done(wc, AG_STEP_FAILED);
 }
 
@@ -322,6 +347,8 @@ static void next_event(struct ag__wconn *wc)
             ag__worker_exec(wc);
             return;
         }
+        if (ag__worker_family_failed(wc, step))
+            return;
         /* No statement this event (bulk_insert buffering): it is complete. */
         ag__worker_count_outcome(w, step);
         ag__worker_count_event_kind(wc, step, uv_hrtime() - now);

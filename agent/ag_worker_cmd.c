@@ -36,6 +36,11 @@ void ag__worker_piece_next(struct ag__wconn *wc)
             ag__worker_exec(wc);
             return;
         }
+        const char *why = wc->piece->error ? wc->piece->error(wc->piece->it) : NULL;
+        if (why) {
+            ag__worker_piece_failed(wc, why);
+            return;
+        }
         atomic_fetch_add(&w->sh->pieces_done, 1); /* its last statement succeeded */
         if (!piece_take(wc))
             wc->piece = NULL;

@@ -102,6 +102,12 @@ void ag__worker_count_outcome(ag_worker *w, enum ag_step step); /* an event ende
 /* The event of wc ended after ns: its family's event kind (if any) counts it. */
 void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64_t ns);
 
+/* step ended the event with the family's own fatal error (gen_error):
+ * the run is failed with it and true returned; false otherwise. */
+bool ag__worker_family_failed(struct ag__wconn *wc, enum ag_step step);
+/* A command stream failed on its own (ag_piece.error): the run fails. */
+void ag__worker_piece_failed(struct ag__wconn *wc, const char *why);
+
 /* Hot-path recording: every figure goes into the interval (w->cur) and the
  * run (w->run) at once; no allocation, one extra add or histogram record. */
 #define AG__COUNT(w, field) ((void)((w)->cur->ctr.field++, (w)->run.ctr.field++))

@@ -70,6 +70,8 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
         ag__worker_exec(wc);
         return;
     }
+    if (ag__worker_family_failed(wc, step))
+        return;
     /* An event without statements completes at once. */
     ag__worker_count_outcome(w, step);
     ag__worker_count_event_kind(wc, step, now - intended);

@@ -15,6 +15,7 @@
 
 #include "co_args_int.h"
 #include "co_family.h"
+#include "co_lua.h"
 #include "co_sweep.h"
 #include "pr_endpoint.h"
 #include "pr_parse.h"
@@ -335,6 +336,16 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     return 0;
 }
 
+/* --lua: parse_all reads it before the workload word (co_lua.h). */
+static int set_lua(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    if (v == NULL)
+        return a->lua_forced = true, 0;
+    if (pr_parse_bool(v, &a->lua_forced))
+        return 0;
+    return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not a boolean (on/off)", n, v);
+}
+
 static const struct co__own_opt own_opts[] = {
     {"agents", "=N", "1", "number of agents to use", set_agents},
     {"listen", "=ENDPOINT", NULL,
@@ -385,6 +396,8 @@ static const struct co__own_opt own_opts[] = {
     {"repeat", "=N", "1", "run each --threads point N times (a sweep: co_sweep)",
      co_sweep_set_repeat},
     {"sweep-pause", "=SECONDS", "0", "pause between the runs of a sweep", co_sweep_set_pause},
+    {"lua", "[=on|off]", "off",
+     "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in", set_lua},
 };
 
 #define N_OWN (sizeof own_opts / sizeof own_opts[0])
@@ -443,6 +456,18 @@ static int apply_sysbench(struct co_args *a, const char *name, const char *value
 {
     const struct pr_opt_def *def = pr_opts_find(name);
 
+    if (a->lua) { /* the script's own options, checked against its declarations */
+        const char *canon = NULL;
+        int lrc = co_lua_option(a->lua, name, value, &canon, err);
+        if (lrc < 0)
+            return lrc;
+        if (lrc == 1) {
+            add_passthrough(a, canon, value ? value : "on");
+            return 0;
+        }
+        if (!def || def->group == PR_OPT_SCRIPT)
+            return co_lua_unknown_option(a->lua, name, err);
+    }
     if (!def)
         return unknown_option(a, name, false, err);
     if (def->group == PR_OPT_SCRIPT && !(def->workloads & (1u << a->wl)))
@@ -576,7 +601,7 @@ static bool wants_value(const char *arg)
         return false;
     const struct co__own_opt *own = find_own(arg + 2, strlen(arg + 2));
     if (own)
-        return own->set != set_plaintext;
+        return own->set != set_plaintext && own->set != set_lua;
     const struct pr_opt_def *def = pr_opts_find(arg);
     return def && def->type != PR_OPT_BOOL;
 }
@@ -658,6 +683,34 @@ static int parse_keygen(struct co_args *a, int argc, char **argv, const struct s
     return 0;
 }
 
+/* The Lua script WORKLOAD names (co_lua_find), loaded for the command word
+ * c: 1 when a script is to run, 0 for a built-in workload, else an error. */
+static int parse_lua_word(struct co_args *a, const char *w, const char *c, struct pr_error *err)
+{
+    bool builtin = pr_workload_from_name(w) >= 0;
+    enum pr_plan_cmd cmd;
+    if (!co_lua_wants(w, builtin, a->lua_forced) || parse_command(w, &cmd) == 0 ||
+        strcmp(w, "help") == 0)
+        return 0;
+    char *path = co_lua_find(w);
+    if (path == NULL) {
+        size_t n = strlen(w);
+        if (builtin || strchr(w, '/') || (n > 4 && strcmp(w + n - 4, ".lua") == 0))
+            return pr_error_set(err, PR_EINVAL,
+                                "script %s not found (looked for %s%s in ./, $SYSBENCH_PATH and "
+                                "/usr/share/sysbench)",
+                                w, w, strchr(w, '/') || strstr(w, ".lua") ? "" : ".lua");
+        return 0; /* the unknown workload's message */
+    }
+    a->lua = co_lua_load(path, c && strcmp(c, "help") ? c : "help", err);
+    free(path);
+    if (a->lua == NULL)
+        return PR_EINVAL;
+    a->wl = -1;
+    a->workload = pr_xstrdup(co_lua_workload(a->lua));
+    return 1;
+}
+
 /* WORKLOAD and command from the positional words. */
 static int parse_words(struct co_args *a, char **argv, const struct scan *s, struct pr_error *err)
 {
@@ -665,15 +718,19 @@ static int parse_words(struct co_args *a, char **argv, const struct scan *s, str
     char list[256];
     enum pr_plan_cmd cmd;
 
-    a->wl = pr_workload_from_name(w);
-    if (a->wl < 0) {
+    int lrc = parse_lua_word(a, w, s->npos > 1 ? argv[s->pos[1]] : NULL, err);
+    if (lrc < 0)
+        return lrc;
+    a->wl = lrc ? -1 : pr_workload_from_name(w);
+    if (a->wl < 0 && lrc == 0) {
         workload_list(list, sizeof list);
         if (parse_command(w, &cmd) == 0 || strcmp(w, "help") == 0)
             return pr_error_set(err, PR_EINVAL, "missing WORKLOAD before '%s'; workloads: %s", w,
                                 list);
         return pr_error_set(err, PR_EINVAL, "unknown workload '%s'; valid workloads: %s", w, list);
     }
-    a->workload = pr_xstrdup(pr_workload_name(a->wl));
+    if (lrc == 0)
+        a->workload = pr_xstrdup(pr_workload_name(a->wl));
     if (s->npos < 2)
         return pr_error_set(err, PR_EINVAL, "Command is required. " COMMANDS_MSG);
     const char *c = argv[s->pos[1]];
@@ -771,6 +828,11 @@ static int parse_all(struct co_args *a, int argc, char **argv, const char *env_p
     }
     if (strcmp(argv[s.pos[0]], "keygen") == 0)
         return parse_keygen(a, argc, argv, &s, err);
+    for (int i = 1; i < argc && rc == 0; i++) /* --lua decides what WORKLOAD names */
+        if (strncmp(argv[i], "--lua", 5) == 0 && (argv[i][5] == '\0' || argv[i][5] == '='))
+            rc = set_lua(a, "lua", argv[i][5] ? argv[i] + 6 : NULL, err);
+    if (rc < 0)
+        return rc;
     rc = parse_words(a, argv, &s, err);
     if (rc < 0)
         return rc;
@@ -810,6 +872,7 @@ int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_pass
 
 void co_args_clear(struct co_args *a)
 {
+    co_lua_destroy(&a->lua);
     free(a->workload);
     pr_opts_destroy(&a->opts);
     free(a->keygen_dir);

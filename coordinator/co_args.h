@@ -137,6 +137,9 @@ struct co_args {
     uint32_t n_sweep_threads; /* entries of sweep_threads */
     uint32_t repeat;          /* --repeat, runs per point; 0 when not given (one) */
     uint32_t sweep_pause_s;   /* --sweep-pause, seconds between a sweep's runs */
+
+    struct co_lua *lua; /* a Lua script workload (co_lua.h; workload "lua:NAME"), else NULL */
+    bool lua_forced;    /* --lua: a built-in name runs its .lua script */
 };
 
 /* Parse argv (argv[0] skipped) into *a (overwritten). Returns 0, or

@@ -25,5 +25,6 @@ struct co_family {
 const struct co_family *co_registry_find(const char *name);
 
 extern const struct co_family co_sb_family;
+extern const struct co_family co_lua_family;
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_lua.h"
 #include "co_prom.h"
 #include "co_report.h"
 #include "co_run_int.h"
@@ -132,6 +133,27 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
         co__live_release(r, false); /* it may have completed an interval */
 }
 
+/* A Lua script's sysbench.hooks.report_intermediate in place of the line. */
+static int report_hook(struct co_lua *l, const struct co_report_interval *v, uint32_t pct)
+{
+    const struct pr_counters *c = &v->counters;
+    struct co_lua_stat s = {
+        .threads_running = v->threads_running,
+        .time_interval = v->interval_s,
+        .time_total = v->time_s,
+        .latency_pct_s = pct ? (double)pr_hist_value_at_percentile(v->hist, pct) / 1e6 : 0.0,
+        .events = c->transactions,
+        .reads = c->reads,
+        .writes = c->writes,
+        .other = c->other,
+        .errors = c->errors,
+        .reconnects = c->reconnects,
+        .queue_length = v->queue_len,
+        .concurrency = v->concurrency,
+    };
+    return co_lua_report_intermediate(l, &s);
+}
+
 static void print_interval(struct run *r, uint64_t k)
 {
     const struct co_interval_result *iv = co_merge_get(r->merge, k);
@@ -167,6 +189,10 @@ static void print_interval(struct run *r, uint64_t k)
         line.marks |= CO_REPORT_LATE;
     if (lost > 0 && reporting < r->n)
         line.marks |= CO_REPORT_PARTIAL;
+    if (a->lua && !o.strict && report_hook(a->lua, &line, o.percentile) == 1) {
+        pr_hist_destroy(&empty);
+        return;
+    }
     co_report_interval(r->out, &o, &line);
     fflush(r->out);
     pr_hist_destroy(&empty);

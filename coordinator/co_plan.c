@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_lua.h"
 #include "pr_parse.h"
 #include "pr_split.h"
 
@@ -90,6 +91,8 @@ static int base_plan(struct pr_msg *m, const struct co_args *a, uint32_t agent, 
     int64_t ri = pr_opts_int(a->opts, "report-interval");
     pl->report_ms = ri > 0 ? (uint32_t)ri * 1000u : 1000u;
     set_opts(pl, a);
+    if (a->lua)
+        co_lua_plan_fill(a->lua, pl);
     return set_targets(pl, a, err);
 }
 
@@ -252,7 +255,11 @@ co_plan *co_plan_new(const struct co_args *a, uint32_t n_agents, const uint64_t 
     p->n_agents = n_agents;
     p->n_phases = 1;
     p->names[0] = pr_plan_cmd_name(a->cmd);
-    if (a->cmd == PR_CMD_PREPARE) {
+    if (a->lua && a->cmd != PR_CMD_RUN) { /* the script's command: in every thread, or one */
+        p->msgs[0] = pr_xcalloc(n_agents, sizeof(struct pr_msg));
+        rc = co_lua_cmd_parallel(a->lua) ? plan_run(p, a, weights, seed, err)
+                                         : plan_single(p, a, seed, err);
+    } else if (a->cmd == PR_CMD_PREPARE) {
         rc = plan_prepare(p, a, weights, seed, err);
     } else {
         p->msgs[0] = pr_xcalloc(n_agents, sizeof(struct pr_msg));

@@ -686,7 +686,10 @@ static void print_phase(struct run *r, uint32_t phase)
     for (uint32_t i = 0; i < r->n; i++)
         busy += r->agents[i].in_phase;
     const char *name = co_plan_phase_name(r->plan, phase);
-    if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
+    if (a->lua)
+        fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4, name,
+                busy);
+    else if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
         fprintf(r->out,
                 "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",
                 tables, tables, busy);

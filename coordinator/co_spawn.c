@@ -145,7 +145,7 @@ static int write_config(co_spawn *s, uint32_t i, const char *name, uint32_t work
     fprintf(f,
             "# local agent %u, written by stampede for one run\n"
             "coordinator = %s\ncoordinator-key = %s\nsecret-key-file = %s/%s.secret\n"
-            "name = %s\nworkers = %u\nlog-level = warn\n",
+            "name = %s\nworkers = %u\nlog-level = warn\nallow-scripts = yes\n",
             i + 1, s->endpoint, s->server.public_key, s->dir, name, name, workers);
     return fclose(f) == 0 ? 0 : pr_error_set(err, -EIO, "cannot write %s", path);
 }

@@ -8,6 +8,7 @@
 
 #include "co_args.h"
 #include "co_keys.h"
+#include "co_lua.h"
 #include "co_output.h"
 #include "co_result.h"
 #include "co_rpt.h"
@@ -30,8 +31,9 @@ static int keygen(const struct co_args *a)
 
 static int help(const struct co_args *a)
 {
-    char *text =
-        a->action == CO_ACTION_HELP ? co_args_usage() : co_args_workload_usage(a->workload);
+    char *text = a->action == CO_ACTION_HELP ? co_args_usage()
+                 : a->lua                    ? co_lua_usage(a->lua)
+                                             : co_args_workload_usage(a->workload);
     if (text == NULL) {
         fprintf(stderr, "stampede: unknown workload '%s'\n", a->workload);
         return 2;

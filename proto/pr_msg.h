@@ -95,6 +95,9 @@
 #define PR_MSG_MAX_ENV_VARS 256   /* READY.env: vars and unread lists each */
 #define PR_MSG_MAX_ENV_TABS 1024  /* READY.env.srv.tabs */
 
+#define PR_MSG_MAX_LUA 64             /* PLAN.luan, PLAN.luas: a Lua script and its modules */
+#define PR_MSG_LUA_MAX (1024u * 1024) /* bytes of one Lua source */
+
 enum pr_msg_type {
     PR_MSG_NONE = 0, /* an empty or cleared struct; never on the wire */
     PR_MSG_HELLO,
@@ -254,6 +257,14 @@ struct pr_msg_plan {
                                     match its contents, a coordinator a READY that
                                     echoes another */
     enum pr_rate_mode rate_mode; /* "rmode" (opt) arrivals when rate > 0 */
+    /* A Lua workload's sources (optional; none for the built-in families):
+     * module names ("oltp_common"; the first is the main script) and their
+     * texts, in the same order, and pr_lua_hash() over them. */
+    char **lua_names;     /* "luan" (opt) each <= PR_MSG_NAME_MAX */
+    uint32_t n_lua_names; /* <= PR_MSG_MAX_LUA */
+    char **lua_srcs;      /* "luas" (opt) each <= PR_MSG_LUA_MAX bytes */
+    uint32_t n_lua_srcs;  /* == n_lua_names */
+    uint64_t lua_hash;    /* "luah" (opt) */
 };
 
 /* One table of the data set under test (READY.env.srv "tabs"). Wire: map

@@ -140,7 +140,12 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          (char *)"sbtest",
                                          (char *)"pw",
                                          0xabcdef,
-                                         PR_RATE_UNIFORM};
+                                         PR_RATE_UNIFORM,
+                                         NULL,
+                                         0,
+                                         NULL,
+                                         0,
+                                         0};
         break;
     case PR_MSG_READY:
         m->u.ready = (struct pr_msg_ready){

@@ -247,6 +247,29 @@ static void test_errors(void)
     EXPECT_ERR("unexpected argument 'extra'", "", "--coordinator=ipc:///x", "--plaintext", "extra");
 }
 
+/* allow-scripts: off unless the config says so (a daemon runs no Lua
+ * script by default); yes/no as well as the booleans. */
+static void test_allow_scripts(void)
+{
+    struct ag_config c;
+    struct pr_error err;
+    char arg[160];
+
+    CHECK(PARSE(&c, &err, "--coordinator=ipc:///x", "--plaintext") == 0 && !c.allow_scripts);
+    ag_config_clear(&c);
+    CHECK(PARSE(&c, &err, "--coordinator=ipc:///x", "--plaintext", "--allow-scripts") == 0 &&
+          c.allow_scripts);
+    ag_config_clear(&c);
+    char *conf = write_file("scripts.conf", "coordinator = ipc:///x\nallow-scripts = yes\n", 0600);
+    snprintf(arg, sizeof arg, "--config=%s", conf);
+    CHECK_MSG(PARSE(&c, &err, arg, "--plaintext") == 0 && c.allow_scripts, "%s", err.msg);
+    ag_config_clear(&c);
+    CHECK(PARSE(&c, &err, arg, "--plaintext", "--allow-scripts=NO") == 0 && !c.allow_scripts);
+    ag_config_clear(&c);
+    EXPECT_ERR("--allow-scripts", "'maybe'", "--coordinator=ipc:///x", "--plaintext",
+               "--allow-scripts=maybe");
+}
+
 int main(void)
 {
     char sec_pub_unused[41];
@@ -270,6 +293,7 @@ int main(void)
     test_key_files();
     test_allow_db_hosts();
     test_errors();
+    test_allow_scripts();
 
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

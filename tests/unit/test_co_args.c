@@ -842,6 +842,46 @@ static void test_usage(void)
     CHECK(co_args_workload_usage("nope") == NULL);
 }
 
+/* A Lua script as WORKLOAD (co_lua): found by path, its options checked
+ * against its own sysbench.cmdline.options and passed through; built-in
+ * names stay native unless --lua. */
+static void test_lua(void)
+{
+    struct co_args a;
+    struct pr_error err;
+    char path[160], bad[160], none[160];
+
+    snprintf(path, sizeof path, "%s",
+             write_file("mine.lua",
+                        "sysbench.cmdline.options = {rows = {'rows', 10}, fast = {'f', false}}\n"
+                        "function event() end\n",
+                        0644));
+    snprintf(bad, sizeof bad, "%s", write_file("bad.lua", "x = 1\nfunction (\n", 0644));
+    snprintf(none, sizeof none, "%s/none.lua", tmpdir);
+    CHECK_MSG(PARSE(&a, &err, path, "run", "--rows=5", "--fast", "--threads=2") == 0, "%s",
+              err.msg);
+    CHECK(a.lua != NULL && a.wl == -1 && strcmp(a.workload, "lua:mine") == 0);
+    CHECK(has_pass(&a, "rows=5") && has_pass(&a, "fast=on") && has_pass(&a, "threads=2"));
+    co_args_clear(&a);
+    EXPECT_ERR("--rows", "not a number", path, "run", "--rows=x");
+    EXPECT_ERR("--tables", "does not declare", path, "run", "--tables=2");
+    EXPECT_ERR("not found", "none.lua", none, "run");
+    EXPECT_ERR("bad.lua:2:", "", bad, "run");
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run") == 0 && a.lua == NULL);
+    co_args_clear(&a);
+    if (access("/usr/share/sysbench/oltp_point_select.lua", R_OK) == 0) {
+        CHECK_MSG(PARSE(&a, &err, "--lua", "oltp_point_select", "run", "--tables=3") == 0, "%s",
+                  err.msg);
+        CHECK(a.lua != NULL && strcmp(a.workload, "lua:oltp_point_select") == 0 &&
+              has_pass(&a, "tables=3"));
+        co_args_clear(&a);
+    } else {
+        printf("# /usr/share/sysbench/oltp_point_select.lua missing: --lua case not run\n");
+    }
+    unlink(path);
+    unlink(bad);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_co_args.XXXXXX");
@@ -863,6 +903,7 @@ int main(void)
     test_unsupported();
     test_keygen();
     test_usage();
+    test_lua();
     rmdir(tmpdir);
     return TEST_END();
 }

@@ -1,0 +1,83 @@
+/* co_lua: a user's sysbench Lua script on the coordinator. It finds the
+ * script as sysbench does, reads it and every module it requires, runs it
+ * once in the sandbox (pr_lua) only to read sysbench.cmdline.options and
+ * the commands, checks the sysbench API names it uses against what the
+ * agents implement, and puts the sources (with their hash) into each PLAN.
+ * Nothing here talks to a database. */
+#ifndef CO_LUA_H
+#define CO_LUA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pr_err.h"
+#include "pr_msg.h"
+#include "pr_opts.h"
+
+typedef struct co_lua co_lua;
+
+/* Whether word names a Lua script rather than a built-in workload: a path
+ * ending in ".lua" with a '/', a bare name that is not built in, or any
+ * name when forced (--lua). */
+bool co_lua_wants(const char *word, bool builtin, bool forced);
+
+/* The script word names: word itself when it has a '/' or ends in .lua
+ * and exists; else NAME.lua in ./, then each directory of $SYSBENCH_PATH
+ * (':' separated), then /usr/share/sysbench. NULL when none exists.
+ * Caller frees. */
+char *co_lua_find(const char *word);
+
+/* Read and load the script at path for command cmd ("run", "help", ...).
+ * NULL with err (PR_EINVAL: unreadable, a missing module, a syntax or
+ * runtime error as FILE:LINE: ..., a sysbench API stampede lacks, named)
+ * on failure. Caller owns. */
+co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err);
+void co_lua_destroy(co_lua **l);
+
+/* "lua:NAME": the workload name of the PLAN. Borrowed. */
+const char *co_lua_workload(const co_lua *l);
+
+/* The script's option `name` (any '-'/'_' spelling): 1 when declared and
+ * value fits its default's type, with *canon its '_' spelling (borrowed);
+ * 0 when the script does not declare it; PR_EINVAL with err when the
+ * value does not fit. */
+int co_lua_option(const co_lua *l, const char *name, const char *value, const char **canon,
+                  struct pr_error *err);
+
+/* Fill err for an option neither stampede nor the script knows. */
+int co_lua_unknown_option(const co_lua *l, const char *name, struct pr_error *err);
+
+/* Whether command cmd runs in every thread (PARALLEL_COMMAND); false when
+ * the script has no such command (co_lua_has_command). */
+bool co_lua_cmd_parallel(const co_lua *l);
+bool co_lua_has_command(const co_lua *l);
+
+/* Copy the sources into pl (PLAN.lua_*), with their hash. */
+void co_lua_plan_fill(const co_lua *l, struct pr_msg_plan *pl);
+
+/* Set sysbench.opt in the kept state (for the report hook): the general
+ * options and the given "name=value" pairs (the script's typed by its
+ * defaults). 0, or PR_EINVAL with the script's message. */
+int co_lua_set_options(co_lua *l, const pr_opts *general, char *const *given, size_t n,
+                       struct pr_error *err);
+
+/* One interval, as sysbench's report hooks see it (sb_stat_t). */
+struct co_lua_stat {
+    uint32_t threads_running;
+    double time_interval; /* s */
+    double time_total;    /* s */
+    double latency_pct_s; /* --percentile latency, seconds */
+    uint64_t events, reads, writes, other, errors, reconnects, queue_length, concurrency;
+};
+
+/* Run the script's sysbench.hooks.report_intermediate with s (it prints
+ * to stdout): 1 when it ran, 0 when the script has none (print the
+ * default line), -1 when it failed (message on stderr; print the default
+ * line). */
+int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s);
+
+/* "NAME.lua help": the script's options with their defaults. Caller frees. */
+char *co_lua_usage(const co_lua *l);
+
+#endif

@@ -1,0 +1,278 @@
+/* pr_lua: the sandboxed script state. See pr_lua.h. */
+#include "pr_lua.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "pr_opts.h"
+
+/* Registry key of the state's watchdog (a full userdata). */
+static const char WATCHDOG_KEY[] = "pr_lua.watchdog";
+
+struct watchdog {
+    uint64_t deadline_ns; /* 0: not started (the next check starts it) */
+    uint32_t limit_ms;    /* 0: disarmed */
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct watchdog *watchdog_of(lua_State *L)
+{
+    lua_pushlightuserdata(L, (void *)WATCHDOG_KEY);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    struct watchdog *w = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return w;
+}
+
+/* The clock starts at the first check after arming (at most
+ * PR_LUA_HOOK_COUNT instructions late): arming costs no clock read, which
+ * matters as the agent arms it around every resume. */
+static void hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct watchdog *w = watchdog_of(L);
+    if (w == NULL || w->limit_ms == 0)
+        return;
+    uint64_t now = now_ns();
+    if (w->deadline_ns == 0) {
+        w->deadline_ns = now + (uint64_t)w->limit_ms * 1000000u;
+        return;
+    }
+    if (now > w->deadline_ns) {
+        lua_Debug where;
+        char at[160] = "";
+        unsigned limit = w->limit_ms;
+        w->limit_ms = 0;
+        w->deadline_ns = 0;
+        if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0)
+            snprintf(at, sizeof at, "%s:%d: ", where.short_src, where.currentline);
+        luaL_error(L, "%sscript ran %u ms without yielding (a loop that sends no query?)", at,
+                   limit);
+    }
+}
+
+void pr_lua_watchdog_start(lua_State *L, uint32_t limit_ms)
+{
+    struct watchdog *w = watchdog_of(L);
+    if (w) {
+        w->limit_ms = limit_ms;
+        w->deadline_ns = 0;
+    }
+}
+
+static void open_lib(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_pushcfunction(L, f);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 0);
+}
+
+static void set_nil(lua_State *L, const char *table, const char *field)
+{
+    if (table) {
+        lua_getglobal(L, table);
+        if (lua_istable(L, -1)) {
+            lua_pushnil(L);
+            lua_setfield(L, -2, field);
+        }
+        lua_pop(L, 1);
+    } else {
+        lua_pushnil(L);
+        lua_setglobal(L, field);
+    }
+}
+
+/* Only package.preload (and a host searcher, added later) finds modules. */
+static const char SANDBOX_LUA[] =
+    "local l = package.loaders\n"
+    "package.loaders = {l[1], function(n) if n == 'ffi' then return '\\n\\tthe LuaJIT FFI "
+    "is not available in stampede\\'s sandbox (it reaches any C function)' end "
+    "return \"\\n\\tmodule '\" .. n .. \"' was not shipped with the script\" end}\n"
+    "package.path = '' package.cpath = ''\n"
+    "package.loaded.ffi = nil package.preload.ffi = nil\n"
+    "package.loaded.io = nil package.loaded.debug = nil\n"
+    "local keep = {clock = os.clock, time = os.time, date = os.date, difftime = os.difftime}\n"
+    "os = keep package.loaded.os = keep\n";
+
+static int sandbox(lua_State *L, struct pr_error *err)
+{
+    open_lib(L, "", luaopen_base);
+    open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
+    open_lib(L, LUA_BITLIBNAME, luaopen_bit);
+    open_lib(L, LUA_OSLIBNAME, luaopen_os);
+    open_lib(L, LUA_LOADLIBNAME, luaopen_package);
+    set_nil(L, NULL, "loadfile");
+    set_nil(L, NULL, "dofile");
+    set_nil(L, "package", "loadlib");
+    if (luaL_loadbuffer(L, SANDBOX_LUA, sizeof SANDBOX_LUA - 1, "=sandbox") ||
+        lua_pcall(L, 0, 0, 0))
+        return pr_error_set(err, PR_EINVAL, "Lua sandbox: %s", lua_tostring(L, -1));
+    return 0;
+}
+
+lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n, void *ud,
+                      struct pr_error *err)
+{
+    lua_State *L = luaL_newstate();
+    if (L == NULL) {
+        pr_error_set(err, PR_EINVAL, "cannot create a Lua state (out of memory?)");
+        return NULL;
+    }
+    lua_pushlightuserdata(L, (void *)WATCHDOG_KEY);
+    struct watchdog *w = lua_newuserdata(L, sizeof *w);
+    memset(w, 0, sizeof *w);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    if (sandbox(L, err) < 0)
+        goto fail;
+    lua_sethook(L, hook, LUA_MASKCOUNT, PR_LUA_HOOK_COUNT);
+    if (luaL_loadbuffer(L, pr_lua_prelude, pr_lua_prelude_len, "=stampede_prelude")) {
+        pr_error_set(err, PR_EINVAL, "Lua prelude: %s", lua_tostring(L, -1));
+        goto fail;
+    }
+    lua_newtable(L);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushlightuserdata(L, ud);
+        lua_pushcclosure(L, fns[i].fn, 1);
+        lua_setfield(L, -2, fns[i].name);
+    }
+    if (lua_pcall(L, 1, 0, 0)) {
+        pr_error_set(err, PR_EINVAL, "Lua prelude: %s", lua_tostring(L, -1));
+        goto fail;
+    }
+    lua_getglobal(L, "sysbench");
+    lua_getfield(L, -1, "cmdline");
+    lua_pushstring(L, command);
+    lua_setfield(L, -2, "command");
+    lua_pop(L, 2);
+    return L;
+fail:
+    lua_close(L);
+    return NULL;
+}
+
+int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n, struct pr_error *err)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "preload");
+    for (size_t i = 0; i < n; i++) {
+        char chunk[128];
+        snprintf(chunk, sizeof chunk, "@%s.lua", srcs[i].name);
+        if (luaL_loadbuffer(L, srcs[i].text, srcs[i].len, chunk)) {
+            pr_error_set(err, PR_EINVAL, "%s", lua_tostring(L, -1));
+            lua_pop(L, 3);
+            return PR_EINVAL;
+        }
+        lua_setfield(L, -2, srcs[i].name);
+    }
+    lua_pop(L, 2);
+    return 0;
+}
+
+void pr_lua_add_searcher(lua_State *L, lua_CFunction fn, void *ud)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "loaders");
+    lua_pushlightuserdata(L, ud);
+    lua_pushcclosure(L, fn, 1);
+    lua_rawseti(L, -2, 2); /* in place of "not shipped" */
+    lua_pop(L, 2);
+}
+
+/* The message of a failed pcall: a string, or what sysbench would print. */
+static int call_error(lua_State *L, struct pr_error *err)
+{
+    const char *m = lua_tostring(L, -1);
+    if (m == NULL && lua_istable(L, -1)) {
+        lua_getfield(L, -1, "sql_errmsg");
+        m = lua_tostring(L, -1);
+        pr_error_set(err, PR_EINVAL, "SQL error: %s", m ? m : "(no message)");
+        lua_pop(L, 2);
+        return PR_EINVAL;
+    }
+    pr_error_set(err, PR_EINVAL, "%s", m ? m : "(error object is not a string)");
+    lua_pop(L, 1);
+    return PR_EINVAL;
+}
+
+int pr_lua_run_main(lua_State *L, const char *name, struct pr_error *err)
+{
+    lua_getglobal(L, "require");
+    lua_pushstring(L, name);
+    if (lua_pcall(L, 1, 0, 0))
+        return call_error(L, err);
+    return 0;
+}
+
+int pr_lua_call_global(lua_State *L, const char *fn, struct pr_error *err)
+{
+    lua_getglobal(L, fn);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    if (lua_pcall(L, 0, 0, 0))
+        return call_error(L, err);
+    return 0;
+}
+
+/* sysbench.opt's general part: every general and mysql option, typed. */
+void pr_lua_push_general_opts(lua_State *L, const pr_opts *o)
+{
+    size_t n;
+    const struct pr_opt_def *defs = pr_opts_schema(&n);
+    lua_newtable(L);
+    for (size_t i = 0; i < n; i++) {
+        const struct pr_opt_def *d = &defs[i];
+        char key[PR_OPTS_NAME_MAX + 1];
+        if (d->group == PR_OPT_SCRIPT || d->alias_of)
+            continue;
+        snprintf(key, sizeof key, "%s", d->name);
+        for (char *p = key; *p; p++)
+            if (*p == '-')
+                *p = '_';
+        switch (d->type) {
+        case PR_OPT_INT:
+            lua_pushnumber(L, (lua_Number)pr_opts_int(o, d->name));
+            break;
+        case PR_OPT_DOUBLE:
+            lua_pushnumber(L, pr_opts_double(o, d->name));
+            break;
+        case PR_OPT_BOOL:
+            lua_pushboolean(L, pr_opts_bool(o, d->name));
+            break;
+        default:
+            lua_pushstring(L, pr_opts_str(o, d->name));
+            break;
+        }
+        lua_setfield(L, -2, key);
+    }
+}
+
+uint64_t pr_lua_hash(const char *const *names, const char *const *texts, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *parts[2] = {names[i], texts[i]};
+        for (int k = 0; k < 2; k++) {
+            for (const unsigned char *p = (const unsigned char *)parts[k]; p && *p; p++) {
+                h ^= *p;
+                h *= 0x100000001b3ULL;
+            }
+            h ^= 0xff; /* separator */
+            h *= 0x100000001b3ULL;
+        }
+    }
+    return h;
+}

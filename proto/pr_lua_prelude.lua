@@ -1,0 +1,387 @@
+-- pr_lua_prelude: stampede's own implementation of the sysbench 1.0.20 Lua
+-- API that scripts see (the subset README "Your own Lua scripts" lists). It
+-- runs first in every script state (coordinator and agent); the host passes
+-- itself as the chunk's argument: a table of C functions (rand_*, emit, ...)
+-- that may be empty (the coordinator only reads options).
+--
+-- Threads: one state serves many connections (coroutines). Globals a
+-- coroutine writes (thread_init's drv, con, stmt, param) live in that
+-- coroutine's own table (__sb.env), so scripts written for sysbench's one
+-- state per thread keep their per-thread globals apart. sysbench.tid reads
+-- the running coroutine's id.
+--
+-- Yield protocol (read by agent/lua/ag_lua_gen.c):
+--   yield(0)                  event boundary; resumed with 0 (run event()) or
+--                             1 (run thread_done() and end)
+--   yield(1, sql)             a text query
+--   yield(2, idx, p1, .., pn) prepared statement idx (0-based) of the set
+-- resumed after a query with (errno, nrows, affected, insert_id, c1..cn)
+-- or, on an ignorable error, (errno, message, sqlstate).
+local host = ... or {}
+local yield = coroutine.yield
+local rawget, rawset, type, error, select, tostring = rawget, rawset, type, error, select,
+    tostring
+local fmt = string.format
+
+local shared = {}
+for k, v in pairs(_G) do shared[k] = v end
+-- _G stays empty: reads go through gmt.__index, a table (no function call
+-- per global): the running coroutine's env (whose own __index is shared),
+-- or shared itself outside coroutines. The host switches gmt.__index and
+-- ctx.env around each resume (ctx.mt, ctx.shared).
+local envmt = {__index = shared}
+local gmt = {__index = shared}
+local ctx = {env = nil, tid = 0, probe = false, mt = gmt, shared = shared}
+__sb_ctx = ctx
+shared.__sb_ctx = ctx
+gmt.__newindex = function(_, k, v)
+    local e = ctx.env
+    if e ~= nil then rawset(e, k, v) else rawset(shared, k, v) end
+end
+local G = setmetatable(_G, gmt)
+-- A coroutine's own globals table (the host makes one per coroutine).
+function shared.__sb_new_env()
+    return setmetatable({}, envmt)
+end
+for k in pairs(shared) do rawset(G, k, nil) end
+
+-- The host's print (the agent's: one line per write(2), on stderr).
+if host.print ~= nil then print = host.print end
+
+local function unsupported(name)
+    return function()
+        error(fmt("stampede does not support %s (README: Your own Lua scripts)", name), 2)
+    end
+end
+
+sysbench = setmetatable({
+    version = "1.0.20",
+    version_string = "sysbench 1.0.20 (stampede)",
+    cmdline = {
+        options = {},
+        commands = {},
+        PARALLEL_COMMAND = true,
+        ARG_NONE = 0, ARG_BOOL = 1, ARG_INT = 2, ARG_SIZE = 3, ARG_DOUBLE = 4,
+        ARG_STRING = 5, ARG_LIST = 6, ARG_FILE = 7,
+    },
+    opt = {},
+    hooks = {},
+    error = {RESTART_EVENT = 1},
+    rand = {},
+    sql = {},
+}, {__index = function(_, k) if k == "tid" then return ctx.tid end end})
+
+-- ---- rand: the native family's generators (agent/ag_rand.c) ---------------
+-- Without the host's generators (the coordinator, which runs the top level
+-- only to read the options) each returns its lower bound, or the template.
+local function need(name)
+    local f = host[name]
+    if f == nil then return function(a) return a or 0 end end
+    return f
+end
+local r = sysbench.rand
+r.uniform = need("rand_uniform")
+r.default = need("rand_default")
+r.gaussian = need("rand_gaussian")
+r.special = need("rand_special")
+r.pareto = need("rand_pareto")
+r.zipfian = need("rand_zipfian")
+r.unique = need("rand_unique")
+r.string = need("rand_string")
+r.uniform_uint64 = need("rand_uint64")
+r.uniform_double = need("rand_double")
+function r.varstring(min, max)
+    local n = r.uniform(min, max)
+    local t = {}
+    for i = 1, n do t[i] = string.char(r.uniform(33, 126)) end
+    return table.concat(t)
+end
+r.histgram = nil
+sb_rand = r.default
+sb_rand_uniform = r.uniform
+sb_rand_gaussian = r.gaussian
+sb_rand_special = r.special
+sb_rand_uniq = r.unique
+sb_rand_str = r.string
+sb_rand_varstr = r.varstring
+
+-- ---- sql -------------------------------------------------------------------
+local sql = sysbench.sql
+sql.type = {NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6,
+            TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12}
+sql.error = {NONE = 0, IGNORABLE = 1, FATAL = 2}
+local T = sql.type
+
+-- The statement set the agent prepares on every connection: sql -> index
+-- (filled by the agent from the probe; empty: every statement is text).
+__sb_stmt_index = {}
+-- Statements con:prepare() saw (the probe reads them): {sql=, types={}}.
+__sb_prepared = {}
+
+local result_mt = {}
+result_mt.__index = result_mt
+function result_mt.fetch_row(self)
+    local n = self._fetched + 1
+    self._fetched = n
+    if n > self.nrows then return nil end
+    if n > 1 then
+        error(fmt("stampede keeps only the first row of a result: fetch_row() of row %d of %d",
+                  n, self.nrows), 2)
+    end
+    return self._row
+end
+function result_mt.free(self) end
+
+local con_mt = {}
+con_mt.__index = con_mt
+
+-- The reply to a query: a result set, or an error raised as sysbench does.
+local no_row = {}
+local function reply(query, errno, a, b, c, ...)
+    if errno == nil or ctx.probe then
+        return setmetatable({nrows = 0, nfields = 0, _fetched = 0, _row = {}}, result_mt)
+    end
+    if errno ~= 0 then
+        local e = {connection = nil, query = query, sql_errno = errno, sql_state = b,
+                   sql_errmsg = a, errcode = sysbench.error.RESTART_EVENT}
+        error(e, 3)
+    end
+    local n = select("#", ...)
+    return setmetatable({nrows = a, affected_rows = b, insert_id = c, nfields = n,
+                         _fetched = 0, _row = n > 0 and {...} or no_row}, result_mt)
+end
+
+function con_mt.query(self, q)
+    if type(q) ~= "string" then error("con:query() needs a string", 2) end
+    return reply(q, yield(1, q))
+end
+
+function con_mt.query_row(self, q)
+    local rs = self:query(q)
+    if rs == nil or rs.nrows == 0 then return nil end
+    return unpack(rs._row, 1, rs.nfields)
+end
+
+function con_mt.disconnect(self) end
+function con_mt.close(self) end
+con_mt.reconnect = unsupported("con:reconnect()")
+
+-- bulk insert: sysbench's db_bulk_insert_next: flush before a row when the
+-- statement, the row, a comma and the NUL would pass 512 KiB.
+local BULK_MAX = 524288
+function con_mt.bulk_insert_init(self, q)
+    self._bq = q
+    self._bv = {}
+    self._blen = #q
+end
+function con_mt.bulk_insert_next(self, v)
+    if self._bq == nil then error("bulk_insert_next() before bulk_insert_init()", 2) end
+    local bv = self._bv
+    if #bv > 0 and self._blen + #v + 2 > BULK_MAX then
+        local q = self._bq .. table.concat(bv, ",")
+        self._bv = {}
+        self._blen = #self._bq
+        bv = self._bv
+        reply(q, yield(1, q))
+    end
+    if #bv > 0 then self._blen = self._blen + 1 end
+    bv[#bv + 1] = v
+    self._blen = self._blen + #v
+end
+function con_mt.bulk_insert_done(self)
+    local bv = self._bv
+    if bv ~= nil and #bv > 0 then
+        local q = self._bq .. table.concat(bv, ",")
+        self._bv = {}
+        reply(q, yield(1, q))
+    end
+    self._bq = nil
+end
+
+local param_mt = {}
+param_mt.__index = param_mt
+function param_mt.set(self, v)
+    if v == nil then error("stampede does not bind SQL NULL parameters (param:set(nil))", 2) end
+    if self.str then
+        v = tostring(v)
+        if #v > self.max_len then v = v:sub(1, self.max_len) end
+    end
+    self.value = v
+end
+function param_mt.set_rand_str(self, tmpl)
+    self:set(r.string(tmpl))
+end
+
+local stmt_mt = {}
+stmt_mt.__index = stmt_mt
+function stmt_mt.bind_create(self, btype, max_len)
+    local p
+    if btype == T.TINYINT or btype == T.SMALLINT or btype == T.INT or btype == T.BIGINT then
+        p = {str = false, value = 0}
+    elseif btype == T.CHAR or btype == T.VARCHAR then
+        p = {str = true, max_len = max_len or 0, value = ""}
+    else
+        error("stampede binds only integer and CHAR/VARCHAR parameters, not type " ..
+              tostring(btype), 2)
+    end
+    self._types[#self._types + 1] = p.str and "s" or "i"
+    return setmetatable(p, param_mt)
+end
+function stmt_mt.bind_param(self, ...)
+    self._params = {...}
+end
+
+-- The statement as text, '?' replaced (sysbench's client-side emulation).
+local function render(s)
+    local ps, i = s._params, 0
+    return (s.sql:gsub("%?", function()
+        i = i + 1
+        local p = ps[i]
+        if p == nil then error("prepared statement executed with unbound parameter " .. i, 4) end
+        if p.str then return "'" .. p.value .. "'" end
+        return fmt("%d", p.value)
+    end))
+end
+
+local function pvalues(ps, i, n)
+    if i > n then return end
+    return ps[i].value, pvalues(ps, i + 1, n)
+end
+
+function stmt_mt.execute(self)
+    local idx = self._idx
+    if idx ~= nil and not ctx.probe then
+        local ps = self._params
+        local n = #ps
+        if n == 1 then return reply(self.sql, yield(2, idx, ps[1].value)) end
+        if n == 2 then return reply(self.sql, yield(2, idx, ps[1].value, ps[2].value)) end
+        return reply(self.sql, yield(2, idx, pvalues(ps, 1, n)))
+    end
+    local q = render(self)
+    return reply(q, yield(1, q))
+end
+function stmt_mt.close(self) end
+
+function con_mt.prepare(self, q)
+    local s = setmetatable({sql = q, _types = {}, _params = {}}, stmt_mt)
+    local pr = rawget(shared, "__sb_prepared")
+    pr[#pr + 1] = s
+    s._idx = rawget(shared, "__sb_stmt_index")[q]
+    return s
+end
+
+local drv_mt = {}
+drv_mt.__index = drv_mt
+function drv_mt.connect(self)
+    local e = ctx.env
+    if e ~= nil and rawget(e, "__sb_con") ~= nil then
+        error("stampede gives each thread one connection: a second drv:connect() is " ..
+              "not supported", 2)
+    end
+    local c = setmetatable({}, con_mt)
+    if e ~= nil then rawset(e, "__sb_con", c) end
+    return c
+end
+function drv_mt.name(self) return "mysql" end
+function drv_mt.close(self) end
+
+function sql.driver(name)
+    if name ~= nil and name ~= "mysql" then
+        error("stampede drives MySQL only, not " .. tostring(name), 2)
+    end
+    return setmetatable({}, drv_mt)
+end
+
+-- ---- unsupported parts, named when called ---------------------------------
+sysbench.histogram = setmetatable({}, {__index = function(_, k)
+    return unsupported("sysbench.histogram." .. tostring(k))
+end})
+
+-- ---- reports (coordinator: sysbench.hooks.report_intermediate) ----------
+local function rates(stat)
+    local s = stat.time_interval
+    return stat.events / s, (stat.reads + stat.writes + stat.other) / s, stat.reads / s,
+        stat.writes / s, stat.other / s
+end
+function sysbench.report_csv(stat)
+    local tps, qps, r, w, o = rates(stat)
+    print(fmt("%.0f,%u,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f", stat.time_total,
+              stat.threads_running, tps, qps, r, w, o, stat.latency_pct * 1000,
+              stat.errors / stat.time_interval, stat.reconnects / stat.time_interval))
+end
+function sysbench.report_default(stat)
+    local tps, qps, r, w, o = rates(stat)
+    print(fmt("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) " ..
+              "lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f", stat.time_total,
+              stat.threads_running, tps, qps, r, w, o, sysbench.opt.percentile or 95,
+              stat.latency_pct * 1000, stat.errors / stat.time_interval,
+              stat.reconnects / stat.time_interval))
+end
+-- Run hook `name` with stat: true when the script has one.
+function __sb_report(name, stat)
+    local h = sysbench.hooks[name]
+    if type(h) ~= "function" then return false end
+    h(stat)
+    return true
+end
+
+-- ---- the thread body and commands (agent) ----------------------------------
+-- One coroutine per connection runs this: thread_init, then events.
+function __sb_thread_main()
+    local ti = G.thread_init
+    if ti ~= nil then ti() end
+    local ev = G.event
+    if ev == nil then error("the script defines no event() function", 0) end
+    while true do
+        if yield(0) == 1 then break end
+        while true do
+            local ok, e = pcall(ev)
+            if ok then break end
+            if type(e) ~= "table" or e.errcode ~= sysbench.error.RESTART_EVENT then
+                error(e, 0)
+            end
+            local h = sysbench.hooks.before_restart_event
+            if h ~= nil then h(e) end
+        end
+    end
+    local td = G.thread_done
+    if td ~= nil then td() end
+end
+
+-- The function command `name` runs, and whether it runs in every thread.
+function __sb_command(name)
+    local c = sysbench.cmdline.commands[name]
+    if type(c) == "table" and type(c[1]) == "function" then return c[1], c[2] and true or false end
+    if type(c) == "function" then return c, false end
+    local f = G[name]
+    if type(f) == "function" then return f, false end -- sysbench runs these once
+    return nil, false
+end
+
+function __sb_run_command(name)
+    local f = __sb_command(name)
+    if f == nil then error("the script has no command '" .. name .. "'", 0) end
+    f()
+end
+
+-- sysbench.opt from the options as text: types from the script's declared
+-- defaults (booleans, numbers), general options from the host's table.
+function __sb_set_options(given, general)
+    local o = sysbench.opt
+    for k, v in pairs(general) do o[k] = v end
+    for name, d in pairs(sysbench.cmdline.options) do
+        local key = name:gsub("-", "_")
+        local def = type(d) == "table" and d[2] or nil
+        local v = given[key]
+        if v == nil then
+            o[key] = def
+        elseif type(def) == "boolean" then
+            local l = v:lower()
+            o[key] = l == "on" or l == "true" or l == "yes" or l == "1"
+        elseif type(def) == "number" then
+            o[key] = tonumber(v)
+        else
+            o[key] = v
+        end
+    end
+end

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""e2e lua: users' own sysbench Lua scripts, distributed (issue 15).
+
+Debian's /usr/share/sysbench scripts (code nobody here wrote) run through
+stampede's Lua family with 2 local agents, checked against the server:
+  - prepare: the script's own cmd_prepare, one thread per --threads split
+    over the agents: every table holds --table-size rows and has k_N;
+  - oltp_read_write with --events: exactly that many transactions, and
+    the server's Com_commit delta equals it (a restarted event commits
+    once); the test-measured Com_stmt_execute delta equals the client's
+    statements plus its ignored errors (every statement a prepared one);
+  - oltp_point_select: Com_stmt_execute and Com_select deltas equal the
+    statements the client counted;
+  - oltp_insert (text queries): Com_insert delta equals the writes and the
+    rows added to the tables; Com_stmt_execute does not move;
+  - cleanup drops the tables.
+Bad input, each exit 2 with a message naming the problem, before any
+database work (no sbtest session, Com_create_table unchanged): a missing
+script, a syntax error (FILE:LINE), an option the script does not
+declare, a sysbench API stampede lacks (named).
+An ignorable error restarts the event through before_restart_event, the
+event counting once (100 events: 100 errors, 100 hook calls).
+sysbench.hooks.report_intermediate = sysbench.report_csv runs on the
+coordinator: one CSV line per interval equal to the JSON's merged interval.
+A daemon agent: without allow-scripts it refuses, naming itself and the
+setting; with it, a script's runtime error fails the run with FILE:LINE,
+and the same agent then serves the next run (a good script) to the end.
+"""
+import os
+import re
+import time
+
+import e2elib as e
+
+SCRIPTS = "/usr/share/sysbench"
+THREADS = 4
+TABLES = 2
+ROWS = 2000
+COUNTERS = ("Com_stmt_execute", "Com_select", "Com_insert", "Com_update", "Com_delete",
+            "Com_begin", "Com_commit", "Com_create_table")
+
+
+def script(name):
+    return os.path.join(SCRIPTS, name + ".lua")
+
+
+def common():
+    return (["--tables=%d" % TABLES, "--table-size=%d" % ROWS, "--threads=%d" % THREADS,
+             "--agents=2"] + e.local_opts() + e.db_opts())
+
+
+def run(name, cmd, extra, what):
+    j = e.path("%s-%s.json" % (name, cmd))
+    before = e.status(*COUNTERS)
+    p = e.run_ok([script(name), cmd, "--json=" + j] + extra + common(), what, timeout=120)
+    after = e.status(*COUNTERS)
+    if p.p.returncode != 0:
+        e.finish()
+    d = e.load_json(j) if cmd == "run" else None
+    return d, {k: after[k] - before[k] for k in after}
+
+
+def rows(t):
+    return int(e.sql("SELECT COUNT(*) FROM %s.sbtest%d" % (e.env("DB", "sbtest"), t))[0][0])
+
+
+def check_prepare():
+    e.sql("DROP TABLE IF EXISTS %s" % ", ".join("%s.sbtest%d" % (e.env("DB", "sbtest"), t)
+                                                for t in range(1, TABLES + 3)))
+    t0 = time.monotonic()
+    _, delta = run("oltp_read_write", "prepare", [], "lua prepare with 2 agents")
+    e.info("prepare: %.2f s, server deltas %r" % (time.monotonic() - t0, delta))
+    for t in range(1, TABLES + 1):
+        e.check(rows(t) == ROWS, "sbtest%d holds %d rows (want %d)" % (t, rows(t), ROWS))
+        idx = e.sql("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='%s' "
+                    "AND TABLE_NAME='sbtest%d' AND INDEX_NAME='k_%d'" % (e.env("DB", "sbtest"),
+                                                                        t, t))[0][0]
+        e.check(idx == "1", "sbtest%d has its secondary index k_%d" % (t, t))
+    e.check(delta["Com_create_table"] == TABLES,
+            "Com_create_table delta %d == --tables=%d" % (delta["Com_create_table"], TABLES))
+
+
+def check_read_write():
+    events = 1500
+    d, delta = run("oltp_read_write", "run", ["--events=%d" % events, "--time=0"],
+                   "lua oltp_read_write --events=%d" % events)
+    tot = d["totals"]
+    stmts, ign = tot["queries"]["total"], tot["ignored_errors"]
+    e.info("read_write: %d transactions, %d statements, %d ignored errors, %.0f tps; deltas %r"
+           % (tot["transactions"], stmts, ign, tot["tps"], delta))
+    e.check(tot["transactions"] == events, "transactions %d == --events=%d"
+            % (tot["transactions"], events))
+    e.check(delta["Com_commit"] == events, "server Com_commit delta %d == %d events"
+            % (delta["Com_commit"], events))
+    e.check(tot["reconnects"] == 0 and delta["Com_stmt_execute"] == stmts + ign,
+            "server Com_stmt_execute delta %d == client statements %d + ignored errors %d"
+            % (delta["Com_stmt_execute"], stmts, ign))
+    e.check(len(d["agents"]) == 2 and all(a["done"] for a in d["agents"]),
+            "both agents ran to the end: %r" % [(a["name"], a["done"]) for a in d["agents"]])
+    e.check(d["server"]["match"] is True, "the JSON's server cross-check matches")
+    # Kinds: one per prepared statement shape, counted as the server did.
+    k = d["totals"]["kinds"]
+    e.info("read_write kinds: %r" % {n: v["count"] for n, v in k.items()})
+    commit = k.get("COMMIT", {}).get("count")
+    begin = k.get("BEGIN", {}).get("count", 0) + k.get("BEGIN", {}).get("errors", 0)
+    sel = k.get("SELECT c FROM sbtest# WHERE id=?", {})
+    e.check(commit == events == delta["Com_commit"] and begin == delta["Com_begin"],
+            "kinds COMMIT %r == %d events, BEGIN %d == server Com_begin %d"
+            % (commit, events, begin, delta["Com_begin"]))
+    e.check(sel.get("count", 0) + sel.get("errors", 0) >= 10 * events and
+            sum(v["count"] + v["errors"] for v in k.values()) == stmts + ign,
+            "point-select shape ran >= 10 per event, all kinds add up to %d statements"
+            % (stmts + ign))
+
+
+def check_point_select():
+    d, delta = run("oltp_point_select", "run", ["--time=3"], "lua oltp_point_select 3 s")
+    tot = d["totals"]
+    stmts = tot["queries"]["total"]
+    e.info("point_select: %d statements, %.0f qps; deltas %r" % (stmts, tot["qps"], delta))
+    e.check(stmts > 0 and delta["Com_stmt_execute"] == stmts and delta["Com_select"] == stmts,
+            "server Com_stmt_execute %d and Com_select %d deltas == %d statements"
+            % (delta["Com_stmt_execute"], delta["Com_select"], stmts))
+    e.check(stmts == tot["queries"]["read"] == tot["transactions"],
+            "one read per event: %d statements, %d reads, %d transactions"
+            % (stmts, tot["queries"]["read"], tot["transactions"]))
+
+
+def check_insert():
+    before = sum(rows(t) for t in range(1, TABLES + 1))
+    d, delta = run("oltp_insert", "run", ["--time=2"], "lua oltp_insert 2 s")
+    added = sum(rows(t) for t in range(1, TABLES + 1)) - before
+    w = d["totals"]["queries"]["write"]
+    e.info("insert: %d writes, %d rows added; deltas %r" % (w, added, delta))
+    e.check(w > 0 and delta["Com_insert"] == w == added,
+            "server Com_insert delta %d == %d writes == %d rows added" % (delta["Com_insert"], w,
+                                                                       added))
+    e.check(delta["Com_stmt_execute"] == 0, "text queries only: Com_stmt_execute delta %d"
+            % delta["Com_stmt_execute"])
+
+
+def bad_input():
+    d = e.path("scripts")
+    os.makedirs(d, exist_ok=True)
+    files = {
+        "syn.lua": "function event()\n  local x = = 1\nend\n",
+        "opt.lua": "sysbench.cmdline.options = {rows = {'rows', 10}}\nfunction event() end\n",
+        "api.lua": "-- sysbench.histogram here is a comment\nfunction event()\n"
+                   "  sysbench.histogram.print()\nend\n",
+        "req.lua": "require('not_shipped')\nfunction event() end\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    cases = [
+        ([os.path.join(d, "missing.lua"), "run"], r"script .*missing\.lua not found"),
+        ([os.path.join(d, "syn.lua"), "run"], r"syn\.lua:2: .*near '='"),
+        ([os.path.join(d, "opt.lua"), "run", "--rowz=3"],
+         r"unknown option --rowz: opt\.lua does not declare it"),
+        ([os.path.join(d, "opt.lua"), "run", "--rows=many"], r"--rows: 'many' is not a number"),
+        ([os.path.join(d, "api.lua"), "run"],
+         r"api\.lua:3: sysbench\.histogram\.print is not supported"),
+        ([os.path.join(d, "req.lua"), "prepare"], r"module 'not_shipped' not found"),
+    ]
+    p = e.stampede([os.path.join(d, "opt.lua"), "help"])
+    rc = p.wait(30)
+    e.check(rc == 0 and re.search(r"--rows=N +rows \[10\]", p.text("out")) is not None,
+            "opt.lua help lists the script's option with its default: exit %s, %r"
+            % (rc, p.text("out").strip()[-200:]))
+    for argv, rx in cases:
+        before = e.status("Com_create_table")
+        p = e.stampede(argv + ["--agents=2"] + e.local_opts() + e.db_opts())
+        rc = p.wait(30)
+        err = p.text("err")
+        e.check(rc == 2 and re.search(rx, err) is not None,
+                "%s: exit %s (want 2), stderr matches %r: %r" % (" ".join(argv[-2:]), rc, rx,
+                                                              err.strip()[-300:]))
+        e.check(e.status("Com_create_table") == before and e.sbtest_sessions() == 0,
+                "%s: nothing reached the database" % os.path.basename(argv[0]))
+    return d
+
+
+def report_hook(d):
+    """sysbench.hooks.report_intermediate runs on the coordinator with the
+    merged figures of each interval, in place of the default line."""
+    with open(os.path.join(d, "csv_report.lua"), "w") as f:
+        f.write('require("oltp_common")\n'
+                "function prepare_statements() sysbench.opt.point_selects = 1 "
+                "prepare_point_selects() end\n"
+                "function event() execute_point_selects() end\n"
+                "sysbench.hooks.report_intermediate = sysbench.report_csv\n")
+    j = e.path("hook.json")
+    p = e.run_ok([os.path.join(d, "csv_report.lua"), "run", "--time=3", "--report-interval=1",
+                  "--json=" + j] + common(), "lua report hook run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    out = p.text("out")
+    lines = [l.split(",") for l in out.splitlines()
+             if re.match(r"^\d+,\d+(,\d+\.\d\d){8}$", l)]
+    ivs = [iv for iv in e.load_json(j)["intervals"] if iv["printed"]]
+    e.info("report hook: %d CSV lines, %d printed intervals" % (len(lines), len(ivs)))
+    e.check(len(lines) >= 2 and len(lines) == len(ivs) and "[ 1s ]" not in out,
+            "one CSV line per printed interval (%d, %d), no default line" % (len(lines),
+                                                                           len(ivs)))
+    for l, iv in zip(lines, ivs):
+        e.check(int(l[0]) == iv["t_s"] and int(l[1]) == THREADS and
+                abs(float(l[2]) - iv["tps"]) < 0.01 and abs(float(l[4]) - iv["reads_s"]) < 0.01
+                and abs(float(l[7]) - iv["latency_ms"]["p95"]) < 0.01,
+                "CSV line %r == the merged interval (t %s, tps %s, reads/s %s, p95 %s)"
+                % (",".join(l), iv["t_s"], iv["tps"], iv["reads_s"], iv["latency_ms"]["p95"]))
+
+
+def restart_event(d):
+    """An ignorable error (--mysql-ignore-errors) raises sysbench's
+    RESTART_EVENT error in the script: before_restart_event sees it (its
+    sql_errno) and event() starts again; the event counts once."""
+    with open(os.path.join(d, "restart.lua"), "w") as f:
+        f.write("function thread_init() con = sysbench.sql.driver():connect() n = 0 end\n"
+                "function sysbench.hooks.before_restart_event(e)\n"
+                "  print(string.format('restart errno=%d', e.sql_errno))\nend\n"
+                "function event()\n  n = n + 1\n"
+                "  if n % 2 == 1 then con:query('SELECT * FROM no_such_table_lua') end\n"
+                "  con:query('SELECT 1')\nend\n")
+    events = 100
+    j = e.path("restart.json")
+    p = e.run_ok([os.path.join(d, "restart.lua"), "run", "--events=%d" % events, "--time=0",
+                  "--threads=1", "--agents=1", "--mysql-ignore-errors=1146", "--json=" + j]
+                 + e.local_opts() + e.db_opts(), "lua restart run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    tot = e.load_json(j)["totals"]
+    hooks = len(re.findall(r"^restart errno=1146$", p.text("err"), re.M))
+    e.info("restart: %d transactions, %d ignored errors, %d hook calls, %d statements"
+           % (tot["transactions"], tot["ignored_errors"], hooks, tot["queries"]["total"]))
+    e.check(tot["transactions"] == events and tot["ignored_errors"] == events and
+            hooks == events and tot["queries"]["total"] == events,
+            "each event failed once (1146), ran the hook, restarted and completed: %d events, "
+            "%d ignored errors, %d hook calls, %d statements (want %d each)"
+            % (tot["transactions"], tot["ignored_errors"], hooks, tot["queries"]["total"],
+               events))
+
+
+def daemon_agent(d):
+    with open(os.path.join(d, "rt.lua"), "w") as f:
+        f.write("function thread_init() con = sysbench.sql.driver():connect() end\n"
+                "function event()\n  local rs = con:query('SELECT 1')\n"
+                "  local t = nil\n  return t.field\nend\n")
+    port = e.free_port()
+    ep = "tcp://127.0.0.1:%d" % port
+    base = ["--threads=2", "--time=2", "--agents=1", "--listen=" + ep, "--plaintext",
+            "--agent-wait=20"] + e.db_opts()
+    co = e.stampede([script("oltp_point_select"), "run"] + base + ["--tables=%d" % TABLES])
+    ag = e.agent(["--coordinator=" + ep, "--plaintext", "--workers=1", "--once"], "no-scripts")
+    rc = co.wait(60)
+    err = co.text("err")
+    e.check(rc != 0 and re.search(r"agent no-scripts refuses Lua scripts.*allow-scripts = yes",
+                                  err) is not None,
+            "a daemon without allow-scripts refuses, naming itself and the setting: exit %s, %r"
+            % (rc, err.strip()[-300:]))
+    ag.stop()
+    ag = e.agent(["--coordinator=" + ep, "--plaintext", "--workers=1", "--allow-scripts=yes"],
+                 "scripts-ok")
+    co = e.stampede([os.path.join(d, "rt.lua"), "run"] + base)
+    rc = co.wait(60)
+    err = co.text("err")
+    e.check(rc not in (0, 2) and re.search(r"rt\.lua:5: attempt to index local 't'", err),
+            "a runtime error fails the run with FILE:LINE: exit %s, %r" % (rc, err.strip()[-300:]))
+    j = e.path("after-error.json")
+    co = e.stampede([script("oltp_point_select"), "run", "--json=" + j, "--tables=%d" % TABLES]
+                    + base)
+    rc = co.wait(60)
+    ok = rc == 0 and os.path.exists(j)
+    e.check(ok and e.load_json(j)["totals"]["transactions"] > 0 and ag.alive(),
+            "the same agent serves the next run to the end: exit %s" % rc)
+    if not ok:
+        co.dump()
+        ag.dump()
+    ag.stop()
+
+
+def main():
+    e.need_sandbox()
+    if not os.path.exists(script("oltp_common")):
+        print("SKIP: %s is missing (Debian's sysbench package ships it)" % script("oltp_common"))
+        raise SystemExit(77)
+    d = bad_input()
+    check_prepare()
+    check_read_write()
+    check_point_select()
+    check_insert()
+    report_hook(d)
+    restart_event(d)
+    daemon_agent(d)
+    run("oltp_read_write", "cleanup", [], "lua cleanup")
+    left = e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s' AND "
+                 "TABLE_NAME LIKE 'sbtest%%'" % e.env("DB", "sbtest"))[0][0]
+    e.check(left == "0", "cleanup dropped the tables (%s left)" % left)
+    e.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+/* Tests for pr_lua: the sandbox a user's script runs in (no way to the
+ * disk or a shell, modules only from memory), errors naming FILE:LINE,
+ * the watchdog stopping a script that never yields, the sources' hash. */
+#include <string.h>
+#include <time.h>
+
+#include <lauxlib.h>
+
+#include "pr_lua.h"
+#include "testlib.h"
+
+static lua_State *state(void)
+{
+    struct pr_error err = {0};
+    lua_State *L = pr_lua_new("run", NULL, 0, NULL, &err);
+    CHECK_MSG(L != NULL, "%s", err.msg);
+    return L;
+}
+
+/* Run chunk `src` as main script "t"; 0 or PR_EINVAL with err. */
+static int run(lua_State *L, const char *src, struct pr_error *err)
+{
+    struct pr_lua_src s = {"t", src, strlen(src)};
+    int rc = pr_lua_add_sources(L, &s, 1, err);
+    return rc < 0 ? rc : pr_lua_run_main(L, "t", err);
+}
+
+static void test_sandbox(void)
+{
+    static const char *const gone[] = {
+        "return loadfile", "return dofile",          "return os.execute",
+        "return io",       "return package.loadlib", "return os.getenv",
+        "return debug",    "return os.remove",       "return require('ffi')",
+    };
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        lua_State *L = state();
+        char src[128];
+        struct pr_error err = {0};
+        /* either nil or an error (require of a module nobody shipped) */
+        snprintf(src, sizeof src, "local v = (function() %s end)() assert(v == nil, 'present')",
+                 gone[i]);
+        int rc = run(L, src, &err);
+        CHECK_MSG(rc == 0 || strstr(err.msg, "not found") != NULL, "%s: %s", gone[i], err.msg);
+        lua_close(L);
+    }
+    lua_State *L = state();
+    struct pr_error err = {0};
+    CHECK(run(L,
+              "assert(sysbench.cmdline.command == 'run') assert(os.time() > 0) "
+              "assert(string.format('%d', 7) == '7') assert(bit.band(6, 3) == 2)",
+              &err) == 0);
+    lua_close(L);
+}
+
+static void test_modules(void)
+{
+    lua_State *L = state();
+    struct pr_error err = {0};
+    struct pr_lua_src m = {"helper", "return {x = 42}", 15};
+    CHECK(pr_lua_add_sources(L, &m, 1, &err) == 0);
+    CHECK_MSG(run(L, "assert(require('helper').x == 42)", &err) == 0, "%s", err.msg);
+    lua_close(L);
+    L = state();
+    CHECK(run(L, "require('oltp_common')", &err) == PR_EINVAL);
+    CHECK_MSG(strstr(err.msg, "t.lua:1:") && strstr(err.msg, "was not shipped with the script"),
+              "%s", err.msg);
+    lua_close(L);
+}
+
+static void test_errors(void)
+{
+    lua_State *L = state();
+    struct pr_error err = {0};
+    CHECK(run(L, "local a = 1\nlocal b = = 2\n", &err) == PR_EINVAL);
+    CHECK_MSG(strstr(err.msg, "t.lua:2:") != NULL, "%s", err.msg);
+    lua_close(L);
+    L = state();
+    CHECK(run(L, "\n\nlocal t = nil\nreturn t.x\n", &err) == PR_EINVAL);
+    CHECK_MSG(strstr(err.msg, "t.lua:4:") != NULL, "%s", err.msg);
+    lua_close(L);
+}
+
+static void test_watchdog(void)
+{
+    lua_State *L = state();
+    struct pr_error err = {0};
+    struct pr_lua_src s = {"t", "function spin() while true do end end", 37};
+    CHECK(pr_lua_add_sources(L, &s, 1, &err) == 0 && pr_lua_run_main(L, "t", &err) == 0);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    pr_lua_watchdog_start(L, 200);
+    int rc = pr_lua_call_global(L, "spin", &err);
+    pr_lua_watchdog_start(L, 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double s_el = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    printf("# watchdog stopped the loop after %.3f s: %s\n", s_el, err.msg);
+    CHECK(rc == PR_EINVAL && strstr(err.msg, "without yielding") != NULL);
+    CHECK_MSG(s_el >= 0.19 && s_el < 5.0, "%.3f s", s_el);
+    CHECK_MSG(strstr(err.msg, "t.lua:1") != NULL, "where: %s", err.msg);
+    lua_close(L);
+}
+
+static void test_hash(void)
+{
+    const char *n[2] = {"a", "b"}, *t[2] = {"x", "y"}, *t2[2] = {"x", "z"}, *n2[2] = {"ax", ""};
+    CHECK(pr_lua_hash(n, t, 2) == pr_lua_hash(n, t, 2));
+    CHECK(pr_lua_hash(n, t, 2) != pr_lua_hash(n, t2, 2));
+    CHECK(pr_lua_hash(n, t, 1) != pr_lua_hash(n2, t, 1)); /* "a"+"x" vs "ax"+"x" */
+    CHECK(pr_lua_hash(n, t, 2) != pr_lua_hash(n, t, 1));
+}
+
+int main(void)
+{
+    test_sandbox();
+    test_modules();
+    test_errors();
+    test_watchdog();
+    test_hash();
+    return TEST_END();
+}
