@@ -2,9 +2,11 @@
 #include "ag_registry.h"
 
 #include "ag_sb_family.h"
+#include "ag_tc_family.h"
 
 static const struct ag_family *const families[] = {
     &ag_sb_family,
+    &ag_tc_family,
 };
 
 const struct ag_family *ag_registry_find(const char *name)
