@@ -113,14 +113,6 @@ static struct ag_gen *tc_gen_new(const struct ag_wl *wl, uint64_t seed, uint32_t
     return ag_tc_gen_new(CWL(wl), seed, conn_index, conns_total);
 }
 
-/* Every transaction ends with its COMMIT (or ROLLBACK): nothing is left
- * open after the last event. */
-static bool tc_finish(struct ag_gen *g, struct ag_call *call)
-{
-    (void)g, (void)call;
-    return false;
-}
-
 static int tc_loads(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_piece_add_fn add,
                     void *ctx, struct pr_error *err)
 {
@@ -144,7 +136,7 @@ const struct ag_family ag_tc_family = {
     .next = ag_tc_gen_next,
     .result = ag_tc_gen_result,
     .retry = ag_tc_gen_retry,
-    .finish = tc_finish,
+    .finish = ag_tc_gen_finish,
     .loads = tc_loads,
     .event_kind = ag_tc_gen_event_kind,
 };

@@ -316,6 +316,17 @@ bool ag_tc_gen_retry(struct ag_gen *gg, const struct ag_result *res)
     return true;
 }
 
+bool ag_tc_gen_finish(struct ag_gen *gg, struct ag_call *call)
+{
+    struct ag_tc_gen *g = (struct ag_tc_gen *)gg;
+
+    if (g->finished)
+        return false;
+    g->finished = true;
+    ag__tc_commit(g, call, AG_TC_END_NONE);
+    return true;
+}
+
 uint16_t ag_tc_gen_event_kind(const struct ag_gen *gg)
 {
     const struct ag_tc_gen *g = (const struct ag_tc_gen *)gg;

@@ -85,6 +85,10 @@ void ag_tc_gen_begin(struct ag_gen *g);
 enum ag_step ag_tc_gen_next(struct ag_gen *g, struct ag_call *call);
 void ag_tc_gen_result(struct ag_gen *g, const struct ag_result *res);
 bool ag_tc_gen_retry(struct ag_gen *g, const struct ag_result *res);
+/* After the last event: one COMMIT (kind commit), as tpcc_start's thread
+ * commits after its driver loop (it closes a Delivery's trailing read);
+ * then false. */
+bool ag_tc_gen_finish(struct ag_gen *g, struct ag_call *call);
 /* The transaction type of the event next() just ended (PR_TC_K_*). */
 uint16_t ag_tc_gen_event_kind(const struct ag_gen *g);
 

@@ -94,6 +94,7 @@ struct ag_tc_gen {
     bool autocommit_due; /* SET autocommit=0 before anything else */
     bool rollback_due;   /* ROLLBACK before the (next) attempt */
     bool missing;        /* a required row was not found: the attempt fails */
+    bool finished;       /* the final COMMIT was sent */
     char date[20];       /* the attempt's timestamp */
     time_t date_sec;     /* the second it shows */
 
