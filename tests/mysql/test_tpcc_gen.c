@@ -19,6 +19,9 @@
  *                   MAX large: every event completes; MAX 2: some fail
  *   shapes EVENTS   1 connection, EVENTS transactions (general log: the
  *                   caller compares them with tpcc_start's)
+ *   bench CONNS SECONDS W
+ *                   not a check: client CPU per transaction, to compare with
+ *                   tpcc_start's (run both pinned with taskset)
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +31,7 @@
 
 #include <mysql.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -93,12 +97,15 @@ struct run_result {
 };
 
 /* Run EVENTS tpcc events on conns connections with --max-retries. */
+static const char *warehouses = "1";
+static uint64_t time_ms; /* bench: run this long instead of an event budget */
+
 static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
                        struct run_result *rr)
 {
     static const char *hosts[1];
     static uint16_t ports[1];
-    struct ag_kv kv[] = {{"warehouses", "1"}, {"max-retries", max_retries}};
+    struct ag_kv kv[] = {{"warehouses", warehouses}, {"max-retries", max_retries}};
     struct pr_error perr = {0};
     struct ag_engine_error err = {0};
     struct ag_engine_config cfg;
@@ -124,6 +131,7 @@ static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
     cfg.workers = 1;
     cfg.seed = 11;
     cfg.events = events;
+    cfg.time_ms = time_ms;
     cfg.connect_timeout_s = 5;
     cfg.read_timeout_s = 60;
     cfg.write_timeout_s = 60;
@@ -326,6 +334,36 @@ static void case_shapes(uint64_t events)
     run_free(&rr);
 }
 
+/* Client CPU per transaction (a measuring tool, not a check): CONNS
+ * connections for SECONDS on W warehouses; run it pinned (taskset) to
+ * compare with tpcc_start on the same data. */
+static void case_bench(uint32_t conns, unsigned seconds, const char *w)
+{
+    struct run_result rr;
+    struct rusage r0, r1;
+    uint64_t t0 = uv_hrtime();
+
+    warehouses = w;
+    time_ms = (uint64_t)seconds * 1000;
+    getrusage(RUSAGE_SELF, &r0);
+    run_engine(conns, 0, "2000", &rr);
+    getrusage(RUSAGE_SELF, &r1);
+    double wall = (double)(uv_hrtime() - t0) / 1e9;
+    double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+                 (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6 +
+                 (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+                 (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
+    uint64_t txns = 0;
+    for (int t = 0; t < PR_TC_TXN_COUNT_; t++)
+        txns += rr.kst[t].count;
+    printf("bench: %u connections, %.1f s: %llu transactions (%llu New-Order, %.0f TpmC), "
+           "client CPU %.3f s = %.1f us per transaction\n",
+           conns, wall, (unsigned long long)txns, (unsigned long long)rr.kst[0].count,
+           (double)rr.kst[0].count * 60 / wall, cpu, txns ? cpu * 1e6 / (double)txns : 0);
+    CHECK(txns > 0);
+    run_free(&rr);
+}
+
 int main(int argc, char **argv)
 {
     env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
@@ -355,6 +393,8 @@ int main(int argc, char **argv)
         case_run(strtoull(argv[2], NULL, 10));
     else if (strcmp(argv[1], "retry") == 0 && argc == 5)
         case_retry(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10));
+    else if (strcmp(argv[1], "bench") == 0 && argc == 5)
+        case_bench((uint32_t)atoi(argv[2]), (unsigned)atoi(argv[3]), argv[4]);
     else if (strcmp(argv[1], "shapes") == 0 && argc == 3)
         case_shapes(strtoull(argv[2], NULL, 10));
     else {
