@@ -295,16 +295,25 @@ void ag_tc_gen_result(struct ag_gen *gg, const struct ag_result *res)
         ag__tc_txn_result(g, res);
 }
 
+/* True when an error leaves the session as it was: the server's errors
+ * inside a transaction (deadlock 1213, lock wait timeout 1205, record
+ * changed 1020, duplicate key 1062). After any other error the connection
+ * may be a new one (the engine reconnected: its last error may be the lost
+ * connection's or a failed connect's, client or server), which needs its
+ * autocommit=0 again: re-sending it is cheap and harmless. */
+static bool same_session(unsigned err_no)
+{
+    return err_no == 1213 || err_no == 1205 || err_no == 1020 || err_no == 1062;
+}
+
 /* A statement failed (server error, any: tpcc's mysql-ignore-errors=all)
  * or the connection is back after a loss: ROLLBACK, then the same inputs
- * again, or give the event up after max_attempts. A client-side error
- * (2000..2999: lost connection, reconnect) may mean a new session, which
- * needs its autocommit=0 again. */
+ * again, or give the event up after max_attempts. */
 bool ag_tc_gen_retry(struct ag_gen *gg, const struct ag_result *res)
 {
     struct ag_tc_gen *g = (struct ag_tc_gen *)gg;
 
-    if (g->cur == AG_TC_CUR_AUTOCOMMIT || (res && res->err_no >= 2000 && res->err_no < 3000))
+    if (g->cur == AG_TC_CUR_AUTOCOMMIT || res == NULL || !same_session(res->err_no))
         g->autocommit_due = true;
     g->rollback_due = true;
     if (g->attempts >= g->max_attempts) {

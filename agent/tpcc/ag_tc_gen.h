@@ -26,8 +26,10 @@
  * Outcomes. COMMIT succeeded: committed. New-Order's 1% invalid item:
  * ROLLBACK (kind rollback), rolled back on purpose. Delivery commits once
  * per district that has a new order. A failed statement (the engine's
- * retry): ROLLBACK (kind retry_rollback; after a client-side error, which
- * may mean a new session, also SET autocommit=0), then the same inputs from
+ * retry): ROLLBACK (kind retry_rollback; before it SET autocommit=0 unless
+ * the error was a deadlock, lock wait timeout, 1020 or duplicate key: any
+ * other error may mean a new session after a reconnect), then the same
+ * inputs from
  * the transaction's first statement (Delivery from district 1, as
  * tpcc_start); after --max-retries attempts the event fails (its ROLLBACK is
  * still sent). A row tpcc_start requires and does not find (New-Order's
