@@ -19,7 +19,7 @@
  *                   MAX large: every event completes; MAX 2: some fail
  *   shapes EVENTS   1 connection, EVENTS transactions (general log: the
  *                   caller compares them with tpcc_start's)
- *   bench CONNS SECONDS W
+ *   bench CONNS SECONDS W [WORKERS]
  *                   not a check: client CPU per transaction, to compare with
  *                   tpcc_start's (run both pinned with taskset)
  */
@@ -98,7 +98,8 @@ struct run_result {
 
 /* Run EVENTS tpcc events on conns connections with --max-retries. */
 static const char *warehouses = "1";
-static uint64_t time_ms; /* bench: run this long instead of an event budget */
+static uint64_t time_ms;     /* bench: run this long instead of an event budget */
+static uint32_t workers = 1; /* bench: engine loops */
 
 static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
                        struct run_result *rr)
@@ -128,7 +129,7 @@ static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
     cfg.db = env_db;
     cfg.conns = conns;
     cfg.conns_total = conns;
-    cfg.workers = 1;
+    cfg.workers = workers;
     cfg.seed = 11;
     cfg.events = events;
     cfg.time_ms = time_ms;
@@ -393,9 +394,10 @@ int main(int argc, char **argv)
         case_run(strtoull(argv[2], NULL, 10));
     else if (strcmp(argv[1], "retry") == 0 && argc == 5)
         case_retry(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10));
-    else if (strcmp(argv[1], "bench") == 0 && argc == 5)
+    else if (strcmp(argv[1], "bench") == 0 && (argc == 5 || argc == 6)) {
+        workers = argc == 6 ? (uint32_t)atoi(argv[5]) : 1;
         case_bench((uint32_t)atoi(argv[2]), (unsigned)atoi(argv[3]), argv[4]);
-    else if (strcmp(argv[1], "shapes") == 0 && argc == 3)
+    } else if (strcmp(argv[1], "shapes") == 0 && argc == 3)
         case_shapes(strtoull(argv[2], NULL, 10));
     else {
         fprintf(stderr, "test_tpcc_gen: unknown case or arguments\n");

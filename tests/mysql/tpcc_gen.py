@@ -20,7 +20,10 @@ $STAMPEDE_TPCC_MYSQL_TARBALL):
      parameters (the timestamps excepted: taken per attempt), and the
      statement that failed is sent again; then with --max-retries=2 events
      fail;
-  4. statement shapes: tpcc_start -w 1 -c 1 -r 0 -l 3 -i 1 and test_tpcc_gen
+  4. a lost connection: the generator's session is killed mid-run (KILL
+     CONNECTION): it reconnects, its new session sends SET autocommit=0
+     before any statement, and every event completes;
+  5. statement shapes: tpcc_start -w 1 -c 1 -r 0 -l 3 -i 1 and test_tpcc_gen
      shapes, each with the general log on; the sets of prepared statements
      must be equal, and per transaction type (a transaction is what lies
      between COMMIT/ROLLBACKs, typed by its first statement) the set of
@@ -244,6 +247,48 @@ def case_retry(binary):
         sql("SET GLOBAL general_log = 0; SET GLOBAL innodb_lock_wait_timeout = %s" % t0)
 
 
+# ---- a lost connection ------------------------------------------------------
+
+def case_reconnect(binary):
+    """KILL the generator's session mid-run: it reconnects, sends
+    SET autocommit=0 before anything else, and every event completes."""
+    envp = dict(os.environ)
+    envp["STAMPEDE_TEST_TPCC_DB"] = DB
+    log_on()
+    p = subprocess.Popen([binary, "shapes", "1500"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, env=envp)
+    killed = None
+    try:
+        for _ in range(100):  # wait until it has prepared and run a little
+            rows = sql("SELECT thread_id FROM mysql.general_log WHERE command_type = 'Execute' "
+                       "LIMIT 1 OFFSET 200")
+            if rows:
+                killed = rows[0][0]
+                sql("KILL CONNECTION %s" % killed)
+                break
+            if p.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.1"])
+        out, _ = p.communicate(timeout=180)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    log_off()
+    sys.stdout.write(out)
+    check(p.returncode == 0, "test_tpcc_gen shapes 1500 passes with its session killed")
+    if not check(killed is not None, "the generator's session was killed mid-run"):
+        return
+    ws = [c for c in workers(log_read())]
+    check(len(ws) == 2, "reconnect: a second session prepared the statements (%d sessions)"
+          % len(ws))
+    for c in ws[1:]:
+        first = [(cmd, a) for cmd, a in c if cmd in ("Execute", "Query")][:1]
+        check(first == [("Query", "SET autocommit=0")],
+              "reconnect: the new session's first statement is SET autocommit=0 (%s)"
+              % (first[0][1][:60] if first else "none"))
+
+
 # ---- statement shapes vs tpcc_start ----------------------------------------
 
 def shapes(conns):
@@ -334,6 +379,7 @@ def main():
         load(src)
         run_gen(binary, "run", 1500)
         case_retry(binary)
+        case_reconnect(binary)
         case_shapes(binary, src)
     finally:
         try:
