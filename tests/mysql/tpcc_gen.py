@@ -47,6 +47,8 @@ failures = []
 
 STRING_RX = re.compile(r"'(?:[^'\\]|\\.|'')*'")
 NUMBER_RX = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+SANITIZER_RX = re.compile(r"ERROR: (Address|Leak)Sanitizer:|\bruntime error: |"
+                          r"WARNING: ThreadSanitizer:")
 DATE_RX = re.compile(r"'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d'")
 
 # A transaction's type by its first statement.
@@ -124,8 +126,9 @@ def run_gen(binary, *args):
                        timeout=180, env=envp)
     sys.stdout.write(p.stdout)
     sys.stdout.write(p.stderr)
-    check(p.returncode == 0, "test_tpcc_gen %s passes" % " ".join(str(a) for a in args))
-    return p.returncode == 0
+    ok = p.returncode == 0 and not SANITIZER_RX.search(p.stdout + p.stderr)
+    check(ok, "test_tpcc_gen %s passes without a sanitizer report" % " ".join(str(a) for a in args))
+    return ok
 
 
 def log_on():
@@ -276,7 +279,8 @@ def case_reconnect(binary):
             p.wait()
     log_off()
     sys.stdout.write(out)
-    check(p.returncode == 0, "test_tpcc_gen shapes 1500 passes with its session killed")
+    check(p.returncode == 0 and not SANITIZER_RX.search(out),
+          "test_tpcc_gen shapes 1500 passes with its session killed, no sanitizer report")
     if not check(killed is not None, "the generator's session was killed mid-run"):
         return
     ws = [c for c in workers(log_read())]
