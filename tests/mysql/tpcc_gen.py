@@ -31,6 +31,12 @@ $STAMPEDE_TPCC_MYSQL_TARBALL):
      sequences with repeated runs collapsed (New-Order's lines, Stock-Level's
      per-item loop) must be equal. New-Order's rolled-back sequence (1%) is
      required from stampede; tpcc_start's 3 s may not draw it (printed).
+     stampede's parameters taken from results are checked against the data
+     (rows those statements read do not change during a run): Payment by
+     name pays the ceil(n/2)-th customer by c_first, Stock-Level queries
+     exactly the distinct items of the 20 orders, Delivery credits the
+     order's o_c_id, each district's committed New-Orders take consecutive
+     o_ids.
 The general log, innodb_lock_wait_timeout and the database are restored /
 dropped at the end.
 """
@@ -312,6 +318,81 @@ def shapes(conns):
     return prepared, stmts, seqs
 
 
+INT_RX = r"(-?\d+)"
+
+
+def verify_results(conn):
+    """The parameters stampede took from results, checked against the data
+    (rows these statements read never change during a run): Payment by name
+    pays the ceil(n/2)-th customer by c_first; Stock-Level queries each
+    distinct item of the 20 orders; Delivery credits the order's customer;
+    each district's committed New-Orders take consecutive o_ids."""
+    byname = re.compile(r"SELECT c_id FROM customer WHERE c_w_id = %s AND c_d_id = %s AND "
+                        r"c_last = '(\w+)' ORDER BY c_first" % (INT_RX, INT_RX))
+    cust = re.compile(r"SELECT c_first, .* WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s FOR "
+                      r"UPDATE" % (INT_RX, INT_RX, INT_RX))
+    items = re.compile(r"SELECT DISTINCT ol_i_id FROM order_line WHERE ol_w_id = %s AND "
+                       r"ol_d_id = %s AND ol_o_id < %s AND ol_o_id >= \(%s - 20\)"
+                       % (INT_RX, INT_RX, INT_RX, INT_RX))
+    stock = re.compile(r"SELECT count\(\*\) FROM stock WHERE s_w_id = %s AND s_i_id = %s"
+                       % (INT_RX, INT_RX))
+    ocid = re.compile(r"SELECT o_c_id FROM orders WHERE o_id = %s AND o_d_id = %s AND o_w_id = %s"
+                      % (INT_RX, INT_RX, INT_RX))
+    credit = re.compile(r"UPDATE customer SET c_balance = c_balance \+ .* WHERE c_id = %s AND "
+                        r"c_d_id = %s AND c_w_id = %s" % (INT_RX, INT_RX, INT_RX))
+    neworder = re.compile(r"INSERT INTO orders \(.*\) VALUES\(%s, %s, %s," % (INT_RX, INT_RX,
+                                                                                INT_RX))
+    bad, n_byname, n_sl, n_dl = [], 0, 0, 0
+    o_ids = {}
+    for seg in segments(conn):
+        ex = [a for c, a in seg if c == "Execute"]
+        committed = seg[-1] == ("Query", "COMMIT")
+        for i, a in enumerate(ex):
+            m = byname.match(a)
+            if m and i + 1 < len(ex) and cust.match(ex[i + 1]):
+                w, d, last = m.groups()
+                ids = [int(r[0]) for r in sql("SELECT c_id FROM customer WHERE c_w_id = %s AND "
+                                              "c_d_id = %s AND c_last = '%s' ORDER BY c_first"
+                                              % (w, d, last), DB)]
+                paid = int(cust.match(ex[i + 1]).group(3))
+                n_byname += 1
+                if not ids or paid != ids[(len(ids) + 1) // 2 - 1]:
+                    bad.append("by name %s: paid %d, customers by c_first %s" % (last, paid, ids))
+            m = items.match(a)
+            if m:
+                w, d, n, _ = m.groups()
+                want = sorted(int(r[0]) for r in sql(
+                    "SELECT DISTINCT ol_i_id FROM order_line WHERE ol_w_id = %s AND ol_d_id = %s "
+                    "AND ol_o_id < %s AND ol_o_id >= (%s - 20)" % (w, d, n, n), DB))
+                got = sorted(int(stock.match(x).group(2)) for x in ex[i + 1:] if stock.match(x))
+                n_sl += 1
+                if got != want:
+                    bad.append("stock level w %s d %s: items %s, the data's %s"
+                               % (w, d, got[:8], want[:8]))
+            m = ocid.match(a)
+            if m and committed:
+                o, d, w = m.groups()
+                c = [x for x in ex[i + 1:] if credit.match(x)]
+                want = sql("SELECT o_c_id FROM orders WHERE o_id = %s AND o_d_id = %s AND "
+                           "o_w_id = %s" % (o, d, w), DB)[0][0]
+                n_dl += 1
+                if not c or credit.match(c[0]).group(1) != want:
+                    bad.append("delivery of order %s/%s/%s: customer %s, o_c_id %s"
+                               % (w, d, o, credit.match(c[0]).group(1) if c else "-", want))
+            m = neworder.match(a)
+            if m and committed:
+                o, d, w = (int(x) for x in m.groups())
+                prev = o_ids.get((w, d))
+                if prev is not None and o != prev + 1:
+                    bad.append("new order %d in district %d/%d after %d" % (o, w, d, prev))
+                o_ids[(w, d)] = o
+    check(not bad and n_byname > 0 and n_sl > 0 and n_dl > 0,
+          "results used right: %d by-name payments, %d stock levels, %d delivered districts, "
+          "%d districts' New-Order ids" % (n_byname, n_sl, n_dl, len(o_ids)))
+    for b in bad[:10]:
+        print("#   " + b)
+
+
 def case_shapes(binary, src):
     log_on()
     p = subprocess.run([os.path.join(src, "tpcc_start")] + tpcc_args() +
@@ -327,7 +408,10 @@ def case_shapes(binary, src):
     log_off()
     if not ok:
         return
-    ours = shapes(log_read())
+    conns = log_read()
+    ours = shapes(conns)
+    for c in workers(conns):
+        verify_results(c)
     check(len(ours[0]) == 1 and ours[0] == theirs[0],
           "one session each, preparing the same %d statements"
           % (len(theirs[0][0]) if theirs[0] else 0))
