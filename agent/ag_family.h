@@ -120,7 +120,8 @@ struct ag_result {
      * result's order, as integers (strtoll of the text; SQL NULL: 0).
      * nrow_ival = min(rows, AG_RESULT_MAX_ROWS); truncated is set when rows
      * were left out. Points into the connection's buffer (allocated at its
-     * first AG_WANT_ROWS, not per statement). 0 rows for other wants. */
+     * first AG_WANT_ROWS, not per statement). With AG_WANT_RESULT:
+     * nrow_ival is 0. */
     const int64_t *row_ival;
     uint32_t nrow_ival;
 };

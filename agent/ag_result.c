@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rows array of ag_result_keep_rows, writable (r->row_ival is const
- * for the generator). One per thread would do; a result has at most one
- * keeper, so the pointer is stored with the result itself. */
+/* The connection sets the array before a read; row_ival is const in
+ * struct ag_result because the generator only reads it. */
 void ag_result_keep_rows(struct ag_result *r, int64_t *rows)
 {
     r->row_ival = rows;
