@@ -43,6 +43,7 @@ static struct ag_wl *tc_wl_new(const char *name, const struct ag_kv *opts, size_
             goto fail;
     if (pr_tc_opts_get(wl->opts, &wl->tc, err) < 0)
         goto fail;
+    wl->dry_run = pr_opts_bool(wl->opts, "mysql-dry-run");
     ag_tc_consts_init(&wl->consts, 0); /* the loader's: fixed for every agent and run */
     ag_tc_wl_stmts_init(wl);
     return base;

@@ -37,7 +37,9 @@
  * Order-Status's last order; Delivery's order; Stock-Level's district)
  * fails the event at once after a ROLLBACK (retry_rollback): the same
  * inputs on the same data cannot succeed, where tpcc_start would retry
- * them 2000 times.
+ * them 2000 times. With --mysql-dry-run (no server: every result is
+ * empty) nothing counts as missing and only the unused item 100001 rolls
+ * back, so a dry run goes through every transaction's statements.
  *
  * No allocation per statement: every buffer a call points into lives in
  * the generator. A generator is used by one thread at a time; the workload
@@ -67,6 +69,7 @@ struct ag_tc_wl {
     struct pr_tc_opts tc;       /* pr_tc_opts_get(opts) */
     struct ag_tc_consts consts; /* ag_tc_consts_init(0) */
     uint64_t run_seed;          /* PLAN.seed (the engine seeds each generator) */
+    bool dry_run;               /* --mysql-dry-run: results are empty (no row is missing) */
     uint32_t home_lo, home_hi;  /* --partition=warehouses: this agent's home warehouses;
                                    home_lo == 0: none (every w_id from 1..W) */
     struct ag_stmt_def stmts[AG_TC_NSTMTS];

@@ -143,7 +143,7 @@ void ag__tc_txn_attempt(struct ag_tc_gen *g)
 
 #define FAIL_IF_MISSING(g, call)                                                                   \
     do {                                                                                           \
-        if ((g)->missing)                                                                          \
+        if ((g)->missing && !(g)->wl->dry_run)                                                     \
             return ag__tc_rollback((g), (call), AG_TC_END_FAILED);                                 \
     } while (0)
 
@@ -521,8 +521,8 @@ static void new_order_result(struct ag_tc_gen *g, const struct ag_result *r)
         g->o_id = col_int(r, 0);
         g->d_tax = col_float(r, 1);
         return;
-    case AG_TC_NO_ITEM:
-        g->invalid = r->rows == 0;
+    case AG_TC_NO_ITEM: /* dry run: no rows at all, only the unused item is invalid */
+        g->invalid = g->wl->dry_run ? g->lines[g->line].item > PR_TC_ITEMS : r->rows == 0;
         g->price = col_float(r, 0);
         return;
     case AG_TC_NO_STOCK: /* s_quantity, s_data, s_dist_01..10: keep s_dist_<d> */

@@ -19,9 +19,10 @@
  *                   MAX large: every event completes; MAX 2: some fail
  *   shapes EVENTS   1 connection, EVENTS transactions (general log: the
  *                   caller compares them with tpcc_start's)
- *   bench CONNS SECONDS W [WORKERS]
+ *   bench CONNS SECONDS W [WORKERS [dry]]
  *                   not a check: client CPU per transaction, to compare with
- *                   tpcc_start's (run both pinned with taskset)
+ *                   tpcc_start's (run both pinned with taskset); "dry":
+ *                   --mysql-dry-run, the generator and engine without a server
  */
 #include <math.h>
 #include <stdio.h>
@@ -100,18 +101,21 @@ struct run_result {
 static const char *warehouses = "1";
 static uint64_t time_ms;     /* bench: run this long instead of an event budget */
 static uint32_t workers = 1; /* bench: engine loops */
+static bool dry_run;         /* bench: --mysql-dry-run (no server round trips) */
 
 static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
                        struct run_result *rr)
 {
     static const char *hosts[1];
     static uint16_t ports[1];
-    struct ag_kv kv[] = {{"warehouses", warehouses}, {"max-retries", max_retries}};
+    struct ag_kv kv[] = {{"warehouses", warehouses},
+                         {"max-retries", max_retries},
+                         {"mysql-dry-run", dry_run ? "on" : "off"}};
     struct pr_error perr = {0};
     struct ag_engine_error err = {0};
     struct ag_engine_config cfg;
 
-    struct ag_wl *wl = ag_registry_wl_new("tpcc", kv, 2, &perr);
+    struct ag_wl *wl = ag_registry_wl_new("tpcc", kv, 3, &perr);
     CHECK_MSG(wl != NULL, "tpcc workload: %s", perr.msg);
     if (wl == NULL)
         exit(TEST_END());
@@ -133,6 +137,7 @@ static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
     cfg.seed = 11;
     cfg.events = events;
     cfg.time_ms = time_ms;
+    cfg.dry_run = dry_run;
     cfg.connect_timeout_s = 5;
     cfg.read_timeout_s = 60;
     cfg.write_timeout_s = 60;
@@ -394,8 +399,9 @@ int main(int argc, char **argv)
         case_run(strtoull(argv[2], NULL, 10));
     else if (strcmp(argv[1], "retry") == 0 && argc == 5)
         case_retry(argv[2], (unsigned)atoi(argv[3]), strtoull(argv[4], NULL, 10));
-    else if (strcmp(argv[1], "bench") == 0 && (argc == 5 || argc == 6)) {
-        workers = argc == 6 ? (uint32_t)atoi(argv[5]) : 1;
+    else if (strcmp(argv[1], "bench") == 0 && argc >= 5 && argc <= 7) {
+        workers = argc >= 6 ? (uint32_t)atoi(argv[5]) : 1;
+        dry_run = argc == 7 && strcmp(argv[6], "dry") == 0;
         case_bench((uint32_t)atoi(argv[2]), (unsigned)atoi(argv[3]), argv[4]);
     } else if (strcmp(argv[1], "shapes") == 0 && argc == 3)
         case_shapes(strtoull(argv[2], NULL, 10));

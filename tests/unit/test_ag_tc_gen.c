@@ -4,8 +4,8 @@
  * inputs kept on retries, --max-retries, New-Order's invalid item,
  * Payment's by-name choice, Stock-Level's per-item loop, Delivery's
  * per-district commits, home warehouses, the share and option errors, the
- * final COMMIT, and no allocation per statement (--wrap=malloc,calloc,
- * realloc).
+ * final COMMIT, --mysql-dry-run's empty results, and no allocation per statement
+ * (--wrap=malloc,calloc, realloc).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,6 +527,43 @@ static void test_share(void)
     printf("tables=3: %s\n", err.msg);
 }
 
+/* --mysql-dry-run: every result is empty; no transaction fails on a
+ * missing row, only the unused item rolls back. */
+static void test_dry_run(void)
+{
+    struct ag_kv kv[] = {{"warehouses", "2"}, {"mysql-dry-run", "on"}};
+    struct pr_error err = {0};
+    struct ag_wl *wl = ag_registry_wl_new("tpcc", kv, 2, &err);
+    CHECK_MSG(wl != NULL, "%s", err.msg);
+    if (wl == NULL)
+        return;
+    const struct ag_family *f = wl->fam;
+    struct ag_gen *g = f->gen_new(wl, 5, 0, 1);
+    struct ag_call call;
+    struct ag_result res;
+    uint32_t ended[4] = {0}, invalid = 0;
+
+    for (int e = 0; e < 23 * 20; e++) {
+        enum ag_step s;
+        bool inv = false;
+        f->begin(g);
+        while ((s = f->next(g, &call)) == AG_STEP_STMT) {
+            inv = inv || (call.stmt == AG_TC_NO_ITEM && call.ival[0] > PR_TC_ITEMS);
+            memset(&res, 0, sizeof res);
+            res.errmsg = "";
+            f->result(g, &res);
+        }
+        ended[s]++;
+        invalid += inv;
+        CHECK(inv ? s == AG_STEP_ROLLED_BACK : s == AG_STEP_COMMITTED);
+    }
+    printf("dry run: %u committed, %u rolled back (%u invalid items), %u failed\n",
+           ended[AG_STEP_COMMITTED], ended[AG_STEP_ROLLED_BACK], invalid, ended[AG_STEP_FAILED]);
+    CHECK_EQ_U64(ended[AG_STEP_FAILED], 0);
+    f->gen_destroy(&g);
+    f->wl_destroy(&wl);
+}
+
 int main(void)
 {
     test_stmts();
@@ -535,5 +572,6 @@ int main(void)
     test_max_retries();
     test_paths();
     test_share();
+    test_dry_run();
     return TEST_END();
 }
