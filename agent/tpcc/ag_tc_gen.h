@@ -68,7 +68,9 @@ struct ag_tc_wl {
     pr_opts *opts;              /* owned */
     struct pr_tc_opts tc;       /* pr_tc_opts_get(opts) */
     struct ag_tc_consts consts; /* ag_tc_consts_init(0) */
-    uint64_t run_seed;          /* PLAN.seed (the engine seeds each generator) */
+    uint64_t run_seed;          /* PLAN.seed, kept for reference: each generator gets its seed
+                                   from the engine (pr_split_seed(seed, 0, global conn)) and the
+                                   loaders read plan->seed */
     bool dry_run;               /* --mysql-dry-run: results are empty (no row is missing) */
     uint32_t home_lo, home_hi;  /* --partition=warehouses: this agent's home warehouses;
                                    home_lo == 0: none (every w_id from 1..W) */
