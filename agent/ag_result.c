@@ -92,7 +92,7 @@ void ag_result_from_res(struct ag_result *r, char *buf, MYSQL_RES *res)
     if (row == NULL || len == NULL)
         return;
     r->ncols = nf > AG_RESULT_MAX_COLS ? AG_RESULT_MAX_COLS : nf;
-    r->truncated = nf > AG_RESULT_MAX_COLS;
+    r->truncated = r->truncated || nf > AG_RESULT_MAX_COLS; /* keep_rows_res may have set it */
     for (uint32_t i = 0; i < r->ncols; i++) {
         put_col(r, buf, &used, i, row[i], len[i]);
         parse_num(r, i, f[i].type);

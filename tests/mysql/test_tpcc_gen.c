@@ -19,6 +19,9 @@
  *                   MAX large: every event completes; MAX 2: some fail
  *   shapes EVENTS   1 connection, EVENTS transactions (general log: the
  *                   caller compares them with tpcc_start's)
+ *   rows            AG_WANT_ROWS through a real connection, prepared and text:
+ *                   every row's first column, truncation past
+ *                   AG_RESULT_MAX_ROWS, the first row kept
  *   bench CONNS SECONDS W [WORKERS [dry]]
  *                   not a check: client CPU per transaction, to compare with
  *                   tpcc_start's (run both pinned with taskset); "dry":
@@ -370,6 +373,224 @@ static void case_bench(uint32_t conns, unsigned seconds, const char *w)
     run_free(&rr);
 }
 
+/* ---- AG_WANT_ROWS through the real connection ---------------------------- */
+
+/* A family of one event per n in rows_n: the PS "SELECT v FROM rows_t
+ * WHERE v <= ? ORDER BY v" with AG_WANT_ROWS, the same as text, then the PS
+ * with AG_WANT_RESULT: row_ival must be 1..min(n, AG_RESULT_MAX_ROWS),
+ * truncated iff n > AG_RESULT_MAX_ROWS, the first row still the first row;
+ * AG_WANT_RESULT keeps no rows. */
+static const int64_t rows_n[] = {0, 1, 5, AG_RESULT_MAX_ROWS, AG_RESULT_MAX_ROWS + 300};
+#define ROWS_EVENTS (sizeof rows_n / sizeof rows_n[0])
+
+struct rw_wl {
+    struct ag_wl base;
+    struct ag_stmt_def stmt;
+    pr_opts *opts;
+};
+
+struct rw_gen {
+    struct ag_gen base;
+    uint32_t ev, step, bad, checked;
+    char text[128];
+};
+
+static const struct ag_family rw_family;
+static struct rw_gen *rw_last;
+
+static bool rw_has(const char *name)
+{
+    return strcmp(name, "rows") == 0;
+}
+
+static void rw_wl_destroy(struct ag_wl **wl)
+{
+    struct rw_wl *w = (struct rw_wl *)*wl;
+    pr_opts_destroy(&w->opts);
+    free(w);
+    *wl = NULL;
+}
+
+static const pr_opts *rw_opts(const struct ag_wl *wl)
+{
+    return ((const struct rw_wl *)wl)->opts;
+}
+
+static size_t rw_nstmts(const struct ag_wl *wl)
+{
+    (void)wl;
+    return 1;
+}
+
+static const struct ag_stmt_def *rw_stmt(const struct ag_wl *wl, size_t i)
+{
+    (void)i;
+    return &((const struct rw_wl *)wl)->stmt;
+}
+
+static struct ag_gen *rw_gen_new(const struct ag_wl *wl, uint64_t seed, uint32_t conn,
+                                 uint32_t total)
+{
+    (void)wl, (void)seed, (void)conn, (void)total;
+    struct rw_gen *g = calloc(1, sizeof *g);
+    g->base.fam = &rw_family;
+    rw_last = g;
+    return &g->base;
+}
+
+static void rw_gen_destroy(struct ag_gen **g)
+{
+    *g = NULL; /* rw_last keeps it for the checks; freed by case_rows */
+}
+
+static void rw_begin(struct ag_gen *gg)
+{
+    ((struct rw_gen *)gg)->step = 0;
+}
+
+static enum ag_step rw_next(struct ag_gen *gg, struct ag_call *call)
+{
+    struct rw_gen *g = (struct rw_gen *)gg;
+    int64_t n = rows_n[g->ev % ROWS_EVENTS];
+
+    call->kind_id = 0;
+    call->kind = "rows";
+    switch (g->step) {
+    case 0:
+    case 2:
+        call->stmt = 0;
+        call->nparams = 1;
+        call->ival[0] = n;
+        call->want = g->step == 0 ? AG_WANT_ROWS : AG_WANT_RESULT;
+        return AG_STEP_STMT;
+    case 1:
+        call->stmt = -1;
+        call->text_len =
+            (size_t)snprintf(g->text, sizeof g->text,
+                             "SELECT v FROM rows_t WHERE v <= %lld ORDER BY v", (long long)n);
+        call->text = g->text;
+        call->want = AG_WANT_ROWS;
+        return AG_STEP_STMT;
+    default:
+        g->ev++;
+        return AG_STEP_COMMITTED;
+    }
+}
+
+static void rw_result(struct ag_gen *gg, const struct ag_result *r)
+{
+    struct rw_gen *g = (struct rw_gen *)gg;
+    int64_t n = rows_n[g->ev % ROWS_EVENTS];
+    uint64_t keep = n < AG_RESULT_MAX_ROWS ? (uint64_t)n : AG_RESULT_MAX_ROWS;
+    bool ok = r->err_no == 0 && r->rows == (uint64_t)n;
+
+    if (g->step < 2) {
+        ok = ok && r->nrow_ival == keep && r->truncated == ((uint64_t)n > keep);
+        for (uint64_t i = 0; ok && i < keep; i++)
+            ok = r->row_ival[i] == (int64_t)i + 1;
+    } else {
+        ok = ok && r->nrow_ival == 0;
+    }
+    if (n > 0) /* the first row is the first row, after the scan too */
+        ok = ok && r->ncols == 1 && r->is_num[0] && r->ival[0] == 1;
+    if (!ok && g->bad++ < 5)
+        fprintf(stderr, "rows: event n=%lld step %u: rows %llu kept %u truncated %d\n",
+                (long long)n, g->step, (unsigned long long)r->rows, r->nrow_ival, r->truncated);
+    g->checked++;
+    g->step++;
+}
+
+static bool rw_retry(struct ag_gen *g, const struct ag_result *r)
+{
+    (void)g;
+    fprintf(stderr, "rows: error %u %s\n", r->err_no, r->errmsg);
+    return false;
+}
+
+static bool rw_finish(struct ag_gen *g, struct ag_call *call)
+{
+    (void)g, (void)call;
+    return false;
+}
+
+static size_t rw_kinds(const struct ag_wl *wl, const char *const **names)
+{
+    static const char *const k[] = {"rows"};
+    (void)wl;
+    *names = k;
+    return 1;
+}
+
+static const struct ag_family rw_family = {
+    .name = "rows",
+    .has_workload = rw_has,
+    .wl_destroy = rw_wl_destroy,
+    .wl_opts = rw_opts,
+    .wl_nstmts = rw_nstmts,
+    .wl_stmt = rw_stmt,
+    .wl_kinds = rw_kinds,
+    .gen_new = rw_gen_new,
+    .gen_destroy = rw_gen_destroy,
+    .begin = rw_begin,
+    .next = rw_next,
+    .result = rw_result,
+    .retry = rw_retry,
+    .finish = rw_finish,
+};
+
+static void case_rows(void)
+{
+    static const char *hosts[1];
+    static uint16_t ports[1];
+    struct ag_engine_config cfg;
+    struct pr_error perr = {0};
+    struct ag_engine_error err = {0};
+    struct rw_wl *w = calloc(1, sizeof *w);
+    char q[256];
+
+    db_exec(db, "DROP TABLE IF EXISTS rows_t");
+    db_exec(db, "CREATE TABLE rows_t (v INT PRIMARY KEY)");
+    db_exec(db, "INSERT INTO rows_t (v) SELECT seq FROM seq_1_to_2000");
+    w->base.fam = &rw_family;
+    w->stmt = (struct ag_stmt_def){
+        .sql = "SELECT v FROM rows_t WHERE v <= ? ORDER BY v", .nparams = 1, .kind = "rows"};
+    w->stmt.sql_len = strlen(w->stmt.sql);
+    w->opts = pr_opts_new(-1);
+    hosts[0] = env_host;
+    ports[0] = (uint16_t)atoi(env_port);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.wl = &w->base;
+    cfg.hosts = hosts;
+    cfg.nhosts = 1;
+    cfg.ports = ports;
+    cfg.nports = 1;
+    cfg.user = env_user;
+    cfg.password = env_pass;
+    cfg.db = env_db;
+    cfg.conns = 1;
+    cfg.workers = 1;
+    cfg.events = 2 * ROWS_EVENTS;
+    cfg.ignore_errors = "";
+    ag_engine *e = ag_engine_new(&cfg, &perr);
+    CHECK_MSG(e != NULL, "engine: %s", perr.msg);
+    CHECK_MSG(ag_engine_setup(e, &err) == 0, "setup: %s", err.msg);
+    CHECK(ag_engine_start(e, uv_hrtime()) == 0);
+    ag_engine_wait(e, -1);
+    CHECK_MSG(!ag_engine_error(e, &err), "engine error: %s", err.msg);
+    ag_engine_destroy(&e);
+    CHECK(rw_last != NULL);
+    if (rw_last) {
+        printf("rows: %u results checked, %u wrong\n", rw_last->checked, rw_last->bad);
+        CHECK_EQ_U64(rw_last->checked, 3 * 2 * ROWS_EVENTS);
+        CHECK_EQ_U64(rw_last->bad, 0);
+        free(rw_last);
+    }
+    struct ag_wl *base = &w->base;
+    rw_wl_destroy(&base);
+    snprintf(q, sizeof q, "DROP TABLE rows_t");
+    db_exec(db, q);
+}
+
 int main(int argc, char **argv)
 {
     env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
@@ -403,7 +624,9 @@ int main(int argc, char **argv)
         workers = argc >= 6 ? (uint32_t)atoi(argv[5]) : 1;
         dry_run = argc == 7 && strcmp(argv[6], "dry") == 0;
         case_bench((uint32_t)atoi(argv[2]), (unsigned)atoi(argv[3]), argv[4]);
-    } else if (strcmp(argv[1], "shapes") == 0 && argc == 3)
+    } else if (strcmp(argv[1], "rows") == 0 && argc == 2)
+        case_rows();
+    else if (strcmp(argv[1], "shapes") == 0 && argc == 3)
         case_shapes(strtoull(argv[2], NULL, 10));
     else {
         fprintf(stderr, "test_tpcc_gen: unknown case or arguments\n");

@@ -10,7 +10,8 @@ $STAMPEDE_TPCC_MYSQL_TARBALL):
   1. builds tpcc-mysql in a temporary directory, creates a database
      tpcc_gen_test (granted to the test user), runs its create_table.sql and
      loads 1 warehouse with its own tpcc_load (~30-40 s);
-  2. test_tpcc_gen run: every transaction type commits, the 1% New-Order
+  2. test_tpcc_gen rows: AG_WANT_ROWS (prepared and text) through a real
+     connection; test_tpcc_gen run: every transaction type commits, the 1% New-Order
      rollback leaves nothing, the kinds match the server's counters,
      consistency conditions 1-4 hold;
   3. test_tpcc_gen retry with innodb_lock_wait_timeout=1 and warehouse 1's
@@ -465,6 +466,7 @@ def main():
     try:
         src = build(tarball, tmp)
         load(src)
+        run_gen(binary, "rows")
         run_gen(binary, "run", 1500)
         case_retry(binary)
         case_reconnect(binary)
