@@ -87,6 +87,7 @@ struct ag_conn {
     struct ag_result res;     /* the last exec's result (ag_conn_result) */
     char *res_buf;            /* its first-row text (AG_RESULT_BUF), allocated at first want */
     MYSQL_BIND *res_bind;     /* PS result bindings (AG_RESULT_MAX_COLS), with res_buf */
+    int64_t *res_rows;        /* AG_WANT_ROWS' first columns (AG_RESULT_MAX_ROWS), at first use */
     uv_idle_t *dry_idle;      /* --mysql-dry-run completions; freed in its close cb */
     bool dry_pending;         /* a dry-run completion waits for dry_idle */
 };
@@ -653,6 +654,7 @@ static void conn_free_cb(uv_handle_t *h)
     free(c->emu);
     free(c->res_buf);
     free(c->res_bind);
+    free(c->res_rows);
     free(c);
 }
 
@@ -763,6 +765,9 @@ static void result_start(ag_conn *c)
         c->res_bind = pr_xcalloc(AG_RESULT_MAX_COLS, sizeof *c->res_bind);
     }
     ag_result_reset(&c->res);
+    if (c->call.want == AG_WANT_ROWS && c->res_rows == NULL)
+        c->res_rows = pr_xmalloc(AG_RESULT_MAX_ROWS * sizeof *c->res_rows);
+    ag_result_keep_rows(&c->res, c->call.want == AG_WANT_ROWS ? c->res_rows : NULL);
 }
 
 /* Point string bindings at this call's buffers (they move per call). */

@@ -44,6 +44,7 @@
 #define AG_MAX_PARAMS      128  /* most params one statement binds (options validated) */
 #define AG_RESULT_MAX_COLS 16   /* first-row columns a result carries */
 #define AG_RESULT_BUF      4096 /* bytes of first-row text a result carries */
+#define AG_RESULT_MAX_ROWS 1024 /* rows whose first column AG_WANT_ROWS keeps */
 
 enum ag_param_type { AG_PARAM_INT, AG_PARAM_STR };
 
@@ -68,8 +69,11 @@ struct ag_stmt_def {
 
 /* What of a statement's result the generator reads. */
 enum ag_want {
-    AG_WANT_NONE,  /* status only (the default: a zeroed call) */
-    AG_WANT_RESULT /* row count, affected rows, insert id and the first row */
+    AG_WANT_NONE,   /* status only (the default: a zeroed call) */
+    AG_WANT_RESULT, /* row count, affected rows, insert id and the first row */
+    AG_WANT_ROWS    /* AG_WANT_RESULT, plus the first column of every row (up to
+                       AG_RESULT_MAX_ROWS) as integers: ag_result.row_ival (TPC-C's
+                       by-name customer lookups, Stock-Level's item list) */
 };
 
 /* One call the engine must execute. Buffers are owned by the generator and
@@ -112,6 +116,14 @@ struct ag_result {
     bool is_num[AG_RESULT_MAX_COLS];  /* the column is numeric: ival/dval hold it */
     int64_t ival[AG_RESULT_MAX_COLS]; /* integer value (truncated toward 0 for decimals) */
     double dval[AG_RESULT_MAX_COLS];  /* value as a double */
+    /* AG_WANT_ROWS only: the first column of rows 0..nrow_ival-1, in the
+     * result's order, as integers (strtoll of the text; SQL NULL: 0).
+     * nrow_ival = min(rows, AG_RESULT_MAX_ROWS); truncated is set when rows
+     * were left out. Points into the connection's buffer (allocated at its
+     * first AG_WANT_ROWS, not per statement). With AG_WANT_RESULT:
+     * nrow_ival is 0. */
+    const int64_t *row_ival;
+    uint32_t nrow_ival;
 };
 
 /* How an event ended, or that a statement is to be executed. */

@@ -3,9 +3,11 @@
 
 #include "ag_lua_family.h"
 #include "ag_sb_family.h"
+#include "ag_tc_family.h"
 
 static const struct ag_family *const families[] = {
     &ag_sb_family,
+    &ag_tc_family,
     &ag_lua_family,
 };
 

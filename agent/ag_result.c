@@ -1,8 +1,22 @@
 /* ag_result: see ag_result.h. */
 #include "ag_result.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The connection sets the array before a read; row_ival is const in
+ * struct ag_result because the generator only reads it. */
+void ag_result_keep_rows(struct ag_result *r, int64_t *rows)
+{
+    r->row_ival = rows;
+    r->nrow_ival = 0;
+}
+
+static int64_t *rows_of(struct ag_result *r)
+{
+    return (int64_t *)(uintptr_t)r->row_ival;
+}
 
 void ag_result_reset(struct ag_result *r)
 {
@@ -48,6 +62,19 @@ static void put_col(struct ag_result *r, char *buf, size_t *used, uint32_t i, co
     *used += len + 1;
 }
 
+/* AG_WANT_ROWS on a text result: every row's first column, then back to
+ * the first row. Stored rows: no I/O. */
+static void keep_rows_res(struct ag_result *r, MYSQL_RES *res)
+{
+    int64_t *out = rows_of(r);
+    MYSQL_ROW row;
+
+    while (r->nrow_ival < AG_RESULT_MAX_ROWS && (row = mysql_fetch_row(res)) != NULL)
+        out[r->nrow_ival++] = row[0] ? strtoll(row[0], NULL, 10) : 0;
+    r->truncated = r->truncated || r->nrow_ival < r->rows;
+    mysql_data_seek(res, 0);
+}
+
 void ag_result_from_res(struct ag_result *r, char *buf, MYSQL_RES *res)
 {
     unsigned nf = mysql_num_fields(res);
@@ -58,12 +85,14 @@ void ag_result_from_res(struct ag_result *r, char *buf, MYSQL_RES *res)
     r->ncols = 0;
     if (r->rows == 0)
         return;
+    if (r->row_ival && nf > 0)
+        keep_rows_res(r, res);
     MYSQL_ROW row = mysql_fetch_row(res);
     unsigned long *len = mysql_fetch_lengths(res);
     if (row == NULL || len == NULL)
         return;
     r->ncols = nf > AG_RESULT_MAX_COLS ? AG_RESULT_MAX_COLS : nf;
-    r->truncated = nf > AG_RESULT_MAX_COLS;
+    r->truncated = r->truncated || nf > AG_RESULT_MAX_COLS; /* keep_rows_res may have set it */
     for (uint32_t i = 0; i < r->ncols; i++) {
         put_col(r, buf, &used, i, row[i], len[i]);
         parse_num(r, i, f[i].type);
@@ -93,6 +122,18 @@ void ag_result_from_stmt(struct ag_result *r, char *buf, MYSQL_STMT *st, MYSQL_B
     }
     if (mysql_stmt_bind_result(st, binds) != 0)
         return;
+    if (r->row_ival) { /* AG_WANT_ROWS: every row's first column, then the first row */
+        int64_t *out = rows_of(r);
+        int frc;
+        while (r->nrow_ival < AG_RESULT_MAX_ROWS &&
+               ((frc = mysql_stmt_fetch(st)) == 0 || frc == MYSQL_DATA_TRUNCATED)) {
+            size_t l = len[0] < per ? len[0] : per - 1;
+            buf[l] = '\0';
+            out[r->nrow_ival++] = null[0] ? 0 : strtoll(buf, NULL, 10);
+        }
+        r->truncated = r->truncated || r->nrow_ival < r->rows;
+        mysql_stmt_data_seek(st, 0);
+    }
     int rc = mysql_stmt_fetch(st); /* from the stored rows: no I/O */
     if (rc != 0 && rc != MYSQL_DATA_TRUNCATED)
         return;

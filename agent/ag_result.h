@@ -8,10 +8,17 @@
 
 #include "ag_family.h"
 
-/* Forget everything but nothing else: a success with no rows. */
+/* Forget everything but nothing else: a success with no rows (row_ival
+ * and nrow_ival untouched). */
 void ag_result_reset(struct ag_result *r);
 
-/* A text query's stored result set: its row count and first row. */
+/* Keep the first column of every row (AG_WANT_ROWS) of the next result
+ * read into r: rows is the caller's array of AG_RESULT_MAX_ROWS entries;
+ * NULL keeps none. Sets nrow_ival to 0. */
+void ag_result_keep_rows(struct ag_result *r, int64_t *rows);
+
+/* A text query's stored result set: its row count and first row (and,
+ * after ag_result_keep_rows, every row's first column). */
 void ag_result_from_res(struct ag_result *r, char *buf, MYSQL_RES *res);
 
 /* A prepared statement's stored result set (after mysql_stmt_store_result):

@@ -1,0 +1,143 @@
+/* ag_tc_family: see ag_tc_family.h. The ops only cast: struct ag_tc_wl and
+ * the generator begin with struct ag_wl / struct ag_gen. */
+#include "ag_tc_family.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ag_tc_gen.h"
+#include "ag_tc_load.h"
+#include "ag_tc_rand.h"
+#include "pr_tc_opts.h"
+
+#define WL(w)  ((struct ag_tc_wl *)(w))
+#define CWL(w) ((const struct ag_tc_wl *)(w))
+
+static bool tc_has_workload(const char *name)
+{
+    return pr_workload_from_name(name) == PR_WL_TPCC;
+}
+
+static void tc_wl_destroy(struct ag_wl **wl)
+{
+    if (*wl == NULL)
+        return;
+    pr_opts_destroy(&WL(*wl)->opts);
+    free(*wl);
+    *wl = NULL;
+}
+
+static struct ag_wl *tc_wl_new(const char *name, const struct ag_kv *opts, size_t nopts,
+                               struct pr_error *err)
+{
+    if (!tc_has_workload(name)) {
+        pr_error_set(err, PR_EINVAL, "unknown workload '%s'", name);
+        return NULL;
+    }
+    struct ag_tc_wl *wl = pr_xcalloc(1, sizeof *wl);
+    struct ag_wl *base = &wl->base;
+    wl->base.fam = &ag_tc_family;
+    wl->opts = pr_opts_new(PR_WL_TPCC);
+    for (size_t i = 0; i < nopts; i++)
+        if (pr_opts_set(wl->opts, opts[i].name, opts[i].value, err) < 0)
+            goto fail;
+    if (pr_tc_opts_get(wl->opts, &wl->tc, err) < 0)
+        goto fail;
+    wl->dry_run = pr_opts_bool(wl->opts, "mysql-dry-run");
+    ag_tc_consts_init(&wl->consts, 0); /* the loader's: fixed for every agent and run */
+    ag_tc_wl_stmts_init(wl);
+    return base;
+fail:
+    tc_wl_destroy(&base);
+    return NULL;
+}
+
+static const pr_opts *tc_wl_opts(const struct ag_wl *wl)
+{
+    return CWL(wl)->opts;
+}
+
+static void tc_wl_set_run_seed(struct ag_wl *wl, uint64_t seed)
+{
+    WL(wl)->run_seed = seed;
+}
+
+static int tc_wl_set_share(struct ag_wl *w, enum pr_partition part, const struct pr_msg_table *t,
+                           size_t n, struct pr_error *err)
+{
+    struct ag_tc_wl *wl = WL(w);
+
+    if (part == PR_PART_NONE) {
+        wl->home_lo = wl->home_hi = 0;
+        return 0;
+    }
+    if (part != PR_PART_WAREHOUSES)
+        return pr_error_set(err, PR_EINVAL,
+                            "--partition=%s: the tpcc workload splits by warehouse: use "
+                            "--partition=warehouses or none",
+                            pr_partition_name(part));
+    if (n != 1 || t[0].table != 1 || t[0].id_lo < 1 || t[0].id_lo > t[0].id_hi ||
+        t[0].id_hi > wl->tc.warehouses)
+        return pr_error_set(err, PR_EINVAL,
+                            "--partition=warehouses: this agent's share must be one warehouse "
+                            "range within 1..%u (got %zu entries, first n=%u %llu..%llu): more "
+                            "agents than warehouses?",
+                            wl->tc.warehouses, n, n ? t[0].table : 0,
+                            n ? (unsigned long long)t[0].id_lo : 0ull,
+                            n ? (unsigned long long)t[0].id_hi : 0ull);
+    wl->home_lo = (uint32_t)t[0].id_lo;
+    wl->home_hi = (uint32_t)t[0].id_hi;
+    return 0;
+}
+
+static size_t tc_wl_nstmts(const struct ag_wl *wl)
+{
+    (void)wl;
+    return AG_TC_NSTMTS;
+}
+
+static const struct ag_stmt_def *tc_wl_stmt(const struct ag_wl *wl, size_t i)
+{
+    return i < AG_TC_NSTMTS ? &CWL(wl)->stmts[i] : NULL;
+}
+
+static size_t tc_wl_kinds(const struct ag_wl *wl, const char *const **names)
+{
+    (void)wl;
+    *names = pr_tc_kind_names();
+    return PR_TC_K_COUNT_;
+}
+
+static struct ag_gen *tc_gen_new(const struct ag_wl *wl, uint64_t seed, uint32_t conn_index,
+                                 uint32_t conns_total)
+{
+    return ag_tc_gen_new(CWL(wl), seed, conn_index, conns_total);
+}
+
+static int tc_loads(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_piece_add_fn add,
+                    void *ctx, struct pr_error *err)
+{
+    return ag_tc_loads(&CWL(wl)->tc, CWL(wl)->opts, plan, add, ctx, err);
+}
+
+const struct ag_family ag_tc_family = {
+    .name = "tpcc",
+    .has_workload = tc_has_workload,
+    .wl_new = tc_wl_new,
+    .wl_destroy = tc_wl_destroy,
+    .wl_opts = tc_wl_opts,
+    .wl_set_run_seed = tc_wl_set_run_seed,
+    .wl_set_share = tc_wl_set_share,
+    .wl_nstmts = tc_wl_nstmts,
+    .wl_stmt = tc_wl_stmt,
+    .wl_kinds = tc_wl_kinds,
+    .gen_new = tc_gen_new,
+    .gen_destroy = ag_tc_gen_destroy,
+    .begin = ag_tc_gen_begin,
+    .next = ag_tc_gen_next,
+    .result = ag_tc_gen_result,
+    .retry = ag_tc_gen_retry,
+    .finish = ag_tc_gen_finish,
+    .loads = tc_loads,
+    .event_kind = ag_tc_gen_event_kind,
+};
