@@ -6,6 +6,7 @@
 
 #include "co_args.h"
 #include "co_args_int.h"
+#include "co_family.h"
 
 /* ---- help texts ---------------------------------------------------------- */
 
@@ -208,6 +209,9 @@ char *co_args_workload_usage(const char *workload)
         print_block(f, l, k);
         fputc('\n', f);
     }
+    const struct co_family *fam = co_registry_find(pr_workload_name(wl));
+    if (fam && fam->help_text) /* the family's own defaults and command lines */
+        fprintf(f, "%s\n", fam->help_text);
     fclose(f);
     free(l);
     free(defs);
