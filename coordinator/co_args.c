@@ -234,7 +234,8 @@ static int set_partition(struct co_args *a, const char *n, const char *v, struct
             a->part = (enum pr_partition)i;
             return 0;
         }
-    return pr_error_set(err, PR_EINVAL, "--partition: '%s' is not one of none, tables, rows, warehouses",
+    return pr_error_set(err, PR_EINVAL,
+                        "--partition: '%s' is not one of none, tables, rows, warehouses",
                         v ? v : "");
 }
 

@@ -70,7 +70,7 @@ static void set_opts(struct pr_msg_plan *pl, const struct co_args *a)
 
 /* The parts every agent's plan shares (co_plan_int.h). */
 int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uint32_t n,
-                     uint64_t seed, struct pr_error *err)
+                  uint64_t seed, struct pr_error *err)
 {
     pr_msg_init(m, PR_MSG_PLAN, NULL, 0);
     struct pr_msg_plan *pl = &m->u.plan;
@@ -88,7 +88,7 @@ int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uin
 }
 
 void co__plan_add_table(struct pr_msg_plan *pl, uint32_t table, uint64_t lo, uint64_t hi, bool ct,
-                      bool ci)
+                        bool ci)
 {
     pl->tables = pr_xrealloc(pl->tables, (pl->n_tables + 1) * sizeof(*pl->tables));
     pl->tables[pl->n_tables++] = (struct pr_msg_table){table, lo, hi, ct, ci};

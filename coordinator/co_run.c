@@ -787,8 +787,7 @@ static void run_phases(struct run *r)
             uint32_t *threads = pr_xcalloc(r->n, sizeof(*threads));
             for (uint32_t i = 0; i < r->n; i++)
                 threads[i] = r->res->agents[i].threads;
-            r->merge =
-                co_merge_new(r->n, threads, interval_ms_of(r), r->a->hdr_log_path != NULL);
+            r->merge = co_merge_new(r->n, threads, interval_ms_of(r), r->a->hdr_log_path != NULL);
             co_merge_set_kinds(r->merge, r->res->kind_names, r->res->n_kinds);
             free(threads);
         } else {
