@@ -351,9 +351,7 @@ static const struct co__own_opt own_opts[] = {
     {"agent-workers", "=N", "0", "event loops per local agent. 0 for one per core",
      set_agent_workers},
     {"partition", "=STRING", "none",
-     "confine each agent to its own part of the data {none,tables,rows,warehouses}; "
-     "warehouses: tpcc's home warehouses",
-     set_partition},
+     "confine each agent to its own part of the data {none,tables,rows,warehouses}", set_partition},
     {"on-agent-loss", "=STRING", "abort", "what a lost agent does to the run {abort,continue}",
      set_on_loss},
     {"report-format", "=STRING", "stampede",
