@@ -82,7 +82,8 @@ static int run_timing(struct co_args *a, struct pr_error *err)
 /* The family's rules once every option is in (co_family.h). Defaults it
  * resolves and sends to the agents: --mysql-db=tpcc (tpcc-mysql's -d),
  * --mysql-ignore-errors=all (every server error rolls back and retries the
- * transaction, as tpcc_start), --report-interval=10 (tpcc_start -i). */
+ * transaction, as tpcc_start), and for run --report-interval=10
+ * (tpcc_start -i) or --time when shorter. */
 static int tc_check_options(struct co_args *a, struct pr_error *err)
 {
     struct pr_tc_opts o;
@@ -94,6 +95,9 @@ static int tc_check_options(struct co_args *a, struct pr_error *err)
         rc = refuse_sysbench_only(a, err);
     if (rc != 0)
         return rc;
+    for (size_t i = 0; co__no_effect_opts[i]; i++) /* as for sysbench (co_args_sb.c) */
+        if (pr_opts_is_set(a->opts, co__no_effect_opts[i]))
+            warn(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
     if (a->cmd == PR_CMD_PREWARM)
         return pr_error_set(err, PR_EINVAL,
                             "tpcc has no prewarm; its commands are prepare, run, check and "
@@ -113,8 +117,6 @@ static int tc_check_options(struct co_args *a, struct pr_error *err)
         rc = co__args_set_default(a, "mysql-ignore-errors", "all", err);
     if (rc == 0 && a->cmd == PR_CMD_RUN)
         rc = run_timing(a, err);
-    else if (rc == 0)
-        rc = co__args_set_default(a, "report-interval", "10", err);
     return rc;
 }
 
@@ -129,6 +131,8 @@ static const char *tc_partition_unfit(const struct co_args *a, enum pr_partition
     if (part != PR_PART_WAREHOUSES)
         return "its data is split by warehouse, not by sysbench table or row (use "
                "--partition=warehouses for home warehouses per agent)";
+    if (a->cmd != PR_CMD_RUN)
+        return NULL; /* only run has home warehouses (check_options warns) */
     if (pr_tc_opts_get(a->opts, &o, &err) != 0)
         return NULL; /* check_options reports the option itself */
     if (o.warehouses >= a->agents)

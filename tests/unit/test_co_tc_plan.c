@@ -135,6 +135,13 @@ static void test_option_rules(void)
             "--warehouse-first=3 is after --warehouse-last=2");
     refused((const char *[]){"stampede", "tpcc", "prepare", "--load-parts=stock", NULL},
             "'stock' is not one of");
+    /* Only run has home warehouses: prepare warns and goes on. */
+    struct co_args b;
+    if (parse_ok(&b, (const char *[]){"stampede", "tpcc", "prepare", "--partition=warehouses",
+                                      "--agents=3", "--warehouses=2", NULL})) {
+        CHECK(strstr(b.warnings, "--partition applies to run only") != NULL);
+        co_args_clear(&b);
+    }
     /* Fits: as many warehouses as agents. */
     struct co_args a;
     if (parse_ok(&a, (const char *[]){"stampede", "tpcc", "run", "--partition=warehouses",
