@@ -156,8 +156,8 @@ static void tc_phase_line(FILE *out, const struct co_args *a, const char *phase,
     if (strcmp(phase, "create") == 0)
         fprintf(out, "create: the 9 TPC-C tables in '%s' through agent %s...\n", db, agent0);
     else if (strcmp(phase, "load") == 0 && (o.parts & ~PR_TC_PART_ITEMS))
-        fprintf(out, "load: %s of warehouses %u..%u over %u agent(s)...\n",
-                pr_opts_str(a->opts, "load-parts"), o.wh_first, o.wh_last, busy);
+        fprintf(out, "load: warehouses %u..%u (%s) over %u agent(s)...\n", o.wh_first, o.wh_last,
+                pr_opts_str(a->opts, "load-parts"), busy);
     else if (strcmp(phase, "load") == 0)
         fprintf(out, "load: the %u items through agent %s...\n", PR_TC_ITEMS, agent0);
     else if (strcmp(phase, "index") == 0)
