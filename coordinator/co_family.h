@@ -35,6 +35,10 @@ struct co_family {
     /* Optional: text added after the option list of `stampede WORKLOAD
      * help` (defaults the family changes, other command lines), or NULL. */
     const char *help_text;
+    /* Optional: the title of the per-kind latency table (co_kinds_out_text)
+     * when the family's kinds are not all statements, or NULL for
+     * "Latency by statement (ms):". */
+    const char *kinds_title;
 };
 
 /* The family of workload `name`, or NULL. */

@@ -196,4 +196,6 @@ const struct co_family co_tc_family = {
     .plan = co_tc_plan_build,
     .phase_line = tc_phase_line,
     .help_text = tc_help,
+    .kinds_title = "Latency by kind (ms): the five transactions (first attempt to success), "
+                   "their statements (<txn>_stmt), COMMIT and ROLLBACK:",
 };

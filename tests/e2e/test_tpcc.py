@@ -121,6 +121,9 @@ def test_run():
     m = re.search(r"^\s+([\d.]+) TpmC$", p.text(), re.M)
     e.check(m is not None and float(m.group(1)) > 0,
             "the report ends with tpcc-mysql's <TpmC> line: %s" % (m.group(0).strip() if m else None))
+    e.check("Latency by kind (ms): the five transactions" in p.text() and
+            re.search(r"^\s+new_order_stmt\s+\d+", p.text(), re.M) is not None,
+            "the per-kind table has tpcc's title and a new_order_stmt row")
     if p.p.returncode != 0:
         p.dump()
 

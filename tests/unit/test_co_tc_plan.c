@@ -63,7 +63,8 @@ static void test_registry(void)
 {
     const struct co_family *f = co_registry_find("tpcc");
     CHECK(f != NULL && strcmp(f->name, "tpcc") == 0);
-    CHECK(f && f->plan && f->phase_line && f->help_text);
+    CHECK(f && f->plan && f->phase_line && f->help_text && f->kinds_title);
+    CHECK(co_registry_find("oltp_read_write")->kinds_title == NULL); /* sysbench's title */
     CHECK(co_registry_find("oltp_read_write") != NULL && co_registry_find("oltp_read_write") != f);
     char *help = co_args_workload_usage("tpcc");
     CHECK(help && strstr(help, "--warehouses") && strstr(help, "--mysql-db=tpcc") &&
