@@ -149,6 +149,7 @@ char *co_args_usage(void)
     fputs("Usage:\n"
           "  stampede [options]... WORKLOAD COMMAND [options]...\n"
           "  stampede keygen DIR [NAME]\n"
+          "  stampede tpcc_load|tpcc_start [tpcc-mysql's options]... [options]...\n"
           "\n"
           "Commands: prepare run cleanup prewarm check help\n\n",
           f);

@@ -797,6 +797,7 @@ static void test_usage(void)
     CHECK(strstr(u, sysbench_mysql_block) != NULL);
     CHECK(strstr(u, sysbench_log_block) != NULL);
     CHECK(strstr(u, "stampede keygen DIR [NAME]") != NULL);
+    CHECK(strstr(u, "stampede tpcc_load|tpcc_start") != NULL); /* co_tc_compat */
     CHECK(strstr(u, "\nstampede options:\n") != NULL);
     static const char *const own[] = {"  --agents=N ",
                                       "  --listen=ENDPOINT ",
