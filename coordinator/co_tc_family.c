@@ -70,6 +70,11 @@ static int run_timing(struct co_args *a, struct pr_error *err)
     snprintf(buf, sizeof buf, "%lld", (long long)(t < REPORT_INTERVAL_S ? t : REPORT_INTERVAL_S));
     int rc = co__args_set_default(a, "report-interval", buf, err);
     int64_t ri = pr_opts_int(a->opts, "report-interval");
+    if (rc == 0 && ri <= 0)
+        rc = pr_error_set(err, PR_EINVAL,
+                          "--report-interval=%lld: tpcc measures whole intervals of "
+                          "--report-interval seconds (tpcc_start -i); give 1 or more",
+                          (long long)ri);
     if (rc == 0 && ri > t)
         rc = pr_error_set(err, PR_EINVAL,
                           "--report-interval=%lld is longer than --time=%lld: tpcc measures "

@@ -125,6 +125,8 @@ static void test_option_rules(void)
     refused((const char *[]){"stampede", "tpcc", "run", "--time=0", NULL}, "--time=0");
     refused((const char *[]){"stampede", "tpcc", "run", "--time=5", "--report-interval=10", NULL},
             "--report-interval=10 is longer than --time=5");
+    refused((const char *[]){"stampede", "tpcc", "run", "--report-interval=0", NULL},
+            "--report-interval=0: tpcc measures whole intervals");
     refused((const char *[]){"stampede", "tpcc", "run", "--events=100", NULL}, "--events");
     refused((const char *[]){"stampede", "tpcc", "run", "--rand-type=uniform", NULL},
             "--rand-type");
