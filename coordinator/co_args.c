@@ -235,7 +235,8 @@ static int set_partition(struct co_args *a, const char *n, const char *v, struct
             a->part = (enum pr_partition)i;
             return 0;
         }
-    return pr_error_set(err, PR_EINVAL, "--partition: '%s' is not one of none, tables, rows, warehouses",
+    return pr_error_set(err, PR_EINVAL,
+                        "--partition: '%s' is not one of none, tables, rows, warehouses",
                         v ? v : "");
 }
 
@@ -361,7 +362,7 @@ static const struct co__own_opt own_opts[] = {
     {"agent-workers", "=N", "0", "event loops per local agent. 0 for one per core",
      set_agent_workers},
     {"partition", "=STRING", "none",
-     "confine each agent to its own part of the data {none,tables,rows}", set_partition},
+     "confine each agent to its own part of the data {none,tables,rows,warehouses}", set_partition},
     {"on-agent-loss", "=STRING", "abort", "what a lost agent does to the run {abort,continue}",
      set_on_loss},
     {"report-format", "=STRING", "stampede",
@@ -427,6 +428,19 @@ static void add_passthrough(struct co_args *a, const char *name, const char *val
         }
     a->passthrough = pr_xrealloc(a->passthrough, (a->n_passthrough + 1) * sizeof(char *));
     a->passthrough[a->n_passthrough++] = item;
+}
+
+/* A family's default for an option the user did not give (co_args_int.h):
+ * set in a->opts and sent to the agents like a given one. */
+int co__args_set_default(struct co_args *a, const char *name, const char *value,
+                         struct pr_error *err)
+{
+    if (pr_opts_is_set(a->opts, name))
+        return 0;
+    int rc = pr_opts_set(a->opts, name, value, err);
+    if (rc == 0)
+        add_passthrough(a, pr_opts_find(name)->name, value);
+    return rc;
 }
 
 /* An option nobody knows: name it, suggest the closest known one (ours

@@ -21,7 +21,7 @@
  *   --agent-bin=PATH         local agent executable (default: stampede-agent
  *                            beside this executable, then $PATH)
  *   --agent-workers=N        event loops per local agent (0 = cores)
- *   --partition=none|tables|rows  (default none)
+ *   --partition=none|tables|rows|warehouses  (default none; warehouses: tpcc)
  *   --on-agent-loss=abort|continue (default abort)
  *   --json=FILE --csv=FILE --hdr-log=FILE
  *   --secret-key-file=FILE   coordinator CURVE secret key (Z85, first line)
@@ -123,7 +123,10 @@ struct co_args {
                                             none */
     char **passthrough;                  /* "name=value" of every option given explicitly (sysbench
                                             and workload options only, canonical names, password
-                                            excluded), in order of first appearance (a repeated
+                                            excluded), plus the defaults a family resolves for
+                                            its agents (co__args_set_default; tpcc:
+                                            mysql-db, mysql-ignore-errors, report-interval),
+                                            in order of first appearance (a repeated
                                             option keeps its slot with the last value; an unknown
                                             option never gets here): sent to agents in
                                             PLAN.opts */

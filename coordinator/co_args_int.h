@@ -33,6 +33,13 @@ void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
  * --validate warnings. Returns 0 or PR_EINVAL with err filled. */
 int co__args_sysbench_rules(struct co_args *a, struct pr_error *err);
 
+/* A family's default for option name (canonical) when the user did not
+ * give it: set in a->opts and added to a->passthrough, so the agents get it
+ * in PLAN.opts and the JSON lists it. No effect when given. 0 or PR_EINVAL
+ * (a bad value: programmer error). */
+int co__args_set_default(struct co_args *a, const char *name, const char *value,
+                         struct pr_error *err);
+
 /* stampede's own options, for --help. Static table; *n set. */
 const struct co__own_opt *co__args_own_opts(size_t *n);
 

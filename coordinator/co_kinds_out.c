@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "co_family.h"
 #include "co_json.h"
 #include "co_kinds.h"
 
@@ -98,7 +99,8 @@ void co_kinds_out_text(FILE *f, const struct co_result *r)
     if (r->kinds == NULL || r->n_kinds == 0)
         return;
     pr_hist *scratch = pr_hist_new();
-    fprintf(f, "Latency by statement (ms):\n");
+    const struct co_family *fam = co_registry_find(r->workload); /* its kinds' title */
+    fprintf(f, "%s\n", fam && fam->kinds_title ? fam->kinds_title : "Latency by statement (ms):");
     fprintf(f, "    %-20s %12s %10s %10s %10s %10s %10s\n", "kind", "count", "errors", "avg",
             "95th", "99th", "max");
     for (uint32_t i = 0; i < r->n_kinds; i++) {

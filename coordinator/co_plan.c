@@ -5,18 +5,12 @@
 #include <string.h>
 
 #include "co_lua.h"
+#include "co_family.h"
+#include "co_plan_int.h"
 #include "pr_parse.h"
 #include "pr_split.h"
 
-#define MAX_PHASES 3
-
-struct co_plan {
-    uint32_t n_agents;               /* agents in name order */
-    uint32_t n_phases;               /* 1 or 3 */
-    const char *names[MAX_PHASES];   /* phase names (static strings) */
-    struct pr_msg *msgs[MAX_PHASES]; /* n_agents each; type NONE = nothing to do */
-    uint64_t rows_total;             /* prepare: tables * table_size */
-};
+#define MAX_PHASES CO_PLAN_MAX_PHASES
 
 /* Split a comma list into heap strings (pr_msg_clear frees them); an empty
  * item ("a,,b", "a,") is an error naming the option. */
@@ -75,9 +69,9 @@ static void set_opts(struct pr_msg_plan *pl, const struct co_args *a)
     pl->n_opts = a->n_passthrough;
 }
 
-/* The parts every agent's plan shares. */
-static int base_plan(struct pr_msg *m, const struct co_args *a, uint32_t agent, uint32_t n,
-                     uint64_t seed, struct pr_error *err)
+/* The parts every agent's plan shares (co_plan_int.h). */
+int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uint32_t n,
+                  uint64_t seed, struct pr_error *err)
 {
     pr_msg_init(m, PR_MSG_PLAN, NULL, 0);
     struct pr_msg_plan *pl = &m->u.plan;
@@ -96,8 +90,8 @@ static int base_plan(struct pr_msg *m, const struct co_args *a, uint32_t agent, 
     return set_targets(pl, a, err);
 }
 
-static void add_table(struct pr_msg_plan *pl, uint32_t table, uint64_t lo, uint64_t hi, bool ct,
-                      bool ci)
+void co__plan_add_table(struct pr_msg_plan *pl, uint32_t table, uint64_t lo, uint64_t hi, bool ct,
+                        bool ci)
 {
     pl->tables = pr_xrealloc(pl->tables, (pl->n_tables + 1) * sizeof(*pl->tables));
     pl->tables[pl->n_tables++] = (struct pr_msg_table){table, lo, hi, ct, ci};
@@ -142,7 +136,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
                               (unsigned long long)threads, i + 1);
             break;
         }
-        rc = base_plan(m, a, i, n, seed, err);
+        rc = co__plan_base(m, a, i, n, seed, err);
         struct pr_msg_plan *pl = &m->u.plan;
         pl->conns = (uint32_t)conns[i];
         pl->conn_first = first;
@@ -154,9 +148,9 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
         first += conns[i];
         for (uint64_t t = 1; a->part == PR_PART_TABLES && t <= tables; t++)
             if (t >= spans[i].lo && t <= spans[i].hi)
-                add_table(pl, (uint32_t)t, 1, table_size ? table_size : 1, false, false);
+                co__plan_add_table(pl, (uint32_t)t, 1, table_size ? table_size : 1, false, false);
         for (uint32_t t = 1; a->part == PR_PART_ROWS && t <= tables; t++)
-            add_table(pl, t, spans[i].lo, spans[i].hi, false, false);
+            co__plan_add_table(pl, t, spans[i].lo, spans[i].hi, false, false);
     }
 out:
     free(conns);
@@ -211,14 +205,14 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
             if (!want)
                 continue;
             if (m->type == PR_MSG_NONE)
-                rc = base_plan(m, a, s->agent, n, seed, err);
+                rc = co__plan_base(m, a, s->agent, n, seed, err);
             struct pr_msg_plan *pl = &m->u.plan;
             if (!split)
-                add_table(pl, s->table, s->id_lo, s->id_hi, s->creates, s->indexes);
+                co__plan_add_table(pl, s->table, s->id_lo, s->id_hi, s->creates, s->indexes);
             else if (ph == 1)
-                add_table(pl, s->table, s->id_lo, s->id_hi, false, false);
+                co__plan_add_table(pl, s->table, s->id_lo, s->id_hi, false, false);
             else
-                add_table(pl, s->table, s->id_lo, s->id_lo - 1, ph == 0, ph == 2);
+                co__plan_add_table(pl, s->table, s->id_lo, s->id_lo - 1, ph == 0, ph == 2);
         }
     }
     for (uint32_t ph = 0; ph < p->n_phases; ph++)
@@ -239,7 +233,7 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
 static int plan_single(co_plan *p, const struct co_args *a, uint64_t seed, struct pr_error *err)
 {
     struct pr_msg *m = &p->msgs[0][0];
-    int rc = base_plan(m, a, 0, p->n_agents, seed, err);
+    int rc = co__plan_base(m, a, 0, p->n_agents, seed, err);
     uint64_t threads = (uint64_t)pr_opts_int(a->opts, "threads");
     m->u.plan.conns = a->cmd == PR_CMD_CLEANUP || a->cmd == PR_CMD_CHECK ? 1u : (uint32_t)threads;
     m->u.plan.conns_total = threads;
@@ -255,10 +249,13 @@ co_plan *co_plan_new(const struct co_args *a, uint32_t n_agents, const uint64_t 
     p->n_agents = n_agents;
     p->n_phases = 1;
     p->names[0] = pr_plan_cmd_name(a->cmd);
+    const struct co_family *fam = co_registry_find(a->workload);
     if (a->lua && a->cmd != PR_CMD_RUN) { /* the script's command: in every thread, or one */
         p->msgs[0] = pr_xcalloc(n_agents, sizeof(struct pr_msg));
         rc = co_lua_cmd_parallel(a->lua) ? plan_run(p, a, weights, seed, err)
                                          : plan_single(p, a, seed, err);
+    } else if (fam && fam->plan) { /* the family's own plan rules (co_family.h) */
+        rc = fam->plan(p, a, weights, seed, err);
     } else if (a->cmd == PR_CMD_PREPARE) {
         rc = plan_prepare(p, a, weights, seed, err);
     } else {
@@ -318,6 +315,29 @@ int co_plan_check_ready(const co_plan *p, uint32_t phase, uint32_t agent,
 uint64_t co_plan_rows_total(const co_plan *p)
 {
     return p->rows_total;
+}
+
+/* The first PLAN of the last phase: every agent's has the same timing. */
+static const struct pr_msg_plan *last_plan(const co_plan *p)
+{
+    for (uint32_t i = 0; p->n_phases > 0 && i < p->n_agents; i++) {
+        const struct pr_msg *m = co_plan_msg(p, p->n_phases - 1, i);
+        if (m)
+            return &m->u.plan;
+    }
+    return NULL;
+}
+
+uint32_t co_plan_report_ms(const co_plan *p)
+{
+    const struct pr_msg_plan *pl = last_plan(p);
+    return pl && pl->report_ms ? pl->report_ms : 1000u;
+}
+
+uint64_t co_plan_time_s(const co_plan *p)
+{
+    const struct pr_msg_plan *pl = last_plan(p);
+    return pl ? pl->time_s : 0;
 }
 
 void co_plan_destroy(co_plan **pp)

@@ -58,6 +58,15 @@ int co_plan_check_ready(const co_plan *p, uint32_t phase, uint32_t agent,
  * commands: the denominator of the progress line. */
 uint64_t co_plan_rows_total(const co_plan *p);
 
+/* How often the agents report (PLAN.report_ms, the same in every plan):
+ * --report-interval, 1 s without one; a family may choose its own (tpcc:
+ * 1 s, its lines are cut from 1-second intervals). The merge's interval. */
+uint32_t co_plan_report_ms(const co_plan *p);
+
+/* The run's time limit as the agents got it (PLAN.time_s): --time, or a
+ * family's own (tpcc: --warmup-time + --time); 0 = none. */
+uint64_t co_plan_time_s(const co_plan *p);
+
 void co_plan_destroy(co_plan **p);
 
 #endif

@@ -7,6 +7,7 @@
 static const struct co_family *const families[] = {
     &co_sb_family,
     &co_lua_family,
+    &co_tc_family,
 };
 
 const struct co_family *co_registry_find(const char *name)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "co_env.h"
+#include "co_family.h"
 #include "co_fleet.h"
 #include "co_keys.h"
 #include "co_kinds.h"
@@ -316,11 +317,11 @@ static int setup_phase(struct run *r, uint32_t phase)
 }
 
 /* Agents report every --report-interval, or every second without one (the
- * JSON/CSV intervals and liveness still need them). */
-static uint32_t interval_ms_of(const struct co_args *a)
+ * JSON/CSV intervals and liveness still need them), or as their family's
+ * plan says (PLAN.report_ms; tpcc: every second). */
+static uint32_t interval_ms_of(const struct run *r)
 {
-    int64_t ri = pr_opts_int(a->opts, "report-interval");
-    return ri > 0 ? (uint32_t)ri * 1000u : 1000u;
+    return co_plan_report_ms(r->plan);
 }
 
 static void send_start(struct run *r)
@@ -339,7 +340,7 @@ static void send_start(struct run *r)
     if (r->res->start_unix_ms == 0)
         r->res->start_unix_ms =
             (uint64_t)wall.tv_sec * 1000u + (uint64_t)wall.tv_nsec / 1000000u + lead_ns / 1000000u;
-    r->interval_ms = interval_ms_of(r->a);
+    r->interval_ms = interval_ms_of(r);
     for (uint32_t i = 0; i < r->n; i++) {
         if (!r->agents[i].in_phase)
             continue;
@@ -439,7 +440,7 @@ static void request_stop(struct run *r, const char *why)
 static void check_overdue(struct run *r)
 {
     uint64_t now = co_fleet_now_ns();
-    uint64_t time_s = (uint64_t)pr_opts_int(r->a->opts, "time");
+    uint64_t time_s = co_plan_time_s(r->plan); /* --time, or the family's (PLAN.time_s) */
     uint64_t slack_ms = FINISH_SLACK_MS;
     if (r->forced_on && r->forced_ms + STOP_WAIT_MS > slack_ms)
         slack_ms = r->forced_ms + STOP_WAIT_MS; /* --forced-shutdown acts first */
@@ -467,7 +468,7 @@ static void check_overdue(struct run *r)
  * send their DONE, and the report and files are written as usual. */
 static void check_forced(struct run *r)
 {
-    uint64_t time_ms = (uint64_t)pr_opts_int(r->a->opts, "time") * 1000u;
+    uint64_t time_ms = co_plan_time_s(r->plan) * 1000u; /* PLAN.time_s */
 
     if (!r->forced_on || r->forced || r->a->cmd != PR_CMD_RUN || r->t0_ns == 0 || phase_over(r))
         return;
@@ -686,6 +687,12 @@ static void print_phase(struct run *r, uint32_t phase)
     for (uint32_t i = 0; i < r->n; i++)
         busy += r->agents[i].in_phase;
     const char *name = co_plan_phase_name(r->plan, phase);
+    const struct co_family *fam = co_registry_find(a->workload);
+    if (fam && fam->phase_line) { /* the family's own words for its phases */
+        fam->phase_line(r->out, a, name, busy, agent_name(r, 0));
+        fflush(r->out);
+        return;
+    }
     if (a->lua)
         fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4, name,
                 busy);
@@ -783,8 +790,7 @@ static void run_phases(struct run *r)
             uint32_t *threads = pr_xcalloc(r->n, sizeof(*threads));
             for (uint32_t i = 0; i < r->n; i++)
                 threads[i] = r->res->agents[i].threads;
-            r->merge =
-                co_merge_new(r->n, threads, interval_ms_of(r->a), r->a->hdr_log_path != NULL);
+            r->merge = co_merge_new(r->n, threads, interval_ms_of(r), r->a->hdr_log_path != NULL);
             co_merge_set_kinds(r->merge, r->res->kind_names, r->res->n_kinds);
             free(threads);
         } else {

@@ -6,6 +6,7 @@
 
 #include "co_args.h"
 #include "co_args_int.h"
+#include "co_family.h"
 
 /* ---- help texts ---------------------------------------------------------- */
 
@@ -148,6 +149,7 @@ char *co_args_usage(void)
     fputs("Usage:\n"
           "  stampede [options]... WORKLOAD COMMAND [options]...\n"
           "  stampede keygen DIR [NAME]\n"
+          "  stampede tpcc_load|tpcc_start [tpcc-mysql's options]... [options]...\n"
           "\n"
           "Commands: prepare run cleanup prewarm check help\n\n",
           f);
@@ -208,6 +210,9 @@ char *co_args_workload_usage(const char *workload)
         print_block(f, l, k);
         fputc('\n', f);
     }
+    const struct co_family *fam = co_registry_find(pr_workload_name(wl));
+    if (fam && fam->help_text) /* the family's own defaults and command lines */
+        fprintf(f, "%s\n", fam->help_text);
     fclose(f);
     free(l);
     free(defs);

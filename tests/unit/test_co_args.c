@@ -382,7 +382,9 @@ static void test_unknown_everywhere(void)
         CHECK_MSG(PARSE(&a, &err, w, "run", "--threads=3", "--time=2", "--mysql-db=x",
                         "--max-time=3", "--agents=1") == 0,
                   "%s: %s", w, err.msg);
-        CHECK_MSG(passthrough_known(&a) && a.n_passthrough == 3, "%s", w);
+        /* tpcc: + the defaults it resolves for the agents (co_tc_family) */
+        CHECK_MSG(passthrough_known(&a) && a.n_passthrough == (wl == PR_WL_TPCC ? 5u : 3u), "%s",
+                  w);
         co_args_clear(&a);
     }
     /* A script option of another family: named with where to look. */
@@ -795,6 +797,7 @@ static void test_usage(void)
     CHECK(strstr(u, sysbench_mysql_block) != NULL);
     CHECK(strstr(u, sysbench_log_block) != NULL);
     CHECK(strstr(u, "stampede keygen DIR [NAME]") != NULL);
+    CHECK(strstr(u, "stampede tpcc_load|tpcc_start") != NULL); /* co_tc_compat */
     CHECK(strstr(u, "\nstampede options:\n") != NULL);
     static const char *const own[] = {"  --agents=N ",
                                       "  --listen=ENDPOINT ",
@@ -816,7 +819,8 @@ static void test_usage(void)
                                       "  --mysql-password-file=FILE "};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         CHECK_MSG(strstr(u, own[i]) != NULL, "usage lacks '%s'", own[i]);
-    CHECK(strstr(u, "{none,tables,rows} [none]\n") && strstr(u, "{abort,continue} [abort]\n"));
+    CHECK(strstr(u, "{none,tables,rows,warehouses} [none]\n") &&
+          strstr(u, "{abort,continue} [abort]\n"));
     CHECK(strstr(u, "--report-format=STRING       stdout report {stampede,sysbench}") != NULL);
     CHECK(strstr(u, "not a sysbench option {poisson,uniform} [poisson]\n") != NULL);
     for (int i = 0; i < PR_WL_COUNT_; i++) {

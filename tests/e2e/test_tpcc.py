@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""e2e: the tpcc family distributed over real agents, against the sandbox
+MariaDB, in both command-line styles.
+
+  - `stampede tpcc prepare --warehouses=2 --agents=2`: create/load/index
+    phases, tpcc_load's row counts (count.sql), "Loaded N rows" equal to the
+    rows in the tables, the foreign keys of add_fkey_idx.sql;
+  - `check` passes after the load and after a run; a corrupted district's
+    d_next_o_id makes it fail (exit 1) naming condition 2 and the district;
+  - `run --time=5 --warmup-time=2` lasts warmup + time, commits New-Orders
+    (sum(d_next_o_id) grows), prints tpcc-mysql's <TpmC>; the same with
+    --partition=warehouses; fewer warehouses than agents is refused (2);
+  - `stampede tpcc_start -h l -S SOCKET ...` (localhost over the socket,
+    only because -S named it); `-f` refused; a partial `tpcc_load -l 3 -m 2
+    -n 2 -p PASS` (the password warning), invoked through a link named
+    tpcc_load, reloads warehouse 2's customers and history only;
+  - `cleanup` drops the 9 tables; then check and run fail (non-zero) saying
+    to run prepare; an unreachable server fails with the agent's message.
+"""
+import os
+import re
+import time
+
+import e2elib as e
+
+DB = "tpcc_e2e"
+TABLES = ["warehouse", "district", "customer", "history", "new_orders", "orders", "order_line",
+          "item", "stock"]
+
+
+def db():
+    return e.db_opts(db=DB)
+
+
+def tpcc(cmd, *extra, agents=2):
+    return ["tpcc", cmd, "--agents=%d" % agents] + list(extra) + e.local_opts() + db()
+
+
+def counts():
+    return {t: int(e.sql("SELECT COUNT(*) FROM %s.%s" % (DB, t))[0][0]) for t in TABLES}
+
+
+def tables_left():
+    return int(e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s' "
+                     "AND TABLE_NAME IN (%s)" % (DB, ",".join("'%s'" % t for t in TABLES)))[0][0])
+
+
+def next_o_ids():
+    return int(e.sql("SELECT SUM(d_next_o_id) FROM %s.district" % DB)[0][0])
+
+
+def check_counts(w, what):
+    c = counts()
+    want = {"warehouse": w, "district": 10 * w, "customer": 30000 * w, "history": 30000 * w,
+            "new_orders": 9000 * w, "orders": 30000 * w, "item": 100000, "stock": 100000 * w}
+    bad = {t: (c[t], n) for t, n in want.items() if c[t] != n}
+    e.check(not bad, "%s: row counts as tpcc_load's for %d warehouse(s): %s" %
+            (what, w, bad or c))
+    ol = int(e.sql("SELECT SUM(o_ol_cnt) FROM %s.orders" % DB)[0][0])
+    e.check(c["order_line"] == ol and 5 * 30000 * w <= ol <= 15 * 30000 * w,
+            "%s: order_line holds %d rows = sum(o_ol_cnt) %d, in 5..15 per order" %
+            (what, c["order_line"], ol))
+    return c
+
+
+def test_prepare():
+    t = time.monotonic()
+    p = e.run_ok(tpcc("prepare", "--warehouses=2", "--threads=4"), "tpcc prepare", timeout=400)
+    took = time.monotonic() - t
+    out = p.text()
+    e.info("prepare of 2 warehouses over 2 agents took %.1f s" % took)
+    for phase in ("create:", "load:", "index:"):
+        e.check(phase in out, "prepare prints its %s phase line" % phase)
+    c = check_counts(2, "prepare")
+    m = re.search(r"Loaded (\d+) rows in ([\d.]+) s \((\d+) rows/s\)", out)
+    total = sum(c.values())
+    e.check(m is not None and int(m.group(1)) == total,
+            "prepare says 'Loaded %s rows', the tables hold %d" % (m.group(1) if m else "?", total))
+    if m:
+        e.info("load rate %s rows/s" % m.group(3))
+    fks = int(e.sql("SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE "
+                    "CONSTRAINT_SCHEMA='%s'" % DB)[0][0])
+    e.check(fks == 10, "add_fkey_idx.sql's 10 foreign keys exist after prepare (found %d)" % fks)
+    if p.p.returncode != 0:
+        p.dump()
+        e.finish()
+
+
+def check_ok(what):
+    p = e.run_ok(tpcc("check", "--warehouses=2"), "tpcc check " + what, timeout=180)
+    if p.p.returncode != 0:
+        p.dump()
+
+
+def test_check_fails():
+    e.sql("UPDATE %s.district SET d_next_o_id = d_next_o_id + 7 WHERE d_w_id=2 AND d_id=3" % DB)
+    p = e.stampede(tpcc("check", "--warehouses=2"))
+    rc = p.wait(180)
+    text = p.text("out") + "\n" + p.text("err")
+    e.check(rc == 1, "check of a corrupted district exits 1 (got %s)" % rc)
+    if not e.check(re.search(r"condition 2\b", text) is not None and "district 3" in text and
+                   "warehouse 2" in text,
+                   "its message names condition 2, warehouse 2, district 3: %s" %
+                   [l for l in text.splitlines() if "condition" in l][:3]):
+        p.dump()
+    e.sql("UPDATE %s.district SET d_next_o_id = d_next_o_id - 7 WHERE d_w_id=2 AND d_id=3" % DB)
+
+
+def test_run():
+    n0 = next_o_ids()
+    s0 = e.status("Com_commit")
+    t = time.monotonic()
+    p = e.run_ok(tpcc("run", "--warehouses=2", "--threads=4", "--time=5", "--warmup-time=2"),
+                 "tpcc run --time=5 --warmup-time=2", timeout=120)
+    took = time.monotonic() - t
+    n1 = next_o_ids()
+    s1 = e.status("Com_commit")
+    e.check(took >= 7.0, "the run lasts warmup + time: %.1f s (want >= 7)" % took)
+    e.check(n1 > n0, "New-Orders committed: sum(d_next_o_id) grew by %d" % (n1 - n0))
+    e.check(s1["Com_commit"] > s0["Com_commit"],
+            "the server counted %d commits" % (s1["Com_commit"] - s0["Com_commit"]))
+    m = re.search(r"^\s+([\d.]+) TpmC$", p.text(), re.M)
+    e.check(m is not None and float(m.group(1)) > 0,
+            "the report ends with tpcc-mysql's <TpmC> line: %s" % (m.group(0).strip() if m else None))
+    e.check("Latency by kind (ms): the five transactions" in p.text() and
+            re.search(r"^\s+new_order_stmt\s+\d+", p.text(), re.M) is not None,
+            "the per-kind table has tpcc's title and a new_order_stmt row")
+    if p.p.returncode != 0:
+        p.dump()
+
+    n0 = next_o_ids()
+    p = e.run_ok(tpcc("run", "--warehouses=2", "--threads=2", "--time=3", "--warmup-time=1",
+                      "--partition=warehouses"), "tpcc run --partition=warehouses", timeout=120)
+    e.check(next_o_ids() > n0, "with home warehouses New-Orders are committed too (+%d)" %
+            (next_o_ids() - n0))
+    p = e.stampede(tpcc("run", "--warehouses=1", "--partition=warehouses"))
+    rc = p.wait(30)
+    e.check(rc == 2 and "fewer than the 2 agents" in p.text("err"),
+            "--partition=warehouses with 1 warehouse and 2 agents: exit %s, %s" %
+            (rc, p.text("err").strip()[:200]))
+
+
+def test_tpcc_start():
+    """tpcc-mysql's spelling, localhost over the socket -S names."""
+    n0 = next_o_ids()
+    args = ["tpcc_start", "-h", "l", "-S", e.env("SOCKET"), "-d", DB, "-u", e.env("USER", "sbtest"),
+            "-w", "2", "-c", "2", "-r", "1", "-l", "3", "-i", "1", "--agents=1"] + e.local_opts()
+    p = e.run_ok(args, "stampede tpcc_start -h l -S SOCKET -w 2 -c 2 -r 1 -l 3 -i 1", timeout=120)
+    e.check(next_o_ids() > n0, "tpcc_start committed New-Orders (+%d)" % (next_o_ids() - n0))
+    if p.p.returncode != 0:
+        p.dump()
+    p = e.stampede(["tpcc_start", "-f", e.path("rt.txt"), "-w", "2"] + e.local_opts())
+    rc = p.wait(30)
+    e.check(rc == 2 and "not supported yet" in p.text("err") and not os.path.exists(e.path("rt.txt")),
+            "tpcc_start -f is refused (exit %s): %s" % (rc, p.text("err").splitlines()[:1]))
+
+
+def test_cleanup_and_missing():
+    e.run_ok(tpcc("cleanup", "--warehouses=2"), "tpcc cleanup", timeout=120)
+    e.check(tables_left() == 0, "cleanup dropped the 9 tables (%d left)" % tables_left())
+    for cmd, extra in (("check", []), ("run", ["--time=2", "--warmup-time=0"])):
+        p = e.stampede(tpcc(cmd, "--warehouses=2", *extra, agents=1))
+        rc = p.wait(60)
+        err = p.text("err")
+        e.check(rc not in (0, None) and "prepare" in err and
+                re.search(r"does not exist|doesn't exist", err) is not None,
+                "%s without tables: exit %s, says to run prepare: %s" %
+                (cmd, rc, [l for l in err.splitlines() if "prepare" in l][:1]))
+
+
+def test_tpcc_load():
+    """A partial tpcc_load (-l 3 -m 2 -n 2: warehouse 2's customers and
+    history only) with -p (warned), invoked through a link named tpcc_load."""
+    e.sql("SET FOREIGN_KEY_CHECKS=0; DELETE FROM %s.history WHERE h_c_w_id=2; "
+          "DELETE FROM %s.customer WHERE c_w_id=2" % (DB, DB))
+    before = counts()
+    link = e.path("tpcc_load")
+    os.symlink(e.STAMPEDE, link)
+    args = [link, "-h", e.env("HOST", "127.0.0.1"), "-P", e.env("PORT"), "-d", DB, "-u",
+            e.env("USER", "sbtest"), "-p", e.env("PASSWORD"), "-w", "2", "-l", "3", "-m", "2",
+            "-n", "2", "--agents=2"] + e.local_opts()
+    p = e.Proc(args, env=dict(os.environ), name="tpcc_load")
+    rc = p.wait(200)
+    e.check(rc == 0, "tpcc_load -w 2 -l 3 -m 2 -n 2 (through a link named tpcc_load): exit %s" %
+            rc)
+    e.check("--mysql-password puts the password in the process list" in p.text("err"),
+            "-p gives --mysql-password's warning")
+    if rc != 0:
+        p.dump()
+    c = counts()
+    w2 = [int(e.sql("SELECT COUNT(*) FROM %s.%s WHERE %s=2" % (DB, t, col))[0][0])
+          for t, col in (("customer", "c_w_id"), ("history", "h_c_w_id"))]
+    e.check(before["customer"] == 30000 and w2 == [30000, 30000] and
+            c["orders"] == before["orders"] and c["stock"] == before["stock"],
+            "the partial load put back warehouse 2's 30000 customers and history rows (%s), "
+            "left the rest (orders %d -> %d, stock %d -> %d)" %
+            (w2, before["orders"], c["orders"], before["stock"], c["stock"]))
+
+
+def test_unreachable():
+    port = e.free_port()
+    p = e.stampede(["tpcc", "run", "--time=2", "--agents=1"] + e.local_opts() +
+                   e.db_opts(port=port, db=DB))
+    rc = p.wait(90)
+    err = p.text("err")
+    why = [l for l in err.splitlines() if "connect" in l.lower() or "2003" in l][:1]
+    e.check(rc not in (0, None) and why, "an unreachable server: exit %s, %s" % (rc, why))
+
+
+def main():
+    e.need_sandbox()
+    user = e.env("USER", "sbtest")
+    e.sql("CREATE DATABASE IF NOT EXISTS %s; GRANT ALL ON %s.* TO '%s'@'%%'; "
+          "GRANT ALL ON %s.* TO '%s'@'localhost'" % (DB, DB, user, DB, user))
+    e.stampede(tpcc("cleanup")).wait(60)
+    test_prepare()
+    check_ok("after the load")
+    test_check_fails()
+    test_run()
+    check_ok("after the runs")
+    test_tpcc_start()
+    test_tpcc_load()
+    test_cleanup_and_missing()
+    test_unreachable()
+    e.sql("DROP DATABASE IF EXISTS %s" % DB)
+    e.finish()
+
+
+if __name__ == "__main__":
+    main()
