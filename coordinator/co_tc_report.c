@@ -63,7 +63,7 @@ static char letter_of(const char *name)
     } map[] = {
         {"mysql-host", 'h'},      {"mysql-port", 'P'},   {"mysql-db", 'd'},    {"mysql-user", 'u'},
         {"warehouses", 'w'},      {"threads", 'c'},      {"warmup-time", 'r'}, {"time", 'l'},
-        {"report-interval", 'i'}, {"mysql-socket", 'S'}, {"report-file", 'f'}, {"trx-file", 't'},
+        {"report-interval", 'i'}, {"mysql-socket", 'S'},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].name, name) == 0)
