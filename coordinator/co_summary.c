@@ -206,7 +206,8 @@ static void print_server(FILE *out, const struct co_result *res)
             fprintf(out, "match\n");
         else
             fprintf(out, "differ by %+" PRId64 "\n", res->server_diff);
-        fprintf(out, "    (%s)\n\n", fr->server_caveat);
+        fprintf(out, "    (%s; reconnects: %" PRIu64 ")\n\n", fr->server_caveat,
+                res->total.reconnects);
         return;
     }
     if (server_value(res, "Questions", &questions))

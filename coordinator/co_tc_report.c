@@ -383,8 +383,7 @@ const struct co_family_report co_tc_family_report = {
     .server_check = co_tc_report_server_check,
     .server_formula = "Com_commit+Com_rollback vs commit+rollback+retry_rollback",
     .server_caveat = "exact when the agents are the server's only clients and no connection "
-                     "was lost (reconnects: a lost connection's ROLLBACK or COMMIT may never "
-                     "reach the server)",
+                     "was lost: a lost connection's COMMIT or ROLLBACK may not reach the server",
     .json = op_json,
     .destroy = op_destroy,
 };
