@@ -219,6 +219,13 @@ static void print_section(FILE *out, const co_tc_report *t, const struct co_resu
     if (t->missing_kinds)
         fprintf(out, "WARNING: the agents did not report every TPC-C kind: figures of the "
                      "missing ones are 0 (install the same stampede version everywhere)\n");
+    uint32_t want = t->cfg.interval_s ? co_tc_report_window_s(&t->cfg) / t->cfg.interval_s : 0;
+    if (t->lines_printed < want)
+        fprintf(out,
+                "WARNING: the run ended after %" PRIu32 " of the window's %" PRIu32
+                " interval lines: the figures hold what completed before, TpmC is still "
+                "divided by the whole window\n",
+                t->lines_printed, want);
     if (t->unaligned)
         fprintf(out,
                 "WARNING: the agents' %" PRIu32 " ms intervals do not divide the warm-up or "

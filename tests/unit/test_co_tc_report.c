@@ -351,6 +351,7 @@ static void test_timeline(void)
     CHECK(strstr(sect, "                  agent-b                      13 ") != NULL);
     /* whole-run counts come from res->kinds (none here) */
     CHECK(strstr(sect, "whole run (warm-up included): 0 New-Orders") != NULL);
+    CHECK(strstr(sect, "WARNING") == NULL);
 
     int lines = 0;
     CHECK_EQ_U64(analyze_sum(out, &lines), 35);
@@ -452,6 +453,37 @@ static void test_late_stats(void)
     co_tc_report_figures(t, -1, PR_TC_DELIVERY, &x);
     CHECK_EQ_U64(x.rt, 4); /* agent 1's late statement errors */
     CHECK(co_tc_report_tpmc(t) == 525.0);
+    free(buf);
+    co_tc_report_destroy(&t);
+    co_result_clear(&res);
+}
+
+/* A run that ends inside the window (an agent failed, an interrupt): the
+ * final block still comes, STOPPING THREADS included, with a warning. */
+static void test_early_end(void)
+{
+    struct co_result res;
+    struct co_tc_report_cfg cfg;
+    result(&res);
+    cfg_of(&cfg);
+    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    for (uint64_t k = 0; k < 4; k++) { /* up to the first line only */
+        struct co_interval_result iv;
+        struct co_kind_result kinds[NK];
+        merged(&iv, k, kinds);
+        co_tc_report_interval(t, f, &iv, IVL_MS);
+        free_kinds(kinds);
+    }
+    co_tc_report_final(t, f, &res);
+    fclose(f);
+    CHECK(strstr(buf, "   2, trx: 31, ") != NULL);
+    CHECK(strstr(buf, "\n   4, trx:") == NULL);
+    CHECK(strstr(buf, "\nSTOPPING THREADS...\n\n<Raw Results>\n") != NULL);
+    CHECK(strstr(buf, "WARNING: the run ended after 1 of the window's 2 interval lines") != NULL);
+    CHECK(strstr(buf, "                 465.000 TpmC\n") != NULL); /* 31 * 60 / 4 */
     free(buf);
     co_tc_report_destroy(&t);
     co_result_clear(&res);
@@ -671,6 +703,7 @@ int main(void)
     build_stats();
     test_timeline();
     test_late_stats();
+    test_early_end();
     test_window();
     test_limits();
     test_server_check();
