@@ -20,7 +20,7 @@
  * boundary (DESIGN §5; the cross-check formula is in pr_msg.h, READY). */
 static const char status_sql[] =
     "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions','Com_select','Com_insert',"
-    "'Com_update','Com_delete','Com_begin','Com_commit','Com_stmt_execute',"
+    "'Com_update','Com_delete','Com_begin','Com_commit','Com_rollback','Com_stmt_execute',"
     "'Com_stmt_prepare','Threads_running','Threads_connected','Innodb_rows_read',"
     "'Innodb_rows_inserted','Innodb_rows_updated','Innodb_rows_deleted'" AG_ENV_STATUS_NAMES ")";
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "co_env.h"
+#include "co_family.h"
 #include "co_kinds_out.h"
 #include "co_srvstat.h"
 
@@ -425,6 +426,8 @@ static void write_server(struct jw *w, const struct co_result *r)
 {
     jw_open(w, "server", '{');
     jw_bool(w, "checked", r->server_checked);
+    if (r->fam_report != NULL && r->fam_report->server_check != NULL) /* the family's */
+        jw_str(w, "formula", r->fam_report->server_formula);
     jw_u64(w, "client_statements", r->client_statements);
     if (r->server_checked) {
         jw_bool(w, "match", r->server_match);
@@ -455,6 +458,10 @@ static void write_tail(struct jw *w, const struct co_result *r)
     write_totals(w, r);
     write_checkpoints(w, r);
     write_server(w, r);
+    if (r->fam_report != NULL && r->fam_report->json != NULL) { /* co_family.h */
+        jw_member(w, r->fam_report->json_key);
+        r->fam_report->json(w->f, r->fam_state, r);
+    }
     co_env_json_write(r, w->f, w->depth); /* ",\n  \"environment\": {...}" */
     jw_open(w, "control", '{');
     jw_u64(w, "bad_frames", r->bad_frames);

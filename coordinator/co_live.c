@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "co_lua.h"
+#include "co_family.h"
 #include "co_prom.h"
 #include "co_report.h"
 #include "co_run_int.h"
@@ -113,6 +114,8 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     }
     if (released)
         after_release(r, st);
+    if (r->res->fam_report != NULL) /* co_family.h */
+        r->res->fam_report->stats(r->res->fam_state, i, st, released, r->interval_ms);
     pr_hist_frozen_add(&ag->lat_acc, st->lat);
     if (r->prom)
         co_prom_add_stats(r->prom, i, st);
@@ -161,8 +164,8 @@ static void print_interval(struct run *r, uint64_t k)
     uint32_t live = co_merge_live(r->merge);
     pr_hist *empty = NULL;
 
-    if (pr_opts_int(a->opts, "report-interval") <= 0)
-        return;
+    if (pr_opts_int(a->opts, "report-interval") <= 0 || r->res->fam_report != NULL)
+        return; /* a family's own lines: at release (co__live_release) */
     if (iv == NULL)
         empty = pr_hist_new();
     struct co_report_opts o = {
@@ -267,6 +270,10 @@ void co__live_release(struct run *r, bool all)
             r->res->stream = co_stream_open(r->a, r->res);
         }
         co_stream_interval(r->res->stream, iv);
+        if (r->res->fam_report != NULL) { /* co_family.h: its lines, its sums */
+            r->res->fam_report->interval(r->res->fam_state, r->out, iv, r->interval_ms);
+            fflush(r->out);
+        }
         co_merge_release(r->merge, k);
     }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "co_env.h"
+#include "co_family.h"
 #include "co_kinds.h"
 #include "co_stream.h"
 
@@ -116,5 +117,7 @@ void co_result_clear(struct co_result *r)
     pr_hist_destroy(&r->since_cp_lat);
     co_stream_destroy(&r->stream);
     co_env_destroy(&r->env);
+    if (r->fam_report != NULL && r->fam_state != NULL)
+        r->fam_report->destroy(r->fam_state);
     memset(r, 0, sizeof(*r));
 }

@@ -17,6 +17,7 @@
 #include "pr_msg.h"
 
 struct co_srv_status;         /* co_srvstat.h */
+struct co_family_report;      /* co_family.h */
 typedef struct co_env co_env; /* co_env.h */
 
 /* One agent of the run, in name order (its plan index). */
@@ -174,6 +175,10 @@ struct co_result {
     uint32_t n_kinds;
     struct co_kind_result *kinds; /* whole run per kind: the sum of the agents' DONE.kst */
     co_env *env;                  /* environment (co_env.h), or NULL before any plan */
+    /* The family's own report (co_family.h), NULL: sysbench's. fam_state
+     * is its state, owned (fam_report->destroy, by co_result_clear). */
+    const struct co_family_report *fam_report;
+    void *fam_state;
 };
 
 /* iv's merged latency, for reading: iv->lat itself when expanded, else

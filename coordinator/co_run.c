@@ -531,7 +531,10 @@ static void drive_phase(struct run *r)
     int seen_interrupts = 0;
 
     send_start(r);
-    if (r->a->cmd == PR_CMD_RUN) {
+    if (r->a->cmd == PR_CMD_RUN && r->res->fam_report != NULL) {
+        r->res->fam_report->started(r->res->fam_state, r->out);
+        fflush(r->out);
+    } else if (r->a->cmd == PR_CMD_RUN) {
         co_report_started(r->out);
         fflush(r->out);
     }
@@ -652,12 +655,27 @@ static void fill_header(struct run *r)
     res->exit_reason = pr_xstrdup("");
 }
 
+/* A run of a family with its own report (co_family.h): its state, in res. */
+static void open_family_report(struct run *r)
+{
+    const struct co_family *fam = co_registry_find(r->a->workload);
+    if (r->a->cmd != PR_CMD_RUN || fam == NULL || fam->report == NULL)
+        return;
+    r->res->fam_report = fam->report;
+    r->res->fam_state = fam->report->open(r->a, r->res);
+}
+
 static void print_header(struct run *r)
 {
     const struct co_args *a = r->a;
     bool strict = a->report_format == CO_REPORT_FORMAT_SYSBENCH;
     if (a->cmd != PR_CMD_RUN) {
         co_report_banner(r->out, strict);
+        return;
+    }
+    if (r->res->fam_report != NULL) { /* the family's own (co_family.h) */
+        r->res->fam_report->header(r->res->fam_state, r->out);
+        fflush(r->out);
         return;
     }
     struct co_report_opts o = {
@@ -814,13 +832,18 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
     interrupts = 0;
     r.forced_on = a->cmd == PR_CMD_RUN && pr_opts_forced_shutdown_ms(a->opts, &r.forced_ms);
     fill_header(&r);
+    open_family_report(&r);
     print_header(&r);
     if (open_fleet(&r, self_exe) == 0 && gather(&r) == 0 && make_plan(&r) == 0) {
         init_results(&r);
         if (start_prom(&r) == 0)
             run_phases(&r);
         finish_results(&r);
-        if (a->cmd == PR_CMD_RUN && r.t0_ns) {
+        if (a->cmd == PR_CMD_RUN && r.t0_ns && res->fam_report != NULL) {
+            res->fam_report->final(res->fam_state, out, res); /* co_family.h */
+            co_kinds_out_text(out, res);
+            co_summary_print_agents(out, res);
+        } else if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
             if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* per kind (co_kinds_out.h) */
                 co_kinds_out_text(out, res);

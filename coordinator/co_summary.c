@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_family.h"
 #include "co_report.h"
 
 /* Saturation thresholds: mean CPU above this share of the agent's cores,
@@ -58,7 +59,10 @@ void co_summary_totals(struct co_result *res)
     }
     res->client_statements = pr_counters_queries(&res->total) + res->total.errors;
     uint64_t srv = 0;
-    res->server_checked = co_summary_server_statements(res, &srv);
+    if (res->fam_report != NULL && res->fam_report->server_check != NULL) /* its formula */
+        res->server_checked = res->fam_report->server_check(res, &res->client_statements, &srv);
+    else
+        res->server_checked = co_summary_server_statements(res, &srv);
     if (res->server_checked) {
         res->server_diff = (int64_t)(srv - res->client_statements);
         res->server_match = res->server_diff == 0;
@@ -189,6 +193,23 @@ static void print_server(FILE *out, const struct co_result *res)
         return;
     }
     double t = res->time_s > 0 ? res->time_s : 1.0;
+    const struct co_family_report *fr = res->fam_report;
+    if (fr != NULL && fr->server_check != NULL) { /* the family's formula (co_family.h) */
+        uint64_t queries = pr_counters_queries(&res->total) + res->total.errors;
+        if (server_value(res, "Questions", &questions))
+            fprintf(out, "    queries/s:   client %.2f, server %.2f (Questions)\n",
+                    (double)queries / t, (double)questions / t);
+        fr->server_check(res, &queries, &srv);
+        fprintf(out, "    statements:  client %" PRIu64 ", server %" PRIu64 " (%s): ",
+                res->client_statements, srv, fr->server_formula);
+        if (res->server_match)
+            fprintf(out, "match\n");
+        else
+            fprintf(out, "differ by %+" PRId64 "\n", res->server_diff);
+        fprintf(out, "    (%s; reconnects: %" PRIu64 ")\n\n", fr->server_caveat,
+                res->total.reconnects);
+        return;
+    }
     if (server_value(res, "Questions", &questions))
         fprintf(out, "    queries/s:   client %.2f, server %.2f (Questions)\n",
                 (double)res->client_statements / t, (double)questions / t);

@@ -8,6 +8,7 @@
 #include "co_args_int.h"
 #include "co_family.h"
 #include "co_tc_plan.h"
+#include "co_tc_report.h"
 #include "pr_ssl.h"
 #include "pr_tc_opts.h"
 
@@ -203,4 +204,5 @@ const struct co_family co_tc_family = {
     .help_text = tc_help,
     .kinds_title = "Latency by kind (ms): the five transactions (first attempt to success), "
                    "their statements (<txn>_stmt), COMMIT and ROLLBACK:",
+    .report = &co_tc_family_report,
 };

@@ -343,6 +343,11 @@ struct pr_msg_env {
  * client does. With --db-ps-mode=auto, workloads whose statements are all
  * prepared (every oltp_* but oltp_insert, and select_random_*) also give
  *   delta(Com_stmt_execute) == reads + writes + other + errors.
+ * The tpcc family (COMMIT and ROLLBACK are text statements under its
+ * kinds, proto/pr_tc_opts.h) is checked by its own formula instead,
+ *   delta(Com_commit) + delta(Com_rollback)
+ *     == commit + rollback + retry_rollback (count + errors)
+ * (coordinator/co_tc_report.h).
  * The lead's own SHOW GLOBAL STATUS and SHOW PROCESSLIST count only under
  * Com_show_status, Com_show_processlist and Questions, which the formulas
  * leave out; agents run nothing else before START (the lead's environment

@@ -1,0 +1,361 @@
+/* co_tc_report_final: the end of a tpcc run (co_tc_report.h) — tpcc_start's
+ * final block (<Raw Results> .. <TpmC>, §4.6), stampede's section (per
+ * transaction type, merged and per agent), the server cross-check by the
+ * family's formula and the --json "tpcc" value. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_json.h"
+#include "co_tc_report_int.h"
+
+/* <Constraint Check>'s minimum shares of the mix (none for New-Order). */
+static const double min_share_pct[CO_TC_N] = {0.0, 43.0, 4.0, 4.0, 4.0};
+#define MIN_RT_PASS_PCT 90.0
+
+void co__tc_figures(const struct co_tc_report *t, enum pr_tc_txn x, uint64_t errors,
+                    uint64_t stmt_errors, const pr_hist *lat, struct co_tc_txn_figures *out)
+{
+    uint64_t limit_us = (uint64_t)t->cfg.rt_limit_ms[x] * 1000u;
+    uint64_t sc = 0, n = lat ? pr_hist_count(lat) : 0;
+    struct pr_hist_iter it = PR_HIST_ITER_INIT;
+
+    /* Below the limit: a bucket whose every value is below it (exact when
+     * the limit is a bucket boundary, as every limit up to 32 ms and the
+     * defaults are; otherwise the limit's bucket, within 0.1%, is late). */
+    while (lat && pr_hist_next(lat, &it))
+        if (it.value_us < limit_us)
+            sc += it.count;
+    memset(out, 0, sizeof(*out));
+    out->sc = sc;
+    out->lt = n - sc;
+    out->fl = errors;
+    out->rt = stmt_errors > errors ? stmt_errors - errors : 0;
+    if (n == 0)
+        return;
+    out->avg_ms = pr_hist_mean(lat) / 1000.0;
+    out->p90_ms = (double)pr_hist_value_at_percentile(lat, 90.0) / 1000.0;
+    out->p95_ms = (double)pr_hist_value_at_percentile(lat, 95.0) / 1000.0;
+    out->p99_ms = (double)pr_hist_value_at_percentile(lat, 99.0) / 1000.0;
+    out->max_ms = (double)pr_hist_max(lat) / 1000.0;
+}
+
+bool co_tc_report_figures(const co_tc_report *t, int agent, enum pr_tc_txn x,
+                          struct co_tc_txn_figures *out)
+{
+    if ((unsigned)x >= CO_TC_N)
+        return false;
+    if (agent < 0) {
+        const struct co__tc_acc *w = &t->win[x];
+        co__tc_figures(t, x, w->errors, w->stmt_errors, w->lat, out);
+        return true;
+    }
+    if ((uint32_t)agent >= t->n_agents)
+        return false;
+    const struct co__tc_agent *a = &t->agents[agent];
+    pr_hist *h = pr_hist_new();
+    if (a->lat[x] != NULL)
+        pr_hist_thaw(h, a->lat[x]);
+    co__tc_figures(t, x, a->errors[x], a->stmt_errors[x], h, out);
+    pr_hist_destroy(&h);
+    return true;
+}
+
+double co_tc_report_tpmc(const co_tc_report *t)
+{
+    uint32_t w = co_tc_report_window_s(&t->cfg);
+    if (w == 0)
+        return 0.0;
+    /* The text prints "%.3f": --json gives that same number. */
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.3f", (double)pr_hist_count(t->win[0].lat) * 60.0 / w);
+    return strtod(buf, NULL);
+}
+
+static bool server_delta(const struct co_result *res, const char *name, uint64_t *d)
+{
+    for (uint32_t i = 0; i < res->n_server; i++)
+        if (strcmp(res->server[i].name, name) == 0) {
+            *d = res->server[i].end - res->server[i].start;
+            return true;
+        }
+    return false;
+}
+
+bool co_tc_report_server_check(const struct co_result *res, uint64_t *client, uint64_t *server)
+{
+    static const char *const kinds[] = {"commit", "rollback", "retry_rollback"};
+    uint64_t c = 0, s1 = 0, s2 = 0;
+    for (uint32_t i = 0; res->kinds && i < res->n_kinds; i++)
+        for (size_t j = 0; j < sizeof(kinds) / sizeof(kinds[0]); j++)
+            if (res->kinds[i].name && strcmp(res->kinds[i].name, kinds[j]) == 0)
+                c += res->kinds[i].count + res->kinds[i].errors;
+    *client = c;
+    if (!server_delta(res, "Com_commit", &s1) || !server_delta(res, "Com_rollback", &s2))
+        return false;
+    *server = s1 + s2;
+    return true;
+}
+
+/* ---- tpcc_start's final block ------------------------------------------ */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *ok_ng(bool ok)
+{
+    return ok ? " [OK]\n" : " [NG] *\n";
+}
+
+/* tpcc_start's "        Payment: %3.2f%% (>=43.0%%)" lines: its labels are
+ * right-aligned in 15 columns, the minimum printed "%4.1f". */
+static void print_constraints(FILE *out, const struct co_tc_txn_figures *f)
+{
+    uint64_t all = 0;
+    for (int x = 0; x < (int)CO_TC_N; x++)
+        all += f[x].sc + f[x].lt;
+    fprintf(out, "\n<Constraint Check> (all must be [OK])\n [transaction percentage]\n");
+    for (int x = 1; x < (int)CO_TC_N; x++) {
+        double p = pct(f[x].sc + f[x].lt, all);
+        fprintf(out, "%15s: %3.2f%% (>=%4.1f%%)", pr_tc_txn_label((enum pr_tc_txn)x), p,
+                min_share_pct[x]);
+        fputs(ok_ng(all > 0 && p >= min_share_pct[x]), out);
+    }
+    fprintf(out, " [response time (at least 90%% passed)]\n");
+    for (int x = 0; x < (int)CO_TC_N; x++) {
+        double p = pct(f[x].sc, f[x].sc + f[x].lt);
+        fprintf(out, "%15s: %3.2f%% ", pr_tc_txn_label((enum pr_tc_txn)x), p);
+        fputs(ok_ng(f[x].sc + f[x].lt > 0 && p >= MIN_RT_PASS_PCT), out);
+    }
+}
+
+/* <Raw Results2(sum ver.)>: the same accounting, agent by agent. */
+static void print_raw2(FILE *out, const co_tc_report *t)
+{
+    fprintf(out, "\n<Raw Results2(sum ver.)>\n");
+    for (int x = 0; x < (int)CO_TC_N; x++) {
+        struct co_tc_txn_figures f, sum = {0};
+        for (uint32_t a = 0; a < t->n_agents; a++) {
+            co_tc_report_figures(t, (int)a, (enum pr_tc_txn)x, &f);
+            sum.sc += f.sc, sum.lt += f.lt, sum.rt += f.rt, sum.fl += f.fl;
+        }
+        fprintf(out, "  [%d] sc:%" PRIu64 "  lt:%" PRIu64 "  rt:%" PRIu64 "  fl:%" PRIu64 " \n", x,
+                sum.sc, sum.lt, sum.rt, sum.fl);
+    }
+}
+
+static void print_block(FILE *out, co_tc_report *t)
+{
+    struct co_tc_txn_figures f[CO_TC_N];
+    if (!t->stopping_printed) { /* the run ended before the window did */
+        t->stopping_printed = true;
+        fprintf(out, "\nSTOPPING THREADS");
+    }
+    for (uint32_t i = 0; i < t->cfg.threads; i++) /* tpcc_start: one per thread as it ends */
+        fputc('.', out);
+    fputc('\n', out);
+    fprintf(out, "\n<Raw Results>\n");
+    for (int x = 0; x < (int)CO_TC_N; x++) {
+        co_tc_report_figures(t, -1, (enum pr_tc_txn)x, &f[x]);
+        fprintf(out,
+                "  [%d] sc:%" PRIu64 " lt:%" PRIu64 "  rt:%" PRIu64 "  fl:%" PRIu64
+                " avg_rt: %.1f (%" PRIu32 ")\n",
+                x, f[x].sc, f[x].lt, f[x].rt, f[x].fl, f[x].avg_ms, t->cfg.rt_limit_ms[x]);
+    }
+    fprintf(out, " in %" PRIu32 " sec.\n", co_tc_report_window_s(&t->cfg));
+    print_raw2(out, t);
+    print_constraints(out, f);
+    fprintf(out, "\n<TpmC>\n");
+    fprintf(out, "                 %.3f TpmC\n", co_tc_report_tpmc(t));
+}
+
+/* ---- stampede's section ---------------------------------------------------- */
+
+static void print_row(FILE *out, const char *txn, const char *who,
+                      const struct co_tc_txn_figures *f)
+{
+    fprintf(out, "    %-13s %-20s %10" PRIu64 " %9.3f %9.3f %9.3f %9.3f %9.3f\n", txn, who,
+            f->sc + f->lt, f->avg_ms, f->p90_ms, f->p95_ms, f->p99_ms, f->max_ms);
+}
+
+static uint64_t kind_count(const struct co_result *res, const char *name)
+{
+    for (uint32_t i = 0; res->kinds && i < res->n_kinds; i++)
+        if (res->kinds[i].name && strcmp(res->kinds[i].name, name) == 0)
+            return res->kinds[i].count;
+    return 0;
+}
+
+static void print_section(FILE *out, const co_tc_report *t, const struct co_result *res)
+{
+    struct co_tc_txn_figures f;
+    fprintf(out,
+            "\nTPC-C transactions in the measured window (%" PRIu32 " s after a %" PRIu32
+            " s warm-up), response time in ms:\n",
+            co_tc_report_window_s(&t->cfg), t->cfg.warmup_s);
+    fprintf(out, "    %-13s %-20s %10s %9s %9s %9s %9s %9s\n", "transaction", "agent", "count",
+            "avg", "p90", "p95", "p99", "max");
+    for (int x = 0; x < (int)CO_TC_N; x++) {
+        const char *label = pr_tc_txn_label((enum pr_tc_txn)x);
+        co_tc_report_figures(t, -1, (enum pr_tc_txn)x, &f);
+        print_row(out, label, "(all)", &f);
+        for (uint32_t a = 0; a < t->n_agents && t->n_agents > 1; a++) {
+            co_tc_report_figures(t, (int)a, (enum pr_tc_txn)x, &f);
+            const char *name = res && a < res->n_agents ? res->agents[a].name : "?";
+            print_row(out, "", name, &f);
+        }
+    }
+    uint64_t no = kind_count(res, "new_order"), rb = kind_count(res, "rollback");
+    fprintf(out,
+            "    whole run (warm-up included): %" PRIu64 " New-Orders, %" PRIu64
+            " rolled back on purpose (the 1%%), %" PRIu64 " committed\n",
+            no, rb, no > rb ? no - rb : 0);
+    fprintf(out, "Differences from tpcc_start (fixes, README \"TPC-C output\"): counters without "
+                 "races; limits compared in ms as given; percentiles from the exact merged "
+                 "histograms, warm-up excluded; avg_rt over the measured window only.\n");
+    if (t->missing_kinds)
+        fprintf(out, "WARNING: the agents did not report every TPC-C kind: figures of the "
+                     "missing ones are 0 (install the same stampede version everywhere)\n");
+    uint32_t want = t->cfg.interval_s ? co_tc_report_window_s(&t->cfg) / t->cfg.interval_s : 0;
+    if (t->lines_printed < want)
+        fprintf(out,
+                "WARNING: the run ended after %" PRIu32 " of the window's %" PRIu32
+                " interval lines: the figures hold what completed before, TpmC is still "
+                "divided by the whole window\n",
+                t->lines_printed, want);
+    if (t->unaligned)
+        fprintf(out,
+                "WARNING: the agents' %" PRIu32 " ms intervals do not divide the warm-up or "
+                "--report-interval: an interval straddling a boundary counted where it "
+                "started\n",
+                t->interval_ms);
+    fputc('\n', out);
+}
+
+void co_tc_report_final(co_tc_report *t, FILE *out, const struct co_result *res)
+{
+    print_block(out, t);
+    print_section(out, t, res);
+}
+
+/* ---- --json ---------------------------------------------------------------- */
+
+static void jnum(FILE *f, const char *key, double v)
+{
+    char buf[40];
+    fprintf(f, "\"%s\": %s", key, co__fmt_double(buf, sizeof(buf), v) ? buf : "null");
+}
+
+static void json_txns(FILE *f, const co_tc_report *t, int agent)
+{
+    struct co_tc_txn_figures x;
+    fputc('{', f);
+    for (int i = 0; i < (int)CO_TC_N; i++) {
+        co_tc_report_figures(t, agent, (enum pr_tc_txn)i, &x);
+        fprintf(f,
+                "%s\"%s\": {\"sc\": %" PRIu64 ", \"lt\": %" PRIu64 ", \"rt\": %" PRIu64
+                ", \"fl\": %" PRIu64 ", \"rt_limit_ms\": %" PRIu32 ", ",
+                i ? ", " : "", pr_tc_kind_name((enum pr_tc_kind)i), x.sc, x.lt, x.rt, x.fl,
+                t->cfg.rt_limit_ms[i]);
+        jnum(f, "avg_ms", x.avg_ms), fputs(", ", f);
+        jnum(f, "p90_ms", x.p90_ms), fputs(", ", f);
+        jnum(f, "p95_ms", x.p95_ms), fputs(", ", f);
+        jnum(f, "p99_ms", x.p99_ms), fputs(", ", f);
+        jnum(f, "max_ms", x.max_ms), fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+static void json_constraints(FILE *f, const co_tc_report *t)
+{
+    struct co_tc_txn_figures x[CO_TC_N];
+    uint64_t all = 0;
+    bool all_ok = true;
+    for (int i = 0; i < (int)CO_TC_N; i++) {
+        co_tc_report_figures(t, -1, (enum pr_tc_txn)i, &x[i]);
+        all += x[i].sc + x[i].lt;
+    }
+    fputs("{\"transaction_percentage\": {", f);
+    for (int i = 1; i < (int)CO_TC_N; i++) {
+        double p = pct(x[i].sc + x[i].lt, all);
+        bool ok = all > 0 && p >= min_share_pct[i];
+        all_ok = all_ok && ok;
+        fprintf(f, "%s\"%s\": {", i > 1 ? ", " : "", pr_tc_kind_name((enum pr_tc_kind)i));
+        jnum(f, "pct", p), fputs(", ", f), jnum(f, "min_pct", min_share_pct[i]);
+        fprintf(f, ", \"ok\": %s}", ok ? "true" : "false");
+    }
+    fputs("}, \"response_time\": {", f);
+    for (int i = 0; i < (int)CO_TC_N; i++) {
+        uint64_t n = x[i].sc + x[i].lt;
+        double p = pct(x[i].sc, n);
+        bool ok = n > 0 && p >= MIN_RT_PASS_PCT;
+        all_ok = all_ok && ok;
+        fprintf(f, "%s\"%s\": {", i ? ", " : "", pr_tc_kind_name((enum pr_tc_kind)i));
+        jnum(f, "pct", p), fputs(", ", f), jnum(f, "min_pct", MIN_RT_PASS_PCT);
+        fprintf(f, ", \"ok\": %s}", ok ? "true" : "false");
+    }
+    fprintf(f, "}, \"all_ok\": %s}", all_ok ? "true" : "false");
+}
+
+static void json_server(FILE *f, const struct co_result *res)
+{
+    uint64_t client = 0, server = 0;
+    bool checked = co_tc_report_server_check(res, &client, &server);
+    fprintf(f, "{\"checked\": %s, \"formula\": \"%s\", \"client\": %" PRIu64,
+            checked ? "true" : "false", co_tc_family_report.server_formula, client);
+    if (checked)
+        fprintf(f, ", \"server\": %" PRIu64 ", \"match\": %s, \"diff\": %" PRId64, server,
+                server == client ? "true" : "false", (int64_t)(server - client));
+    else
+        fputs(", \"server\": null, \"match\": null, \"diff\": null", f);
+    fprintf(f, ", \"reconnects\": %" PRIu64 "}", res->total.reconnects);
+}
+
+/* A kind name or agent name as a JSON string (names are plain; escape the
+ * few characters JSON needs escaped). */
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *res)
+{
+    char tpmc[64];
+    snprintf(tpmc, sizeof(tpmc), "%.3f", co_tc_report_tpmc(t));
+    for (char *c = tpmc; *c; c++) /* a decimal comma locale */
+        if (*c == ',')
+            *c = '.';
+    fprintf(f,
+            "{\"tpmC\": %s, \"new_orders\": %" PRIu64 ", \"window_s\": %" PRIu32
+            ", \"warmup_s\": %" PRIu32 ", \"time_s\": %" PRIu32 ", \"report_interval_s\": %" PRIu32
+            ", \"transactions\": ",
+            tpmc, pr_hist_count(t->win[0].lat), co_tc_report_window_s(&t->cfg), t->cfg.warmup_s,
+            t->cfg.time_s, t->cfg.interval_s);
+    json_txns(f, t, -1);
+    fputs(", \"constraints\": ", f);
+    json_constraints(f, t);
+    fputs(", \"server_check\": ", f);
+    json_server(f, res);
+    fputs(", \"agents\": [", f);
+    for (uint32_t a = 0; a < t->n_agents; a++) {
+        fputs(a ? ", {\"name\": " : "{\"name\": ", f);
+        jstr(f, res && a < res->n_agents ? res->agents[a].name : "?");
+        fputs(", \"transactions\": ", f);
+        json_txns(f, t, (int)a);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}

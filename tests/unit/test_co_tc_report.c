@@ -1,0 +1,714 @@
+/* test_co_tc_report: tpcc_start's output from synthetic merged intervals.
+ *
+ * Two agents report 1-second intervals of real pr_hist histograms with
+ * known samples: two warm-up seconds (1,000 slow New-Orders that must not
+ * count anywhere), four seconds of the measured window (--time=5,
+ * --report-interval=2: window floor(5/2)*2 = 4 s) and one second after it
+ * (500 New-Orders that must not count either). Each interval is handed to
+ * the report as co_live does (the merged interval at release, each agent's
+ * STATS as it arrives) and the whole output is compared byte for byte with
+ * text written here by hand from specs/tpcc-mysql.md §4.6 (spacing,
+ * "95%:", " [NG] *"), with the figures worked out by hand below. Then: the
+ * analyze.sh-style parse (split on [,():], sum field 2 between MEASURING
+ * START and STOPPING THREADS) gives the window's New-Orders; a value exactly
+ * at its limit is late; the JSON parses (jansson) and its tpmC equals the
+ * text's; a late STATS after its interval was released counts in the
+ * totals, not in the line; the server cross-check formula; the header's
+ * option lines and the masked password from a parsed command line.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "co_args.h"
+#include "co_json.h"
+#include "co_result.h"
+#include "co_summary.h"
+#include "co_tc_report.h"
+#include "co_tc_report_int.h"
+#include "testlib.h"
+
+#define NK     PR_TC_K_COUNT_
+#define NAG    2
+#define NIVL   7
+#define IVL_MS 1000u
+
+/* Samples: in interval k, agent a, kind, n samples of value_us. */
+struct sample {
+    int k, agent, kind;
+    uint64_t value_us, n;
+};
+
+/* The data (kinds: 0 NO, 1 P, 2 OS, 3 D, 4 SL, 5.. <txn>_stmt). Values
+ * above 2048 µs are chosen as the highest value of their bucket (v % 4 == 3
+ * below 8192) or as bucket boundaries (5000, 20000, 30000), so that what
+ * the histogram reports is the value itself. */
+static const struct sample samples[] = {
+    /* warm-up: must not count */
+    {0, 0, 0, 100000, 500},
+    {1, 1, 0, 100000, 500},
+    {1, 0, 1, 100000, 50},
+    /* window, line 1 (k 2, 3) */
+    {2, 0, 0, 1000, 5},
+    {2, 1, 0, 4999, 3},
+    {2, 1, 0, 5000, 1}, /* exactly at the 5 ms limit: late */
+    {2, 0, 0, 7003, 1},
+    {2, 0, 1, 2000, 10},
+    {2, 1, 1, 6003, 1},
+    {2, 1, 2, 1500, 1},
+    {2, 0, 4, 19999, 1}, /* below the 20 ms limit */
+    {3, 0, 0, 2000, 12},
+    {3, 1, 0, 2000, 8},
+    {3, 1, 0, 30000, 1},
+    {3, 0, 1, 3000, 5},
+    {3, 1, 3, 90000, 2},
+    {3, 1, 4, 20000, 1}, /* at the limit: late */
+    /* window, line 2 (k 4, 5) */
+    {4, 0, 0, 1234, 4},
+    {5, 1, 1, 100, 23},
+    /* after the window: must not count */
+    {6, 0, 0, 1, 500},
+    {6, 1, 3, 1, 5},
+};
+
+/* Errors: in interval k, agent a, kind, n. */
+static const struct sample errors[] = {
+    {0, 0, 5, 0, 7}, /* warm-up retries: not counted */
+    {2, 0, 0, 0, 1}, /* a New-Order given up: fl */
+    {2, 0, 5, 0, 3}, /* its failed attempts (3): rt = 3 - 1 */
+    {3, 1, 8, 0, 4}, /* Delivery statements failed, retried: rt 4 */
+    {6, 0, 0, 0, 9}, /* after the window */
+};
+
+static struct pr_msg_kstat kst[NIVL][NAG][NK];
+
+static void build_stats(void)
+{
+    for (int k = 0; k < NIVL; k++)
+        for (int a = 0; a < NAG; a++)
+            for (int i = 0; i < NK; i++)
+                kst[k][a][i] = (struct pr_msg_kstat){0, 0, pr_hist_new()};
+    for (size_t s = 0; s < sizeof(samples) / sizeof(samples[0]); s++) {
+        const struct sample *x = &samples[s];
+        kst[x->k][x->agent][x->kind].count += x->n;
+        pr_hist_record(kst[x->k][x->agent][x->kind].lat, x->value_us, x->n);
+    }
+    for (size_t s = 0; s < sizeof(errors) / sizeof(errors[0]); s++)
+        kst[errors[s].k][errors[s].agent][errors[s].kind].errors += errors[s].n;
+}
+
+static void free_stats(void)
+{
+    for (int k = 0; k < NIVL; k++)
+        for (int a = 0; a < NAG; a++)
+            for (int i = 0; i < NK; i++)
+                pr_hist_destroy(&kst[k][a][i].lat);
+}
+
+/* Interval k merged over the agents, as co_merge holds it. */
+static void merged(struct co_interval_result *iv, uint64_t k, struct co_kind_result *kinds)
+{
+    memset(iv, 0, sizeof(*iv));
+    iv->k = k;
+    iv->t_s = (double)(k + 1);
+    iv->len_s = 1.0;
+    for (int i = 0; i < NK; i++) {
+        kinds[i] =
+            (struct co_kind_result){pr_tc_kind_name((enum pr_tc_kind)i), 0, 0, pr_hist_new(), NULL};
+        for (int a = 0; a < NAG; a++) {
+            kinds[i].count += kst[k][a][i].count;
+            kinds[i].errors += kst[k][a][i].errors;
+            pr_hist_add(kinds[i].lat, kst[k][a][i].lat);
+        }
+    }
+    iv->kinds = kinds;
+    iv->n_kinds = NK;
+}
+
+static void free_kinds(struct co_kind_result *kinds)
+{
+    for (int i = 0; i < NK; i++)
+        pr_hist_destroy(&kinds[i].lat);
+}
+
+static void stats_of(struct pr_msg_stats *st, uint64_t k, int agent)
+{
+    memset(st, 0, sizeof(*st));
+    st->k = k;
+    st->kst = kst[k][agent];
+    st->n_kst = NK;
+}
+
+/* A result naming the tpcc kinds and two agents. */
+static void result(struct co_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    res->n_kinds = NK;
+    res->kind_names = pr_xcalloc(NK, sizeof(char *));
+    for (int i = 0; i < NK; i++)
+        res->kind_names[i] = pr_xstrdup(pr_tc_kind_name((enum pr_tc_kind)i));
+    res->n_agents = NAG;
+    res->agents = pr_xcalloc(NAG, sizeof(*res->agents));
+    res->agents[0].name = pr_xstrdup("agent-a");
+    res->agents[1].name = pr_xstrdup("agent-b");
+}
+
+static void cfg_of(struct co_tc_report_cfg *c)
+{
+    static const struct co_tc_optline lines[] = {
+        {'h', "127.0.0.1"}, {'w', "2"}, {'c', "3"}, {'r', "2"}, {'l', "5"}, {'i', "2"}, {'3', NULL},
+    };
+    *c = (struct co_tc_report_cfg){
+        .host = "127.0.0.1",
+        .port = "3306",
+        .db = "tpcc",
+        .user = "root",
+        .password_set = true,
+        .warehouses = 2,
+        .threads = 3,
+        .warmup_s = 2,
+        .time_s = 5,
+        .interval_s = 2,
+        .rt_limit_ms = {5, 5, 5, 80, 20},
+        .optlines = lines,
+        .n_optlines = sizeof(lines) / sizeof(lines[0]),
+    };
+}
+
+/* Run the whole timeline into a string. */
+static char *run_report(co_tc_report *t)
+{
+    struct {
+        char *buf;
+        size_t len;
+    } *c = pr_xcalloc(1, sizeof(*c)); /* not on the stack: the text outlives the call */
+    FILE *f = open_memstream(&c->buf, &c->len);
+    co_tc_report_header(t, f);
+    co_tc_report_started(t, f);
+    for (uint64_t k = 0; k < NIVL; k++) {
+        struct pr_msg_stats st;
+        for (int a = 0; a < NAG; a++) {
+            stats_of(&st, k, a);
+            co_tc_report_stats(t, (uint32_t)a, &st, false, IVL_MS);
+        }
+        struct co_interval_result iv;
+        struct co_kind_result kinds[NK];
+        merged(&iv, k, kinds);
+        co_tc_report_interval(t, f, &iv, IVL_MS);
+        free_kinds(kinds);
+    }
+    co_tc_report_final(t, f, t->res);
+    fclose(f);
+    char *buf = c->buf;
+    free(c);
+    return buf;
+}
+
+/* Worked out by hand (see the samples):
+ * line 1, New-Order: 1000x5, 2000x20, 4999x3, 5000, 7003, 30000 = 31;
+ *   95%: rank ceil(0.95*31) = 30 -> 7003; 99%: rank 31 -> 30000.
+ *   Payment 10+1+5 = 16, max 6.003; Order-Status 1|1.500; Delivery
+ *   2|90.000; Stock-Level 2|20.000.
+ * line 2: New-Order 4 x 1234; Payment 23 x 100.
+ * window New-Order: 35, below 5000: 5+3+20+4 = 32, late 3; fl 1, rt 3-1;
+ *   avg (5000+14997+5000+7003+40000+30000+4936)/35 = 3055.3 us.
+ * Payment: 39 (38 below, 6003 late), avg 43303/39 = 1110.3 us.
+ * Order-Status 1, 1.5 ms. Delivery 2 late, 90 ms, rt 4. Stock-Level 19999
+ *   (sc), 20000 (lt): avg 19.9995 -> "20.0".
+ * all: 35+39+1+2+2 = 79: Payment 49.37%, OS 1.27%, D and SL 2.53%.
+ * response time: NO 32/35 91.43%, P 38/39 97.44%, OS 100%, D 0%, SL 50%.
+ * TpmC 35 * 60 / 4 = 525. */
+static const char expected[] =
+    "***************************************\n"
+    "*** ###easy### TPC-C Load Generator ***\n"
+    "***************************************\n"
+    "option h with value '127.0.0.1'\n"
+    "option w with value '2'\n"
+    "option c with value '3'\n"
+    "option r with value '2'\n"
+    "option l with value '5'\n"
+    "option i with value '2'\n"
+    "option 3 (response time limit for transaction 3) '80'\n"
+    "<Parameters>\n"
+    "     [server]: 127.0.0.1\n"
+    "     [port]: 3306\n"
+    "     [DBname]: tpcc\n"
+    "       [user]: root\n"
+    "       [pass]: *****\n"
+    "  [warehouse]: 2\n"
+    " [connection]: 3\n"
+    "     [rampup]: 2 (sec.)\n"
+    "    [measure]: 5 (sec.)\n"
+    "\n"
+    "RAMP-UP TIME.(2 sec.)\n"
+    "\n"
+    "MEASURING START.\n"
+    "\n"
+    "   2, trx: 31, 95%: 7.003, 99%: 30.000, max_rt: 30.000, 16|6.003, 1|1.500, 2|90.000, "
+    "2|20.000\n"
+    "   4, trx: 4, 95%: 1.234, 99%: 1.234, max_rt: 1.234, 23|0.100, 0|0.000, 0|0.000, 0|0.000\n"
+    "\n"
+    "STOPPING THREADS...\n"
+    "\n"
+    "<Raw Results>\n"
+    "  [0] sc:32 lt:3  rt:2  fl:1 avg_rt: 3.1 (5)\n"
+    "  [1] sc:38 lt:1  rt:0  fl:0 avg_rt: 1.1 (5)\n"
+    "  [2] sc:1 lt:0  rt:0  fl:0 avg_rt: 1.5 (5)\n"
+    "  [3] sc:0 lt:2  rt:4  fl:0 avg_rt: 90.0 (80)\n"
+    "  [4] sc:1 lt:1  rt:0  fl:0 avg_rt: 20.0 (20)\n"
+    " in 4 sec.\n"
+    "\n"
+    "<Raw Results2(sum ver.)>\n"
+    "  [0] sc:32  lt:3  rt:2  fl:1 \n"
+    "  [1] sc:38  lt:1  rt:0  fl:0 \n"
+    "  [2] sc:1  lt:0  rt:0  fl:0 \n"
+    "  [3] sc:0  lt:2  rt:4  fl:0 \n"
+    "  [4] sc:1  lt:1  rt:0  fl:0 \n"
+    "\n"
+    "<Constraint Check> (all must be [OK])\n"
+    " [transaction percentage]\n"
+    "        Payment: 49.37% (>=43.0%) [OK]\n"
+    "   Order-Status: 1.27% (>= 4.0%) [NG] *\n"
+    "       Delivery: 2.53% (>= 4.0%) [NG] *\n"
+    "    Stock-Level: 2.53% (>= 4.0%) [NG] *\n"
+    " [response time (at least 90% passed)]\n"
+    "      New-Order: 91.43%  [OK]\n"
+    "        Payment: 97.44%  [OK]\n"
+    "   Order-Status: 100.00%  [OK]\n"
+    "       Delivery: 0.00%  [NG] *\n"
+    "    Stock-Level: 50.00%  [NG] *\n"
+    "\n"
+    "<TpmC>\n"
+    "                 525.000 TpmC\n";
+
+/* Where the two texts first differ, for the failure message. */
+static size_t first_diff(const char *a, const char *b)
+{
+    size_t i = 0;
+    while (a[i] && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* scripts/analyze.sh's way: the lines between MEASURING START and
+ * STOPPING THREADS, split on [,():], field 2 (0-based: the trx count). */
+static uint64_t analyze_sum(const char *text, int *lines)
+{
+    uint64_t sum = 0;
+    bool on = false;
+    char *copy = pr_xstrdup(text), *save = NULL;
+    *lines = 0;
+    for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (strstr(l, "MEASURING START"))
+            on = true;
+        else if (strstr(l, "STOPPING THREADS"))
+            on = false;
+        else if (on) {
+            /* fields separated by any of , ( ) : (empty ones kept) */
+            int field = 0;
+            const char *p = l, *start = l;
+            for (;; p++) {
+                if (*p == '\0' || strchr(",():", *p)) {
+                    if (field == 2)
+                        sum += strtoull(start, NULL, 10);
+                    field++;
+                    start = p + 1;
+                    if (*p == '\0')
+                        break;
+                }
+            }
+            (*lines)++;
+        }
+    }
+    free(copy);
+    return sum;
+}
+
+static void test_timeline(void)
+{
+    struct co_result res;
+    struct co_tc_report_cfg cfg;
+    result(&res);
+    cfg_of(&cfg);
+    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    char *out = run_report(t);
+    if (getenv("TC_SHOW"))
+        fputs(out, stdout);
+
+    /* The tpcc_start part, byte for byte; then the stampede section. */
+    size_t n = strlen(expected);
+    CHECK_MSG(strncmp(out, expected, n) == 0, "differs at byte %zu:\n--- got ---\n%s",
+              first_diff(out, expected), out);
+    const char *sect = out + n;
+    CHECK(strncmp(sect, "\nTPC-C transactions in the measured window (4 s after a 2 s warm-up)",
+                  68) == 0);
+    /* New-Order merged and per agent: agent-a 5+1+12+4 = 22 (1000x5,
+     * 7003, 2000x12, 1234x4), agent-b 3+1+8+1 = 13. */
+    CHECK(strstr(sect, "    New-Order     (all)                        35 ") != NULL);
+    CHECK(strstr(sect, "                  agent-a                      22 ") != NULL);
+    CHECK(strstr(sect, "                  agent-b                      13 ") != NULL);
+    /* whole-run counts come from res->kinds (none here) */
+    CHECK(strstr(sect, "whole run (warm-up included): 0 New-Orders") != NULL);
+    CHECK(strstr(sect, "WARNING") == NULL);
+
+    int lines = 0;
+    CHECK_EQ_U64(analyze_sum(out, &lines), 35);
+    CHECK(lines == 2);
+
+    struct co_tc_txn_figures f;
+    CHECK(co_tc_report_figures(t, -1, PR_TC_NEW_ORDER, &f));
+    CHECK_EQ_U64(f.sc, 32);
+    CHECK_EQ_U64(f.lt, 3);
+    CHECK(f.max_ms == 30.0);
+    CHECK(f.p90_ms == 4.999); /* rank ceil(31.5) = 32 of 35: 1000x5 2000x20 1234x4 4999x3 */
+    CHECK(co_tc_report_figures(t, 1, PR_TC_NEW_ORDER, &f));
+    CHECK_EQ_U64(f.sc, 11); /* agent-b: 4999x3, 2000x8 below; 5000, 30000 late */
+    CHECK_EQ_U64(f.lt, 2);
+    CHECK(!co_tc_report_figures(t, 2, PR_TC_NEW_ORDER, &f));
+    CHECK(co_tc_report_tpmc(t) == 525.0);
+
+    /* JSON: valid, and tpmC is the text's number. */
+    char *js = NULL;
+    size_t jl = 0;
+    FILE *jf = open_memstream(&js, &jl);
+    co_tc_report_json(jf, t, &res);
+    fclose(jf);
+    json_error_t jerr;
+    json_t *root = json_loads(js, 0, &jerr);
+    CHECK_MSG(root != NULL, "%s: %s", jerr.text, js);
+    if (root) {
+        const char *tp = strstr(out, "<TpmC>\n");
+        double text_tpmc = tp ? strtod(tp + 7, NULL) : -1;
+        CHECK(json_real_value(json_object_get(root, "tpmC")) == text_tpmc);
+        CHECK(json_integer_value(json_object_get(root, "new_orders")) == 35);
+        CHECK(json_integer_value(json_object_get(root, "window_s")) == 4);
+        CHECK(json_integer_value(json_object_get(root, "warmup_s")) == 2);
+        json_t *no = json_object_get(json_object_get(root, "transactions"), "new_order");
+        CHECK(json_integer_value(json_object_get(no, "sc")) == 32);
+        CHECK(json_integer_value(json_object_get(no, "lt")) == 3);
+        CHECK(json_integer_value(json_object_get(no, "rt")) == 2);
+        CHECK(json_integer_value(json_object_get(no, "fl")) == 1);
+        CHECK(json_number_value(json_object_get(no, "p99_ms")) == 30.0);
+        json_t *d = json_object_get(json_object_get(root, "transactions"), "delivery");
+        CHECK(json_integer_value(json_object_get(d, "rt")) == 4);
+        json_t *c = json_object_get(root, "constraints");
+        CHECK(json_is_true(json_object_get(
+            json_object_get(json_object_get(c, "transaction_percentage"), "payment"), "ok")));
+        CHECK(json_is_false(json_object_get(
+            json_object_get(json_object_get(c, "response_time"), "delivery"), "ok")));
+        CHECK(json_is_false(json_object_get(c, "all_ok")));
+        json_t *ag = json_object_get(root, "agents");
+        CHECK(json_array_size(ag) == 2);
+        CHECK(strcmp(json_string_value(json_object_get(json_array_get(ag, 1), "name")),
+                     "agent-b") == 0);
+        json_decref(root);
+    }
+    free(js);
+    free(out);
+    co_tc_report_destroy(&t);
+    CHECK(t == NULL);
+    co_result_clear(&res);
+}
+
+/* A STATS that comes after its interval was released counts in the
+ * window's totals (and its agent's), not in the line already printed. */
+static void test_late_stats(void)
+{
+    struct co_result res;
+    struct co_tc_report_cfg cfg;
+    result(&res);
+    cfg_of(&cfg);
+    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    for (uint64_t k = 0; k < NIVL; k++) {
+        struct pr_msg_stats st;
+        stats_of(&st, k, 0); /* agent 0 in time */
+        co_tc_report_stats(t, 0, &st, false, IVL_MS);
+        struct co_interval_result iv;
+        struct co_kind_result kinds[NK];
+        merged(&iv, k, kinds);
+        /* the merged interval holds agent 0 only */
+        for (int i = 0; i < NK; i++) {
+            pr_hist_reset(kinds[i].lat);
+            pr_hist_add(kinds[i].lat, kst[k][0][i].lat);
+            kinds[i].count = kst[k][0][i].count;
+            kinds[i].errors = kst[k][0][i].errors;
+        }
+        co_tc_report_interval(t, f, &iv, IVL_MS);
+        free_kinds(kinds);
+        stats_of(&st, k, 1); /* agent 1 late: after the release */
+        co_tc_report_stats(t, 1, &st, true, IVL_MS);
+    }
+    fclose(f);
+    /* line 1 has agent 0's New-Orders only: 5 + 1 + 12 = 18 */
+    CHECK_MSG(strstr(buf, "   2, trx: 18, ") != NULL, "%s", buf);
+    struct co_tc_txn_figures x;
+    co_tc_report_figures(t, -1, PR_TC_NEW_ORDER, &x);
+    CHECK_EQ_U64(x.sc + x.lt, 35);
+    CHECK_EQ_U64(x.rt, 2);
+    co_tc_report_figures(t, -1, PR_TC_DELIVERY, &x);
+    CHECK_EQ_U64(x.rt, 4); /* agent 1's late statement errors */
+    CHECK(co_tc_report_tpmc(t) == 525.0);
+    free(buf);
+    co_tc_report_destroy(&t);
+    co_result_clear(&res);
+}
+
+/* A run that ends inside the window (an agent failed, an interrupt): the
+ * final block still comes, STOPPING THREADS included, with a warning. */
+static void test_early_end(void)
+{
+    struct co_result res;
+    struct co_tc_report_cfg cfg;
+    result(&res);
+    cfg_of(&cfg);
+    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    for (uint64_t k = 0; k < 4; k++) { /* up to the first line only */
+        struct co_interval_result iv;
+        struct co_kind_result kinds[NK];
+        merged(&iv, k, kinds);
+        co_tc_report_interval(t, f, &iv, IVL_MS);
+        free_kinds(kinds);
+    }
+    co_tc_report_final(t, f, &res);
+    fclose(f);
+    CHECK(strstr(buf, "   2, trx: 31, ") != NULL);
+    CHECK(strstr(buf, "\n   4, trx:") == NULL);
+    CHECK(strstr(buf, "\nSTOPPING THREADS...\n\n<Raw Results>\n") != NULL);
+    CHECK(strstr(buf, "WARNING: the run ended after 1 of the window's 2 interval lines") != NULL);
+    CHECK(strstr(buf, "                 465.000 TpmC\n") != NULL); /* 31 * 60 / 4 */
+    free(buf);
+    co_tc_report_destroy(&t);
+    co_result_clear(&res);
+}
+
+static void test_window(void)
+{
+    struct co_tc_report_cfg c = {.time_s = 5, .interval_s = 2};
+    CHECK(co_tc_report_window_s(&c) == 4);
+    c.time_s = 20, c.interval_s = 10;
+    CHECK(co_tc_report_window_s(&c) == 20);
+    c.time_s = 29;
+    CHECK(co_tc_report_window_s(&c) == 20);
+    c.time_s = 3;
+    CHECK(co_tc_report_window_s(&c) == 0);
+    c.interval_s = 0;
+    CHECK(co_tc_report_window_s(&c) == 3);
+    /* An empty window: TpmC 0, not a division by zero. */
+    struct co_result res;
+    result(&res);
+    struct co_tc_report_cfg cfg;
+    cfg_of(&cfg);
+    cfg.time_s = 1; /* < --report-interval */
+    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    CHECK(co_tc_report_tpmc(t) == 0.0);
+    co_tc_report_destroy(&t);
+    co_result_clear(&res);
+}
+
+/* Limits compared in ms as given, a value at the limit late, for each
+ * limit of a bucket boundary; 80 ms. */
+static void test_limits(void)
+{
+    struct co_tc_report_cfg cfg;
+    cfg_of(&cfg);
+    cfg.rt_limit_ms[0] = 80;
+    co_tc_report *t = co_tc_report_new(&cfg, NULL);
+    pr_hist *h = pr_hist_new();
+    pr_hist_record(h, 79999, 2);
+    pr_hist_record(h, 80000, 3);
+    pr_hist_record(h, 80001, 1);
+    struct co_tc_txn_figures f;
+    co__tc_figures(t, PR_TC_NEW_ORDER, 0, 0, h, &f);
+    CHECK_EQ_U64(f.sc, 2);
+    CHECK_EQ_U64(f.lt, 4);
+    pr_hist_reset(h);
+    pr_hist_record(h, 4999, 1);
+    pr_hist_record(h, 5000, 1);
+    co__tc_figures(t, PR_TC_PAYMENT, 3, 2, h, &f); /* limit 5 ms */
+    CHECK_EQ_U64(f.sc, 1);
+    CHECK_EQ_U64(f.lt, 1);
+    CHECK_EQ_U64(f.fl, 3);
+    CHECK_EQ_U64(f.rt, 0); /* fewer statement errors than failures: 0, not negative */
+    pr_hist_destroy(&h);
+    co_tc_report_destroy(&t);
+}
+
+static void server(struct co_result *r, uint64_t commits, uint64_t rollbacks, bool with_rollback)
+{
+    r->server = pr_xcalloc(2, sizeof(*r->server));
+    r->server[r->n_server++] =
+        (struct co_server_delta){pr_xstrdup("Com_commit"), 100, 100 + commits};
+    if (with_rollback)
+        r->server[r->n_server++] =
+            (struct co_server_delta){pr_xstrdup("Com_rollback"), 7, 7 + rollbacks};
+}
+
+static void test_server_check(void)
+{
+    struct co_result res;
+    result(&res);
+    res.kinds = pr_xcalloc(NK, sizeof(*res.kinds));
+    for (int i = 0; i < NK; i++)
+        res.kinds[i].name = res.kind_names[i];
+    res.kinds[PR_TC_K_COMMIT].count = 1000;
+    res.kinds[PR_TC_K_COMMIT].errors = 2;
+    res.kinds[PR_TC_K_ROLLBACK].count = 10;
+    res.kinds[PR_TC_K_RETRY_ROLLBACK].count = 5;
+    res.kinds[PR_TC_K_NEW_ORDER].count = 400; /* not a COMMIT or ROLLBACK */
+    res.kinds[PR_TC_K_NEW_ORDER_STMT].count = 9999;
+    uint64_t client = 0, srv = 0;
+    CHECK(!co_tc_report_server_check(&res, &client, &srv)); /* no counters */
+    server(&res, 1002, 14, false);
+    CHECK(!co_tc_report_server_check(&res, &client, &srv)); /* no Com_rollback */
+    CHECK_EQ_U64(client, 1017);
+    for (uint32_t i = 0; i < res.n_server; i++)
+        free(res.server[i].name);
+    free(res.server);
+    res.server = NULL, res.n_server = 0;
+    server(&res, 1002, 15, true);
+    CHECK(co_tc_report_server_check(&res, &client, &srv));
+    CHECK_EQ_U64(client, 1017);
+    CHECK_EQ_U64(srv, 1017);
+    co_result_clear(&res);
+}
+
+/* The family's hooks in the generic outputs: co_summary_totals takes its
+ * formula, the stampede section says which, --json carries "tpcc" (and
+ * the server's "formula") and stays valid JSON. */
+static void test_hooks(void)
+{
+    struct co_result res;
+    struct co_tc_report_cfg cfg;
+    result(&res);
+    for (int a = 0; a < NAG; a++) {
+        res.agents[a].host = pr_xstrdup("h");
+        res.agents[a].region = pr_xstrdup("");
+        res.agents[a].reason = pr_xstrdup("");
+        res.agents[a].lat = pr_hist_new();
+    }
+    res.kinds = pr_xcalloc(NK, sizeof(*res.kinds));
+    for (int i = 0; i < NK; i++)
+        res.kinds[i] = (struct co_kind_result){res.kind_names[i], 0, 0, pr_hist_new(), NULL};
+    res.kinds[PR_TC_K_COMMIT].count = 300;
+    res.kinds[PR_TC_K_ROLLBACK].count = 3;
+    res.total.reads = 5000; /* sysbench's formula would compare these */
+    server(&res, 300, 3, true);
+    cfg_of(&cfg);
+    res.fam_report = &co_tc_family_report;
+    res.fam_state = co_tc_report_new(&cfg, &res);
+    char *out = run_report(res.fam_state); /* fills the window */
+    free(out);
+    co_summary_totals(&res);
+    CHECK(res.server_checked);
+    CHECK_EQ_U64(res.client_statements, 303);
+    CHECK(res.server_match);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    co_summary_print_agents(f, &res);
+    fclose(f);
+    CHECK_MSG(strstr(buf, "statements:  client 303, server 303 (Com_commit+Com_rollback vs "
+                          "commit+rollback+retry_rollback): match\n") != NULL,
+              "%s", buf);
+    free(buf);
+
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(co_json_write(&res, f) == 0);
+    fclose(f);
+    json_error_t jerr;
+    json_t *root = json_loads(buf, 0, &jerr);
+    CHECK_MSG(root != NULL, "%s", jerr.text);
+    json_t *tp = json_object_get(root, "tpcc");
+    CHECK(json_number_value(json_object_get(tp, "tpmC")) == 525.0);
+    CHECK(json_is_true(json_object_get(json_object_get(tp, "server_check"), "match")));
+    CHECK(strcmp(json_string_value(json_object_get(json_object_get(root, "server"), "formula")),
+                 co_tc_family_report.server_formula) == 0);
+    json_decref(root);
+    free(buf);
+    co_result_clear(&res); /* frees the state through the family's destroy */
+    CHECK(res.fam_state == NULL);
+}
+
+/* The header from a parsed command line: tpcc_start's letters in the
+ * order given, rt-limits as -0..-4, the password never shown. */
+static void test_header_from_args(void)
+{
+    char *argv[] = {"stampede",
+                    "tpcc",
+                    "run",
+                    "--mysql-host=10.0.0.5",
+                    "--warehouses=7",
+                    "--threads=16",
+                    "--rt-limits=5,6,7,80,20",
+                    "--mysql-password=Sekr1t",
+                    "--warmup-time=30",
+                    "--time=600",
+                    "--mysql-db=tpcc7"};
+    struct co_args a;
+    struct pr_error err = {0};
+    int rc = co_args_parse(&a, (int)(sizeof(argv) / sizeof(argv[0])), argv, NULL, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc != 0)
+        return;
+    struct co_tc_report_cfg cfg;
+    struct co_tc_optline *lines = NULL;
+    co_tc_report_cfg_from_args(&a, &cfg, &lines);
+    co_tc_report *t = co_tc_report_new(&cfg, NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    co_tc_report_header(t, f);
+    fclose(f);
+    const char *want = "option h with value '10.0.0.5'\n"
+                       "option w with value '7'\n"
+                       "option c with value '16'\n"
+                       "option 0 (response time limit for transaction 0) '5'\n"
+                       "option 1 (response time limit for transaction 1) '6'\n"
+                       "option 2 (response time limit for transaction 2) '7'\n"
+                       "option 3 (response time limit for transaction 3) '80'\n"
+                       "option 4 (response time limit for transaction 4) '20'\n"
+                       "option r with value '30'\n"
+                       "option l with value '600'\n"
+                       "option d with value 'tpcc7'\n"
+                       "<Parameters>\n"
+                       "     [server]: 10.0.0.5\n"
+                       "     [port]: 3306\n"
+                       "     [DBname]: tpcc7\n"
+                       "       [user]: sbtest\n"
+                       "       [pass]: *****\n"
+                       "  [warehouse]: 7\n"
+                       " [connection]: 16\n"
+                       "     [rampup]: 30 (sec.)\n"
+                       "    [measure]: 600 (sec.)\n";
+    CHECK_MSG(strstr(buf, want) != NULL, "got:\n%s", buf);
+    CHECK(strstr(buf, "Sekr1t") == NULL);
+    free(buf);
+    co_tc_report_destroy(&t);
+    free(lines);
+    co_args_clear(&a);
+}
+
+int main(void)
+{
+    build_stats();
+    test_timeline();
+    test_late_stats();
+    test_early_end();
+    test_window();
+    test_limits();
+    test_server_check();
+    test_hooks();
+    test_header_from_args();
+    free_stats();
+    return TEST_END();
+}
