@@ -428,6 +428,8 @@ static void add_passthrough(struct co_args *a, const char *name, const char *val
         }
     a->passthrough = pr_xrealloc(a->passthrough, (a->n_passthrough + 1) * sizeof(char *));
     a->passthrough[a->n_passthrough++] = item;
+    if (!a->defaults_added) /* given options come first, a family's defaults after */
+        a->n_passthrough_given = a->n_passthrough;
 }
 
 /* A family's default for an option the user did not give (co_args_int.h):
@@ -438,8 +440,10 @@ int co__args_set_default(struct co_args *a, const char *name, const char *value,
     if (pr_opts_is_set(a->opts, name))
         return 0;
     int rc = pr_opts_set(a->opts, name, value, err);
-    if (rc == 0)
+    if (rc == 0) {
+        a->defaults_added = true;
         add_passthrough(a, pr_opts_find(name)->name, value);
+    }
     return rc;
 }
 

@@ -131,9 +131,13 @@ struct co_args {
                                             option never gets here): sent to agents in
                                             PLAN.opts */
     uint32_t n_passthrough;
-    uint32_t *checkpoints;  /* --report-checkpoints in seconds, ascending, no duplicates;
-                               NULL when none */
-    uint32_t n_checkpoints; /* at most 256 (pr_opts's bound) */
+    uint32_t n_passthrough_given; /* the first n_passthrough_given entries were given by the
+                                     user; the rest are a family's defaults (co_family
+                                     check_options), e.g. tpcc's mysql-db=tpcc */
+    bool defaults_added;          /* a family default is in passthrough */
+    uint32_t *checkpoints;        /* --report-checkpoints in seconds, ascending, no duplicates;
+                                     NULL when none */
+    uint32_t n_checkpoints;       /* at most 256 (pr_opts's bound) */
 
     uint32_t *sweep_threads;  /* --threads=A,B,...: the sweep's points (co_sweep.h), NULL
                                  for a single --threads; --threads itself holds the first */

@@ -98,7 +98,7 @@ void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg
      * argv; rt-limits is its five -0..-4 (the values from rt_limit_ms). */
     struct co_tc_optline *l = pr_xcalloc(a->n_passthrough * CO_TC_N + 1, sizeof(*l));
     uint32_t n = 0;
-    for (uint32_t i = 0; i < a->n_passthrough; i++) {
+    for (uint32_t i = 0; i < a->n_passthrough_given; i++) { /* not the family defaults */
         const char *kv = a->passthrough[i], *eq = strchr(kv, '=');
         size_t len = eq ? (size_t)(eq - kv) : strlen(kv);
         char name[64];
