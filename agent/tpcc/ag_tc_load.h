@@ -29,8 +29,12 @@
  *            (only when o->parts has PR_TC_PART_ITEMS); an entry with ci
  *            (and o->foreign_keys): one stream of add_fkey_idx.sql's 4
  *            indexes and 10 foreign keys. Each loading stream starts with
- *            SET UNIQUE_CHECKS=0, FOREIGN_KEY_CHECKS=0, autocommit=1 and
- *            sends multi-row INSERTs; next() reports each INSERT's rows.
+ *            SET UNIQUE_CHECKS=0, FOREIGN_KEY_CHECKS=0, autocommit=1 and a
+ *            probe of its tables (missing: "table X does not exist: run
+ *            `stampede tpcc prepare` first"), then sends multi-row INSERTs;
+ *            next() reports each INSERT's rows. The streams of one call run
+ *            in parallel, so create, load and index come in separate PLANs
+ *            (the coordinator's 3 phases), never in one.
  *            Data: tpcc_load's (cardinalities, value rules, Lastname,
  *            NURand with ag_tc_consts_init(0)), seeded from (plan->seed,
  *            table, warehouse, district), so a load repeats.
@@ -43,8 +47,9 @@
  * o and po are the plan's parsed options (pr_tc_opts_get on po); both are
  * read during the call only. Streams own their state (destroy frees it).
  * Returns 0, or PR_EINVAL with err filled (a bad entry: n not 1 or 2, an
- * item range outside 1..100000, a warehouse above PR_TC_MAX_WAREHOUSES);
- * streams already added are then destroyed by the caller as usual.
+ * item range outside 1..100000, a warehouse above PR_TC_MAX_WAREHOUSES —
+ * checked before anything is added — or another command: tpcc has no
+ * prewarm, and run has no streams).
  * Thread-safe (no shared state). */
 int ag_tc_loads(const struct pr_tc_opts *o, const pr_opts *po, const struct pr_msg_plan *plan,
                 ag_piece_add_fn add, void *ctx, struct pr_error *err);
