@@ -11,7 +11,8 @@
  *           payment-like change leaves 10-12 informational; the indexes and
  *           foreign keys; a missing table says "run prepare"; cleanup
  *   repeat  the same seed loads the same rows however the item range is
- *           split, another seed other rows; a partial prepare (one part)
+ *           split, another seed other rows; --load-parts and a warehouse
+ *           range load only their tables and warehouses; a partial prepare
  *           without its table says "run prepare"
  * Environment: TPCC_LOAD_CONNS (default 4) connections for the load.
  */
@@ -452,6 +453,23 @@ static void case_repeat(void)
     CHECK(a == b);
     CHECK(a != c);
     CHECK_EQ_U64(db_int("SELECT COUNT(*) FROM item"), 100000);
+
+    /* --load-parts=customer over warehouse 2 only (tpcc_load -l 3 -m 2 -n 2). */
+    struct cmd part = {.cmd = PR_CMD_PREPARE,
+                       .tables = {{1, 2, 2, false, false}},
+                       .ntables = 1,
+                       .seed = 5,
+                       .opts = {{"load-parts", "customer"}},
+                       .conns = 2};
+    struct outcome po = run_cmd(&part);
+    CHECK_MSG(po.rc == 0, "customer part: %s", po.err.msg);
+    CHECK_EQ_U64(po.rows, 60000);
+    CHECK_EQ_U64(db_int("SELECT COUNT(*) FROM customer WHERE c_w_id = 2"), 30000);
+    CHECK_EQ_U64(db_int("SELECT COUNT(*) FROM history WHERE h_w_id = 2"), 30000);
+    CHECK_EQ_U64(db_int("SELECT (SELECT COUNT(*) FROM customer WHERE c_w_id <> 2) + (SELECT "
+                        "COUNT(*) FROM warehouse) + (SELECT COUNT(*) FROM stock) + (SELECT "
+                        "COUNT(*) FROM orders) + (SELECT COUNT(*) FROM order_line)"),
+                 0);
 
     /* A partial prepare (warehouse part, like tpcc_load -l 2) needs the tables. */
     db_exec("DROP TABLE stock");
