@@ -45,10 +45,10 @@ struct stream {
     uint8_t *flags;             /* "original" flags of flags_tab/flags_w, or NULL */
     enum ag_tc_table flags_tab; /* whose flags */
     uint32_t flags_w;
-    uint16_t perm[PR_TC_ORD_PER_DIST]; /* o_c_id of district (perm_w, perm_d) */
-    uint32_t perm_w, perm_d;           /* 0: none yet */
-    struct ag__tc_buf buf;             /* the statement */
-    char msg[256];                     /* the probe's failure */
+    uint16_t *perm; /* o_c_id of district (perm_w, perm_d), or NULL */
+    uint32_t perm_w, perm_d;
+    struct ag__tc_buf buf; /* the statement */
+    char msg[256];         /* the probe's failure */
 };
 
 static const char session_sql[] = "SET UNIQUE_CHECKS=0, FOREIGN_KEY_CHECKS=0, autocommit=1";
@@ -59,6 +59,7 @@ static void stream_destroy(void *it)
     if (!s)
         return;
     free(s->flags);
+    free(s->perm);
     ag__tc_buf_free(&s->buf);
     free(s);
 }
@@ -105,7 +106,9 @@ static uint64_t fill(struct stream *s, const struct job *j)
 
     if (j->tab == AG_TC_ITEM || j->tab == AG_TC_STOCK)
         flags = flags_for(s, j->tab, j->w);
-    if (j->tab == AG_TC_ORDERS && (s->perm_w != j->w || s->perm_d != j->d)) {
+    if (j->tab == AG_TC_ORDERS && (!s->perm || s->perm_w != j->w || s->perm_d != j->d)) {
+        if (!s->perm)
+            s->perm = pr_xmalloc(PR_TC_ORD_PER_DIST * sizeof *s->perm);
         ag__tc_permutation(c, j->w, j->d, s->perm);
         s->perm_w = j->w;
         s->perm_d = j->d;
@@ -168,8 +171,10 @@ static bool stream_next(void *it, const char **sql, size_t *sql_len, uint64_t *r
                 s->next_id = s->jobs[s->cur].lo;
         }
         if (s->cur == s->njobs) {
-            free(s->flags); /* the stream is done: keep only what destroy frees */
+            free(s->flags); /* the stream is done: its big buffers go now */
             s->flags = NULL;
+            free(s->perm);
+            s->perm = NULL;
             ag__tc_buf_free(&s->buf);
             return false;
         }
