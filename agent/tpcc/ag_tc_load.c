@@ -219,10 +219,11 @@ static void add_items(const struct ag__tc_load_ctx *c, uint32_t lo, uint32_t hi,
     }
 }
 
-static void add_warehouse(const struct ag__tc_load_ctx *c, unsigned parts, uint32_t w,
+/* Warehouse w's streams of one part (a PR_TC_PART_* bit). */
+static void add_warehouse(const struct ag__tc_load_ctx *c, unsigned part, uint32_t w,
                           ag_piece_add_fn add, void *ctx)
 {
-    if (parts & PR_TC_PART_WAREHOUSE) {
+    if (part == PR_TC_PART_WAREHOUSE) {
         for (uint32_t b = 1; b <= PR_TC_ITEMS; b += STOCK_BLOCK) {
             struct stream *s = stream_new(c);
             if (b == 1) {
@@ -232,25 +233,21 @@ static void add_warehouse(const struct ag__tc_load_ctx *c, unsigned parts, uint3
             stream_job(s, AG_TC_STOCK, w, 0, b, b + STOCK_BLOCK - 1);
             add_stream(s, add, ctx);
         }
+        return;
     }
     for (uint32_t g = 1; g <= PR_TC_DIST_PER_WARE; g += DIST_GROUP) {
-        if (parts & PR_TC_PART_CUSTOMER) {
-            struct stream *s = stream_new(c);
-            for (uint32_t d = g; d < g + DIST_GROUP; d++) {
+        struct stream *s = stream_new(c);
+        for (uint32_t d = g; d < g + DIST_GROUP; d++) {
+            if (part == PR_TC_PART_CUSTOMER) {
                 stream_job(s, AG_TC_CUSTOMER, w, d, 1, PR_TC_CUST_PER_DIST);
                 stream_job(s, AG_TC_HISTORY, w, d, 1, PR_TC_CUST_PER_DIST);
-            }
-            add_stream(s, add, ctx);
-        }
-        if (parts & PR_TC_PART_ORDERS) {
-            struct stream *s = stream_new(c);
-            for (uint32_t d = g; d < g + DIST_GROUP; d++) {
+            } else {
                 stream_job(s, AG_TC_ORDERS, w, d, 1, PR_TC_ORD_PER_DIST);
                 stream_job(s, AG_TC_NEW_ORDERS, w, d, PR_TC_NEW_ORD_FIRST, PR_TC_ORD_PER_DIST);
                 stream_job(s, AG_TC_ORDER_LINE, w, d, 1, PR_TC_ORD_PER_DIST);
             }
-            add_stream(s, add, ctx);
         }
+        add_stream(s, add, ctx);
     }
 }
 
@@ -300,16 +297,25 @@ static int prepare_loads(const struct pr_tc_opts *o, const struct pr_msg_plan *p
             add(ctx, ag_tc_script_piece(sc), ag_tc_script_destroy);
         }
     }
+    /* Biggest streams first (orders ~13 MB of text, customers ~11 MB,
+     * stock blocks ~8 MB, item blocks ~2 MB), so the last to start are the
+     * shortest and the connections finish close together. */
+    static const unsigned by_size[] = {PR_TC_PART_ORDERS, PR_TC_PART_CUSTOMER,
+                                       PR_TC_PART_WAREHOUSE};
+    for (size_t k = 0; k < sizeof by_size / sizeof by_size[0]; k++) {
+        if (!(o->parts & by_size[k]))
+            continue;
+        for (uint32_t i = 0; i < plan->n_tables; i++) {
+            const struct pr_msg_table *t = &plan->tables[i];
+            if (t->table == 1)
+                for (uint64_t w = t->id_lo; w <= t->id_hi; w++)
+                    add_warehouse(&c, by_size[k], (uint32_t)w, add, ctx);
+        }
+    }
     for (uint32_t i = 0; i < plan->n_tables; i++) {
         const struct pr_msg_table *t = &plan->tables[i];
         if (t->table == 2 && (o->parts & PR_TC_PART_ITEMS))
             add_items(&c, (uint32_t)t->id_lo, (uint32_t)t->id_hi, add, ctx);
-    }
-    for (uint32_t i = 0; i < plan->n_tables; i++) {
-        const struct pr_msg_table *t = &plan->tables[i];
-        if (t->table == 1)
-            for (uint64_t w = t->id_lo; w <= t->id_hi; w++)
-                add_warehouse(&c, o->parts, (uint32_t)w, add, ctx);
     }
     for (uint32_t i = 0; i < plan->n_tables; i++) {
         const struct pr_msg_table *t = &plan->tables[i];
