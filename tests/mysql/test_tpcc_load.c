@@ -346,6 +346,7 @@ static void case_load(void)
 
     o = check_cmd(1, 2, true);
     CHECK_MSG(o.rc == 0, "check --check-all after the load: %s", o.err.msg);
+    printf("check --check-all of 2 warehouses (no indexes yet): %.2f s\n", o.seconds);
 
     /* Condition 12 broken right after a load: a hard failure. */
     db_exec("UPDATE customer SET c_ytd_payment = 11.00 WHERE c_w_id = 1 AND c_d_id = 2 AND "
@@ -387,6 +388,10 @@ static void case_load(void)
                  4);
     o = check_cmd(1, 2, false);
     CHECK_MSG(o.rc == 0, "check after the indexes: %s", o.err.msg);
+    printf("check (conditions 1-4) of 2 warehouses: %.2f s\n", o.seconds);
+    o = check_cmd(1, 2, true);
+    CHECK_MSG(o.rc == 0, "check --check-all after the indexes: %s", o.err.msg);
+    printf("check --check-all of 2 warehouses with the indexes: %.2f s\n", o.seconds);
 
     /* The test the issue names: one district's d_next_o_id. */
     db_exec("UPDATE district SET d_next_o_id = 3005 WHERE d_w_id = 2 AND d_id = 3");
