@@ -196,7 +196,7 @@ static bool check_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
         snprintf(c->sql, sizeof c->sql, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
         break;
     case ST_PROBE:
-        ag_tc_schema_probe_sql(AG_TC_ALL_TABLES, c->sql, sizeof c->sql);
+        ag_tc_schema_probe_sql(AG_TC_ALL_TABLES, true, c->sql, sizeof c->sql);
         break;
     case ST_PRESENCE:
         subst(c->sql, sizeof c->sql, presence_sql, c->w);

@@ -163,7 +163,7 @@ static bool stream_next(void *it, const char **sql, size_t *sql_len, uint64_t *r
     if (s->step == 0) {
         ag__tc_buf_put(&s->buf, session_sql, sizeof session_sql - 1);
     } else if (s->step == 1) {
-        size_t n = ag_tc_schema_probe_sql(s->tables, probe, sizeof probe);
+        size_t n = ag_tc_schema_probe_sql(s->tables, false, probe, sizeof probe);
         ag__tc_buf_put(&s->buf, probe, n);
     } else {
         while (s->cur < s->njobs && s->next_id > s->jobs[s->cur].hi) {

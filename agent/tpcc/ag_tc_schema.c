@@ -126,10 +126,12 @@ unsigned ag_tc_table_ncols(enum ag_tc_table t)
     return (unsigned)t < AG_TC_TABLE_COUNT_ ? tables[t].ncols : 0;
 }
 
-size_t ag_tc_schema_probe_sql(unsigned mask, char *buf, size_t cap)
+size_t ag_tc_schema_probe_sql(unsigned mask, bool columns, char *buf, size_t cap)
 {
     size_t len = 0;
-    int n = snprintf(buf, cap, "SELECT t.n, t.c, COUNT(c.COLUMN_NAME) FROM (");
+    int n = snprintf(buf, cap, "%s",
+                     columns ? "SELECT t.n, t.c, COUNT(c.COLUMN_NAME) FROM ("
+                             : "SELECT t.n, t.c, 0 FROM (");
     bool first = true;
 
     if (n < 0 || (size_t)n >= cap)
@@ -147,10 +149,17 @@ size_t ag_tc_schema_probe_sql(unsigned mask, char *buf, size_t cap)
     }
     if (first)
         return 0;
-    n = snprintf(buf + len, cap - len,
-                 ") t LEFT JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = DATABASE() "
-                 "AND c.TABLE_NAME = t.n GROUP BY t.o, t.n, t.c "
-                 "HAVING COUNT(c.COLUMN_NAME) <> t.c ORDER BY t.o");
+    /* information_schema.TABLES fills an in-memory temporary table;
+     * COLUMNS (it has TEXT columns) goes through on-disk ones. */
+    if (columns)
+        n = snprintf(buf + len, cap - len,
+                     ") t LEFT JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = DATABASE() "
+                     "AND c.TABLE_NAME = t.n GROUP BY t.o, t.n, t.c "
+                     "HAVING COUNT(c.COLUMN_NAME) <> t.c ORDER BY t.o");
+    else
+        n = snprintf(buf + len, cap - len,
+                     ") t LEFT JOIN information_schema.TABLES i ON i.TABLE_SCHEMA = DATABASE() "
+                     "AND i.TABLE_NAME = t.n WHERE i.TABLE_NAME IS NULL ORDER BY t.o");
     if (n < 0 || (size_t)n >= cap - len)
         return 0;
     return len + (size_t)n;

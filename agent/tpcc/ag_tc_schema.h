@@ -13,6 +13,7 @@
 #ifndef AG_TC_SCHEMA_H
 #define AG_TC_SCHEMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ag_family.h"
@@ -39,13 +40,15 @@ const char *ag_tc_table_name(enum ag_tc_table t);
 /* Its number of columns in create_table.sql (warehouse 9, ..., stock 17). */
 unsigned ag_tc_table_ncols(enum ag_tc_table t);
 
-/* The probe: one SELECT on information_schema.COLUMNS returning, for each
- * table of mask (1 << enum ag_tc_table bits) that is missing from the
- * current database or has another column count than create_table.sql's, a
- * row (name, expected columns, columns found), in table order. Written
- * into buf (NUL terminated); returns its length, or 0 when cap is too
- * small (1 KiB is enough for every mask). */
-size_t ag_tc_schema_probe_sql(unsigned mask, char *buf, size_t cap);
+/* The probe: one SELECT returning, for each table of mask (1 << enum
+ * ag_tc_table bits) that is missing from the current database, or with
+ * columns has another column count than create_table.sql's, a row (name,
+ * expected columns, columns found: 0 when missing), in table order.
+ * Without columns it reads information_schema.TABLES only (no on-disk
+ * temporary table: what every load stream sends); with columns
+ * information_schema.COLUMNS (check). Written into buf (NUL terminated);
+ * returns its length, or 0 when cap is too small (1 KiB is enough). */
+size_t ag_tc_schema_probe_sql(unsigned mask, bool columns, char *buf, size_t cap);
 
 /* Reads the probe's result: NULL when every table is there, else the
  * message that fails the command (in msg, cap bytes): "table X does not

@@ -93,7 +93,8 @@ static void drain(struct ag_piece p, struct tally *t)
         if (k == 0)
             CHECK(strcmp(sql, "SET UNIQUE_CHECKS=0, FOREIGN_KEY_CHECKS=0, autocommit=1") == 0);
         if (k == 1)
-            CHECK(strncmp(sql, "SELECT t.n, t.c, COUNT(c.COLUMN_NAME) FROM (", 44) == 0);
+            CHECK(strncmp(sql, "SELECT t.n, t.c, 0 FROM (", 25) == 0 &&
+                  strstr(sql, "information_schema.TABLES") != NULL);
         if (k >= 2) {
             CHECK(strncmp(sql, "INSERT INTO ", 12) == 0);
             const char *name = sql + 12, *sp = strchr(name, ' ');
