@@ -158,7 +158,16 @@ struct ag_piece {
     /* Optional: after next() returned false, why the stream failed (owned
      * by it), or NULL when it simply ended. */
     const char *(*error)(void *it);
+    /* Each statement is a unit of its own (autocommit): one that fails with
+     * a deadlock (1213) or a lock wait timeout (1205) was rolled back by the
+     * server and is sent again, as it was, up to AG_PIECE_RETRIES times
+     * (tpcc_load redoes a failed unit too). Parallel multi-row INSERTs into
+     * one InnoDB table do deadlock now and then. false: any error fails the
+     * command. */
+    bool retry_locks;
 };
+
+#define AG_PIECE_RETRIES 100 /* attempts of a retry_locks statement after its first */
 
 /* The loaders' sink: ag_run collects a command's streams. destroy frees
  * piece.it after the command (NULL: nothing to free). */

@@ -483,6 +483,23 @@ static void on_event_result(struct ag__wconn *wc, enum ag_conn_status st)
     }
 }
 
+/* A retry_locks stream's statement failed: send it again when the server
+ * rolled it back for a deadlock or a lock wait (its text is the stream's,
+ * unchanged until the next next()). True when it was sent again. */
+static bool piece_retry(struct ag__wconn *wc, enum ag_conn_status st)
+{
+    unsigned e = ag_conn_error(wc->conn)->err_no;
+
+    if (!wc->piece->retry_locks || (st != AG_CONN_IGNORED && st != AG_CONN_FATAL) ||
+        (e != 1213 && e != 1205) || wc->piece_retries >= AG_PIECE_RETRIES ||
+        atomic_load(&wc->w->sh->abort))
+        return false;
+    wc->piece_retries++;
+    AG__COUNT(wc->w, errors);
+    ag__worker_exec(wc);
+    return true;
+}
+
 static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
 {
     struct ag__wconn *wc = data;
@@ -513,10 +530,13 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
         ag__worker_conn_done(wc);
         return;
     case AG__WC_PIECE:
+        if (st != AG_CONN_OK && piece_retry(wc, st))
+            return;
         if (st != AG_CONN_OK) {
             fatal(wc, ag_conn_error(c));
             return;
         }
+        wc->piece_retries = 0;
         if (wc->piece->result) {
             const char *why = wc->piece->result(wc->piece->it, ag_conn_result(c));
             if (why) {

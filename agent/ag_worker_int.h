@@ -40,6 +40,7 @@ struct ag__wconn {
     uint32_t empty_events;  /* consecutive events without statements */
     struct ag_piece *piece; /* command stream in progress */
     uint64_t piece_rows;    /* rows the stream's statement in flight inserts */
+    uint32_t piece_retries; /* retry_locks: times the statement in flight was sent again */
     uv_timer_t timer;       /* backoff and yields */
 };
 

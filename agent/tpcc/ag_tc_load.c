@@ -201,7 +201,8 @@ static const char *stream_result(void *it, const struct ag_result *res)
 
 static void add_stream(struct stream *s, ag_piece_add_fn add, void *ctx)
 {
-    struct ag_piece p = {.it = s, .next = stream_next, .result = stream_result};
+    struct ag_piece p = {
+        .it = s, .next = stream_next, .result = stream_result, .retry_locks = true};
     add(ctx, p, stream_destroy);
 }
 
