@@ -459,6 +459,10 @@ def main():
                os.environ.get("STAMPEDE_TPCC_MYSQL_TARBALL",
                               os.path.join(here, "..", "..", "..", "shared", "anchors",
                                            "tpcc-mysql-1ec1c5e.tar.gz")))
+    if not os.path.isfile(tarball) and len(sys.argv) <= 2 and \
+            "STAMPEDE_TPCC_MYSQL_TARBALL" not in os.environ:
+        # a checkout elsewhere than beside ../shared (CI's clean clone)
+        tarball = "/work/shared/anchors/tpcc-mysql-1ec1c5e.tar.gz"
     if not os.path.isfile(tarball):
         skip("no tpcc-mysql tarball at %s (set STAMPEDE_TPCC_MYSQL_TARBALL)" % tarball)
     binary = os.path.abspath(sys.argv[1])
