@@ -127,6 +127,7 @@ def test_run():
             "the per-kind table has tpcc's title and a new_order_stmt row")
     if p.p.returncode != 0:
         p.dump()
+    exact_run()
 
     n0 = next_o_ids()
     p = e.run_ok(tpcc("run", "--warehouses=2", "--threads=2", "--time=3", "--warmup-time=1",
@@ -138,6 +139,42 @@ def test_run():
     e.check(rc == 2 and "fewer than the 2 agents" in p.text("err"),
             "--partition=warehouses with 1 warehouse and 2 agents: exit %s, %s" %
             (rc, p.text("err").strip()[:200]))
+
+
+def exact_run():
+    """3 agents: TpmC in the text == the JSON's; the JSON's New-Order
+    commits (new_order - rollback kinds, whole run) == the server's
+    sum(d_next_o_id) growth; COMMIT + ROLLBACK kinds == the server's
+    Com_commit + Com_rollback delta; the agents' kinds add up to the merged."""
+    j = e.path("tpcc-exact.json")
+    n0 = next_o_ids()
+    s0 = e.status("Com_commit", "Com_rollback")
+    p = e.run_ok(tpcc("run", "--warehouses=2", "--threads=6", "--time=6", "--warmup-time=1",
+                      "--report-interval=2", "--json=" + j, agents=3),
+                 "tpcc run over 3 agents --json", timeout=120)
+    n1 = next_o_ids()
+    s1 = e.status("Com_commit", "Com_rollback")
+    if p.p.returncode != 0:
+        return
+    d = e.load_json(j)
+    tc, kinds = d.get("tpcc", {}), d["totals"].get("kinds", {})
+    m = re.search(r"^\s+([\d.]+) TpmC$", p.text(), re.M)
+    e.check(m is not None and "%.3f" % tc.get("tpmC", -1) == m.group(1),
+            "TpmC: text %s == JSON %s" % (m.group(1) if m else None, tc.get("tpmC")))
+    def kc(k, f="count"):  # a kind that never happened is left out of the JSON
+        return kinds.get(k, {}).get(f, 0)
+    committed = kc("new_order") - kc("rollback")
+    e.check(committed == n1 - n0 and committed > 0,
+            "New-Order commits: JSON new_order %d - rollback %d == server sum(d_next_o_id) "
+            "growth %d" % (kc("new_order"), kc("rollback"), n1 - n0))
+    client = sum(kc(k) + kc(k, "errors") for k in ("commit", "rollback", "retry_rollback"))
+    server = (s1["Com_commit"] - s0["Com_commit"]) + (s1["Com_rollback"] - s0["Com_rollback"])
+    e.check(client == server and tc.get("server_check", {}).get("match") is True,
+            "COMMIT + ROLLBACK: kinds %d == server Com_commit + Com_rollback delta %d (report: %s)"
+            % (client, server, tc.get("server_check")))
+    agents = d.get("agents", [])
+    e.check(len(agents) == 3 and all(a.get("transactions", 0) > 0 for a in agents),
+            "all 3 agents ran transactions")
 
 
 def test_tpcc_start():
