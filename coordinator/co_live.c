@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_lua.h"
 #include "co_family.h"
+#include "co_lua.h"
 #include "co_prom.h"
 #include "co_report.h"
 #include "co_run_int.h"

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_lua.h"
 #include "co_family.h"
+#include "co_lua.h"
 #include "co_plan_int.h"
 #include "pr_parse.h"
 #include "pr_split.h"
