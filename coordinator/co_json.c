@@ -74,11 +74,12 @@ size_t co__utf8_seq_len(const unsigned char *s, size_t n)
     return len;
 }
 
-/* s as a JSON string: quotes, backslash and control characters escaped,
- * U+2028/2029 escaped (JavaScript source cannot hold them raw), every byte
- * that is not part of well-formed UTF-8 replaced by \ufffd. */
-static void jw_escaped(FILE *f, const char *str)
+/* co_json.h. U+2028/2029 are escaped because JavaScript source cannot
+ * hold them raw. */
+void co__json_string(FILE *f, const char *str)
 {
+    if (str == NULL)
+        str = "";
     const unsigned char *s = (const unsigned char *)str;
     size_t n = strlen(str);
     fputc('"', f);
@@ -136,7 +137,7 @@ static void jw_member(struct jw *w, const char *key)
         return;
     jw_sep(w);
     if (key != NULL) {
-        jw_escaped(w->f, key);
+        co__json_string(w->f, key);
         fputs(": ", w->f);
     }
 }
@@ -165,7 +166,7 @@ static void jw_str(struct jw *w, const char *key, const char *s)
     if (s == NULL)
         fputs("null", w->f);
     else
-        jw_escaped(w->f, s);
+        co__json_string(w->f, s);
 }
 
 static void jw_u64(struct jw *w, const char *key, uint64_t v)

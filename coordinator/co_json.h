@@ -56,6 +56,11 @@ typedef int (*co__write_fn)(FILE *f, const void *arg);
 int co__write_atomic(const char *path, const char *what, co__write_fn fn, const void *arg,
                      struct pr_error *err);
 
+/* s as a JSON string, quoted: quotes, backslash and control characters
+ * escaped, U+2028/2029 escaped, bytes that are not well-formed UTF-8
+ * replaced by \ufffd. NULL writes "". */
+void co__json_string(FILE *f, const char *s);
+
 /* Format v into buf (at least 32 bytes) in the shortest %.15g..%.17g form
  * that strtod() reads back as v, with '.' as the decimal point. Returns
  * false (buf "") when v is NaN or infinite. */

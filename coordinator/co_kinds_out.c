@@ -36,23 +36,6 @@ static void lat_ms(const pr_hist *h, double out[7])
         out[3 + i] = has ? (double)pr_hist_value_at_percentile(h, pcts[i].p) / 1000.0 : NAN;
 }
 
-/* A kind name as a JSON string: kind names are plain identifiers, but
- * anything else is escaped minimally (quotes, backslash, controls). */
-static void json_name(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_hist *scratch)
 {
     static const char *const keys[3] = {"min", "avg", "max"};
@@ -66,7 +49,7 @@ void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_h
         lat_ms(co_kind_lat(&k[i], scratch), v);
         fputs(first ? "" : ", ", f);
         first = false;
-        json_name(f, k[i].name ? k[i].name : "?");
+        co__json_string(f, k[i].name ? k[i].name : "?");
         fprintf(f, ": {\"count\": %llu, \"errors\": %llu, \"latency_ms\": {",
                 (unsigned long long)k[i].count, (unsigned long long)k[i].errors);
         for (size_t j = 0; j < 7; j++) {

@@ -314,23 +314,6 @@ static void json_server(FILE *f, const struct co_result *res)
     fprintf(f, ", \"reconnects\": %" PRIu64 "}", res->total.reconnects);
 }
 
-/* A kind name or agent name as a JSON string (names are plain; escape the
- * few characters JSON needs escaped). */
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *res)
 {
     char tpmc[64];
@@ -352,7 +335,7 @@ void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *r
     fputs(", \"agents\": [", f);
     for (uint32_t a = 0; a < t->n_agents; a++) {
         fputs(a ? ", {\"name\": " : "{\"name\": ", f);
-        jstr(f, res && a < res->n_agents ? res->agents[a].name : "?");
+        co__json_string(f, res && a < res->n_agents ? res->agents[a].name : "?");
         fputs(", \"transactions\": ", f);
         json_txns(f, t, (int)a);
         fputc('}', f);
