@@ -53,10 +53,6 @@ static void set_password(struct co_args *a, char *owned)
     a->password = owned;
 }
 
-/* Append one "WARNING: ..." line to a->warnings unless already there. */
-static void add_warning(struct co_args *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
 {
     char line[512];
@@ -71,7 +67,7 @@ void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
     strcpy(a->warnings + old, line);
 }
 
-static void add_warning(struct co_args *a, const char *fmt, ...)
+void co__args_warn(struct co_args *a, const char *fmt, ...)
 {
     va_list ap;
 
@@ -331,8 +327,8 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     fclose(f);
     line[strcspn(line, "\r\n")] = '\0';
     if (stat(v, &st) == 0 && (st.st_mode & 077))
-        add_warning(a, "--mysql-password-file: %s is readable by group or others; chmod 600 %s", v,
-                    v);
+        co__args_warn(a, "--mysql-password-file: %s is readable by group or others; chmod 600 %s",
+                      v, v);
     set_password(a, line);
     return 0;
 }
@@ -494,7 +490,7 @@ static int apply_sysbench(struct co_args *a, const char *name, const char *value
     if (rc < 0)
         return rc;
     if (def->alias_of)
-        add_warning(a, "--%s is deprecated, use --%s instead", def->name, def->alias_of);
+        co__args_warn(a, "--%s is deprecated, use --%s instead", def->name, def->alias_of);
     const char *canon = def->alias_of ? def->alias_of : def->name;
     add_passthrough(a, canon, value ? value : "on");
     return 0;
@@ -530,7 +526,7 @@ static int apply_option(struct co_args *a, const char *arg, const struct origin 
             return pr_error_set(err, PR_EINVAL, "--mysql-password: a value is required");
         set_password(a, pr_xstrdup(value));
         if (!o->file)
-            add_warning(a, "%s", PASSWORD_WARN);
+            co__args_warn(a, "%s", PASSWORD_WARN);
         return 0;
     }
     char first[24]; /* --threads=A,B,...: a sweep; --threads takes A */
@@ -790,8 +786,8 @@ static int check_combinations(struct co_args *a, struct pr_error *err)
             return urc;
     }
     if (a->rate_mode != PR_RATE_POISSON && a->opts && pr_opts_int(a->opts, "rate") == 0)
-        add_warning(a, "--rate-mode=%s has no effect without --rate",
-                    pr_rate_mode_name(a->rate_mode));
+        co__args_warn(a, "--rate-mode=%s has no effect without --rate",
+                      pr_rate_mode_name(a->rate_mode));
     bool keys = a->secret_key_file || a->authorized_keys;
 
     if (a->plaintext && keys)
@@ -813,10 +809,11 @@ static int check_combinations(struct co_args *a, struct pr_error *err)
                             "--listen needs --secret-key-file and --authorized-keys (see "
                             "stampede keygen), or --plaintext on a loopback address");
     if (!a->listen && keys)
-        add_warning(a, "--secret-key-file and --authorized-keys apply only with --listen; local "
-                       "agents use fresh keys");
+        co__args_warn(a, "--secret-key-file and --authorized-keys apply only with --listen; local "
+                         "agents use fresh keys");
     if (a->listen && (a->agent_bin || a->agent_workers))
-        add_warning(a, "--agent-bin and --agent-workers apply only to local agents (no --listen)");
+        co__args_warn(a,
+                      "--agent-bin and --agent-workers apply only to local agents (no --listen)");
     if (pr_opts_bool(a->opts, "histogram") && pr_opts_int(a->opts, "percentile") == 0)
         return pr_error_set(err, PR_EINVAL, "--histogram cannot be used with --percentile=0");
     int rc = check_partition(a, err);
@@ -824,7 +821,7 @@ static int check_combinations(struct co_args *a, struct pr_error *err)
         return rc;
     if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
         pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
-        add_warning(a, "Both event and time limits are disabled, running an endless test");
+        co__args_warn(a, "Both event and time limits are disabled, running an endless test");
     return 0;
 }
 

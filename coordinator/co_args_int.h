@@ -26,6 +26,7 @@ extern const char *const co__no_effect_opts[];
 /* Append "WARNING: <fmt...>\n" to a->warnings unless already there. */
 void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+void co__args_warn(struct co_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The sysbench options with rules of their own (co_args_sb.c), once every
  * option is in: refused ones (PR_EINVAL), no-effect warnings,

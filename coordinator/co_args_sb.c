@@ -21,17 +21,6 @@ const char *const co__refused_opts[] = {NULL};
 const char *const co__no_effect_opts[] = {"thread-stack-size", "debug", "db-debug", "mysql-debug",
                                           NULL};
 
-static void warn(struct co_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void warn(struct co_args *a, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    co__args_vwarn(a, fmt, ap);
-    va_end(ap);
-}
-
 static bool refused_is_set(const pr_opts *o, const char *name)
 {
     if (pr_opts_find(name)->type == PR_OPT_BOOL)
@@ -56,7 +45,7 @@ static int check_unsupported(struct co_args *a, struct pr_error *err)
                                                                                        : "unset");
     for (size_t i = 0; co__no_effect_opts[i]; i++)
         if (pr_opts_is_set(o, co__no_effect_opts[i]))
-            warn(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
+            co__args_warn(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
     return 0;
 }
 
@@ -112,11 +101,11 @@ static int parse_checkpoints(struct co_args *a, struct pr_error *err)
     a->n_checkpoints = n;
     for (uint32_t i = 0; i < n; i++)
         if (a->checkpoints[i] % step)
-            warn(a,
-                 "--report-checkpoints: %" PRIu32
-                 " s is not a multiple of --report-interval=%" PRIu64
-                 "; that checkpoint is taken at %" PRIu64 " s",
-                 a->checkpoints[i], step, (a->checkpoints[i] / step + 1) * step);
+            co__args_warn(a,
+                          "--report-checkpoints: %" PRIu32
+                          " s is not a multiple of --report-interval=%" PRIu64
+                          "; that checkpoint is taken at %" PRIu64 " s",
+                          a->checkpoints[i], step, (a->checkpoints[i] / step + 1) * step);
     return 0;
 }
 
@@ -131,9 +120,10 @@ int co__args_sysbench_rules(struct co_args *a, struct pr_error *err)
         return rc;
     if (strcmp(pr_opts_str(a->opts, "forced-shutdown"), "off") != 0 &&
         !pr_opts_forced_shutdown_ms(a->opts, &fs_ms))
-        warn(a, "--forced-shutdown has no effect with --time=0");
+        co__args_warn(a, "--forced-shutdown has no effect with --time=0");
     if (pr_opts_bool(a->opts, "validate"))
-        warn(a, "--validate: the built-in workloads have nothing to validate (as in sysbench "
-                "1.0.20, whose scripts never read it)");
+        co__args_warn(a,
+                      "--validate: the built-in workloads have nothing to validate (as in sysbench "
+                      "1.0.20, whose scripts never read it)");
     return 0;
 }

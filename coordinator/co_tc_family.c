@@ -14,17 +14,6 @@
 
 #define REPORT_INTERVAL_S 10 /* tpcc_start -i's default */
 
-static void warn(struct co_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void warn(struct co_args *a, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    co__args_vwarn(a, fmt, ap);
-    va_end(ap);
-}
-
 static bool tc_has_workload(const char *name)
 {
     return pr_workload_from_name(name) == PR_WL_TPCC;
@@ -103,21 +92,21 @@ static int tc_check_options(struct co_args *a, struct pr_error *err)
         return rc;
     for (size_t i = 0; co__no_effect_opts[i]; i++) /* as for sysbench (co_args_sb.c) */
         if (pr_opts_is_set(a->opts, co__no_effect_opts[i]))
-            warn(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
+            co__args_warn(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
     if (a->cmd == PR_CMD_PREWARM)
         return pr_error_set(err, PR_EINVAL,
                             "tpcc has no prewarm; its commands are prepare, run, check and "
                             "cleanup");
     if (a->cmd == PR_CMD_PREPARE && o.wh_last > o.warehouses)
-        warn(a,
-             "--warehouse-last=%u is beyond --warehouses=%u: those warehouses are loaded "
-             "too (tpcc_load does not clamp -n either)",
-             o.wh_last, o.warehouses);
+        co__args_warn(a,
+                      "--warehouse-last=%u is beyond --warehouses=%u: those warehouses are loaded "
+                      "too (tpcc_load does not clamp -n either)",
+                      o.wh_last, o.warehouses);
     if (a->part != PR_PART_NONE && a->cmd != PR_CMD_RUN)
-        warn(a,
-             "--partition applies to run only; %s splits the warehouses over the agents "
-             "anyway",
-             pr_plan_cmd_name(a->cmd));
+        co__args_warn(a,
+                      "--partition applies to run only; %s splits the warehouses over the agents "
+                      "anyway",
+                      pr_plan_cmd_name(a->cmd));
     rc = co__args_set_default(a, "mysql-db", "tpcc", err);
     if (rc == 0)
         rc = co__args_set_default(a, "mysql-ignore-errors", "all", err);
