@@ -88,13 +88,14 @@ static void kinds_table(FILE *f, const json_t *kinds, size_t n)
 
 static void tpcc_table(FILE *f, const json_t *tc, size_t n)
 {
-    char buf[64];
     fprintf(f,
-            "<h3>TPC-C</h3><p id=\"tpcc-sum-%zu\">tpmC <b data-k=\"tpmC\">%s</b>, New-Order "
-            "transactions in the window %s, window %s s</p>\n",
-            n, co_rpt_fmt(buf, 32, co_rpt_num(tc, "tpmC"), 3),
-            co_rpt_fmt(buf + 32, 32, co_rpt_num(tc, "new_orders"), 0),
-            co_rpt_fmt(buf, 32, co_rpt_num(tc, "window_s"), 0));
+            "<h3>TPC-C</h3><table id=\"tpcc-sum-%zu\"><tr><th>tpmC</th><th>New-Orders in the "
+            "window</th><th>window s</th></tr>\n<tr>",
+            n);
+    co__rpt_td_num(f, "tpmC", co_rpt_num(tc, "tpmC"), 3);
+    co__rpt_td_num(f, "new_orders", co_rpt_num(tc, "new_orders"), 0);
+    co__rpt_td_num(f, "window_s", co_rpt_num(tc, "window_s"), 0);
+    fputs("</tr></table>\n", f);
     fprintf(f, "<table id=\"tpcc-table-%zu\"><tr><th>transaction</th>", n);
     for (size_t c = 0; c < N_TC_COLS; c++)
         fprintf(f, "<th>%s</th>", tc_cols[c].head);

@@ -123,6 +123,11 @@ def check_tpcc(browser):
     t.check(cmp[2][2] == rounded(runs[1]["tpcc"]["tpmC"] / runs[0]["tpcc"]["tpmC"], 3),
             "tpmC ratio %s" % cmp[2][2])
     for n, r in enumerate(runs):
+        sm = got["tables"]["tpcc-sum-%d" % n]
+        want = [rounded(r["tpcc"]["tpmC"], 3), rounded(r["tpcc"]["new_orders"], 0),
+                rounded(r["tpcc"]["window_s"], 0)]
+        t.check(sm[1] == want, "run %d tpmC, New-Orders, window: page %s, JSON %s"
+                % (n, sm[1], want))
         tb = got["tables"]["tpcc-table-%d" % n]
         rows = {x[0]: x for x in tb[1:]}
         for ty, o in r["tpcc"]["transactions"].items():
