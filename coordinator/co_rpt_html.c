@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "co_rpt.h"
+#include "co_rpt_kinds.h"
 #include "co_rpt_page.h"
 #include "co_rpt_section.h"
 #include "co_rpt_text.h"
@@ -141,6 +142,7 @@ static json_t *run_data(const struct co_rpt_file *f)
     }
     json_object_set_new(r, "agents", agents);
     json_object_set_new(r, "spectrum", spectrum(co_rpt_get(f->root, "totals.latency_ms")));
+    co__rpt_kinds_data(r, f);
     return r;
 }
 
@@ -169,6 +171,18 @@ static json_t *sweep_data(const struct co_rpt_file *f)
                 json_array_append_new(co_rpt_get(json_object_get(s, keys[k]), stats[j]),
                                       num_or_null(p, path));
             }
+        if (co_rpt_get(p, "tpmC") != NULL) {
+            json_t *o = json_object_get(s, "tpmC");
+            if (o == NULL) {
+                o = json_pack("{s:[],s:[],s:[]}", "mean", "min", "max");
+                json_object_set_new(s, "tpmC", o);
+            }
+            for (size_t j = 0; j < 3; j++) {
+                char path[64];
+                snprintf(path, sizeof(path), "tpmC.%s", stats[j]);
+                json_array_append_new(json_object_get(o, stats[j]), num_or_null(p, path));
+            }
+        }
     }
     return s;
 }
@@ -287,6 +301,7 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
         write_comparison(f, runs, nr);
     if (nr > 1) {
         write_env_diff(f, runs, nr);
+        co__rpt_kinds_cmp(f, runs, nr);
         fputs("<section id=\"overlay\"><h2>Runs overlaid</h2>\n", f);
         co__rpt_canvas(f, "cmp-tps", "Throughput (tps) over time");
         co__rpt_canvas(f, "cmp-p95", "p95 latency over time");
@@ -299,7 +314,7 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     for (size_t i = 0; i < nr; i++)
         co__rpt_run(f, runs[i], i);
-    fprintf(f, "<script>\n%s</script>\n</body></html>\n", co__rpt_js);
+    fprintf(f, "<script>\n%s%s</script>\n</body></html>\n", co__rpt_js, co__rpt_kinds_js);
     free(runs);
     return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "co_rpt.h"
+#include "co_rpt_kinds.h"
 #include "co_rpt_text.h"
 
 /* s with &, <, >, " escaped. */
@@ -224,6 +225,7 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     fputs("<p class=\"note\">Coarse: drawn from the JSON's min, p50, p90, p95, p99, p99.9 and max "
           "(max at 99.99 %); the --hdr-log file has the full histogram.</p>\n",
           f);
+    co__rpt_kinds_run(f, run, n);
     agents_table(f, run->root, n);
     server_table(f, run->root, n);
     env_tables(f, run->root, n);
@@ -263,6 +265,7 @@ void co__rpt_sweep(FILE *f, const struct co_rpt_file *sweep, size_t n)
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
+    co__rpt_kinds_sweep(f, sweep, n);
     const char *stopped = json_string_value(json_object_get(sweep->root, "stopped"));
     if (stopped != NULL) {
         fputs("<p class=\"note\">Stopped early: ", f);

@@ -126,16 +126,18 @@ static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
 }
 
 static const char *const sweep_stats[] = {"mean", "stddev", "min", "max"};
-static const char *const sweep_keys[] = {"tps", "qps", "p95_ms", "p99_ms"};
+static const char *const sweep_keys[] = {"tps", "qps", "p95_ms", "p99_ms", "tpmC"};
 
 void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label)
 {
     const json_t *points = json_object_get(sweep, "points");
-    struct table t = {.rows = json_array_size(points) + 1, .cols = 2 + 4 * 4};
+    /* tpcc sweeps have tpmC too */
+    size_t nk = co_rpt_get(json_array_get(points, 0), "tpmC") != NULL ? 5 : 4;
+    struct table t = {.rows = json_array_size(points) + 1, .cols = 2 + nk * 4};
     t.cell = pr_xcalloc(t.rows, sizeof(*t.cell));
     snprintf(t.cell[0][0], CELL, "threads");
     snprintf(t.cell[0][1], CELL, "runs");
-    for (size_t k = 0; k < 4; k++)
+    for (size_t k = 0; k < nk; k++)
         for (size_t s = 0; s < 4; s++)
             snprintf(t.cell[0][2 + 4 * k + s], CELL, "%s %s", sweep_keys[k], sweep_stats[s]);
     size_t i;
@@ -144,7 +146,7 @@ void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label)
     {
         co_rpt_fmt(t.cell[i + 1][0], CELL, co_rpt_num(p, "threads"), 0);
         co_rpt_fmt(t.cell[i + 1][1], CELL, co_rpt_num(p, "runs"), 0);
-        for (size_t k = 0; k < 4; k++)
+        for (size_t k = 0; k < nk; k++)
             for (size_t s = 0; s < 4; s++) {
                 char path[64];
                 snprintf(path, sizeof(path), "%s.%s", sweep_keys[k], sweep_stats[s]);

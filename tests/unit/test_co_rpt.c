@@ -10,6 +10,7 @@
 
 #include "co_args.h"
 #include "co_rpt.h"
+#include "co_rpt_kinds.h"
 #include "co_rpt_load.h"
 #include "co_sweep.h"
 #include "testlib.h"
@@ -120,8 +121,47 @@ static void test_load(void)
     load_bad("{\"tool\": \"stampede\", \"version\": \"0.0.1\", \"agents\": []}", "\"intervals\"");
 }
 
+/* The per-kind series fill null where an interval lacks the kind; the
+ * comparison shows a kind one run lacks as "-", its ratio too. */
+static void test_kinds(void)
+{
+    struct co_rpt_file a = {.label = "a"}, b = {.label = "b"};
+    a.root = json_loads("{\"intervals\": [{\"kinds\": {\"x\": {\"latency_ms\": {\"p95\": 2}}}},"
+                        " {\"kinds\": {\"y\": {\"latency_ms\": {\"p99\": 7}}}}],"
+                        " \"totals\": {\"kinds\": {\"x\": {\"count\": 10, \"latency_ms\":"
+                        " {\"p95\": 2}}}}}",
+                        0, NULL);
+    b.root = json_loads("{\"totals\": {\"kinds\": {\"x\": {\"count\": 30, \"latency_ms\":"
+                        " {\"p95\": 3}}, \"z\": {\"count\": 5}}}}",
+                        0, NULL);
+    CHECK(a.root != NULL && b.root != NULL);
+    json_t *r = json_object();
+    co__rpt_kinds_data(r, &a);
+    char *d = json_dumps(json_object_get(r, "kinds"), JSON_COMPACT | JSON_SORT_KEYS);
+    CHECK_MSG(strcmp(d, "{\"x\":{\"p95\":[2.0,null],\"p99\":[null,null]},"
+                        "\"y\":{\"p95\":[null,null],\"p99\":[null,7.0]}}") == 0,
+              "%s", d);
+    free(d);
+    json_decref(r);
+    const struct co_rpt_file *runs[] = {&a, &b};
+    char *html = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&html, &len);
+    co__rpt_kinds_cmp(f, runs, 2);
+    fclose(f);
+    CHECK_MSG(strstr(html, "<td>x</td><td>b</td><td data-k=\"count\">30</td><td>3.000</td>"), "%s",
+              html);
+    CHECK_MSG(strstr(html, "<td>z</td><td>a</td><td data-k=\"count\">-</td><td>-</td>"), "%s",
+              html);
+    CHECK_MSG(strstr(html, "tpcc-cmp-table") == NULL, "no tpcc runs, no tpmC table: %s", html);
+    free(html);
+    json_decref(a.root);
+    json_decref(b.root);
+}
+
 int main(void)
 {
+    test_kinds();
     test_version();
     test_paths();
     test_args();
