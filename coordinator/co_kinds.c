@@ -24,30 +24,13 @@ void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_
     }
     struct co_kind_result *k = *dst;
     co_kinds_name(k, *n, names, n_names);
-    pr_hist *thawed = NULL; /* a decoded entry for a frozen sum (a late STATS) */
     for (uint32_t i = 0; i < *n && i < n_src; i++) {
         k[i].count += src[i].count;
         k[i].errors += src[i].errors;
-        co_kind_add_lat(&k[i], &src[i], &thawed);
-    }
-    pr_hist_destroy(&thawed);
-}
-
-void co_kind_add_lat(struct co_kind_result *k, const struct pr_msg_kstat *src, pr_hist **thawed)
-{
-    /* A decoded entry is frozen (pr_msg_kstat.lat_frozen): added bucket by
-     * bucket, its occupied ones only, not over its whole span. */
-    if (k->lat != NULL && src->lat != NULL)
-        pr_hist_add(k->lat, src->lat);
-    else if (k->lat != NULL && src->lat_frozen != NULL)
-        pr_hist_add_frozen(k->lat, src->lat_frozen);
-    else if (src->lat != NULL)
-        pr_hist_frozen_add(&k->lat_frozen, src->lat);
-    else if (src->lat_frozen != NULL) {
-        if (*thawed == NULL)
-            *thawed = pr_hist_new();
-        pr_hist_thaw(*thawed, src->lat_frozen);
-        pr_hist_frozen_add(&k->lat_frozen, *thawed);
+        if (k[i].lat != NULL)
+            pr_hist_add(k[i].lat, src[i].lat);
+        else
+            pr_hist_frozen_add(&k[i].lat_frozen, src[i].lat);
     }
 }
 

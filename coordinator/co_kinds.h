@@ -17,12 +17,6 @@
 void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_kstat *src,
                   uint32_t n_src, char *const *names, uint32_t n_names, bool expanded);
 
-/* k's latency (expanded or frozen) += src's (lat or lat_frozen, either
- * may be NULL: nothing added). *thawed: the caller's scratch histogram,
- * allocated here when a frozen src meets a frozen k (then the caller
- * destroys it), else untouched. */
-void co_kind_add_lat(struct co_kind_result *k, const struct pr_msg_kstat *src, pr_hist **thawed);
-
 /* Name the entries from names (borrowed) where not named yet. */
 void co_kinds_name(struct co_kind_result *k, uint32_t n, char *const *names, uint32_t n_names);
 

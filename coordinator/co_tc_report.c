@@ -299,7 +299,6 @@ void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_sta
     if (st->kst == NULL || !in_window(t, st->k * interval_ms))
         return;
     struct co__tc_agent *ag = agent_at(t, agent);
-    pr_hist *thawed = NULL;
     for (int x = 0; x < (int)CO_TC_N; x++) {
         int ki = kidx(t, (enum pr_tc_kind)x, st->n_kst);
         int si = kidx(t, (enum pr_tc_kind)(PR_TC_K_NEW_ORDER_STMT + x), st->n_kst);
@@ -310,25 +309,17 @@ void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_sta
         if (ki < 0)
             continue;
         const struct pr_msg_kstat *k = &st->kst[ki];
-        const pr_hist *lat = k->lat;
-        if (lat == NULL && k->lat_frozen != NULL) { /* as pr_msg_decode leaves it */
-            if (thawed == NULL)
-                thawed = pr_hist_new();
-            pr_hist_thaw(thawed, k->lat_frozen);
-            lat = thawed;
-        }
         ag->count[x] += k->count;
         ag->errors[x] += k->errors;
-        if (lat != NULL && pr_hist_count(lat) > 0)
-            pr_hist_frozen_add(&ag->lat[x], lat);
+        if (k->lat != NULL && pr_hist_count(k->lat) > 0)
+            pr_hist_frozen_add(&ag->lat[x], k->lat);
         if (!released)
             continue;
         t->win[x].count += k->count;
         t->win[x].errors += k->errors;
-        if (lat != NULL)
-            pr_hist_add(t->win[x].lat, lat);
+        if (k->lat != NULL)
+            pr_hist_add(t->win[x].lat, k->lat);
     }
-    pr_hist_destroy(&thawed);
 }
 
 /* ---- the family report ops ------------------------------------------- */

@@ -1139,7 +1139,6 @@ static void clear_fields(const struct table *t, char *base)
                 free(((struct pr_msg_stat *)p)[i].name);
             } else if (f->kind == FK_KSTATS) {
                 pr_hist_destroy(&((struct pr_msg_kstat *)p)[i].lat);
-                pr_hist_frozen_destroy(&((struct pr_msg_kstat *)p)[i].lat_frozen);
             } else if (f->kind == FK_MAPS) {
                 clear_fields(f->sub, (char *)p + i * f->esize);
             }
@@ -1263,13 +1262,13 @@ static int put_elem(const struct field *f, msgpack_packer *pk, const char *ep, c
     }
     case FK_KSTATS: {
         const struct pr_msg_kstat *k = (const void *)ep;
-        if (k->lat == NULL && k->lat_frozen == NULL)
+        if (k->lat == NULL)
             return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
         if ((rc = pk_rc(msgpack_pack_array(pk, 3))) < 0 ||
             (rc = pk_rc(msgpack_pack_uint64(pk, k->count))) < 0 ||
             (rc = pk_rc(msgpack_pack_uint64(pk, k->errors))) < 0)
             return rc;
-        return pr__msg_kst_pack_lat(k, pk);
+        return pr_hist_pack(k->lat, pk);
     }
     case FK_MAPS:
         return encode_map(pk, f->sub, NULL, ep, path, err);

@@ -361,12 +361,9 @@ struct pr_msg_env {
  * carry one entry per kind, in that order). Wire form: [count, errors,
  * lat] with lat pr_hist_pack()'s sparse form. */
 struct pr_msg_kstat {
-    uint64_t count;             /* statements (events) of the kind that succeeded */
-    uint64_t errors;            /* its failed statements (ignored errors) */
-    pr_hist *lat;               /* its latency, µs (required in each entry) */
-    pr_hist_frozen *lat_frozen; /* the same, compact: what pr_msg_decode() fills instead
-                                   of lat (NULL then), cheap to add with
-                                   pr_hist_add_frozen(); the encoder takes either */
+    uint64_t count;  /* statements (events) of the kind that succeeded */
+    uint64_t errors; /* its failed statements (ignored errors) */
+    pr_hist *lat;    /* its latency, µs (required in each entry) */
 };
 
 struct pr_msg_ready {

@@ -156,18 +156,14 @@ static int get_u64(struct kr *r, uint64_t *out, const char *path, struct pr_erro
     return 0;
 }
 
-/* The histogram at r, read by pr_hist_unpack_raw() from its exact bytes
- * into scratch, then frozen into *dst: a whole pr_hist per kind (186 KB
- * zeroed, freed again) was most of a STATS decode. */
-static int get_lat(struct kr *r, pr_hist *scratch, pr_hist_frozen **dst, const char *path,
-                   struct pr_error *err)
+/* The histogram at r, read by pr_hist_unpack_raw() from its exact bytes. */
+static int get_lat(struct kr *r, pr_hist **dst, const char *path, struct pr_error *err)
 {
     size_t from = r->off;
     if (!skip_obj(r))
         return truncated(r, path, err);
-    int rc = pr_hist_unpack_raw(scratch, r->p + from, r->off - from, err);
-    if (rc == 0)
-        *dst = pr_hist_freeze(scratch);
+    *dst = pr_hist_new();
+    int rc = pr_hist_unpack_raw(*dst, r->p + from, r->off - from, err);
     if (rc < 0 && err != NULL) {
         char inner[sizeof(err->msg)];
         memcpy(inner, err->msg, sizeof(inner));
@@ -177,8 +173,7 @@ static int get_lat(struct kr *r, pr_hist *scratch, pr_hist_frozen **dst, const c
 }
 
 /* [count, errors, lat]: one kind's figures. */
-static int get_entry(struct kr *r, pr_hist *scratch, struct pr_msg_kstat *k, const char *path,
-                     struct pr_error *err)
+static int get_entry(struct kr *r, struct pr_msg_kstat *k, const char *path, struct pr_error *err)
 {
     uint64_t n = 0;
     size_t at = r->off;
@@ -191,7 +186,7 @@ static int get_entry(struct kr *r, pr_hist *scratch, struct pr_msg_kstat *k, con
     int rc = get_u64(r, &k->count, path, err);
     if (rc == 0)
         rc = get_u64(r, &k->errors, path, err);
-    return rc < 0 ? rc : get_lat(r, scratch, &k->lat_frozen, path, err);
+    return rc < 0 ? rc : get_lat(r, &k->lat, path, err);
 }
 
 int pr__msg_kst_unpack_raw(const void *buf, size_t len, uint32_t cap, struct pr_msg_kstat **arr,
@@ -216,28 +211,14 @@ int pr__msg_kst_unpack_raw(const void *buf, size_t len, uint32_t cap, struct pr_
         return truncated(&r, path, err);
     *arr = size ? pr_xcalloc((size_t)size, sizeof(**arr)) : NULL;
     *n = (uint32_t)size;
-    pr_hist *scratch = size ? pr_hist_new() : NULL;
-    int rc = 0;
-    for (uint32_t i = 0; rc == 0 && i < *n; i++) {
+    for (uint32_t i = 0; i < *n; i++) {
         if (snprintf(epath, sizeof(epath), "%s[%" PRIu32 "]", path, i) >= (int)sizeof(epath))
             epath[sizeof(epath) - 1] = '\0';
-        rc = get_entry(&r, scratch, &(*arr)[i], epath, err);
+        int rc = get_entry(&r, &(*arr)[i], epath, err);
+        if (rc < 0)
+            return rc;
     }
-    pr_hist_destroy(&scratch);
-    if (rc < 0)
-        return rc;
     if (r.off != len)
         return pr_error_set(err, PR_ETRAILING, "%s: %zu trailing bytes", path, len - r.off);
     return 0;
-}
-
-int pr__msg_kst_pack_lat(const struct pr_msg_kstat *k, msgpack_packer *pk)
-{
-    if (k->lat != NULL)
-        return pr_hist_pack(k->lat, pk);
-    pr_hist *h = pr_hist_new();
-    pr_hist_thaw(h, k->lat_frozen);
-    int rc = pr_hist_pack(h, pk);
-    pr_hist_destroy(&h);
-    return rc;
 }

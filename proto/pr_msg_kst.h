@@ -15,19 +15,16 @@
 
 /* Decode buf[0..len), exactly one msgpack array of at most cap entries,
  * each [count, errors, lat] (two uints and a histogram as
- * pr_hist_unpack_raw() reads it, kept frozen: each entry's lat_frozen
- * set, lat NULL; one scratch histogram for all, not one per kind). *arr (the caller's, freed with
- * each entry's lat_frozen by pr_msg_clear()) and *n are set before any entry is read, so a failure
- * part way leaves the entries read so far to free (lat_frozen NULL in the others). 0, or a negative
- * code with err naming the entry and what is wrong, as the tree decoder's messages: PR_EBAD_TYPE
- * (not an array, an entry not [count, errors, lat], a count not a uint), PR_ERANGE (a negative
- * count), PR_ETOO_BIG (more than cap entries), PR_ETRUNCATED / PR_EINVAL / PR_ETRAILING (bytes that
- * are not one whole msgpack array), or a histogram's code. Never reads outside buf. */
+ * pr_hist_unpack_raw() reads it). *arr (the caller's, freed with each
+ * entry's lat by pr_msg_clear()) and *n are set before any entry is read,
+ * so a failure part way leaves the entries read so far to free (lat NULL
+ * in the others). 0, or a negative code with err naming the entry and
+ * what is wrong, as the tree decoder's messages: PR_EBAD_TYPE (not an
+ * array, an entry not [count, errors, lat], a count not a uint),
+ * PR_ERANGE (a negative count), PR_ETOO_BIG (more than cap entries),
+ * PR_ETRUNCATED / PR_EINVAL / PR_ETRAILING (bytes that are not one whole
+ * msgpack array), or a histogram's code. Never reads outside buf. */
 int pr__msg_kst_unpack_raw(const void *buf, size_t len, uint32_t cap, struct pr_msg_kstat **arr,
                            uint32_t *n, const char *path, struct pr_error *err);
-
-/* Pack k's histogram (k->lat, else k->lat_frozen, one of them non-NULL)
- * to pk as pr_hist_pack() does. 0 or a negative code. */
-int pr__msg_kst_pack_lat(const struct pr_msg_kstat *k, msgpack_packer *pk);
 
 #endif
