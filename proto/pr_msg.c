@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pr_keyfile.h"
+#include "pr_msg_kst.h"
 
 /* Every message type is described once, by a table of fields; the encoder,
  * the decoder and pr_msg_clear() all walk the same tables, so the three
@@ -519,9 +520,10 @@ static int scan_obj(struct scan *s, unsigned depth, struct pr_error *err)
  * their thousands of integers was most of its decode. */
 #define OBJ_RAW ((msgpack_object_type)0x7f)
 
-/* Top-level keys whose values stay raw: every FK_HIST field's key, and
- * only those (any other kind would read OBJ_RAW as a wrong type). */
-static const char *const raw_keys[] = {"lat", "svc"};
+/* Top-level keys whose values stay raw: every FK_HIST field's key and
+ * every FK_KSTATS one (read by pr_msg_kst.c), and only those (any other
+ * kind would read OBJ_RAW as a wrong type). */
+static const char *const raw_keys[] = {"lat", "svc", "kst"};
 
 static const char *obj_type_name(const msgpack_object *o)
 {
@@ -861,6 +863,11 @@ static int decode_field(const struct field *f, const msgpack_object *o, char *ba
     case FK_STATS:
     case FK_TABLES:
     case FK_KSTATS:
+        if (o->type == OBJ_RAW)
+            return pr__msg_kst_unpack_raw(o->via.bin.ptr, o->via.bin.size, f->cap,
+                                          (struct pr_msg_kstat **)(void *)dst,
+                                          (uint32_t *)(void *)(base + f->off_n), path, err);
+        return get_list(f, o, base, path, err);
     case FK_MAPS:
         return get_list(f, o, base, path, err);
     default:

@@ -181,8 +181,10 @@ static const char *const srv_names[] = {
     "Innodb_rows_updated",
     "Innodb_rows_deleted",
 };
-#define N_SRV   (sizeof(srv_names) / sizeof(srv_names[0]))
-#define N_KINDS 11 /* oltp_read_write's statement kinds (pr_sb_schema.h) */
+#define N_SRV (sizeof(srv_names) / sizeof(srv_names[0]))
+/* Kinds in every STATS: 11, oltp_read_write's statement kinds
+ * (pr_sb_schema.h), unless --kinds=N (the tpcc family declares 13). */
+static uint32_t n_kinds = 11;
 
 /* Encode STATS(k) with SEQ_MARK as seq into sb; *seq_off is the offset of
  * the 8 seq bytes (big endian, after msgpack's 0xcf). lead: the agent also
@@ -204,17 +206,17 @@ static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *
     /* The 11 kinds of oltp_read_write in every STATS, as a sysbench agent
      * sends them (READY.kinds order): the interval's samples dealt over
      * them bucket by bucket. */
-    struct pr_msg_kstat kst[N_KINDS];
+    struct pr_msg_kstat kst[PR_MSG_MAX_KINDS];
     struct pr_hist_iter it = PR_HIST_ITER_INIT;
-    for (int i = 0; i < N_KINDS; i++)
+    for (uint32_t i = 0; i < n_kinds; i++)
         kst[i] = (struct pr_msg_kstat){0, 0, pr_hist_new()};
     for (int b = 0; pr_hist_next(h, &it); b++) {
-        struct pr_msg_kstat *kk = &kst[b % N_KINDS];
+        struct pr_msg_kstat *kk = &kst[(uint32_t)b % n_kinds];
         pr_hist_record(kk->lat, it.value_us, it.count);
         kk->count += it.count;
     }
     m.u.stats.kst = kst;
-    m.u.stats.n_kst = N_KINDS;
+    m.u.stats.n_kst = n_kinds;
     if (lead) {
         for (size_t i = 0; i < N_SRV; i++)
             srv[i] = (struct pr_msg_stat){(char *)srv_names[i], 1000000 * (k + 1) + i};
@@ -222,7 +224,7 @@ static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *
         m.u.stats.n_srv = (uint32_t)N_SRV;
     }
     int rc = pr_msg_encode(&m, sb, &err);
-    for (int i = 0; i < N_KINDS; i++)
+    for (uint32_t i = 0; i < n_kinds; i++)
         pr_hist_destroy(&kst[i].lat);
     if (rc != 0) {
         fprintf(stderr, "coordinator_merge: cannot encode STATS: %s\n", err.msg);
@@ -1328,8 +1330,9 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: coordinator_merge [--agents=N (1..%d)] [--intervals=K (1..%d)] "
-            "[--samples=MIN:MAX] [--hdr-log] [--seed=S] [--interval-ms=MS (10..1000)]\n",
-            MAX_AGENTS, MAX_INTERVALS);
+            "[--kinds=N (1..%d)] [--samples=MIN:MAX] [--hdr-log] [--seed=S] "
+            "[--interval-ms=MS (10..1000)]\n",
+            MAX_AGENTS, MAX_INTERVALS, PR_MSG_MAX_KINDS);
     return 2;
 }
 
@@ -1385,6 +1388,10 @@ int main(int argc, char **argv)
         unsigned long v;
         if (parse_uint(argv[i], "--agents", MAX_AGENTS, &v))
             n = v;
+        else if (parse_uint(argv[i], "--kinds", PR_MSG_MAX_KINDS, &v) && v >= 1)
+            n_kinds = (uint32_t)v;
+        else if (strncmp(argv[i], "--kinds=", 8) == 0)
+            return usage();
         else if (parse_uint(argv[i], "--intervals", MAX_INTERVALS, &v))
             k_count = v;
         else if (parse_uint(argv[i], "--seed", ULONG_MAX, &v))

@@ -1,0 +1,218 @@
+/* pr_msg_kst: STATS.kst / DONE.kst read straight from bytes. Checked
+ * against msgpack-c's tree read by pr_hist_unpack() (an independent
+ * decoder of the same bytes), on the encodings any msgpack writer may use,
+ * and on malformed input, which must be refused with an error naming the
+ * entry. */
+#include <msgpack.h>
+
+#include "pr_hist.h"
+#include "pr_msg.h"
+#include "pr_msg_kst.h"
+#include "testlib.h"
+
+#define EXPECT_CODE(rc, want, err)                                                                 \
+    CHECK_MSG((rc) == (want), "got %s (%s), want %s", pr_errname(rc), (err).msg, pr_errname(want))
+
+static pr_hist *hists[3];
+
+static void free_kst(struct pr_msg_kstat **k, uint32_t *n)
+{
+    for (uint32_t i = 0; *k != NULL && i < *n; i++)
+        pr_hist_destroy(&(*k)[i].lat);
+    free(*k);
+    *k = NULL;
+    *n = 0;
+}
+
+/* kst of n entries, as pr_msg_encode writes it, into sb. */
+static void pack_kst(msgpack_sbuffer *sb, uint32_t n, const uint64_t *counts)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, n);
+    for (uint32_t i = 0; i < n; i++) {
+        msgpack_pack_array(&pk, 3);
+        msgpack_pack_uint64(&pk, counts[i]);
+        msgpack_pack_uint64(&pk, i);
+        if (pr_hist_pack(hists[i % 3], &pk) != 0)
+            abort();
+    }
+}
+
+/* Round trip, against msgpack-c's tree of the same bytes. */
+static void test_roundtrip(void)
+{
+    static const uint64_t counts[5] = {0, 1, 127, 1ULL << 40, UINT64_MAX};
+    msgpack_sbuffer sb;
+    struct pr_msg_kstat *k = NULL;
+    uint32_t n = 0;
+    struct pr_error err = {0};
+
+    msgpack_sbuffer_init(&sb);
+    pack_kst(&sb, 5, counts);
+    EXPECT_CODE(pr__msg_kst_unpack_raw(sb.data, sb.size, 64, &k, &n, "STATS.kst", &err), 0, err);
+    CHECK_EQ_U64(n, 5);
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    CHECK(msgpack_unpack_next(&u, sb.data, sb.size, NULL) == MSGPACK_UNPACK_SUCCESS);
+    pr_hist *tree = pr_hist_new();
+    for (uint32_t i = 0; i < n && i < 5; i++) {
+        CHECK_EQ_U64(k[i].count, counts[i]);
+        CHECK_EQ_U64(k[i].errors, i);
+        const msgpack_object *e = &u.data.via.array.ptr[i].via.array.ptr[2];
+        CHECK(pr_hist_unpack(tree, e, NULL) == 0);
+        CHECK(pr_hist_count(k[i].lat) == pr_hist_count(hists[i % 3]));
+        CHECK(pr_hist_equal(k[i].lat, tree) && pr_hist_equal(k[i].lat, hists[i % 3]));
+    }
+    pr_hist_destroy(&tree);
+    msgpack_unpacked_destroy(&u);
+    free_kst(&k, &n);
+
+    /* empty: no array allocated */
+    msgpack_sbuffer_clear(&sb);
+    pack_kst(&sb, 0, counts);
+    EXPECT_CODE(pr__msg_kst_unpack_raw(sb.data, sb.size, 64, &k, &n, "STATS.kst", &err), 0, err);
+    CHECK(n == 0 && k == NULL);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* Encodings another writer may choose (msgpack-c reads them all as the
+ * same uints): array16 heads, a signed int16 that is >= 0. */
+static void test_other_encodings(void)
+{
+    msgpack_sbuffer hb;
+    msgpack_packer pk;
+    struct pr_msg_kstat *k = NULL;
+    uint32_t n = 0;
+    struct pr_error err = {0};
+    uint8_t buf[8192];
+
+    msgpack_sbuffer_init(&hb);
+    msgpack_packer_init(&pk, &hb, msgpack_sbuffer_write);
+    CHECK(pr_hist_pack(hists[1], &pk) == 0);
+    size_t len = 0;
+    const uint8_t head[] = {0xdc, 0x00, 0x01, 0xdc, 0x00, 0x03, 0xd1, 0x01, 0x00, 0xd0, 0x05};
+    memcpy(buf, head, sizeof(head));
+    len = sizeof(head);
+    CHECK(hb.size < sizeof(buf) - len);
+    memcpy(buf + len, hb.data, hb.size);
+    len += hb.size;
+    EXPECT_CODE(pr__msg_kst_unpack_raw(buf, len, 64, &k, &n, "DONE.kst", &err), 0, err);
+    CHECK(n == 1 && k[0].count == 256 && k[0].errors == 5 && pr_hist_equal(k[0].lat, hists[1]));
+    free_kst(&k, &n);
+
+    /* negative int16 (0xff00), negative int8 */
+    buf[7] = 0xff;
+    EXPECT_CODE(pr__msg_kst_unpack_raw(buf, len, 64, &k, &n, "DONE.kst", &err), PR_ERANGE, err);
+    CHECK_MSG(strstr(err.msg, "DONE.kst[0]: negative value -256") != NULL, "%s", err.msg);
+    free_kst(&k, &n);
+    buf[7] = 0x01;
+    buf[9] = 0xd0, buf[10] = 0xfe;
+    EXPECT_CODE(pr__msg_kst_unpack_raw(buf, len, 64, &k, &n, "DONE.kst", &err), PR_ERANGE, err);
+    CHECK_MSG(strstr(err.msg, "negative value -2") != NULL, "%s", err.msg);
+    free_kst(&k, &n);
+    msgpack_sbuffer_destroy(&hb);
+}
+
+static int try_bytes(const uint8_t *b, size_t len, struct pr_error *err)
+{
+    struct pr_msg_kstat *k = NULL;
+    uint32_t n = 0;
+    int rc = pr__msg_kst_unpack_raw(b, len, 4, &k, &n, "STATS.kst", err);
+    free_kst(&k, &n);
+    return rc;
+}
+
+/* Malformed input: refused, with the entry and the fault named. */
+static void test_malformed(void)
+{
+    static const uint64_t counts[3] = {7, 8, 9};
+    struct pr_error err = {0};
+    msgpack_sbuffer sb;
+
+    const uint8_t map[] = {0x80};
+    EXPECT_CODE(try_bytes(map, sizeof(map), &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(strstr(err.msg, "STATS.kst: expected array, got map") != NULL, "%s", err.msg);
+    const uint8_t pair[] = {0x91, 0x92, 0x01, 0x02};
+    EXPECT_CODE(try_bytes(pair, sizeof(pair), &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: expected [count, errors, lat], got array") != NULL,
+              "%s", err.msg);
+    const uint8_t strcount[] = {0x91, 0x93, 0xa1, 'x', 0x00, 0x80};
+    EXPECT_CODE(try_bytes(strcount, sizeof(strcount), &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: expected uint, got str") != NULL, "%s", err.msg);
+    const uint8_t nilerr[] = {0x91, 0x93, 0x01, 0xc0, 0x80};
+    EXPECT_CODE(try_bytes(nilerr, sizeof(nilerr), &err), PR_EBAD_TYPE, err);
+    const uint8_t badhist[] = {0x91, 0x93, 0x01, 0x00, 0x05};
+    EXPECT_CODE(try_bytes(badhist, sizeof(badhist), &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: ") == err.msg, "%s", err.msg);
+    const uint8_t emptyhist[] = {0x91, 0x93, 0x01, 0x00, 0x80};
+    EXPECT_CODE(try_bytes(emptyhist, sizeof(emptyhist), &err), PR_EMISSING_KEY, err);
+    const uint8_t c1[] = {0x91, 0x93, 0x01, 0x00, 0xc1};
+    EXPECT_CODE(try_bytes(c1, sizeof(c1), &err), PR_EINVAL, err);
+    const uint8_t toomany[] = {0x95, 0x00, 0x00, 0x00, 0x00, 0x00};
+    EXPECT_CODE(try_bytes(toomany, sizeof(toomany), &err), PR_ETOO_BIG, err);
+    CHECK_MSG(strstr(err.msg, "5 elements (max 4)") != NULL, "%s", err.msg);
+    const uint8_t huge[] = {0xdd, 0xff, 0xff, 0xff, 0xff};
+    EXPECT_CODE(try_bytes(huge, sizeof(huge), &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_bytes(map, 0, &err), PR_ETRUNCATED, err);
+
+    /* every truncation of a good kst, and trailing bytes */
+    msgpack_sbuffer_init(&sb);
+    pack_kst(&sb, 3, counts);
+    EXPECT_CODE(try_bytes((const uint8_t *)sb.data, sb.size, &err), 0, err);
+    for (size_t len = 0; len < sb.size; len += len < 64 ? 1 : 97)
+        CHECK_MSG(try_bytes((const uint8_t *)sb.data, len, &err) < 0, "%zu of %zu bytes", len,
+                  sb.size);
+    msgpack_sbuffer_write(&sb, "\x00", 1);
+    EXPECT_CODE(try_bytes((const uint8_t *)sb.data, sb.size, &err), PR_ETRAILING, err);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* The whole message: STATS and DONE with kst decode through the raw path,
+ * and one without kst (an agent that declares no kinds) still decodes. */
+static void test_through_decode(void)
+{
+    struct pr_msg m, out;
+    struct pr_error err = {0};
+    struct pr_msg_kstat kst[3] = {{10, 1, hists[0]}, {20, 2, hists[1]}, {30, 0, hists[2]}};
+    msgpack_sbuffer sb;
+
+    msgpack_sbuffer_init(&sb);
+    pr_msg_init(&m, PR_MSG_STATS, "run-1", 9);
+    m.u.stats.lat = hists[0];
+    m.u.stats.kst = kst;
+    m.u.stats.n_kst = 3;
+    EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
+    EXPECT_CODE(pr_msg_decode(&out, sb.data, sb.size, &err), 0, err);
+    CHECK_EQ_U64(out.u.stats.n_kst, 3);
+    for (uint32_t i = 0; i < 3 && i < out.u.stats.n_kst; i++)
+        CHECK(out.u.stats.kst[i].count == kst[i].count &&
+              out.u.stats.kst[i].errors == kst[i].errors &&
+              pr_hist_equal(out.u.stats.kst[i].lat, kst[i].lat));
+    pr_msg_clear(&out);
+    msgpack_sbuffer_clear(&sb);
+    m.u.stats.n_kst = 0;
+    m.u.stats.kst = NULL;
+    EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
+    EXPECT_CODE(pr_msg_decode(&out, sb.data, sb.size, &err), 0, err);
+    CHECK(out.u.stats.n_kst == 0 && out.u.stats.kst == NULL);
+    pr_msg_clear(&out);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+int main(void)
+{
+    for (int i = 0; i < 3; i++)
+        hists[i] = pr_hist_new();
+    for (uint64_t v = 1; v < 5000000; v = v * 3 + 1)
+        pr_hist_record(hists[0], v, v % 7 + 1);
+    pr_hist_record(hists[1], 250, 1000);
+    pr_hist_record(hists[1], 99999, 1);
+    test_roundtrip();
+    test_other_encodings();
+    test_malformed();
+    test_through_decode();
+    for (int i = 0; i < 3; i++)
+        pr_hist_destroy(&hists[i]);
+    return TEST_END();
+}
