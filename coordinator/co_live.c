@@ -48,6 +48,43 @@ void co__live_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n)
     }
 }
 
+/* Server QPS by interval: a window from srv_qps_base (released intervals
+ * are dropped), growing by doubling. */
+void co__srv_qps_set(struct run *r, uint64_t k, double qps)
+{
+    if (k < r->srv_qps_base)
+        return; /* released and written already */
+    uint64_t i = k - r->srv_qps_base;
+    if (i >= r->n_srv_qps) {
+        uint64_t n = i + 1 > 2 * r->n_srv_qps ? i + 1 : 2 * r->n_srv_qps;
+        r->srv_qps = pr_xrealloc(r->srv_qps, n * sizeof(*r->srv_qps));
+        for (uint64_t j = r->n_srv_qps; j < n; j++)
+            r->srv_qps[j] = -1.0;
+        r->n_srv_qps = n;
+    }
+    r->srv_qps[i] = qps;
+}
+
+double co__srv_qps_get(const struct run *r, uint64_t k)
+{
+    if (k < r->srv_qps_base || k - r->srv_qps_base >= r->n_srv_qps)
+        return -1.0;
+    return r->srv_qps[k - r->srv_qps_base];
+}
+
+void co__srv_qps_drop_below(struct run *r, uint64_t k)
+{
+    if (k <= r->srv_qps_base)
+        return;
+    uint64_t d = k - r->srv_qps_base;
+    if (d > r->n_srv_qps)
+        d = r->n_srv_qps;
+    memmove(r->srv_qps, r->srv_qps + d, (r->n_srv_qps - d) * sizeof(*r->srv_qps));
+    for (uint64_t j = r->n_srv_qps - d; j < r->n_srv_qps; j++)
+        r->srv_qps[j] = -1.0;
+    r->srv_qps_base = k;
+}
+
 /* The lead's server sample: interval server QPS, first and last samples. */
 static void on_server_sample(struct run *r, const struct pr_msg_stats *st)
 {
@@ -60,15 +97,9 @@ static void on_server_sample(struct run *r, const struct pr_msg_stats *st)
     co__srv_copy(&r->srv_last, &r->n_srv_last, st->srv, st->n_srv);
     if (!co__srv_value(st->srv, st->n_srv, "Questions", &q))
         return;
-    if (r->have_prev_questions && st->k < CO_MERGE_MAX_INTERVALS) {
-        if (st->k >= r->n_srv_qps) {
-            r->srv_qps = pr_xrealloc(r->srv_qps, (st->k + 1) * sizeof(*r->srv_qps));
-            for (uint64_t k = r->n_srv_qps; k <= st->k; k++)
-                r->srv_qps[k] = -1.0;
-            r->n_srv_qps = st->k + 1;
-        }
-        r->srv_qps[st->k] = (double)(q - r->prev_questions) / ((double)r->interval_ms / 1000.0);
-    }
+    if (r->have_prev_questions && st->k < CO_MERGE_MAX_INTERVALS)
+        co__srv_qps_set(r, st->k,
+                        (double)(q - r->prev_questions) / ((double)r->interval_ms / 1000.0));
     r->prev_questions = q;
     r->have_prev_questions = true;
 }
@@ -248,9 +279,9 @@ void co__live_release(struct run *r, bool all)
         r->tot_lat = pr_hist_new();
     while (co_merge_next_final(r->merge, all, &k)) {
         struct co_interval_result *iv = co_merge_slot(r->merge, k);
-        bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
-        iv->has_server = known;
-        iv->server_qps = known ? r->srv_qps[k] : 0.0;
+        double qps = co__srv_qps_get(r, k);
+        iv->has_server = qps >= 0;
+        iv->server_qps = qps >= 0 ? qps : 0.0;
         co_srvstat_take(r->srvstat, iv, 1); /* its server_status, before it is written */
         const pr_hist *h = co_interval_lat(iv, r->scratch);
         pr_hist_add(r->tot_lat, h);
@@ -275,6 +306,8 @@ void co__live_release(struct run *r, bool all)
             fflush(r->out);
         }
         co_merge_release(r->merge, k);
+        co__srv_qps_drop_below(r, k + 1); /* bounded: README "Long runs" */
+        co_srvstat_drop_below(r->srvstat, k + 1);
     }
 }
 

@@ -62,6 +62,42 @@ void co_prom_add_stats(co_prom *p, uint32_t agent, const struct pr_msg_stats *st
         p->live.bucket[bucket_of(p, it.value_us)] += it.count;
     p->live.count += pr_hist_count(st->lat);
     p->live.sum_us += pr_hist_sum(st->lat);
+    for (uint32_t k = 0; k < st->n_kst && k < p->live.n_kinds; k++) {
+        struct co__prom_kind *pk = &p->live.kinds[k];
+        const struct pr_msg_kstat *ks = &st->kst[k];
+        pk->ok += ks->count;
+        pk->errors += ks->errors;
+        if (ks->lat == NULL)
+            continue;
+        struct pr_hist_iter kit = PR_HIST_ITER_INIT;
+        while (pr_hist_next(ks->lat, &kit))
+            pk->bucket[bucket_of(p, kit.value_us)] += kit.count;
+        pk->count += pr_hist_count(ks->lat);
+        pk->sum_us += pr_hist_sum(ks->lat);
+    }
+}
+
+static struct co__prom_kind *new_kinds(char *const *names, uint32_t n)
+{
+    struct co__prom_kind *k = pr_xcalloc(n + 1, sizeof(*k));
+    for (uint32_t i = 0; i < n; i++)
+        k[i].name = pr_xstrdup(names[i] ? names[i] : "");
+    return k;
+}
+
+void co_prom_set_kinds(co_prom *p, char *const *names, uint32_t n)
+{
+    if (p == NULL || n == 0 || names == NULL || p->live.n_kinds > 0)
+        return;
+    if (n > PR_MSG_MAX_KINDS)
+        n = PR_MSG_MAX_KINDS;
+    p->live.kinds = new_kinds(names, n);
+    p->live.n_kinds = n;
+    struct co__prom_kind *sk = new_kinds(names, n);
+    pthread_mutex_lock(&p->lock);
+    p->snap.kinds = sk;
+    p->snap.n_kinds = n;
+    pthread_mutex_unlock(&p->lock);
 }
 
 void co_prom_agent_state(co_prom *p, uint32_t agent, bool up, int64_t clock_offset_ns)
@@ -85,6 +121,11 @@ void co_prom_publish(co_prom *p)
         char *name = p->snap.agents[i].name; /* same string, kept */
         p->snap.agents[i] = p->live.agents[i];
         p->snap.agents[i].name = name;
+    }
+    for (uint32_t k = 0; k < p->live.n_kinds; k++) {
+        char *name = p->snap.kinds[k].name; /* same string, kept */
+        p->snap.kinds[k] = p->live.kinds[k];
+        p->snap.kinds[k].name = name;
     }
     pthread_mutex_unlock(&p->lock);
 }
@@ -169,6 +210,9 @@ static void free_snap(struct co__prom_snap *s)
     for (uint32_t i = 0; s->agents && i < s->n_agents; i++)
         free(s->agents[i].name);
     free(s->agents);
+    for (uint32_t k = 0; s->kinds && k < s->n_kinds; k++)
+        free(s->kinds[k].name);
+    free(s->kinds);
     free(s->workload);
     free(s->command);
     free(s->run_id);

@@ -14,9 +14,13 @@
  * Latency buckets: fixed bounds CO_PROM_BUCKET_FIRST_US (50 µs) up to
  * 60 s, each 10% above the previous (rounded to whole µs), then +Inf; a
  * sample is placed by its exact-histogram value (0.1% resolution). Kinds:
- * the histogram and counters are for all statements; co__prom_render()
- * takes a `kind` label (CO_PROM_KIND_ALL, "all") so per-kind series can be
- * added beside them.
+ * the totals and the kind="all" histogram are for all transactions; once
+ * READY.kinds names the run's statement kinds (co_prom_set_kinds), each
+ * kind adds a stampede_kind_latency_seconds series with its name as the
+ * `kind` label (from STATS.kst, merged over all agents) and the counters
+ * stampede_kind_count_total / stampede_kind_errors_total{kind}. Kinds are
+ * merged only, not per agent (agents x kinds x buckets series would not be
+ * cheap at 1000 agents).
  */
 #ifndef CO_PROM_H
 #define CO_PROM_H
@@ -59,6 +63,11 @@ void co_prom_add_stats(co_prom *p, uint32_t agent, const struct pr_msg_stats *st
  * coordinator). */
 void co_prom_agent_state(co_prom *p, uint32_t agent, bool up, int64_t clock_offset_ns);
 
+/* Coordinator thread: the run's statement kinds (READY.kinds order, the
+ * order of every STATS.kst; copied, at most PR_MSG_MAX_KINDS). Once per
+ * run: a later call with kinds already set is ignored. */
+void co_prom_set_kinds(co_prom *p, char *const *names, uint32_t n);
+
 /* Coordinator thread: make the live figures what scrapes see. */
 void co_prom_publish(co_prom *p);
 
@@ -77,6 +86,14 @@ struct co__prom_agent {
     double clock_offset_s;  /* agent minus coordinator */
 };
 
+/* One statement kind's merged figures. */
+struct co__prom_kind {
+    char *name;                               /* label value */
+    uint64_t ok, errors;                      /* sum of STATS.kst count / errors */
+    uint64_t bucket[CO_PROM_MAX_BUCKETS + 1]; /* as co__prom_snap.bucket */
+    uint64_t count, sum_us;                   /* latency samples, their exact sum */
+};
+
 /* What a scrape renders. */
 struct co__prom_snap {
     char *workload, *command, *run_id, *version;
@@ -86,6 +103,8 @@ struct co__prom_snap {
     uint64_t sum_us;                          /* their exact sum */
     uint32_t n_agents;
     struct co__prom_agent *agents;
+    uint32_t n_kinds;            /* 0 until co_prom_set_kinds */
+    struct co__prom_kind *kinds; /* n_kinds */
 };
 
 /* The bucket bounds in µs, ascending, into bounds[CO_PROM_MAX_BUCKETS];
@@ -93,7 +112,8 @@ struct co__prom_snap {
 uint32_t co__prom_bounds(uint64_t *bounds);
 
 /* s in the text exposition format (version 0.0.4), the caller's (free()),
- * *len set. kind labels the latency histogram. */
+ * *len set. kind labels the all-transactions latency histogram; s->kinds
+ * add one series each to stampede_kind_latency_seconds. */
 char *co__prom_render(const struct co__prom_snap *s, const char *kind, size_t *len);
 
 #endif

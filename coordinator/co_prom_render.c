@@ -78,31 +78,68 @@ static void totals(struct buf *b, const struct pr_counters *c)
     put(b, "stampede_reconnects_total %" PRIu64 "\n", c->reconnects);
 }
 
-static void histogram(struct buf *b, const struct co__prom_snap *s, const char *kind)
+/* One series of the latency family. */
+static void hist_series(struct buf *b, const char *family, const uint64_t *bounds, uint32_t n,
+                        const uint64_t *bucket, uint64_t count, uint64_t sum_us, const char *kind)
 {
-    uint64_t bounds[CO_PROM_MAX_BUCKETS];
-    uint32_t n = co__prom_bounds(bounds);
     uint64_t cum = 0;
-    help(b, "stampede_latency_seconds", "histogram",
-         "Transaction latency over all agents (from each event's intended start in rate mode).");
     for (uint32_t i = 0; i < n; i++) {
-        cum += s->bucket[i];
-        put(b, "stampede_latency_seconds_bucket{kind=\"");
+        cum += bucket[i];
+        put(b, "%s_bucket{kind=\"", family);
         put_label(b, kind);
         put(b, "\",le=\"%" PRIu64 ".%06" PRIu64 "\"} %" PRIu64 "\n", bounds[i] / 1000000u,
             bounds[i] % 1000000u, cum);
     }
-    cum += s->bucket[n];
-    put(b, "stampede_latency_seconds_bucket{kind=\"");
+    cum += bucket[n];
+    put(b, "%s_bucket{kind=\"", family);
     put_label(b, kind);
     put(b, "\",le=\"+Inf\"} %" PRIu64 "\n", cum);
-    put(b, "stampede_latency_seconds_sum{kind=\"");
+    put(b, "%s_sum{kind=\"", family);
     put_label(b, kind);
     put(b, "\"} ");
-    put_num(b, (double)s->sum_us / 1e6);
-    put(b, "stampede_latency_seconds_count{kind=\"");
+    put_num(b, (double)sum_us / 1e6);
+    put(b, "%s_count{kind=\"", family);
     put_label(b, kind);
-    put(b, "\"} %" PRIu64 "\n", s->count);
+    put(b, "\"} %" PRIu64 "\n", count);
+}
+
+static void histogram(struct buf *b, const struct co__prom_snap *s, const char *kind)
+{
+    uint64_t bounds[CO_PROM_MAX_BUCKETS];
+    uint32_t n = co__prom_bounds(bounds);
+    help(b, "stampede_latency_seconds", "histogram",
+         "Transaction latency over all agents (from each event's intended start in rate mode).");
+    hist_series(b, "stampede_latency_seconds", bounds, n, s->bucket, s->count, s->sum_us, kind);
+    if (s->n_kinds == 0)
+        return;
+    /* A family of its own: a sum over kind of stampede_latency_seconds
+     * stays the transactions' figure. */
+    help(b, "stampede_kind_latency_seconds", "histogram",
+         "Latency of one statement kind over all agents (READY.kinds).");
+    for (uint32_t k = 0; k < s->n_kinds; k++)
+        hist_series(b, "stampede_kind_latency_seconds", bounds, n, s->kinds[k].bucket,
+                    s->kinds[k].count, s->kinds[k].sum_us, s->kinds[k].name);
+}
+
+/* The per-kind counters (none before the kinds are known). */
+static void kind_counters(struct buf *b, const struct co__prom_snap *s)
+{
+    if (s->n_kinds == 0)
+        return;
+    help(b, "stampede_kind_count_total", "counter",
+         "Successful statements (events) of one kind over all agents.");
+    for (uint32_t k = 0; k < s->n_kinds; k++) {
+        put(b, "stampede_kind_count_total{kind=\"");
+        put_label(b, s->kinds[k].name);
+        put(b, "\"} %" PRIu64 "\n", s->kinds[k].ok);
+    }
+    help(b, "stampede_kind_errors_total", "counter",
+         "Failed statements (ignored errors) of one kind over all agents.");
+    for (uint32_t k = 0; k < s->n_kinds; k++) {
+        put(b, "stampede_kind_errors_total{kind=\"");
+        put_label(b, s->kinds[k].name);
+        put(b, "\"} %" PRIu64 "\n", s->kinds[k].errors);
+    }
 }
 
 /* One per-agent metric family. */
@@ -159,6 +196,7 @@ char *co__prom_render(const struct co__prom_snap *s, const char *kind, size_t *l
     put(&b, "\"} 1\n");
     totals(&b, &s->ctr);
     histogram(&b, s, kind);
+    kind_counters(&b, s);
     agent_family(&b, s, "stampede_agent_transactions_total", "counter",
                  "Completed transactions of one agent.", 0);
     agent_family(&b, s, "stampede_agent_queries_total", "counter",

@@ -607,9 +607,9 @@ static void finish_results(struct run *r)
         co__live_sum_intervals(r);
         co_srvstat_take(r->srvstat, res->intervals, res->n_intervals);
         for (uint32_t k = 0; k < res->n_intervals; k++) {
-            bool known = k < r->n_srv_qps && r->srv_qps[k] >= 0;
-            res->intervals[k].has_server = known;
-            res->intervals[k].server_qps = known ? r->srv_qps[k] : 0.0;
+            double qps = co__srv_qps_get(r, res->intervals[k].k);
+            res->intervals[k].has_server = qps >= 0;
+            res->intervals[k].server_qps = qps >= 0 ? qps : 0.0;
         }
     }
     /* Without the lead's DONE its last sample is not the run's end. */
@@ -810,6 +810,7 @@ static void run_phases(struct run *r)
                 threads[i] = r->res->agents[i].threads;
             r->merge = co_merge_new(r->n, threads, interval_ms_of(r), r->a->hdr_log_path != NULL);
             co_merge_set_kinds(r->merge, r->res->kind_names, r->res->n_kinds);
+            co_prom_set_kinds(r->prom, r->res->kind_names, r->res->n_kinds); /* co_prom.h */
             free(threads);
         } else {
             print_phase(r, ph);

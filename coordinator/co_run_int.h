@@ -71,6 +71,9 @@ struct run {
     bool forced_on;     /* --forced-shutdown in force */
     uint64_t forced_ms; /* its delay after --time */
     bool forced;        /* it fired: agents told to stop now */
+    /* srv_qps[i] is interval srv_qps_base + i: those below were released
+     * (co__srv_qps_set). */
+    uint64_t srv_qps_base;
     /* Runs of any length: intervals are written out and freed as they
      * become final (co__live_release), so the run's figures are summed as
      * they go. */
@@ -116,5 +119,12 @@ void co__live_sum_intervals(struct run *r);
 void co__live_release(struct run *r, bool all);
 /* Publish the --prometheus snapshot now (force) or when one is due. */
 void co__live_prom(struct run *r, bool force);
+
+/* Server QPS of interval k (co_live.c): set it, read it (< 0 unknown or
+ * dropped), drop every interval below k (released: memory stays bounded by
+ * the live window). */
+void co__srv_qps_set(struct run *r, uint64_t k, double qps);
+double co__srv_qps_get(const struct run *r, uint64_t k);
+void co__srv_qps_drop_below(struct run *r, uint64_t k);
 
 #endif

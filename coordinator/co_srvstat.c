@@ -17,9 +17,11 @@ static const struct {
 } status[CO_SRVSTAT_N] = {PR_ENV_STATUS(STATUS_ENTRY)};
 
 struct co_srvstat {
-    struct co_srv_status *by_k; /* per interval k; n_k of them */
-    bool *set;                  /* by_k[k] holds figures */
+    struct co_srv_status *by_k; /* per interval base + i, i < n_k (a window: the
+                                   intervals not yet released) */
+    bool *set;                  /* by_k[i] holds figures */
     uint64_t n_k;
+    uint64_t base;               /* by_k[0]'s interval; everything below it was dropped */
     uint64_t prev[CO_SRVSTAT_N]; /* the last sample's values */
     bool prev_has[CO_SRVSTAT_N];
     bool have_prev;  /* a sample came */
@@ -71,16 +73,17 @@ void co_srvstat_sample(co_srvstat *t, uint64_t k, const struct pr_msg_stat *srv,
 {
     if (t == NULL || n == 0 || k >= CO_MERGE_MAX_INTERVALS)
         return;
-    if (t->have_prev && t->prev_k == k) {
-        if (k >= t->n_k) {
-            uint64_t nk = k + 1 > 2 * t->n_k ? k + 1 : 2 * t->n_k;
+    if (t->have_prev && t->prev_k == k && k >= t->base) { /* below base: written already */
+        uint64_t slot = k - t->base;
+        if (slot >= t->n_k) {
+            uint64_t nk = slot + 1 > 2 * t->n_k ? slot + 1 : 2 * t->n_k;
             t->by_k = pr_xrealloc(t->by_k, nk * sizeof(*t->by_k));
             t->set = pr_xrealloc(t->set, nk * sizeof(*t->set));
             memset(t->by_k + t->n_k, 0, (nk - t->n_k) * sizeof(*t->by_k));
             memset(t->set + t->n_k, 0, (nk - t->n_k) * sizeof(*t->set));
             t->n_k = nk;
         }
-        struct co_srv_status *s = &t->by_k[k];
+        struct co_srv_status *s = &t->by_k[slot];
         for (int i = 0; i < CO_SRVSTAT_N; i++) {
             uint64_t v = 0;
             if (!find(srv, n, status[i].name, &v))
@@ -91,9 +94,26 @@ void co_srvstat_sample(co_srvstat *t, uint64_t k, const struct pr_msg_stat *srv,
                 s->has[i] = true, s->value[i] = v - t->prev[i];
             }
         }
-        t->set[k] = true;
+        t->set[slot] = true;
     }
     keep(t, k + 1, srv, n);
+}
+
+void co_srvstat_drop_below(co_srvstat *t, uint64_t k)
+{
+    if (t == NULL || k <= t->base)
+        return;
+    uint64_t d = k - t->base;
+    if (d >= t->n_k) {
+        memset(t->by_k, 0, t->n_k * sizeof(*t->by_k));
+        memset(t->set, 0, t->n_k * sizeof(*t->set));
+    } else {
+        memmove(t->by_k, t->by_k + d, (t->n_k - d) * sizeof(*t->by_k));
+        memmove(t->set, t->set + d, (t->n_k - d) * sizeof(*t->set));
+        memset(t->by_k + (t->n_k - d), 0, d * sizeof(*t->by_k));
+        memset(t->set + (t->n_k - d), 0, d * sizeof(*t->set));
+    }
+    t->base = k;
 }
 
 void co_srvstat_take(co_srvstat *t, struct co_interval_result *iv, uint32_t n)
@@ -102,9 +122,9 @@ void co_srvstat_take(co_srvstat *t, struct co_interval_result *iv, uint32_t n)
         uint64_t k = iv[i].k;
         free(iv[i].srv_status);
         iv[i].srv_status = NULL;
-        if (k < t->n_k && t->set[k]) {
+        if (k >= t->base && k - t->base < t->n_k && t->set[k - t->base]) {
             iv[i].srv_status = pr_xmalloc(sizeof(*iv[i].srv_status));
-            *iv[i].srv_status = t->by_k[k];
+            *iv[i].srv_status = t->by_k[k - t->base];
         }
     }
 }

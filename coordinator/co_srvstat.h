@@ -50,6 +50,11 @@ void co_srvstat_sample(co_srvstat *t, uint64_t k, const struct pr_msg_stat *srv,
  * NULL when the interval has none. t keeps nothing of them. */
 void co_srvstat_take(co_srvstat *t, struct co_interval_result *iv, uint32_t n);
 
+/* Forget the figures of every interval below k (released and written:
+ * README "Long runs"), so memory is bounded by the live window; a later
+ * sample or take for them finds nothing. */
+void co_srvstat_drop_below(co_srvstat *t, uint64_t k);
+
 /* JSON: the member ', "server_status": {...}' (inside an interval object,
  * after its other members), or ', "server_status": null' when iv has no
  * figures or is a tail (not printed: the lead's last sample comes once the

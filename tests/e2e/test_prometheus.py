@@ -12,7 +12,12 @@ storage) scrapes it every second. Checked:
   - afterwards, through Prometheus's HTTP API, the last
     stampede_transactions_total equals the JSON's totals.transactions (and
     the per-agent series sum to it), and histogram_quantile(0.95, ...) over
-    the run lies in the bucket that holds the JSON's p95.
+    the run lies in the bucket that holds the JSON's p95;
+  - per statement kind: the scrape carries stampede_kind_latency_seconds and
+    stampede_kind_count_total / stampede_kind_errors_total{kind}; through
+    Prometheus, each kind's last count and errors equal the JSON's
+    totals.kinds, and histogram_quantile(0.95) of the most frequent kind
+    lies in the bucket of that kind's JSON p95.
 Needs the `prometheus` package (deploy/install-deps); skips (77) without
 it or without the sandbox server.
 """
@@ -102,6 +107,9 @@ def scrape_checks(url):
                  "stampede_errors_total", "stampede_reconnects_total",
                  'stampede_latency_seconds_count{kind="all"}'):
         e.check(name in m, "scrape has %s (%s)" % (name, m.get(name)))
+    kinds = [k for k in m if k.startswith("stampede_kind_count_total{")]
+    e.check(len(kinds) > 0 and any(k.startswith("stampede_kind_latency_seconds_count{") for k in m),
+            "scrape has per-kind series: %r" % kinds[:5])
     ups = {k: v for k, v in m.items() if k.startswith("stampede_agent_up{")}
     e.check(len(ups) == 2 and all(v == 1 for v in ups.values()), "agents up: %r" % ups)
     time.sleep(1.2)
@@ -124,6 +132,35 @@ def bounds_of(text):
         if line.startswith("stampede_latency_seconds_bucket{") and 'le="+Inf"' not in line:
             out.append(float(line.split('le="')[1].split('"')[0]))
     return out
+
+
+def kind_checks(base, d, bounds):
+    jk = d["totals"].get("kinds") or {}
+    if not e.check(len(jk) > 0, "the JSON has totals.kinds: %r" % list(jk)):
+        return
+    for metric, field in (("stampede_kind_count_total", "count"),
+                          ("stampede_kind_errors_total", "errors")):
+        got = query(base, "last_over_time(%s[5m])" % metric)
+        pk = {r["metric"].get("kind"): float(r["value"][1]) for r in (got or [])}
+        want = {k: float(v[field]) for k, v in jk.items()}
+        # Prometheus has every kind READY.kinds named; the JSON only those used.
+        diff = {k: (pk.get(k), w) for k, w in want.items() if pk.get(k) != w}
+        unused = {k: v for k, v in pk.items() if k not in want and v != 0}
+        e.info("%s: %d kinds from Prometheus, %d in the JSON" % (metric, len(pk), len(want)))
+        e.check(not diff and not unused, "%s per kind == JSON totals.kinds %s (differ: %r, "
+                "in Prometheus only: %r)" % (metric, field, diff, unused))
+    top = max(jk, key=lambda k: jk[k]["count"])
+    p95_s = jk[top]["latency_ms"]["p95"] / 1000.0
+    got = query(base, 'histogram_quantile(0.95, sum by (le) (last_over_time('
+                'stampede_kind_latency_seconds_bucket{kind="%s"}[5m])))' % top)
+    q = float(got[0]["value"][1]) if got else -1
+    lo = max([b for b in bounds if b < p95_s], default=0.0)
+    hi = min([b for b in bounds if b >= p95_s], default=float("inf"))
+    e.info("kind %s: JSON p95 %.6f s in bucket (%g, %g]; Prometheus %.6f s" %
+           (top, p95_s, lo, hi, q))
+    e.check(lo * 0.999 <= q <= hi * 1.001,
+            "kind %s: histogram_quantile(0.95) %.6f s within the bucket (%g, %g] of the JSON "
+            "p95 %.6f s" % (top, q, lo, hi, p95_s))
 
 
 def main():
@@ -174,6 +211,7 @@ def main():
     e.check(lo * 0.999 <= q <= hi * 1.001,
             "histogram_quantile(0.95) %.6f s within the bucket (%g, %g] of the JSON p95 %.6f s"
             % (q, lo, hi, p95_s))
+    kind_checks(base, d, bounds)
     scrapes = query(base, "count_over_time(up{job=\"stampede\"}[5m])")
     e.info("Prometheus scraped the coordinator %s times" % (scrapes and scrapes[0]["value"][1]))
     prom.stop()

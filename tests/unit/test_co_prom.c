@@ -138,6 +138,69 @@ static void test_scrape(void)
     CHECK(p == NULL);
 }
 
+/* Per-kind series: none before the kinds are known, then one histogram
+ * series and counters per kind, merged over agents; a STATS without kst
+ * adds to "all" only. */
+static void test_kinds(void)
+{
+    int port = free_port();
+    char addr[32];
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+    const char *names[2] = {"one", "two"};
+    struct co_prom_info info = {"tpcc", "run", "abc-2", "0.1.0"};
+    struct pr_error err = {0};
+    co_prom *p = co_prom_start(addr, &info, 2, names, &err);
+    CHECK_MSG(p != NULL, "start on %s: %s", addr, err.msg);
+    if (p == NULL)
+        return;
+    co_prom_publish(p);
+    char *body = http(port, "GET", "/metrics");
+    CHECK_MSG(strstr(body, "stampede_kind_count_total") == NULL &&
+                  strstr(body, "kind=\"new_order\"") == NULL,
+              "no kind series before the kinds: %.300s", body);
+    free(body);
+
+    char *kinds[2] = {"new_order", "payment"};
+    co_prom_set_kinds(p, kinds, 2);
+    char *other[1] = {"x"};
+    co_prom_set_kinds(p, other, 1); /* ignored: once per run */
+    struct pr_msg_kstat kst[2] = {{.count = 3, .errors = 1, .lat = pr_hist_new()},
+                                  {.count = 5, .errors = 0, .lat = pr_hist_new()}};
+    pr_hist_record(kst[0].lat, 40, 3);      /* 40 us: first bucket */
+    pr_hist_record(kst[1].lat, 2000000, 5); /* 2 s */
+    struct pr_msg_stats st = {.kst = kst, .n_kst = 2, .lat = pr_hist_new()};
+    pr_hist_record(st.lat, 1000, 8);
+    co_prom_add_stats(p, 0, &st);
+    co_prom_add_stats(p, 1, &st);
+    st.n_kst = 0; /* an agent without kinds: "all" only */
+    co_prom_add_stats(p, 1, &st);
+    co_prom_publish(p);
+    body = http(port, "GET", "/metrics");
+    CHECK(sample(body, "stampede_latency_seconds_count{kind=\"all\"}") == 24);
+    CHECK(sample(body, "stampede_kind_latency_seconds_count{kind=\"new_order\"}") == 6);
+    CHECK(sample(body, "stampede_kind_latency_seconds_count{kind=\"payment\"}") == 10);
+    CHECK(sample(body,
+                 "stampede_kind_latency_seconds_bucket{kind=\"new_order\",le=\"0.000050\"}") == 6);
+    CHECK(sample(body, "stampede_kind_latency_seconds_bucket{kind=\"payment\",le=\"0.000050\"}") ==
+          0);
+    CHECK(sample(body, "stampede_kind_latency_seconds_bucket{kind=\"payment\",le=\"+Inf\"}") == 10);
+    double sum = sample(body, "stampede_kind_latency_seconds_sum{kind=\"payment\"}");
+    CHECK_MSG(sum > 19.9 && sum < 20.1, "payment sum %.6f s (10 x 2 s)", sum);
+    CHECK(sample(body, "stampede_kind_count_total{kind=\"new_order\"}") == 6);
+    CHECK(sample(body, "stampede_kind_count_total{kind=\"payment\"}") == 10);
+    CHECK(sample(body, "stampede_kind_errors_total{kind=\"new_order\"}") == 2);
+    CHECK(sample(body, "stampede_kind_errors_total{kind=\"payment\"}") == 0);
+    CHECK(strstr(body, "kind=\"x\"") == NULL);
+    CHECK_MSG(strstr(body, "stampede_latency_seconds_bucket{kind=\"new_order\"") == NULL,
+              "kinds are not in the transactions' family (a sum over kind stays right)");
+    CHECK(strstr(body, "# TYPE stampede_kind_latency_seconds histogram\n") != NULL);
+    free(body);
+    pr_hist_destroy(&st.lat);
+    pr_hist_destroy(&kst[0].lat);
+    pr_hist_destroy(&kst[1].lat);
+    co_prom_stop(&p);
+}
+
 static void test_bad_addresses(void)
 {
     const char *bad[] = {"9464",           "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:70000",
@@ -155,6 +218,7 @@ int main(void)
 {
     test_bounds();
     test_scrape();
+    test_kinds();
     test_bad_addresses();
     return TEST_END();
 }
