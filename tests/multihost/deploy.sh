@@ -128,6 +128,8 @@ EOF
         stampede_agent_tls_files: [$MH_B/pki/ca.pem, $MH_B/pki/client-cert.pem, $MH_B/pki/client-key.pem]
         stampede_agent_tls_dir: $MH_B/agent-tls
         stampede_agent_tls_throttle: 1
+        # fleet-lua: the agents run the Lua scripts plans carry.
+        stampede_agent_allow_scripts: on
       hosts:
 EOF
         for h in "${MH_AGENTS[@]}"; do

@@ -7,7 +7,8 @@
 #   multihost.sh BUILD_DIR SOURCE_DIR [SCENARIO...]
 #
 # SCENARIOs: infra (always first), 1..7, fleet (the playbook phases of
-# fleet.sh: fleet-preflight fleet-run fleet-tls fleet-dbdown fleet-teardown,
+# fleet.sh: fleet-preflight fleet-run fleet-tls fleet-dbdown fleet-tpcc
+# fleet-lua fleet-teardown,
 # each also alone; teardown last); default all. Environment:
 #   MH_DEPLOY=ansible|direct   how agents get deployed (default ansible)
 #   MH_ANSIBLE_RERUN=0         skip the second deploy.yml run (idempotence)
