@@ -72,6 +72,10 @@ int co_kinds_out_hlog(pr_hdrlog *w, const struct co_interval_result *iv, uint64_
         if (pr_hist_count(h) == 0)
             continue;
         snprintf(tag, sizeof(tag), "kind:%s", iv->kinds[i].name ? iv->kinds[i].name : "?");
+        for (char *c = tag; *c; c++) /* a tag holds no comma, space or control (a Lua
+                                        script's kinds are its statements' texts) */
+            if (*c == ',' || (unsigned char)*c <= ' ' || *c == 0x7f)
+                *c = '_';
         rc = pr_hdrlog_write_interval(w, tag, start_ms, length_ms, h);
     }
     return rc;

@@ -114,8 +114,18 @@ def check_read_write():
 
 
 def check_point_select():
-    d, delta = run("oltp_point_select", "run", ["--time=3"], "lua oltp_point_select 3 s")
+    hl = e.path("lua-point.hlog")
+    d, delta = run("oltp_point_select", "run", ["--time=3", "--hdr-log=" + hl],
+                   "lua oltp_point_select 3 s")
     tot = d["totals"]
+    # A script's kinds are its statements' texts: their hlog tags must hold
+    # no space or comma (HdrHistogram's log format), so they are mangled.
+    tags = set()
+    if os.path.exists(hl):
+        with open(hl) as f:
+            tags = {l.split(",", 1)[0] for l in f if l.startswith("Tag=kind:")}
+    e.check(len(tags) >= 1 and all(" " not in t for t in tags),
+            "the HdrHistogram log has kind tags without spaces: %s" % sorted(tags)[:3])
     stmts = tot["queries"]["total"]
     e.info("point_select: %d statements, %.0f qps; deltas %r" % (stmts, tot["qps"], delta))
     e.check(stmts > 0 and delta["Com_stmt_execute"] == stmts and delta["Com_select"] == stmts,
