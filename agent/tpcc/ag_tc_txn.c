@@ -559,7 +559,8 @@ void ag__tc_txn_result(struct ag_tc_gen *g, const struct ag_result *r)
         return;
     case AG_TC_SL_ITEMS_Q:
         g->nitems = r->nrow_ival < AG_TC_SL_ITEMS ? r->nrow_ival : AG_TC_SL_ITEMS;
-        memcpy(g->items, r->row_ival, g->nitems * sizeof g->items[0]);
+        if (g->nitems > 0) /* none: row_ival may be NULL (a dry run) */
+            memcpy(g->items, r->row_ival, g->nitems * sizeof g->items[0]);
         return;
     default:
         if (g->txn == PR_TC_NEW_ORDER)
