@@ -79,10 +79,12 @@ void co__srv_qps_drop_below(struct run *r, uint64_t k)
     uint64_t d = k - r->srv_qps_base;
     if (d > r->n_srv_qps)
         d = r->n_srv_qps;
+    r->srv_qps_base = k;
+    if (r->srv_qps == NULL) /* no server sample yet (a dry run has none) */
+        return;
     memmove(r->srv_qps, r->srv_qps + d, (r->n_srv_qps - d) * sizeof(*r->srv_qps));
     for (uint64_t j = r->n_srv_qps - d; j < r->n_srv_qps; j++)
         r->srv_qps[j] = -1.0;
-    r->srv_qps_base = k;
 }
 
 /* The lead's server sample: interval server QPS, first and last samples. */
