@@ -104,6 +104,10 @@ void co_srvstat_drop_below(co_srvstat *t, uint64_t k)
     if (t == NULL || k <= t->base)
         return;
     uint64_t d = k - t->base;
+    if (t->n_k == 0) { /* no sample yet (a dry run has none): nothing to move */
+        t->base = k;
+        return;
+    }
     if (d >= t->n_k) {
         memset(t->by_k, 0, t->n_k * sizeof(*t->by_k));
         memset(t->set, 0, t->n_k * sizeof(*t->set));
