@@ -19,78 +19,13 @@
 #include <fcntl.h>
 #include <mysql.h>
 
+#include "ag_conn_int.h"
 #include "ag_result.h"
 #include "ag_tls.h"
 #include "pr_err.h"
 
 /* ER_UNSUPPORTED_PS: the server cannot prepare this statement. */
 #define AG__ER_UNSUPPORTED_PS 1295
-
-enum op {
-    OP_NONE,
-    OP_CONNECT,
-    OP_PREPARE,
-    OP_EXECUTE,
-    OP_STMT_STORE,
-    OP_STMT_FREE,
-    OP_QUERY,
-    OP_STORE,
-    OP_NEXT,
-};
-
-enum req { REQ_NONE, REQ_OPEN, REQ_EXEC };
-
-/* One prepared statement of the set, with its preallocated bindings. */
-struct ag__stmt {
-    const struct ag_stmt_def *def; /* borrowed from the workload */
-    MYSQL_STMT *stmt;              /* NULL when closed */
-    MYSQL_BIND *bind;              /* def->nparams entries, allocated once */
-    unsigned long *len;            /* string lengths the bindings point to */
-    bool has_str;                  /* rebind before each execute (string pointers move) */
-    bool is_read;                  /* field count > 0 at prepare (sysbench's tag) */
-    bool emulated;                 /* the server refused to prepare it (1295): sent as text */
-};
-
-struct ag_conn {
-    uv_loop_t *loop;                     /* the owning loop */
-    const struct ag_conn_target *target; /* borrowed */
-    const struct ag_conn_opts *opts;     /* borrowed */
-    ag_conn_cb cb;                       /* completion callback */
-    void *data;                          /* callback data */
-    MYSQL *mysql;                        /* NULL when closed */
-    uv_poll_t *poll;                     /* poll on the current socket; freed in its close cb */
-    int poll_fd;                         /* fd poll watches, -1 if none */
-    int poll_events;                     /* events poll is started with (0: stopped) */
-    uv_timer_t timer;                    /* library timeouts and deferred completions */
-    bool timer_armed;                    /* timer started for a library timeout */
-    uint64_t timer_due_ns;               /* when the armed timer fires (uv_hrtime) */
-    uint64_t timeout_due_ns;             /* the current wait's library deadline, 0: none */
-    bool in_request;                     /* inside ag_conn_open/exec: defer completion */
-    bool deferred;                       /* a completion waits for the zero timer */
-    enum ag_conn_status deferred_status; /* its status */
-    enum req req;                        /* request in flight */
-    enum op op;                          /* library operation in flight */
-    bool open;                           /* connected and prepared */
-    bool first_result;                   /* text query: classify by the first result */
-    int32_t cur_stmt;                    /* statement of the operation, -1 for text */
-    size_t nstmts;                       /* size of the statement set (0: text only) */
-    struct ag__stmt *stmts;              /* the set */
-    int ret_int;                         /* _start/_cont results, by type */
-    my_bool ret_bool;
-    MYSQL *ret_mysql;
-    MYSQL_RES *ret_res;
-    char *emu;                /* text of an emulated statement (grown, never shrunk) */
-    size_t emu_cap;           /* its size */
-    enum ag_conn_class cls;   /* class of the last successful statement */
-    struct ag_conn_error err; /* last error */
-    struct ag_call call;      /* the call buffer; INT bindings point into it */
-    struct ag_result res;     /* the last exec's result (ag_conn_result) */
-    char *res_buf;            /* its first-row text (AG_RESULT_BUF), allocated at first want */
-    MYSQL_BIND *res_bind;     /* PS result bindings (AG_RESULT_MAX_COLS), with res_buf */
-    int64_t *res_rows;        /* AG_WANT_ROWS' first columns (AG_RESULT_MAX_ROWS), at first use */
-    uv_idle_t *dry_idle;      /* --mysql-dry-run completions; freed in its close cb */
-    bool dry_pending;         /* a dry-run completion waits for dry_idle */
-};
 
 static void run(ag_conn *c, int status);
 static void timer_cb(uv_timer_t *t);
@@ -390,98 +325,20 @@ static int connected(ag_conn *c)
     return start_prepare(c, 0);
 }
 
-static enum ag_conn_class rows_class(my_ulonglong affected)
-{
-    return affected > 0 && affected != (my_ulonglong)-1 ? AG_CONN_WRITE : AG_CONN_OTHER;
-}
-
-static int stored(ag_conn *c)
-{
-    if (c->call.want && c->first_result) {
-        if (c->ret_res) {
-            ag_result_from_res(&c->res, c->res_buf, c->ret_res);
-        } else {
-            c->res.affected = mysql_affected_rows(c->mysql);
-            c->res.insert_id = mysql_insert_id(c->mysql);
-        }
-    }
-    if (c->ret_res) {
-        mysql_free_result(c->ret_res); /* no I/O after store_result (trap 7) */
-        c->ret_res = NULL;
-        if (c->first_result)
-            c->cls = AG_CONN_READ;
-    } else if (mysql_field_count(c->mysql) > 0) {
-        return fail_mysql(c, "query", false);
-    } else if (c->first_result) {
-        c->cls = rows_class(mysql_affected_rows(c->mysql));
-    }
-    c->first_result = false;
-    if (mysql_more_results(c->mysql)) {
-        c->op = OP_NEXT;
-        return mysql_next_result_start(&c->ret_int, c->mysql);
-    }
-    complete(c, AG_CONN_OK);
-    return -1;
-}
-
 /* The operation in flight has finished: continue the chain. Returns the
  * _start status of the next operation (>= 0), or -1 when the request ended. */
 static int on_done(ag_conn *c)
 {
-    MYSQL_STMT *st = c->cur_stmt >= 0 ? c->stmts[c->cur_stmt].stmt : NULL;
-
     switch (c->op) {
     case OP_CONNECT:
         return connected(c);
     case OP_PREPARE:
         return prepared(c);
-    case OP_EXECUTE:
-        if (c->ret_int)
-            return fail_stmt(c, "execute", false);
-        if (c->stmts[c->cur_stmt].is_read) {
-            c->op = OP_STMT_STORE;
-            return mysql_stmt_store_result_start(&c->ret_int, st);
-        }
-        c->cls = rows_class(mysql_stmt_affected_rows(st));
-        if (c->call.want) {
-            c->res.affected = mysql_stmt_affected_rows(st);
-            c->res.insert_id = mysql_stmt_insert_id(st);
-        }
-        complete(c, AG_CONN_OK);
-        return -1;
-    case OP_STMT_STORE:
-        if (c->ret_int)
-            return fail_stmt(c, "execute", false);
-        if (c->call.want)
-            ag_result_from_stmt(&c->res, c->res_buf, st, c->res_bind);
-        c->op = OP_STMT_FREE;
-        return mysql_stmt_free_result_start(&c->ret_bool, st);
-    case OP_STMT_FREE:
-        if (c->ret_bool)
-            return fail_stmt(c, "execute", false);
-        c->cls = AG_CONN_READ;
-        complete(c, AG_CONN_OK);
-        return -1;
-    case OP_QUERY:
-        if (c->ret_int)
-            return fail_mysql(c, "query", false);
-        c->op = OP_STORE;
-        return mysql_store_result_start(&c->ret_res, c->mysql);
-    case OP_STORE:
-        return stored(c);
-    case OP_NEXT:
-        if (c->ret_int > 0)
-            return fail_mysql(c, "query", false);
-        if (c->ret_int < 0) {
-            complete(c, AG_CONN_OK);
-            return -1;
-        }
-        c->op = OP_STORE;
-        return mysql_store_result_start(&c->ret_res, c->mysql);
     case OP_NONE:
-        break;
+        return -1;
+    default:
+        return ag__conn_exec_done(c); /* ag_conn_exec.c */
     }
-    return -1;
 }
 
 static void poll_cb(uv_poll_t *h, int status, int events)
@@ -680,35 +537,6 @@ static void set_timeouts(ag_conn *c)
     mysql_options(c->mysql, MYSQL_OPT_WRITE_TIMEOUT, &wt);
 }
 
-static void dry_idle_cb(uv_idle_t *h)
-{
-    ag_conn *c = h->data;
-
-    uv_idle_stop(h);
-    c->dry_pending = false;
-    complete(c, AG_CONN_OK);
-}
-
-/* --mysql-dry-run: the request succeeds without touching the network. It
- * completes from the loop's next iteration (an idle handle: a zero timer
- * started from a timer callback would run in the same pass, and a chain of
- * them would starve the loop's other work), so the caller's per-call cost,
- * loop included, is what is measured. */
-static int dry_complete(ag_conn *c, enum req req)
-{
-    if (c->dry_idle == NULL) {
-        c->dry_idle = pr_xmalloc(sizeof *c->dry_idle);
-        uv_idle_init(c->loop, c->dry_idle);
-        c->dry_idle->data = c;
-    }
-    c->req = req;
-    c->cur_stmt = -1;
-    c->cls = AG_CONN_OTHER;
-    c->dry_pending = true;
-    uv_idle_start(c->dry_idle, dry_idle_cb);
-    return 0;
-}
-
 int ag_conn_open(ag_conn *c)
 {
     const struct ag_conn_target *t = c->target;
@@ -716,7 +544,7 @@ int ag_conn_open(ag_conn *c)
     if (c->req != REQ_NONE || c->mysql || (c->opts->dry_run && c->open))
         return -EBUSY;
     if (c->opts->dry_run)
-        return dry_complete(c, REQ_OPEN);
+        return ag__conn_dry_complete(c, REQ_OPEN);
     c->mysql = mysql_init(NULL);
     if (!c->mysql)
         abort();
@@ -744,106 +572,6 @@ int ag_conn_open(ag_conn *c)
     return 0;
 }
 
-struct ag_call *ag_conn_call(ag_conn *c)
-{
-    return &c->call;
-}
-
-const struct ag_result *ag_conn_result(const ag_conn *c)
-{
-    return &c->res;
-}
-
-/* A new request's result: only err_no unless the call wants more. */
-static void result_start(ag_conn *c)
-{
-    c->res.err_no = 0;
-    if (c->call.want == AG_WANT_NONE)
-        return;
-    if (c->res_buf == NULL) { /* once per connection */
-        c->res_buf = pr_xmalloc(AG_RESULT_BUF);
-        c->res_bind = pr_xcalloc(AG_RESULT_MAX_COLS, sizeof *c->res_bind);
-    }
-    ag_result_reset(&c->res);
-    if (c->call.want == AG_WANT_ROWS && c->res_rows == NULL)
-        c->res_rows = pr_xmalloc(AG_RESULT_MAX_ROWS * sizeof *c->res_rows);
-    ag_result_keep_rows(&c->res, c->call.want == AG_WANT_ROWS ? c->res_rows : NULL);
-}
-
-/* Point string bindings at this call's buffers (they move per call). */
-static int rebind(ag_conn *c, struct ag__stmt *s)
-{
-    for (uint32_t p = 0; p < s->def->nparams; p++) {
-        if (s->def->type[p] != AG_PARAM_STR)
-            continue;
-        s->bind[p].buffer = (void *)c->call.sval[p];
-        s->bind[p].buffer_length = c->call.slen[p];
-        s->len[p] = c->call.slen[p];
-    }
-    return mysql_stmt_bind_param(s->stmt, s->bind);
-}
-
-/* The text of an emulated statement's call, in c->emu (grown to fit once). */
-static size_t render_emulated(ag_conn *c, const struct ag__stmt *s)
-{
-    size_t len = ag_stmt_render(s->def, &c->call, c->emu, c->emu_cap);
-
-    if (len >= c->emu_cap) {
-        c->emu_cap = 2 * (len + 1);
-        c->emu = pr_xrealloc(c->emu, c->emu_cap);
-        len = ag_stmt_render(s->def, &c->call, c->emu, c->emu_cap);
-    }
-    return len;
-}
-
-static int exec_text(ag_conn *c, const char *text, size_t len)
-{
-    c->req = REQ_EXEC;
-    c->in_request = true;
-    c->cur_stmt = -1;
-    c->first_result = true;
-    c->op = OP_QUERY;
-    return mysql_real_query_start(&c->ret_int, c->mysql, text, len);
-}
-
-int ag_conn_exec(ag_conn *c)
-{
-    const struct ag_call *call = &c->call;
-    int status;
-
-    if (c->req != REQ_NONE)
-        return -EBUSY;
-    if (!c->open)
-        return -ENOTCONN;
-    if (call->stmt >= 0 &&
-        ((size_t)call->stmt >= c->nstmts || call->nparams != c->stmts[call->stmt].def->nparams))
-        return -EINVAL;
-    result_start(c);
-    if (c->opts->dry_run)
-        return dry_complete(c, REQ_EXEC);
-    if (call->stmt >= 0 && c->stmts[call->stmt].emulated) {
-        size_t len = render_emulated(c, &c->stmts[call->stmt]);
-        status = exec_text(c, c->emu, len);
-    } else if (call->stmt >= 0) {
-        struct ag__stmt *s = &c->stmts[call->stmt];
-        c->req = REQ_EXEC;
-        c->in_request = true;
-        c->cur_stmt = call->stmt;
-        if (s->has_str && rebind(c, s)) {
-            fail_stmt(c, "bind", true);
-            c->in_request = false;
-            return 0;
-        }
-        c->op = OP_EXECUTE;
-        status = mysql_stmt_execute_start(&c->ret_int, s->stmt);
-    } else {
-        status = exec_text(c, call->text, call->text_len);
-    }
-    run(c, status);
-    c->in_request = false;
-    return 0;
-}
-
 void ag_conn_close(ag_conn *c)
 {
     if (c->deferred) {
@@ -856,11 +584,6 @@ void ag_conn_close(ag_conn *c)
     }
     teardown(c);
     c->req = REQ_NONE;
-}
-
-enum ag_conn_class ag_conn_class(const ag_conn *c)
-{
-    return c->cls;
 }
 
 const struct ag_conn_error *ag_conn_error(const ag_conn *c)
@@ -881,4 +604,26 @@ bool ag_conn_is_busy(const ag_conn *c)
 void *ag_conn_data(const ag_conn *c)
 {
     return c->data;
+}
+
+/* ---- internals for ag_conn_exec.c (ag_conn_int.h) ----------------------- */
+
+void ag__conn_complete(ag_conn *c, enum ag_conn_status status)
+{
+    complete(c, status);
+}
+
+int ag__conn_fail_mysql(ag_conn *c, const char *what, bool fatal)
+{
+    return fail_mysql(c, what, fatal);
+}
+
+int ag__conn_fail_stmt(ag_conn *c, const char *what, bool fatal)
+{
+    return fail_stmt(c, what, fatal);
+}
+
+void ag__conn_run(ag_conn *c, int status)
+{
+    run(c, status);
 }

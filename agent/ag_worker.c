@@ -1,6 +1,7 @@
 /* ag_worker: a loop thread driving its connections (see ag_worker.h): the
- * closed loop, connection callbacks, commands and the public API. The open
- * loop lives in ag_worker_rate.c, command streams in ag_worker_cmd.c. */
+ * closed loop, connection callbacks and the public API. The open loop lives
+ * in ag_worker_rate.c, command streams in ag_worker_cmd.c, the mailbox and
+ * run timers in ag_worker_ctl.c. */
 #include "ag_worker.h"
 
 #include <stdio.h>
@@ -14,21 +15,9 @@
 #include "ag_worker_int.h"
 #include "pr_err.h"
 
-#define LAG_PERIOD_MS      100
 #define BACKOFF_FIRST_MS   10
 #define BACKOFF_MAX_MS     1000
 #define EMPTY_EVENTS_YIELD 256 /* events without statements before yielding to the loop */
-
-enum cmd_bits {
-    CMD_SETUP = 1u << 0,
-    CMD_START = 1u << 1,
-    CMD_STOP = 1u << 2,
-    CMD_SWAP = 1u << 3,
-    CMD_PIECES = 1u << 4,
-    CMD_QUIT = 1u << 5,
-};
-
-static void next_event(struct ag__wconn *wc);
 
 void ag_wstats_init(struct ag_wstats *s, size_t nk)
 {
@@ -86,18 +75,18 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static void notify(ag_worker *w)
+void ag__worker_notify(ag_worker *w)
 {
     w->sh->notify(w->sh->notify_arg);
 }
 
-static void set_phase(ag_worker *w, enum ag_worker_phase p)
+void ag__worker_set_phase(ag_worker *w, enum ag_worker_phase p)
 {
     pthread_mutex_lock(&w->mu);
     if (w->phase != AG_WORKER_FAILED)
         w->phase = p;
     pthread_mutex_unlock(&w->mu);
-    notify(w);
+    ag__worker_notify(w);
 }
 
 void ag__worker_record_us(pr_hist *h, uint64_t ns)
@@ -137,7 +126,7 @@ void ag__worker_maybe_finished(ag_worker *w)
     uv_timer_stop(&w->end_timer);
     ag__worker_arrival_disarm(w);
     ag__worker_rate_drop(w);
-    set_phase(w, AG_WORKER_FINISHED);
+    ag__worker_set_phase(w, AG_WORKER_FINISHED);
 }
 
 void ag__worker_conn_done(struct ag__wconn *wc)
@@ -168,10 +157,10 @@ static void fatal(struct ag__wconn *wc, const struct ag_conn_error *e)
     w->stopping = true;
     for (size_t i = 0; i < w->n; i++)
         ag__worker_conn_done(&w->wc[i]);
-    notify(w);
+    ag__worker_notify(w);
 }
 
-static void fatal_code(struct ag__wconn *wc, const char *what, int code)
+void ag__worker_fatal_code(struct ag__wconn *wc, const char *what, int code)
 {
     struct ag_conn_error e = {0};
     snprintf(e.sqlstate, sizeof e.sqlstate, "HY000");
@@ -247,7 +236,7 @@ void ag__worker_exec(struct ag__wconn *wc)
 {
     int rc = ag_conn_exec(wc->conn);
     if (rc < 0)
-        fatal_code(wc, "execute", rc);
+        ag__worker_fatal_code(wc, "execute", rc);
 }
 
 /* ---- closed and open loop --------------------------------------------- */
@@ -256,7 +245,7 @@ static void yield_cb(uv_timer_t *t)
 {
     struct ag__wconn *wc = t->data;
     if (wc->st == AG__WC_IDLE)
-        next_event(wc);
+        ag__worker_next_event(wc);
 }
 
 void ag__worker_count_outcome(ag_worker *w, enum ag_step step)
@@ -301,7 +290,7 @@ static void event_done(struct ag__wconn *wc, enum ag_step step)
         return;
     }
     wc->st = AG__WC_IDLE;
-    next_event(wc);
+    ag__worker_next_event(wc);
 }
 
 static void next_stmt(struct ag__wconn *wc)
@@ -327,7 +316,7 @@ static void retry_event(struct ag__wconn *wc)
 }
 
 /* Closed loop: begin the next event on an idle connection, or end it. */
-static void next_event(struct ag__wconn *wc)
+void ag__worker_next_event(struct ag__wconn *wc)
 {
     ag_worker *w = wc->w;
 
@@ -416,7 +405,7 @@ static void on_open(struct ag__wconn *wc, enum ag_conn_status st)
         w->opened = (uint32_t)++w->n_open;
         pthread_mutex_unlock(&w->mu);
         if (w->n_open == w->n)
-            set_phase(w, AG_WORKER_READY);
+            ag__worker_set_phase(w, AG_WORKER_READY);
         return;
     }
     /* AG__WC_REOPEN: a reconnect. Any failure retries until the run ends. */
@@ -555,184 +544,6 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
     }
 }
 
-/* ---- commands --------------------------------------------------------- */
-
-static void lag_cb(uv_timer_t *t)
-{
-    ag_worker *w = t->data;
-    uint64_t now = uv_hrtime();
-
-    uint64_t lag = now > w->lag_expect_ns ? now - w->lag_expect_ns : 0;
-    ag__worker_record_us(w->cur->lag, lag);
-    ag__worker_record_us(w->run.lag, lag);
-    w->lag_expect_ns = now + LAG_PERIOD_MS * 1000000ULL;
-    uv_timer_start(&w->lag_timer, lag_cb, LAG_PERIOD_MS, 0);
-}
-
-static void do_setup(ag_worker *w)
-{
-    set_phase(w, AG_WORKER_SETUP);
-    if (w->n == 0) {
-        set_phase(w, AG_WORKER_READY);
-        return;
-    }
-    for (size_t i = 0; i < w->n; i++) {
-        struct ag__wconn *wc = &w->wc[i];
-        wc->st = AG__WC_OPENING;
-        if (ag_conn_open(wc->conn) < 0) {
-            fatal_code(wc, "connect", -EBUSY);
-            return;
-        }
-    }
-}
-
-/* Graceful stop from now: no new event; in-flight ones get the grace. */
-static void begin_stop(ag_worker *w)
-{
-    if (w->stopping)
-        return;
-    w->stopping = true;
-    uint64_t now = uv_hrtime();
-    if (now < w->end_ns)
-        w->end_ns = now;
-    for (size_t i = 0; i < w->n; i++) {
-        struct ag__wconn *wc = &w->wc[i];
-        if (wc->st == AG__WC_IDLE || wc->st == AG__WC_CLOSED || wc->st == AG__WC_OPENING)
-            ag__worker_conn_end(wc);
-        else if (wc->st == AG__WC_BACKOFF)
-            ag__worker_conn_done(wc);
-    }
-    w->nidle = 0;
-    ag__worker_maybe_finished(w);
-}
-
-/* Every connection closes now; an event it was in the middle of (running,
- * or waiting to reopen and restart) is counted as unfinished. */
-static void stop_now(ag_worker *w)
-{
-    w->stopping = true;
-    ag__worker_arrival_disarm(w);
-    w->nidle = 0;
-    for (size_t i = 0; i < w->n; i++) {
-        enum ag__wc_state st = w->wc[i].st;
-        if (st == AG__WC_EVENT || st == AG__WC_BACKOFF || st == AG__WC_REOPEN)
-            AG__COUNT(w, unfinished);
-        ag__worker_conn_done(&w->wc[i]);
-    }
-    ag__worker_maybe_finished(w);
-}
-
-static void grace_cb(uv_timer_t *t)
-{
-    stop_now(t->data);
-}
-
-static void end_cb(uv_timer_t *t)
-{
-    ag_worker *w = t->data;
-    begin_stop(w);
-    /* A second stop (the coordinator's ABORT after --time) keeps the first
-     * one's deadline. */
-    if (!w->finished && !uv_is_active((uv_handle_t *)&w->grace_timer))
-        uv_timer_start(&w->grace_timer, grace_cb, w->sh->stop_grace_ms, 0);
-}
-
-static void start_cb(uv_timer_t *t)
-{
-    ag_worker *w = t->data;
-    uint64_t now = uv_hrtime();
-
-    if (now < w->t0_ns) { /* loop time lags real time: never start early */
-        uv_timer_start(&w->start_timer, start_cb, (w->t0_ns - now + 999999) / 1000000, 0);
-        return;
-    }
-    w->started = true;
-    pthread_mutex_lock(&w->mu);
-    w->started_ns = now;
-    pthread_mutex_unlock(&w->mu);
-    if (w->sh->time_ns) {
-        w->end_ns = w->t0_ns + w->sh->time_ns;
-        uint64_t left = w->end_ns > now ? (w->end_ns - now + 999999) / 1000000 : 0;
-        uv_timer_start(&w->end_timer, end_cb, left, 0);
-    }
-    if (w->rate > 0) {
-        ag__worker_rate_start(w);
-        return;
-    }
-    for (size_t i = 0; i < w->n; i++)
-        if (w->wc[i].st == AG__WC_IDLE)
-            next_event(&w->wc[i]);
-}
-
-static void do_start(ag_worker *w, uint64_t t0_ns)
-{
-    uint64_t now = uv_hrtime();
-
-    if (w->started || w->stopping)
-        return;
-    set_phase(w, AG_WORKER_RUNNING);
-    w->t0_ns = t0_ns;
-    uv_timer_start(&w->start_timer, start_cb, t0_ns > now ? (t0_ns - now + 999999) / 1000000 : 0,
-                   0);
-}
-
-static void close_walk_cb(uv_handle_t *h, void *arg)
-{
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
-}
-
-static void do_quit(ag_worker *w)
-{
-    w->stopping = true;
-    for (size_t i = 0; i < w->n; i++) {
-        struct ag__wconn *wc = &w->wc[i];
-        uv_timer_stop(&wc->timer);
-        ag_conn_destroy(&wc->conn);
-    }
-    uv_walk(&w->loop, close_walk_cb, NULL);
-}
-
-static void async_cb(uv_async_t *a)
-{
-    ag_worker *w = a->data;
-
-    pthread_mutex_lock(&w->mu);
-    unsigned cmd = w->cmd;
-    w->cmd = 0;
-    uint64_t t0 = w->cmd_t0_ns;
-    bool immediate = w->cmd_immediate;
-    struct ag_wstats *fresh = w->swap_in;
-    if (cmd & CMD_SWAP) {
-        w->swap_out = w->cur;
-        w->cur = fresh;
-        if (w->swap_run != NULL) { /* the run's totals, copied on this thread */
-            ag_wstats_reset(w->swap_run);
-            ag_wstats_add(w->swap_run, &w->run);
-        }
-        w->swap_done = true;
-    }
-    pthread_mutex_unlock(&w->mu);
-    if (cmd & CMD_SWAP)
-        notify(w);
-    if (cmd & CMD_QUIT) {
-        do_quit(w);
-        return;
-    }
-    if (cmd & CMD_SETUP)
-        do_setup(w);
-    if (cmd & CMD_PIECES)
-        ag__worker_do_pieces(w);
-    if (cmd & CMD_START)
-        do_start(w, t0);
-    if (cmd & CMD_STOP) {
-        if (immediate || !w->started)
-            stop_now(w);
-        else
-            end_cb(&w->end_timer);
-    }
-}
-
 /* ---- thread and public API -------------------------------------------- */
 
 static void worker_main(void *arg)
@@ -784,7 +595,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     w->phase = AG_WORKER_IDLE;
     pthread_mutex_init(&w->mu, NULL);
     uv_loop_init(&w->loop);
-    uv_async_init(&w->loop, &w->async, async_cb);
+    uv_async_init(&w->loop, &w->async, ag__worker_async_cb);
     w->async.data = w;
     init_timer(w, &w->start_timer);
     init_timer(w, &w->end_timer);
@@ -795,9 +606,9 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     w->idle = pr_xcalloc(n ? n : 1, sizeof *w->idle);
     init_conns(w, conns);
     w->lag_expect_ns = uv_hrtime() + LAG_PERIOD_MS * 1000000ULL;
-    uv_timer_start(&w->lag_timer, lag_cb, LAG_PERIOD_MS, 0);
+    uv_timer_start(&w->lag_timer, ag__worker_lag_cb, LAG_PERIOD_MS, 0);
     if (uv_thread_create(&w->thread, worker_main, w) != 0) {
-        do_quit(w);
+        ag__worker_do_quit(w);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);
         close(w->arrival_fd);

@@ -1,5 +1,5 @@
-/* ag_worker_int: internals shared by ag_worker.c, ag_worker_rate.c and
- * ag_worker_cmd.c. Not part of any public API. */
+/* ag_worker_int: internals shared by ag_worker.c, ag_worker_rate.c,
+ * ag_worker_cmd.c and ag_worker_ctl.c. Not part of any public API. */
 #ifndef AG_WORKER_INT_H
 #define AG_WORKER_INT_H
 
@@ -92,7 +92,22 @@ struct ag_worker {
     uint32_t opened; /* connections setup opened (n_open, published under mu) */
 };
 
+enum cmd_bits {
+    CMD_SETUP = 1u << 0,
+    CMD_START = 1u << 1,
+    CMD_STOP = 1u << 2,
+    CMD_SWAP = 1u << 3,
+    CMD_PIECES = 1u << 4,
+    CMD_QUIT = 1u << 5,
+};
+
+#define LAG_PERIOD_MS 100 /* the lag timer's period */
+
 /* ag_worker.c */
+void ag__worker_notify(ag_worker *w);                            /* tell the engine */
+void ag__worker_set_phase(ag_worker *w, enum ag_worker_phase p); /* unless failed */
+void ag__worker_fatal_code(struct ag__wconn *wc, const char *what, int code);
+void ag__worker_next_event(struct ag__wconn *wc);      /* closed loop: next event or end */
 void ag__worker_conn_end(struct ag__wconn *wc);        /* no more events: finish, close */
 void ag__worker_conn_done(struct ag__wconn *wc);       /* close for good */
 void ag__worker_maybe_finished(ag_worker *w);          /* every connection done? report */
@@ -122,6 +137,11 @@ void ag__worker_rate_start(ag_worker *w);        /* at t0: first arrival, idle s
 void ag__worker_rate_free(struct ag__wconn *wc); /* a connection finished its event */
 void ag__worker_rate_drop(ag_worker *w);         /* at the end: count arrivals never started */
 void ag__worker_arrival_disarm(ag_worker *w);
+
+/* ag_worker_ctl.c: commands and run timers */
+void ag__worker_async_cb(uv_async_t *a); /* the mailbox doorbell */
+void ag__worker_lag_cb(uv_timer_t *t);   /* loop lag, every LAG_PERIOD_MS */
+void ag__worker_do_quit(ag_worker *w);   /* close every handle: the loop ends */
 
 /* ag_worker_cmd.c: command streams */
 void ag__worker_do_pieces(ag_worker *w);
