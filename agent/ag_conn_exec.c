@@ -10,6 +10,7 @@
 
 #include "ag_conn.h"
 #include "ag_conn_int.h"
+#include "ag_pvio.h"
 #include "ag_result.h"
 #include "pr_err.h"
 
@@ -190,7 +191,10 @@ static int exec_text(ag_conn *c, const char *text, size_t len)
     c->cur_stmt = -1;
     c->first_result = true;
     c->op = OP_QUERY;
-    return mysql_real_query_start(&c->ret_int, c->mysql, text, len);
+    ag_pvio_skip_read(c->mysql); /* the reply is not there yet (ag_pvio.h) */
+    int status = mysql_real_query_start(&c->ret_int, c->mysql, text, len);
+    ag_pvio_skip_clear();
+    return status;
 }
 
 int ag_conn_exec(ag_conn *c)
@@ -222,7 +226,9 @@ int ag_conn_exec(ag_conn *c)
             return 0;
         }
         c->op = OP_EXECUTE;
+        ag_pvio_skip_read(c->mysql); /* the reply is not there yet (ag_pvio.h) */
         status = mysql_stmt_execute_start(&c->ret_int, s->stmt);
+        ag_pvio_skip_clear();
     } else {
         status = exec_text(c, call->text, call->text_len);
     }
