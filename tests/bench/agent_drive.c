@@ -9,9 +9,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include "harness.h"
 
 #define MAX_OPTS 32
+
+/* Seconds the agent's threads spent runnable but waiting for a CPU so far
+ * (/proc/PID/task/TID/schedstat, second field), -1 when not readable. */
+static double run_delay_s(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return -1;
+    double sum = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char f[320];
+        unsigned long long on_cpu = 0, delay = 0;
+        snprintf(f, sizeof f, "%s/%s/schedstat", path, e->d_name);
+        FILE *fp = fopen(f, "r");
+        if (fp && fscanf(fp, "%llu %llu", &on_cpu, &delay) == 2)
+            sum += (double)delay / 1e9;
+        if (fp)
+            fclose(fp);
+    }
+    closedir(d);
+    return sum;
+}
 
 int main(int argc, char **argv)
 {
@@ -51,6 +80,7 @@ int main(int argc, char **argv)
         return 1;
     }
     pr_msg_clear(&m);
+    double delay0 = run_delay_s(h.agent_pid);
     pr_msg_init(&m, PR_MSG_START, NULL, 0);
     m.u.start.t0_ns = h_now_ns() + 200000000u;
     m.u.start.interval_ms = 1000;
@@ -60,6 +90,7 @@ int main(int argc, char **argv)
         h_stop(&h);
         return 1;
     }
+    double delay = run_delay_s(h.agent_pid) - delay0;
     h_stop(&h);
     const struct pr_counters *c = &m.u.done.ctr;
     double t = (double)atoi(argv[4]);
@@ -67,7 +98,7 @@ int main(int argc, char **argv)
                  (double)h.agent_ru.ru_stime.tv_sec + h.agent_ru.ru_stime.tv_usec / 1e6;
     double user = (double)h.agent_ru.ru_utime.tv_sec + h.agent_ru.ru_utime.tv_usec / 1e6;
     double sys = (double)h.agent_ru.ru_stime.tv_sec + h.agent_ru.ru_stime.tv_usec / 1e6;
-    printf("user_s=%.3f sys_s=%.3f ", user, sys);
+    printf("user_s=%.3f sys_s=%.3f run_delay_s=%.3f ", user, sys, delay0 < 0 ? -1.0 : delay);
     printf("status=%d transactions=%llu queries=%llu errors=%llu reconnects=%llu tps=%.2f "
            "qps=%.2f p95_ms=%.3f cpu_s=%.3f maxrss_kb=%ld\n",
            m.u.done.status, (unsigned long long)c->transactions,
