@@ -29,7 +29,7 @@ static double run_delay_s(pid_t pid)
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        char f[320];
+        char f[sizeof path + sizeof e->d_name + 16];
         unsigned long long on_cpu = 0, delay = 0;
         snprintf(f, sizeof f, "%s/%s/schedstat", path, e->d_name);
         FILE *fp = fopen(f, "r");
