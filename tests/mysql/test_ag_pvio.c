@@ -9,7 +9,8 @@
  * send fails with EAGAIN (what the skip removes; printed); with it, every
  * _start yields MYSQL_WAIT_READ, the library makes no EAGAIN receive, one
  * receive per statement, every result is right; a reply already waiting
- * when the skipped read happens is still read; no connection, no skip. */
+ * when the skipped read happens is still read; compressed connections
+ * too; no connection, no skip. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,12 +62,14 @@ static int wait_once(MYSQL *m, int status)
     return ev;
 }
 
-static MYSQL *connect_nb(void)
+static MYSQL *connect_nb(bool compress)
 {
     MYSQL *m = mysql_init(NULL), *ret = NULL;
     unsigned t = 10;
 
     mysql_options(m, MYSQL_OPT_NONBLOCK, 0);
+    if (compress)
+        mysql_options(m, MYSQL_OPT_COMPRESS, NULL);
     mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &t);
     mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &t);
     mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &t);
@@ -150,7 +153,7 @@ int main(void)
     CHECK(!ag_pvio_skip_read(idle)); /* no connection yet */
     mysql_close(idle);
 
-    MYSQL *m = connect_nb();
+    MYSQL *m = connect_nb(false);
     unsigned yielded = 0;
 
     /* Without the skip: the receive right after the send finds nothing. */
@@ -197,6 +200,17 @@ int main(void)
         text_query(m, 77 + i, true, &yielded, 20000);
 
     mysql_stmt_close(s);
+    mysql_close(m);
+
+    /* --mysql-compression: compressed packets go through the same reads. */
+    m = connect_nb(true);
+    r0 = n_recv, e0 = n_eagain, yielded = 0;
+    for (long i = 0; i < N_STMTS; i++)
+        text_query(m, 9000 + i, true, &yielded, 0);
+    printf("compressed:   %d queries, %lu recv, %lu EAGAIN, %u yields\n", N_STMTS, n_recv - r0,
+           n_eagain - e0, yielded);
+    CHECK_EQ_U64(yielded, N_STMTS);
+    CHECK_EQ_U64(n_eagain - e0, 0);
     mysql_close(m);
     return TEST_END();
 }
