@@ -10,6 +10,7 @@
 #include "co_rpt_kinds.h"
 #include "co_rpt_page.h"
 #include "co_rpt_section.h"
+#include "co_rpt_series.h"
 #include "co_rpt_text.h"
 
 char *co_rpt_html_chartjs(const char *path, struct pr_error *err)
@@ -143,6 +144,7 @@ static json_t *run_data(const struct co_rpt_file *f)
     json_object_set_new(r, "agents", agents);
     json_object_set_new(r, "spectrum", spectrum(co_rpt_get(f->root, "totals.latency_ms")));
     co__rpt_kinds_data(r, f);
+    co__rpt_series_data(r, f);
     return r;
 }
 
@@ -306,6 +308,7 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
         co__rpt_canvas(f, "cmp-tps", "Throughput (tps) over time");
         co__rpt_canvas(f, "cmp-p95", "p95 latency over time");
         co__rpt_canvas(f, "cmp-spec", "Percentile spectrum (all agents)");
+        co__rpt_series_cmp(f, runs, nr);
         fputs("</section>\n", f);
     }
     for (size_t i = 0; i < n; i++) {
@@ -314,7 +317,8 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     for (size_t i = 0; i < nr; i++)
         co__rpt_run(f, runs[i], i);
-    fprintf(f, "<script>\n%s%s</script>\n</body></html>\n", co__rpt_js, co__rpt_kinds_js);
+    fprintf(f, "<script>\n%s%s%s</script>\n</body></html>\n", co__rpt_js, co__rpt_kinds_js,
+            co__rpt_series_js);
     free(runs);
     return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

@@ -9,7 +9,9 @@ const char co__rpt_css[] =
     "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right;font-size:.9em}\n"
     "td:first-child,th:first-child{text-align:left}\n"
     ".chart{position:relative;height:300px;margin:.5em 0 1em}\n"
-    ".note{color:#666;font-size:.9em}.diff td{text-align:left}\n";
+    ".note{color:#666;font-size:.9em}.diff td{text-align:left}\n"
+    ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:0 1.5em}\n"
+    "h4{font-size:.95em;margin:.6em 0 0;font-weight:normal}.chart.small{height:200px}\n";
 
 const char co__rpt_js[] =
     "'use strict';\n"

@@ -9,6 +9,7 @@
 
 #include "co_rpt.h"
 #include "co_rpt_kinds.h"
+#include "co_rpt_series.h"
 #include "co_rpt_text.h"
 
 /* s with &, <, >, " escaped. */
@@ -217,15 +218,14 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     co__rpt_canvas(f, id, "Latency over time (p50, p95, p99, max)");
     snprintf(id, sizeof(id), "agents-%zu", n);
     co__rpt_canvas(f, id, "Per agent: tps and p95 over the whole run");
-    fputs("<p class=\"note\">The run JSON holds per-agent totals only, no per-agent time "
-          "series.</p>\n",
-          f);
+    co__rpt_series_agents(f, run, n);
     snprintf(id, sizeof(id), "spec-%zu", n);
     co__rpt_canvas(f, id, "Percentile spectrum (latency by percentile, log axes)");
     fputs("<p class=\"note\">Coarse: drawn from the JSON's min, p50, p90, p95, p99, p99.9 and max "
           "(max at 99.99 %); the --hdr-log file has the full histogram.</p>\n",
           f);
     co__rpt_kinds_run(f, run, n);
+    co__rpt_series_run(f, run, n);
     agents_table(f, run->root, n);
     server_table(f, run->root, n);
     env_tables(f, run->root, n);

@@ -115,6 +115,42 @@ def check_tables(got, runs, names):
                        a["tps"], a["latency_ms"]["p95"]))
 
 
+AGENT_JS = r"""(() => ['tps', 'p95'].map(w => Array.from(document.querySelectorAll(
+  'canvas[id^="agent-' + w + '-"]')).map(c => ({id: c.id, sets: Chart.getChart(c).data.datasets.map(
+  d => ({label: d.label, y: d.data.map(p => p.y)}))}))))()"""
+
+
+def check_agent_series(browser, runs):
+    """Per agent tps and p95 over time: one line per agent holding the JSON's
+    intervals[].per_agent figures, and the agents' tps add up to the
+    interval's."""
+    tps_charts, p95_charts = browser.eval(AGENT_JS)
+    t.check([c["id"] for c in tps_charts] == ["agent-tps-%d" % i for i in range(len(runs))] and
+            [c["id"] for c in p95_charts] == ["agent-p95-%d" % i for i in range(len(runs))],
+            "per-agent charts for every run: %s" % [c["id"] for c in tps_charts + p95_charts])
+    for n, d in enumerate(runs):
+        names = [a["name"] for a in d["agents"]]
+        ivs = d["intervals"]
+        t.check(all(len(iv.get("per_agent") or []) == len(names) for iv in ivs),
+                "run %d: every interval has per_agent figures for its %d agents" % (n, len(names)))
+        tc, pc = tps_charts[n], p95_charts[n]
+        t.check([s["label"] for s in tc["sets"]] == names, "%s: one line per agent %s"
+                % (tc["id"], [s["label"] for s in tc["sets"]]))
+        for j, (st, sp) in enumerate(zip(tc["sets"], pc["sets"])):
+            want_t = [(iv["per_agent"][j] or {}).get("tps") for iv in ivs]
+            want_p = [(iv["per_agent"][j] or {}).get("p95_ms") for iv in ivs]
+            t.check(st["y"] == want_t and sp["y"] == want_p, "run %d agent %s: page tps %s p95 %s, "
+                    "JSON %s %s" % (n, names[j], st["y"][:3], sp["y"][:3], want_t[:3], want_p[:3]))
+        bad = [(iv["k"], iv["tps"], [a["tps"] for a in iv["per_agent"] if a])
+               for iv in ivs if iv["tps"] is not None and
+               abs(sum(a["tps"] for a in iv["per_agent"] if a) - iv["tps"]) > 1e-6 * max(1, iv["tps"])]
+        t.check(not bad, "run %d: the agents' tps add up to each interval's tps (off: %s)"
+                % (n, bad[:3]))
+        t.info("run %d interval 1: tps %s = agents %s; p95 %s, agents %s"
+               % (n, ivs[1]["tps"], [a["tps"] for a in ivs[1]["per_agent"] if a],
+                  ivs[1]["latency_ms"]["p95"], [a["p95_ms"] for a in ivs[1]["per_agent"] if a]))
+
+
 # ------------------------------------------------------------ the sweep
 
 def check_sweep(base):
@@ -221,6 +257,7 @@ def main():
         got = open_page(browser, two, "report-compare.png",
                         ["comparison", "env-diff", "overlay", "run-0", "run-1"])
         check_tables(got, [da, db], ["base", "more"])
+        check_agent_series(browser, [da, db])
         diff = got["tables"]["env-diff-table"]
         t.check(any(r[0] == "option threads" and r[-1] == "option threads 2 → 4" for r in diff),
                 "page diff shows option threads 2 → 4: %s" % diff[1:4])
