@@ -99,8 +99,27 @@ static json_t *status_series(const json_t *ivs)
     return st;
 }
 
-static json_t *run_data(const struct co_rpt_file *f)
+/* The run as the charts see it: its intervals without the tail after the
+ * stop (printed false: a remainder whose rates and percentiles are noise).
+ * A shallow copy; json_decref its root. */
+static struct co_rpt_file charted(const struct co_rpt_file *f)
 {
+    struct co_rpt_file c = *f;
+    json_t *ivs = json_array(), *iv;
+    size_t i;
+    json_array_foreach(json_object_get(f->root, "intervals"), i, iv)
+    {
+        if (!json_is_false(json_object_get(iv, "printed")))
+            json_array_append(ivs, iv);
+    }
+    c.root = json_copy(f->root);
+    json_object_set_new(c.root, "intervals", ivs);
+    return c;
+}
+
+static json_t *run_data(const struct co_rpt_file *whole)
+{
+    struct co_rpt_file shown = charted(whole), *f = &shown;
     static const struct {
         const char *key, *path;
     } series[] = {{"t", "t_s"},
@@ -145,6 +164,7 @@ static json_t *run_data(const struct co_rpt_file *f)
     json_object_set_new(r, "spectrum", spectrum(co_rpt_get(f->root, "totals.latency_ms")));
     co__rpt_kinds_data(r, f);
     co__rpt_series_data(r, f);
+    json_decref(shown.root);
     return r;
 }
 

@@ -62,6 +62,43 @@ static bool any_status(const json_t *ivs)
     return false;
 }
 
+/* One small chart per server status counter (srv-N-I, data-status=NAME):
+ * counters a thousand times apart stay readable. */
+static void status_grid(FILE *f, const json_t *ivs, size_t n)
+{
+    json_t *names = json_object();
+    size_t i, k = 0;
+    json_t *iv;
+    json_array_foreach(ivs, i, iv)
+    {
+        const char *name;
+        json_t *v;
+        json_object_foreach(json_object_get(iv, "server_status"), name, v)
+        {
+            if (json_object_get(names, name) == NULL)
+                json_object_set_new(names, name, json_true());
+        }
+    }
+    fputs("<h3>Server status per interval (SHOW GLOBAL STATUS: rates per second, gauges as "
+          "levels)</h3>\n<div class=\"grid\">\n",
+          f);
+    const char *name;
+    json_t *v;
+    json_object_foreach(names, name, v)
+    {
+        fputs("<div><h4>", f);
+        co__rpt_esc(f, name);
+        fprintf(f,
+                "</h4><div class=\"chart small\"><canvas id=\"srv-%zu-%zu\" data-run=\"%zu\" "
+                "data-status=\"",
+                n, k++, n);
+        co__rpt_esc(f, name);
+        fputs("\"></canvas></div></div>\n", f);
+    }
+    fputs("</div>\n", f);
+    json_decref(names);
+}
+
 static void run_header(FILE *f, const struct co_rpt_file *run)
 {
     const json_t *r = run->root;
@@ -95,7 +132,15 @@ static void late_note(FILE *f, const json_t *ivs)
                     : late          ? "late"
                                     : "partial");
     }
-    fputs(marked ? "</p>\n" : "none</p>\n", f);
+    fputs(marked ? "" : "none", f);
+    size_t tail = 0;
+    json_array_foreach(ivs, i, iv) tail += json_is_false(json_object_get(iv, "printed"));
+    if (tail > 0)
+        fprintf(f,
+                ". The %zu interval(s) after the stop (printed false: a remainder of a "
+                "fraction of a second) are in the JSON but left out of the charts",
+                tail);
+    fputs("</p>\n", f);
 }
 
 static void agents_table(FILE *f, const json_t *r, size_t n)
@@ -207,8 +252,7 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     co__rpt_canvas(f, id, "Throughput over time (tps, qps, reads/writes/other per second)");
     late_note(f, ivs);
     if (any_status(ivs)) {
-        snprintf(id, sizeof(id), "srv-%zu", n);
-        co__rpt_canvas(f, id, "Server status per interval (SHOW GLOBAL STATUS rates)");
+        status_grid(f, ivs, n);
     } else {
         fputs("<p class=\"note\">No server status series in this JSON "
               "(intervals[].server_status).</p>\n",

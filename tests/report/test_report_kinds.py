@@ -45,10 +45,15 @@ SERIES_JS = r"""(() => {
 })()"""
 
 
+def shown(d):
+    """The intervals the charts draw: all but the tail after the stop."""
+    return [iv for iv in d["intervals"] if iv.get("printed", True)]
+
+
 def rates(d, kind, scale=1.0):
     """A kind's count per interval over its length, as the JSON gives them."""
     out = []
-    for iv in d["intervals"]:
+    for iv in shown(d):
         ks = iv.get("kinds")
         if ks is None or not iv["len_s"]:
             out.append(None)
@@ -59,7 +64,7 @@ def rates(d, kind, scale=1.0):
 
 def p95s(d, kind):
     return [iv.get("kinds", {}).get(kind, {}).get("latency_ms", {}).get("p95")
-            for iv in d["intervals"]]
+            for iv in shown(d)]
 
 
 def same(page, want):
