@@ -265,8 +265,9 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     co__rpt_series_agents(f, run, n);
     snprintf(id, sizeof(id), "spec-%zu", n);
     co__rpt_canvas(f, id, "Percentile spectrum (latency by percentile, log axes)");
-    fputs("<p class=\"note\">Coarse: drawn from the JSON's min, p50, p90, p95, p99, p99.9 and max "
-          "(max at 99.99 %); the --hdr-log file has the full histogram.</p>\n",
+    fputs("<p class=\"note\">Coarse: drawn from the percentiles the JSON holds (totals: min, p50, "
+          "p95, p99, p99.9 and max, max at 99.99 %; no p90); the --hdr-log file has the full "
+          "histogram.</p>\n",
           f);
     co__rpt_kinds_run(f, run, n);
     co__rpt_series_run(f, run, n);
