@@ -11,7 +11,9 @@ const char co__rpt_css[] =
     ".chart{position:relative;height:300px;margin:.5em 0 1em}\n"
     ".note{color:#666;font-size:.9em}.diff td{text-align:left}\n"
     ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:0 1.5em}\n"
-    "h4{font-size:.95em;margin:.6em 0 0;font-weight:normal}.chart.small{height:200px}\n";
+    "h4{font-size:.95em;margin:.6em 0 0;font-weight:normal}.chart.small{height:200px}\n"
+    ".grid.pairs{grid-template-columns:1fr 1fr}\n"
+    "table{display:block;max-width:100%;overflow-x:auto}td,th{white-space:nowrap}\n";
 
 const char co__rpt_js[] =
     "'use strict';\n"
@@ -86,7 +88,8 @@ const char co__rpt_js[] =
     "      ds(k + ' mean', s[k].mean, j, {type: 'line', pointRadius: 4}),\n"
     "      ds(k + ' min-max', s[k].min.map((v, i) => [v, s[k].max[i]]), j,\n"
     "        {backgroundColor: C[j] + '55', barPercentage: 0.15})],\n"
-    "      'threads', k, {labels: s.threads, xType: 'category', x: {}});\n"
+    "      'threads', k === 'tps' ? 'tps' : 'p95 ms', {labels: s.threads, xType: 'category', x: "
+    "{}});\n"
     "  });\n"
     "});\n"
     "document.body.setAttribute('data-charts-done', '1');\n";

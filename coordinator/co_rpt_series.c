@@ -189,7 +189,9 @@ void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
     char id[48];
     if (tpcc && json_object_get(names, "new_order") != NULL) {
         co__rpt_canvas(f, "cmp-tpmc", "TPC-C: tpmC over time (new_order per minute)");
-        fputs("<h3>TPC-C by transaction type over time</h3>\n<div class=\"grid\">\n", f);
+        fputs("<h3>TPC-C by transaction type over time: rate (left), p95 (right)</h3>\n"
+              "<div class=\"grid pairs\">\n",
+              f);
         for (size_t t = 0; t < CO__RPT_N_TC_TYPES; t++) {
             if (json_object_get(names, co__rpt_tc_types[t]) == NULL)
                 continue;
