@@ -73,6 +73,8 @@ static void status_grid(FILE *f, const json_t *ivs, size_t n)
     {
         const char *name;
         json_t *v;
+        if (json_is_false(json_object_get(iv, "printed")))
+            continue; /* not charted */
         json_object_foreach(json_object_get(iv, "server_status"), name, v)
         {
             if (json_object_get(names, name) == NULL)

@@ -9,8 +9,9 @@
 #include "co_rpt_kinds.h"
 #include "co_rpt_section.h"
 
-/* The kinds any interval of run has, in the order they first appear, as
- * the keys of names (values true). */
+/* The kinds any charted interval of run has (the tail after the stop,
+ * printed false, is not drawn), in the order they first appear, as the
+ * keys of names (values true). */
 static void kind_names(json_t *names, const json_t *root)
 {
     size_t i;
@@ -19,6 +20,8 @@ static void kind_names(json_t *names, const json_t *root)
     {
         const char *name;
         json_t *k;
+        if (json_is_false(json_object_get(iv, "printed")))
+            continue;
         json_object_foreach(json_object_get(iv, "kinds"), name, k)
         {
             if (json_object_get(names, name) == NULL)

@@ -83,13 +83,13 @@ def check_series(browser, runs, labels, tpcc):
     ch = got["charts"]
     kinds = []
     for d in runs:
-        for iv in d["intervals"]:
+        for iv in shown(d):
             for k in iv.get("kinds", {}):
                 if k not in kinds:
                     kinds.append(k)
     for n, d in enumerate(runs):
         c = ch.get("krate-%d" % n)
-        own = [k for k in kinds if any(k in iv.get("kinds", {}) for iv in d["intervals"])]
+        own = [k for k in kinds if any(k in iv.get("kinds", {}) for iv in shown(d))]
         t.check(c is not None and [x["label"] for x in c["sets"]] == own,
                 "krate-%d: one line per kind %s" % (n, own))
         for x in (c["sets"] if c else []):
