@@ -245,6 +245,14 @@ def check_tpcc(browser):
                     "run %d %s: page %s, JSON sc %s p95 %s" % (n, ty, rows.get(ty), o["sc"],
                                                                o["p95_ms"]))
     check_series(browser, runs, ["tc-t1-r1", "tc-t2-r1"], tpcc=True)
+    text = report([a, b], "text comparison of the tpcc runs").stdout
+    lines = text.splitlines()
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in lines[2:4]]
+    t.check(head[-2:] == ["tpmC", "vs 1st"] and
+            [r[-2] for r in rows] == [rounded(r["tpcc"]["tpmC"], 3) for r in runs] and
+            rows[1][-1] == rounded(runs[1]["tpcc"]["tpmC"] / runs[0]["tpcc"]["tpmC"], 3),
+            "text comparison ends with tpmC and its ratio: %s %s" % (head[-2:], [r[-2:] for r in rows]))
     st = got["tables"]["sweep-tpmc-table-0"]
     t.check([x[1] for x in st[1:]] == [rounded(r["tpcc"]["tpmC"], 3) for r in runs],
             "sweep tpmC table %s" % st[1:])
