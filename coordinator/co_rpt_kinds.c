@@ -122,7 +122,7 @@ void co__rpt_kinds_run(FILE *f, const struct co_rpt_file *run, size_t n)
         fputs("<h3>Per kind (whole run)</h3>\n", f);
         kinds_table(f, kinds, n);
         snprintf(id, sizeof(id), "kinds-lat-%zu", n);
-        co__rpt_canvas(f, id, "Per kind: p95 and p99 latency over time");
+        co__rpt_canvas(f, id, "Per kind: p95 and p99 latency over time (log axis)");
     }
     const json_t *tc = json_object_get(run->root, "tpcc");
     if (json_is_object(tc))
@@ -253,7 +253,7 @@ const char co__rpt_kinds_js[] =
     "    sets.push(ds(k + ' p95', xy(r.t, r.kinds[k].p95), i));\n"
     "    sets.push(ds(k + ' p99', xy(r.t, r.kinds[k].p99), i, {borderDash: [4, 3]}));\n"
     "  });\n"
-    "  chart('kinds-lat-' + n, 'line', sets, 'seconds', 'ms');\n"
+    "  chart('kinds-lat-' + n, 'line', sets, 'seconds', 'ms (log)', {yType: 'logarithmic'});\n"
     "});\n"
     "D.sweeps.forEach(function (s, n) {\n"
     "  if (!s.tpmC) return;\n"
