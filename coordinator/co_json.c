@@ -364,6 +364,21 @@ static void write_interval(struct jw *w, const struct co_interval_result *iv, pr
     jw_counters(w, "counters", c);
     if (iv->n_kinds > 0) /* per statement kind (co_kinds_out.h) */
         jw_member(w, "kinds"), co_kinds_out_json(w->f, iv->kinds, iv->n_kinds, scratch);
+    if (iv->agent_iv != NULL) { /* per agent, agents[] order: the report's series */
+        jw_open(w, "per_agent", '[');
+        for (uint32_t a = 0; a < iv->n_agent_iv; a++) {
+            const struct co_agent_interval *ai = &iv->agent_iv[a];
+            if (!ai->reported) {
+                jw_member(w, NULL), fputs("null", w->f);
+                continue;
+            }
+            jw_open(w, NULL, '{');
+            jw_num(w, "tps", per_s(ai->transactions, len));
+            jw_num(w, "p95_ms", ai->p95_us ? us_to_ms(ai->p95_us) : NAN);
+            jw_close(w, '}');
+        }
+        jw_close(w, ']');
+    }
     jw_close(w, '}');
 }
 

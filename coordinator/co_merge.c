@@ -78,6 +78,8 @@ static struct slot *slot_at(co_merge *m, uint64_t k)
         s->iv.lat = pr_hist_new();
         if (m->keep_agent_hists)
             s->iv.agent_lat_frozen = pr_xcalloc(m->n_agents, sizeof(pr_hist_frozen *));
+        s->iv.agent_iv = pr_xcalloc(m->n_agents, sizeof(*s->iv.agent_iv));
+        s->iv.n_agent_iv = m->n_agents;
         s->iv.len_s = (double)m->interval_ns / 1e9;
         s->iv.t_s = (double)(k + 1) * s->iv.len_s;
     }
@@ -114,6 +116,11 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     }
     if (m->keep_agent_hists)
         iv->agent_lat_frozen[agent] = pr_hist_freeze(st->lat);
+    if (iv->agent_iv != NULL) /* the report's per-agent series */
+        iv->agent_iv[agent] = (struct co_agent_interval){
+            .transactions = st->ctr.transactions,
+            .p95_us = pr_hist_count(st->lat) ? pr_hist_value_at_percentile(st->lat, 95.0) : 0,
+            .reported = true};
     co_kinds_add(&iv->kinds, &iv->n_kinds, st->kst, st->n_kst, m->kind_names, m->n_kind_names,
                  iv->lat != NULL);
     iv->agents_reporting++;
@@ -265,6 +272,8 @@ static void free_interval(struct co_interval_result *iv, uint32_t n_agents)
     co_kinds_free(&iv->kinds, &iv->n_kinds);
     free(iv->srv_status);
     iv->srv_status = NULL;
+    free(iv->agent_iv);
+    iv->agent_iv = NULL;
 }
 
 void co_merge_release(co_merge *m, uint64_t k)

@@ -37,6 +37,7 @@ static void clear_interval(struct co_interval_result *iv, uint32_t n_agents)
     pr_hist_frozen_destroy(&iv->svc_frozen);
     co_kinds_free(&iv->kinds, &iv->n_kinds);
     free(iv->srv_status);
+    free(iv->agent_iv);
     if (iv->agent_lat != NULL) {
         for (uint32_t a = 0; a < n_agents; a++)
             pr_hist_destroy(&iv->agent_lat[a]);

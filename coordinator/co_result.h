@@ -66,6 +66,14 @@ struct co_kind_result {
     pr_hist_frozen *lat_frozen; /* the same frozen, or NULL */
 };
 
+/* One agent's own figures in one interval, from its STATS (the report's
+ * per-agent series: intervals[].per_agent in the JSON). */
+struct co_agent_interval {
+    uint64_t transactions; /* its events in the interval */
+    uint64_t p95_us;       /* its latency's p95, µs (0 when it had no sample) */
+    bool reported;         /* its STATS for the interval was merged in */
+};
+
 /* One report interval [t_s - len_s, t_s). */
 struct co_interval_result {
     uint64_t k;             /* interval index */
@@ -99,6 +107,9 @@ struct co_interval_result {
                                           n_kinds entries, or NULL */
     uint32_t n_kinds;
     struct co_srv_status *srv_status; /* lead's PR_ENV_STATUS figures (co_srvstat), or NULL */
+
+    struct co_agent_interval *agent_iv; /* per agent in plan order (n_agent_iv entries), or NULL */
+    uint32_t n_agent_iv;
 };
 
 /* One --report-checkpoints report: the intervals since the previous

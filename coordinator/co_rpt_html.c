@@ -10,6 +10,7 @@
 #include "co_rpt_kinds.h"
 #include "co_rpt_page.h"
 #include "co_rpt_section.h"
+#include "co_rpt_series.h"
 #include "co_rpt_text.h"
 
 char *co_rpt_html_chartjs(const char *path, struct pr_error *err)
@@ -98,8 +99,27 @@ static json_t *status_series(const json_t *ivs)
     return st;
 }
 
-static json_t *run_data(const struct co_rpt_file *f)
+/* The run as the charts see it: its intervals without the tail after the
+ * stop (printed false: a remainder whose rates and percentiles are noise).
+ * A shallow copy; json_decref its root. */
+static struct co_rpt_file charted(const struct co_rpt_file *f)
 {
+    struct co_rpt_file c = *f;
+    json_t *ivs = json_array(), *iv;
+    size_t i;
+    json_array_foreach(json_object_get(f->root, "intervals"), i, iv)
+    {
+        if (!json_is_false(json_object_get(iv, "printed")))
+            json_array_append(ivs, iv);
+    }
+    c.root = json_copy(f->root);
+    json_object_set_new(c.root, "intervals", ivs);
+    return c;
+}
+
+static json_t *run_data(const struct co_rpt_file *whole)
+{
+    struct co_rpt_file shown = charted(whole), *f = &shown;
     static const struct {
         const char *key, *path;
     } series[] = {{"t", "t_s"},
@@ -143,6 +163,8 @@ static json_t *run_data(const struct co_rpt_file *f)
     json_object_set_new(r, "agents", agents);
     json_object_set_new(r, "spectrum", spectrum(co_rpt_get(f->root, "totals.latency_ms")));
     co__rpt_kinds_data(r, f);
+    co__rpt_series_data(r, f);
+    json_decref(shown.root);
     return r;
 }
 
@@ -306,6 +328,7 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
         co__rpt_canvas(f, "cmp-tps", "Throughput (tps) over time");
         co__rpt_canvas(f, "cmp-p95", "p95 latency over time");
         co__rpt_canvas(f, "cmp-spec", "Percentile spectrum (all agents)");
+        co__rpt_series_cmp(f, runs, nr);
         fputs("</section>\n", f);
     }
     for (size_t i = 0; i < n; i++) {
@@ -314,7 +337,8 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     for (size_t i = 0; i < nr; i++)
         co__rpt_run(f, runs[i], i);
-    fprintf(f, "<script>\n%s%s</script>\n</body></html>\n", co__rpt_js, co__rpt_kinds_js);
+    fprintf(f, "<script>\n%s%s%s</script>\n</body></html>\n", co__rpt_js, co__rpt_kinds_js,
+            co__rpt_series_js);
     free(runs);
     return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

@@ -17,8 +17,8 @@ static const struct {
                  {"p99 ms", "latency_ms.p99", 3}, {"max ms", "latency_ms.max", 3}};
 #define N_KIND_COLS (sizeof(kind_cols) / sizeof(kind_cols[0]))
 
-static const char *const tc_types[] = {"new_order", "payment", "order_status", "delivery",
-                                       "stock_level"};
+const char *const co__rpt_tc_types[CO__RPT_N_TC_TYPES] = {"new_order", "payment", "order_status",
+                                                          "delivery", "stock_level"};
 static const struct {
     const char *head, *path;
     int dec;
@@ -101,12 +101,12 @@ static void tpcc_table(FILE *f, const json_t *tc, size_t n)
         fprintf(f, "<th>%s</th>", tc_cols[c].head);
     fputs("</tr>\n", f);
     const json_t *tx = json_object_get(tc, "transactions");
-    for (size_t t = 0; t < sizeof(tc_types) / sizeof(tc_types[0]); t++) {
-        const json_t *o = json_object_get(tx, tc_types[t]);
+    for (size_t t = 0; t < CO__RPT_N_TC_TYPES; t++) {
+        const json_t *o = json_object_get(tx, co__rpt_tc_types[t]);
         if (o == NULL)
             continue;
         fputs("<tr>", f);
-        co__rpt_td_str(f, tc_types[t]);
+        co__rpt_td_str(f, co__rpt_tc_types[t]);
         for (size_t c = 0; c < N_TC_COLS; c++)
             co__rpt_td_num(f, tc_cols[c].path, co_rpt_num(o, tc_cols[c].path), tc_cols[c].dec);
         fputs("</tr>\n", f);
@@ -122,7 +122,7 @@ void co__rpt_kinds_run(FILE *f, const struct co_rpt_file *run, size_t n)
         fputs("<h3>Per kind (whole run)</h3>\n", f);
         kinds_table(f, kinds, n);
         snprintf(id, sizeof(id), "kinds-lat-%zu", n);
-        co__rpt_canvas(f, id, "Per kind: p95 and p99 latency over time");
+        co__rpt_canvas(f, id, "Per kind: p95 and p99 latency over time (log axis)");
     }
     const json_t *tc = json_object_get(run->root, "tpcc");
     if (json_is_object(tc))
@@ -175,8 +175,8 @@ static void tpcc_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
     fputs("<h3>TPC-C</h3><table id=\"tpcc-cmp-table\"><tr><th>run</th><th>tpmC</th>"
           "<th>vs 1st</th>",
           f);
-    for (size_t t = 0; t < sizeof(tc_types) / sizeof(tc_types[0]); t++)
-        fprintf(f, "<th>%s p95 ms</th><th>vs 1st</th>", tc_types[t]);
+    for (size_t t = 0; t < CO__RPT_N_TC_TYPES; t++)
+        fprintf(f, "<th>%s p95 ms</th><th>vs 1st</th>", co__rpt_tc_types[t]);
     fputs("</tr>\n", f);
     const json_t *t0 = json_object_get(runs[0]->root, "tpcc");
     for (size_t r = 0; r < n; r++) {
@@ -186,9 +186,9 @@ static void tpcc_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
         double v = co_rpt_num(tc, "tpmC");
         co__rpt_td_num(f, "tpmC", v, 3);
         ratio_cell(f, v, co_rpt_num(t0, "tpmC"));
-        for (size_t t = 0; t < sizeof(tc_types) / sizeof(tc_types[0]); t++) {
+        for (size_t t = 0; t < CO__RPT_N_TC_TYPES; t++) {
             char path[64];
-            snprintf(path, sizeof(path), "transactions.%s.p95_ms", tc_types[t]);
+            snprintf(path, sizeof(path), "transactions.%s.p95_ms", co__rpt_tc_types[t]);
             v = co_rpt_num(tc, path);
             co__rpt_td_num(f, path, v, 3);
             ratio_cell(f, v, co_rpt_num(t0, path));
@@ -253,7 +253,7 @@ const char co__rpt_kinds_js[] =
     "    sets.push(ds(k + ' p95', xy(r.t, r.kinds[k].p95), i));\n"
     "    sets.push(ds(k + ' p99', xy(r.t, r.kinds[k].p99), i, {borderDash: [4, 3]}));\n"
     "  });\n"
-    "  chart('kinds-lat-' + n, 'line', sets, 'seconds', 'ms');\n"
+    "  chart('kinds-lat-' + n, 'line', sets, 'seconds', 'ms (log)', {yType: 'logarithmic'});\n"
     "});\n"
     "D.sweeps.forEach(function (s, n) {\n"
     "  if (!s.tpmC) return;\n"

@@ -33,6 +33,11 @@ void co__rpt_kinds_cmp(FILE *f, const struct co_rpt_file **runs, size_t n);
  * a sweep without tpmC. */
 void co__rpt_kinds_sweep(FILE *f, const struct co_rpt_file *sweep, size_t n);
 
+/* The five TPC-C transaction types, as the "tpcc" object and the kinds
+ * name them, in tpcc-mysql's order. */
+#define CO__RPT_N_TC_TYPES 5
+extern const char *const co__rpt_tc_types[CO__RPT_N_TC_TYPES];
+
 /* The page script drawing the per-kind charts (after co__rpt_js). */
 extern const char co__rpt_kinds_js[];
 

@@ -9,6 +9,7 @@
 
 #include "co_rpt.h"
 #include "co_rpt_kinds.h"
+#include "co_rpt_series.h"
 #include "co_rpt_text.h"
 
 /* s with &, <, >, " escaped. */
@@ -61,6 +62,45 @@ static bool any_status(const json_t *ivs)
     return false;
 }
 
+/* One small chart per server status counter (srv-N-I, data-status=NAME):
+ * counters a thousand times apart stay readable. */
+static void status_grid(FILE *f, const json_t *ivs, size_t n)
+{
+    json_t *names = json_object();
+    size_t i, k = 0;
+    json_t *iv;
+    json_array_foreach(ivs, i, iv)
+    {
+        const char *name;
+        json_t *v;
+        if (json_is_false(json_object_get(iv, "printed")))
+            continue; /* not charted */
+        json_object_foreach(json_object_get(iv, "server_status"), name, v)
+        {
+            if (json_object_get(names, name) == NULL)
+                json_object_set_new(names, name, json_true());
+        }
+    }
+    fputs("<h3>Server status per interval (SHOW GLOBAL STATUS: rates per second, gauges as "
+          "levels)</h3>\n<div class=\"grid\">\n",
+          f);
+    const char *name;
+    json_t *v;
+    json_object_foreach(names, name, v)
+    {
+        fputs("<div><h4>", f);
+        co__rpt_esc(f, name);
+        fprintf(f,
+                "</h4><div class=\"chart small\"><canvas id=\"srv-%zu-%zu\" data-run=\"%zu\" "
+                "data-status=\"",
+                n, k++, n);
+        co__rpt_esc(f, name);
+        fputs("\"></canvas></div></div>\n", f);
+    }
+    fputs("</div>\n", f);
+    json_decref(names);
+}
+
 static void run_header(FILE *f, const struct co_rpt_file *run)
 {
     const json_t *r = run->root;
@@ -94,7 +134,15 @@ static void late_note(FILE *f, const json_t *ivs)
                     : late          ? "late"
                                     : "partial");
     }
-    fputs(marked ? "</p>\n" : "none</p>\n", f);
+    fputs(marked ? "" : "none", f);
+    size_t tail = 0;
+    json_array_foreach(ivs, i, iv) tail += json_is_false(json_object_get(iv, "printed"));
+    if (tail > 0)
+        fprintf(f,
+                ". The %zu interval(s) after the stop (printed false: a remainder of a "
+                "fraction of a second) are in the JSON but left out of the charts",
+                tail);
+    fputs("</p>\n", f);
 }
 
 static void agents_table(FILE *f, const json_t *r, size_t n)
@@ -206,8 +254,7 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     co__rpt_canvas(f, id, "Throughput over time (tps, qps, reads/writes/other per second)");
     late_note(f, ivs);
     if (any_status(ivs)) {
-        snprintf(id, sizeof(id), "srv-%zu", n);
-        co__rpt_canvas(f, id, "Server status per interval (SHOW GLOBAL STATUS rates)");
+        status_grid(f, ivs, n);
     } else {
         fputs("<p class=\"note\">No server status series in this JSON "
               "(intervals[].server_status).</p>\n",
@@ -217,15 +264,15 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     co__rpt_canvas(f, id, "Latency over time (p50, p95, p99, max)");
     snprintf(id, sizeof(id), "agents-%zu", n);
     co__rpt_canvas(f, id, "Per agent: tps and p95 over the whole run");
-    fputs("<p class=\"note\">The run JSON holds per-agent totals only, no per-agent time "
-          "series.</p>\n",
-          f);
+    co__rpt_series_agents(f, run, n);
     snprintf(id, sizeof(id), "spec-%zu", n);
     co__rpt_canvas(f, id, "Percentile spectrum (latency by percentile, log axes)");
-    fputs("<p class=\"note\">Coarse: drawn from the JSON's min, p50, p90, p95, p99, p99.9 and max "
-          "(max at 99.99 %); the --hdr-log file has the full histogram.</p>\n",
+    fputs("<p class=\"note\">Coarse: drawn from the percentiles the JSON holds (totals: min, p50, "
+          "p95, p99, p99.9 and max, max at 99.99 %; no p90); the --hdr-log file has the full "
+          "histogram.</p>\n",
           f);
     co__rpt_kinds_run(f, run, n);
+    co__rpt_series_run(f, run, n);
     agents_table(f, run->root, n);
     server_table(f, run->root, n);
     env_tables(f, run->root, n);

@@ -70,6 +70,26 @@ static void table_print(FILE *out, const struct table *t)
         put_row(out, t, r, w);
 }
 
+/* tpcc runs: tpmC and its ratio as the last two columns. */
+static void tpmc_cols(struct table *t, const struct co_rpt_file **runs, size_t n)
+{
+    bool tpcc = false;
+    for (size_t i = 0; i < n; i++)
+        tpcc = tpcc || co_rpt_get(runs[i]->root, "tpcc.tpmC") != NULL;
+    if (!tpcc)
+        return;
+    size_t c = t->cols;
+    t->cols += 2;
+    snprintf(t->cell[0][c], CELL, "tpmC");
+    snprintf(t->cell[0][c + 1], CELL, "vs 1st");
+    double first = co_rpt_num(runs[0]->root, "tpcc.tpmC");
+    for (size_t i = 0; i < n; i++) {
+        double v = co_rpt_num(runs[i]->root, "tpcc.tpmC");
+        co_rpt_fmt(t->cell[i + 1][c], CELL, v, 3);
+        co_rpt_fmt_ratio(t->cell[i + 1][c + 1], CELL, v, first);
+    }
+}
+
 static void print_runs(FILE *out, const struct co_rpt_file **runs, size_t n)
 {
     struct table t = {.rows = n + 1, .cols = 1 + 2 * co_rpt_n_metrics};
@@ -88,6 +108,7 @@ static void print_runs(FILE *out, const struct co_rpt_file **runs, size_t n)
             co_rpt_fmt_ratio(t.cell[i + 1][2 + 2 * m], CELL, v, first);
         }
     }
+    tpmc_cols(&t, runs, n);
     table_print(out, &t);
     free(t.cell);
 }

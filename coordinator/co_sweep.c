@@ -331,9 +331,9 @@ int co_sweep_run(struct co_args *a, const char *self_exe, FILE *out)
             if (!go)
                 snprintf(stopped, sizeof(stopped),
                          "interrupted %s run %u of %u (--threads=%u, repeat %u): %u finished "
-                         "run(s) kept%s",
-                         s.in_run ? "during" : "after", idx, s.n_pts * s.repeat, s.pts[p], r,
-                         s.in_run ? idx - 1 : idx,
+                         "run(s) kept, %u not started%s",
+                         s.in_run ? "during" : "in the pause after", idx, s.n_pts * s.repeat,
+                         s.pts[p], r, s.in_run ? idx - 1 : idx, s.n_pts * s.repeat - idx,
                          s.in_run ? "; the interrupted run's files hold what it measured" : "");
         }
     if (!go) {

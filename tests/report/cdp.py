@@ -189,6 +189,11 @@ class Browser:
                 if e["method"] == "Network.requestWillBeSent"]
 
     def screenshot(self, path, width=1280, height=None):
+        # Measured at a small viewport: the last page's full-height one would
+        # make a short page as tall as the previous (blank below).
+        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 800,
+                                                          "deviceScaleFactor": 1, "mobile": False},
+                  session=True)
         h = height or int(self.eval("document.documentElement.scrollHeight"))
         self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": min(h, 16000),
                                                           "deviceScaleFactor": 1, "mobile": False},

@@ -105,6 +105,13 @@ def check_tables(got, runs, names):
             r = row[head.index("tps") + 1]
             want = rounded(d["totals"]["tps"] / runs[0]["totals"]["tps"], 3)
             t.check(r == want, "%s tps ratio to the first: page %s, JSON %s" % (name, r, want))
+        srv = d["server"]
+        sc = got["tables"]["server-table-%d" % i]
+        rows = {r[0]: r[1:] for r in sc[1:]}
+        t.check(srv["checked"] and rows and all(
+            rows.get(k) == [rounded(c["start"], 0), rounded(c["end"], 0), rounded(c["delta"], 0)]
+            for k, c in srv["counters"].items()),
+            "%s server cross-check counters: page %s, JSON %s" % (name, rows, srv["counters"]))
         ag = got["tables"]["agents-table-%d" % i]
         for j, a in enumerate(d["agents"]):
             cells = ag[j + 1]
@@ -113,6 +120,81 @@ def check_tables(got, runs, names):
                     "%s agent %s: page tps %s p95 %s, JSON %s %s"
                     % (name, a["name"], cells[ag[0].index("tps")], cells[ag[0].index("p95 ms")],
                        a["tps"], a["latency_ms"]["p95"]))
+
+
+AGENT_JS = r"""(() => ['tps', 'p95'].map(w => Array.from(document.querySelectorAll(
+  'canvas[id^="agent-' + w + '-"]')).map(c => ({id: c.id, sets: Chart.getChart(c).data.datasets.map(
+  d => ({label: d.label, y: d.data.map(p => p.y)}))}))))()"""
+
+
+def check_agent_series(browser, runs):
+    """Per agent tps and p95 over time: one line per agent holding the JSON's
+    intervals[].per_agent figures, and the agents' tps add up to the
+    interval's."""
+    tps_charts, p95_charts = browser.eval(AGENT_JS)
+    t.check([c["id"] for c in tps_charts] == ["agent-tps-%d" % i for i in range(len(runs))] and
+            [c["id"] for c in p95_charts] == ["agent-p95-%d" % i for i in range(len(runs))],
+            "per-agent charts for every run: %s" % [c["id"] for c in tps_charts + p95_charts])
+    for n, d in enumerate(runs):
+        names = [a["name"] for a in d["agents"]]
+        ivs = d["intervals"]
+        t.check(all(len(iv.get("per_agent") or []) == len(names) for iv in ivs),
+                "run %d: every interval has per_agent figures for its %d agents" % (n, len(names)))
+        tc, pc = tps_charts[n], p95_charts[n]
+        t.check([s["label"] for s in tc["sets"]] == names, "%s: one line per agent %s"
+                % (tc["id"], [s["label"] for s in tc["sets"]]))
+        drawn = [iv for iv in ivs if iv["printed"]]  # the tail after the stop is left out
+        tput = browser.eval("Chart.getChart('tput-%d').data.datasets[0].data.map(p => [p.x, p.y])"
+                            % n)
+        t.check(tput == [[iv["t_s"], iv["tps"]] for iv in drawn],
+                "run %d: the tps chart draws the %d printed intervals of %d (t, tps): %s"
+                % (n, len(drawn), len(ivs), tput))
+        tail = len(ivs) - len(drawn)
+        note = browser.eval("document.querySelector('#run-%d .late-list').textContent" % n)
+        t.check(("The %d interval(s) after the stop" % tail in note) == (tail > 0),
+                "run %d: the note names the %d tail interval(s) left out: %s" % (n, tail, note))
+        for j, (st, sp) in enumerate(zip(tc["sets"], pc["sets"])):
+            want_t = [(iv["per_agent"][j] or {}).get("tps") for iv in drawn]
+            want_p = [(iv["per_agent"][j] or {}).get("p95_ms") for iv in drawn]
+            t.check(st["y"] == want_t and sp["y"] == want_p, "run %d agent %s: page tps %s p95 %s, "
+                    "JSON %s %s" % (n, names[j], st["y"][:3], sp["y"][:3], want_t[:3], want_p[:3]))
+        bad = [(iv["k"], iv["tps"], [a["tps"] for a in iv["per_agent"] if a])
+               for iv in ivs if iv["tps"] is not None and
+               abs(sum(a["tps"] for a in iv["per_agent"] if a) - iv["tps"]) > 1e-6 * max(1, iv["tps"])]
+        t.check(not bad, "run %d: the agents' tps add up to each interval's tps (off: %s)"
+                % (n, bad[:3]))
+        t.info("run %d interval 1: tps %s = agents %s; p95 %s, agents %s"
+               % (n, ivs[1]["tps"], [a["tps"] for a in ivs[1]["per_agent"] if a],
+                  ivs[1]["latency_ms"]["p95"], [a["p95_ms"] for a in ivs[1]["per_agent"] if a]))
+
+
+MARKS_JS = r"""(() => {
+  const ch = Chart.getChart('tput-0');
+  const m = ch.data.datasets.find(d => d.label === 'late/partial interval');
+  return {points: m ? m.data.map(p => [p.x, p.y]) : null,
+    note: document.querySelector('#run-0 .late-list').textContent};
+})()"""
+
+
+def check_marks(browser, good):
+    """Late and partial intervals are marked on the throughput chart and
+    listed: a real run's JSON with interval 2 set late and 3 partial."""
+    d = t.load_json(good)
+    ivs = [iv for iv in d["intervals"] if iv["printed"]]
+    if not t.check(len(ivs) >= 3, "the run has 3 printed intervals (%d)" % len(ivs)):
+        return
+    ivs[1]["late"], ivs[2]["partial"] = True, True
+    marked = t.path("marked.json")
+    json.dump(d, open(marked, "w"))
+    html = t.path("marked.html")
+    report([marked, "-o", html], "report of a run with a late and a partial interval")
+    browser.open("file://" + html)
+    got = browser.eval(MARKS_JS)
+    want = [[ivs[1]["t_s"], ivs[1]["tps"]], [ivs[2]["t_s"], ivs[2]["tps"]]]
+    t.check(got["points"] == want, "triangles at the late and the partial interval: page %s, "
+            "JSON %s" % (got["points"], want))
+    t.check("%.0f s (late)" % ivs[1]["t_s"] in got["note"] and
+            "%.0f s (partial)" % ivs[2]["t_s"] in got["note"], "the note lists them: %s" % got["note"])
 
 
 # ------------------------------------------------------------ the sweep
@@ -221,9 +303,26 @@ def main():
         got = open_page(browser, two, "report-compare.png",
                         ["comparison", "env-diff", "overlay", "run-0", "run-1"])
         check_tables(got, [da, db], ["base", "more"])
+        check_agent_series(browser, [da, db])
+        for cid, key in (("cmp-tps", ("tps",)), ("cmp-p95", ("latency_ms", "p95"))):
+            sets = browser.eval("Chart.getChart('%s').data.datasets.map(d => [d.label, "
+                                "d.data.map(p => [p.x, p.y])])" % cid)
+            want = []
+            for name, d in (("base", da), ("more", db)):
+                pts = []
+                for iv in d["intervals"]:
+                    if iv["printed"]:
+                        v = iv
+                        for k in key:
+                            v = v[k]
+                        pts.append([iv["t_s"], v])
+                want.append([name, pts])
+            t.check(sets == want, "%s overlays both runs' printed intervals: page %s, JSON %s"
+                    % (cid, sets, want))
         diff = got["tables"]["env-diff-table"]
         t.check(any(r[0] == "option threads" and r[-1] == "option threads 2 → 4" for r in diff),
                 "page diff shows option threads 2 → 4: %s" % diff[1:4])
+        check_marks(browser, a)
         got = open_page(browser, swp, "report-sweep.png", ["sweep-0"])
         ids = [c["id"] for c in got["charts"]]
         t.check(ids == ["sweep-0-tps", "sweep-0-p95_ms"], "sweep page charts: %s" % ids)

@@ -18,6 +18,32 @@ from test_report_common import report, run  # noqa: E402
 
 ARTIFACTS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else os.getcwd()
 VAR = "innodb_flush_log_at_trx_commit"
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+
+
+def check_documented(d):
+    """Every key of a real run's environment, of its intervals and of their
+    server_status and per_agent entries is named in README.md (as `key`
+    or "key")."""
+    doc = open(README, encoding="utf-8").read()
+    env = d["environment"]
+    keys = set(env)
+    for part in ("server", "dataset", "coordinator"):
+        keys |= set(env[part] or {})
+    keys |= set(env["server"]["variables"])
+    for tb in env["dataset"]["tables"]:
+        keys |= set(tb)
+    for ag in env["agents"]:
+        keys |= set(ag)
+    for iv in d["intervals"]:
+        keys |= set(iv)
+        keys |= set(iv.get("server_status") or {})
+        for a in iv.get("per_agent") or []:
+            keys |= set(a or {})
+    missing = sorted(k for k in keys if "`%s`" % k not in doc and '"%s"' % k not in doc)
+    t.info("%d environment and interval keys checked against README.md" % len(keys))
+    t.check(not missing, "README.md documents every environment and interval key (missing: %s)"
+            % missing)
 
 
 def main():
@@ -46,6 +72,7 @@ def main():
             db["environment"]["server"]["variables"].get(VAR) == "2",
             "the runs captured %s = %s and %s" % (VAR, da["environment"]["server"]["variables"].get(VAR),
                                                 db["environment"]["server"]["variables"].get(VAR)))
+    check_documented(db)
     text = report([a, b], "text comparison").stdout
     print(text)
     lines = [l.strip() for l in text.split("differ", 1)[-1].splitlines()[1:] if l.strip()]

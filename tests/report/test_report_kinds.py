@@ -8,6 +8,11 @@ real headless Chromium (cdp.py).
   - a tpcc sweep (`stampede tpcc run --threads=1,2`, 1 warehouse): each
     run's JSON has tpmC, the sweep JSON has tpmC per point (= the run's),
     the page shows tpmC per run, its ratio, and tpmC against threads;
+  - the per-kind count per second over time (one run, and overlaid per
+    kind for two) and, for tpcc, each type's rate per minute (new_order:
+    tpmC over time) and p95 over time hold the intervals' figures, and the
+    tpmC series sums over the measured window to the tpcc object's
+    New-Orders;
   - SIGINT during the second run of a sweep: exit 1, a message naming
     where it stopped, the first run's JSON kept and in the sweep JSON.
 
@@ -26,6 +31,109 @@ from test_report import open_page, rounded, static_checks, CHARTJS  # noqa: E402
 from test_report_common import report, run  # noqa: E402
 
 TPCC_DB = "tpcc_rpt"
+
+
+SERIES_JS = r"""(() => {
+  const out = {};
+  document.querySelectorAll('canvas').forEach(c => {
+    const ch = Chart.getChart(c);
+    if (!ch) return;
+    out[c.id] = {kind: c.getAttribute('data-kind'), src: c.getAttribute('data-what'),
+      sets: ch.data.datasets.map(d => ({label: d.label, y: d.data.map(p => p.y)}))};
+  });
+  return {charts: out, done: document.body.getAttribute('data-series-done')};
+})()"""
+
+
+def shown(d):
+    """The intervals the charts draw: all but the tail after the stop."""
+    return [iv for iv in d["intervals"] if iv.get("printed", True)]
+
+
+def rates(d, kind, scale=1.0):
+    """A kind's count per interval over its length, as the JSON gives them."""
+    out = []
+    for iv in shown(d):
+        ks = iv.get("kinds")
+        if ks is None or not iv["len_s"]:
+            out.append(None)
+        else:
+            out.append(ks.get(kind, {}).get("count", 0) * scale / iv["len_s"])
+    return out
+
+
+def p95s(d, kind):
+    return [iv.get("kinds", {}).get(kind, {}).get("latency_ms", {}).get("p95")
+            for iv in shown(d)]
+
+
+def same(page, want):
+    """Equal series: None where the JSON has none, else within 1e-9."""
+    return len(page) == len(want) and all(
+        (a is None and b is None) or (a is not None and b is not None and
+                                      abs(a - b) <= 1e-9 * max(1.0, abs(b)))
+        for a, b in zip(page, want))
+
+
+def check_series(browser, runs, labels, tpcc):
+    """The per-kind rate charts (one run and overlaid) and, for tpcc runs,
+    the per-type rate and p95 charts hold the JSON's figures."""
+    got = browser.eval(SERIES_JS)
+    t.check(got["done"] == "1", "the series script ran to its end")
+    ch = got["charts"]
+    kinds = []
+    for d in runs:
+        for iv in shown(d):
+            for k in iv.get("kinds", {}):
+                if k not in kinds:
+                    kinds.append(k)
+    for n, d in enumerate(runs):
+        c = ch.get("krate-%d" % n)
+        own = [k for k in kinds if any(k in iv.get("kinds", {}) for iv in shown(d))]
+        t.check(c is not None and [x["label"] for x in c["sets"]] == own,
+                "krate-%d: one line per kind %s" % (n, own))
+        for x in (c["sets"] if c else []):
+            want = rates(d, x["label"])
+            t.check(same(x["y"], want), "krate-%d %s per second = count / len_s: page %s, JSON %s"
+                    % (n, x["label"], x["y"][:4], want[:4]))
+        if tpcc:
+            for cid, scale in (("tc-rate-%d" % n, 60.0), ("tc-p95-%d" % n, None)):
+                c = ch.get(cid)
+                t.check(c is not None and len(c["sets"]) == 5, "%s: five transaction types: %s"
+                        % (cid, [x["label"] for x in c["sets"]] if c else None))
+                for x in (c["sets"] if c else []):
+                    ty = x["label"].split(" ")[0]
+                    want = rates(d, ty, scale) if scale else p95s(d, ty)
+                    t.check(same(x["y"], want), "%s %s: page %s, JSON %s"
+                            % (cid, x["label"], x["y"][:4], want[:4]))
+            w0, w1 = d["tpcc"]["window_s"], None
+            ws = d["options"].get("warmup-time", d["options"].get("warmup_time"))
+            ivs = [iv for iv in d["intervals"]
+                   if ws is not None and float(ws) - 1e-6 <= iv["t_s"] - iv["len_s"]
+                   < float(ws) + w0 - 1e-6]
+            in_window = sum(iv.get("kinds", {}).get("new_order", {}).get("count", 0) for iv in ivs)
+            t.info("run %d: new_order in the window's %d intervals %s, tpcc.new_orders %s"
+                   % (n, len(ivs), in_window, d["tpcc"]["new_orders"]))
+            t.check(ivs and in_window == d["tpcc"]["new_orders"],
+                    "run %d: the tpmC-over-time series sums to the window's New-Orders" % n)
+    if len(runs) < 2:
+        return
+    grid = {c["kind"]: c for cid, c in ch.items() if c["src"] == "krate"}
+    t.check(sorted(grid) == sorted(kinds), "one overlaid per-kind chart per kind: %s" % sorted(grid))
+    for k, c in grid.items():
+        t.check([x["label"] for x in c["sets"]] == labels, "overlaid %s: one line per run %s"
+                % (k, [x["label"] for x in c["sets"]]))
+        for x, d in zip(c["sets"], runs):
+            t.check(same(x["y"], rates(d, k)), "overlaid %s %s equals the run's rates" % (k, x["label"]))
+    if tpcc:
+        c = ch.get("cmp-tpmc")
+        t.check(c is not None and [x["label"] for x in c["sets"]] == labels, "cmp-tpmc overlays %s"
+                % labels)
+        for x, d in zip(c["sets"] if c else [], runs):
+            t.check(same(x["y"], rates(d, "new_order", 60.0)), "cmp-tpmc %s" % x["label"])
+        for src in ("tc-rate", "tc-p95"):
+            tys = sorted(c["kind"] for c in ch.values() if c["src"] == src)
+            t.check(len(tys) == 5, "overlaid %s charts for the five types: %s" % (src, tys))
 
 
 def check_kinds_pages(browser):
@@ -76,6 +184,7 @@ def check_kinds_pages(browser):
         t.check(r[i + 1] == want, "cmp %s %s p95 ratio: page %s, JSON %s"
                 % (kind, label, r[i + 1], want))
     t.check(len(cmp) - 1 == 2 * len(da["totals"]["kinds"]), "cmp has one row per kind and run")
+    check_series(browser, [da, db], ["ka", "kb"], tpcc=False)
 
 
 def tpcc(cmd, *extra):
@@ -135,6 +244,15 @@ def check_tpcc(browser):
                     rows[ty][tb[0].index("p95 ms")] == rounded(o["p95_ms"], 3),
                     "run %d %s: page %s, JSON sc %s p95 %s" % (n, ty, rows.get(ty), o["sc"],
                                                                o["p95_ms"]))
+    check_series(browser, runs, ["tc-t1-r1", "tc-t2-r1"], tpcc=True)
+    text = report([a, b], "text comparison of the tpcc runs").stdout
+    lines = text.splitlines()
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in lines[2:4]]
+    t.check(head[-2:] == ["tpmC", "vs 1st"] and
+            [r[-2] for r in rows] == [rounded(r["tpcc"]["tpmC"], 3) for r in runs] and
+            rows[1][-1] == rounded(runs[1]["tpcc"]["tpmC"] / runs[0]["tpcc"]["tpmC"], 3),
+            "text comparison ends with tpmC and its ratio: %s %s" % (head[-2:], [r[-2:] for r in rows]))
     st = got["tables"]["sweep-tpmc-table-0"]
     t.check([x[1] for x in st[1:]] == [rounded(r["tpcc"]["tpmC"], 3) for r in runs],
             "sweep tpmC table %s" % st[1:])

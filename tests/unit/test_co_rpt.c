@@ -12,6 +12,7 @@
 #include "co_rpt.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_load.h"
+#include "co_rpt_series.h"
 #include "co_sweep.h"
 #include "testlib.h"
 
@@ -159,8 +160,60 @@ static void test_kinds(void)
     json_decref(b.root);
 }
 
+/* The rate series: count / len_s, 0 where an interval has kinds but not
+ * this one, null without kinds or length; tpcc types per minute; the
+ * tail after the stop (printed false) makes no chart; per_agent read by
+ * agent index, null where an agent's figures are missing. */
+static void test_series(void)
+{
+    struct co_rpt_file a = {.label = "a"};
+    a.root =
+        json_loads("{\"tpcc\": {}, \"agents\": [{\"name\": \"g1\"}, {\"name\": \"g2\"}],"
+                   " \"intervals\": ["
+                   " {\"len_s\": 2, \"kinds\": {\"new_order\": {\"count\": 10, \"latency_ms\":"
+                   " {\"p95\": 4}}}, \"per_agent\": [{\"tps\": 3, \"p95_ms\": 1}, null]},"
+                   " {\"len_s\": 1, \"kinds\": {\"payment\": {\"count\": 3}},"
+                   " \"per_agent\": [{\"tps\": 1, \"p95_ms\": null}, {\"tps\": 2, \"p95_ms\": 5}]},"
+                   " {\"len_s\": 1}, {\"len_s\": 0.1, \"printed\": false, \"kinds\": {\"rollback\":"
+                   " {\"count\": 1}}}]}",
+                   0, NULL);
+    CHECK(a.root != NULL);
+    json_t *r = json_object();
+    co__rpt_series_data(r, &a);
+    char *d = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+    CHECK_MSG(strcmp(d, "{\"agent_t\":[{\"p95\":[1.0,null,null,null],\"tps\":[3.0,1.0,null,null]},"
+                        "{\"p95\":[null,5.0,null,null],\"tps\":[null,2.0,null,null]}],"
+                        "\"krate\":{\"new_order\":[5.0,0.0,null,0.0],\"payment\":[0.0,3.0,null,"
+                        "0.0]},\"tc\":{\"new_order\":{\"p95\":[4.0,null,null,null],\"rate\":"
+                        "[300.0,0.0,null,0.0]},\"payment\":{\"p95\":[null,null,null,null],"
+                        "\"rate\":[0.0,180.0,null,0.0]}}}") == 0,
+              "%s", d);
+    free(d);
+    json_decref(r);
+    char *html = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&html, &len);
+    co__rpt_series_run(f, &a, 0);
+    co__rpt_series_agents(f, &a, 0);
+    fclose(f);
+    CHECK_MSG(strstr(html, "id=\"krate-0\"") && strstr(html, "id=\"tc-rate-0\"") &&
+                  strstr(html, "id=\"tc-p95-0\"") && strstr(html, "id=\"agent-tps-0\""),
+              "%s", html);
+    free(html);
+    const struct co_rpt_file *runs[] = {&a, &a};
+    f = open_memstream(&html, &len);
+    co__rpt_series_cmp(f, runs, 2);
+    fclose(f);
+    CHECK_MSG(strstr(html, "id=\"cmp-tpmc\"") && strstr(html, "data-kind=\"payment\"") &&
+                  strstr(html, "rollback") == NULL,
+              "one overlaid chart per kind, none for the tail's rollback: %s", html);
+    free(html);
+    json_decref(a.root);
+}
+
 int main(void)
 {
+    test_series();
     test_kinds();
     test_version();
     test_paths();
