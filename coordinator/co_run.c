@@ -830,7 +830,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    interrupts = 0;
+    /* interrupts is never reset: a Ctrl-C that lands between a sweep's
+     * runs (after the pause, before this call) still stops the sweep. */
     r.forced_on = a->cmd == PR_CMD_RUN && pr_opts_forced_shutdown_ms(a->opts, &r.forced_ms);
     fill_header(&r);
     open_family_report(&r);
