@@ -15,6 +15,8 @@ say per session whether it is encrypted and compressed) and checks:
   - --mysql-ssl=on reads sysbench's fixed file names from the working
     directory, and says which one is missing;
   - reconnects after a server restart renegotiate TLS;
+  - 200 TLS connects on one loop leave it free (tests/mysql/tls_loop.c: the
+    handshakes run on the thread pool, agent/ag_tlsconn.h), by name too;
   - an ed25519 user connects (mysql_native_password is every other test's);
   - --mysql-ssl=required against the suite's plain server fails at setup;
     preferred runs there without TLS.
@@ -228,6 +230,18 @@ def checks(srv, certs, ca):
     if os.path.exists(j):
         q = e.load_json(j)["totals"]["queries"]["total"]
         e.check(q > 0, "queries over TLS and compression: %d" % q)
+
+    # 3b. Handshakes off the loop (agent/ag_tlsconn.h): many TLS connects on one
+    # loop while a 1 ms timer measures its lag; by name with verify_identity too
+    # (the library's own name lookup then runs off the loop as well).
+    loop_helper = os.path.join(os.path.dirname(os.path.dirname(e.STAMPEDE)), "tests", "mysql",
+                               "tls_loop")
+    for host, n, mode in (("127.0.0.1", 200, "verify_ca"), ("localhost", 50, "verify_identity")):
+        out = subprocess.run([loop_helper, host, srv.port, ca, str(n), mode], capture_output=True,
+                             text=True, timeout=120, env=env)
+        e.info(out.stdout.strip().splitlines()[0] if out.stdout.strip() else "tls_loop: no output")
+        e.check(out.returncode == 0, "%d TLS connects (%s) keep their loop free: exit %d" %
+                (n, mode, out.returncode)) or print(out.stdout + out.stderr)
 
     # 4. --mysql-ssl=on: sysbench's file names in the working directory.
     wd = e.path("sysbench-wd")
