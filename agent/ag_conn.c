@@ -238,6 +238,8 @@ static void teardown(ag_conn *c)
         if (clean)
             mysql_close(c->mysql);
         c->mysql = NULL;
+        if (ag_tls_is_on(c->opts->tls))
+            ag_tls_clear_errors(); /* or the next would-block of any TLS connection fails */
     }
     c->op = OP_NONE;
     c->open = false;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <fcntl.h>
+#include <openssl/err.h>
 #include <unistd.h>
 
 static char *dup_opt(const pr_opts *o, const char *name, const char *fallback)
@@ -203,4 +204,9 @@ int ag_tls_nonblock(MYSQL *m)
     if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
         return -errno;
     return 0;
+}
+
+void ag_tls_clear_errors(void)
+{
+    ERR_clear_error();
 }
