@@ -291,7 +291,7 @@ def checks(srv, certs, ca):
     name = loop_name()
     if name is None:
         e.info("this host's name does not resolve to 127.0.0.1: verify_identity by address")
-    for host, n, mode in (("127.0.0.1", 200, "verify_ca"), (name or "127.0.0.1", 50,
+    for host, n, mode in (("127.0.0.1", 200, "verify_ca"), (name or "127.0.0.1", 200,
                                                              "verify_identity")):
         out = subprocess.run([loop_helper, host, srv.port, ca, str(n), mode], capture_output=True,
                              text=True, timeout=120, env=env)

@@ -9,9 +9,12 @@
  * as user sbtest with TLS checked against CA, all at once, then asks each
  * for its session's Ssl_cipher over the non-blocking path. Prints the
  * figures; passes when every connection opened, every session shows a
- * cipher and the loop's worst lag stayed under a quarter of the time all
- * the connects took (a handshake blocking the loop makes the lag about
- * that whole time: the N handshakes run one after the other inside it).
+ * cipher and the loop's worst lag stayed under half the time all the
+ * connects took: a handshake blocking the loop makes the lag about that
+ * whole time (200 connects: 1165 ms of 1211 ms), as the N handshakes run
+ * one after the other inside it; off the loop, the lag is the box's
+ * scheduling noise (tens of ms when loaded). Give N large enough (200) for
+ * the whole to dwarf that noise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,8 +137,8 @@ int main(int argc, char **argv)
            TICK_MS);
     CHECK_MSG(s.opened == s.n && s.ciphers == s.n, "%zu opened, %zu ciphers of %zu", s.opened,
               s.ciphers, s.n);
-    CHECK_MSG(lag_ms < total_ms / 4, "loop lag %.1f ms >= a quarter of the %.1f ms of connects",
-              lag_ms, total_ms);
+    CHECK_MSG(lag_ms < total_ms / 2, "loop lag %.1f ms >= half the %.1f ms of connects", lag_ms,
+              total_ms);
     for (size_t i = 0; i < s.n; i++)
         ag_conn_destroy(&s.conns[i]);
     uv_close((uv_handle_t *)&s.tick, NULL);
