@@ -733,9 +733,13 @@ static void tls_connected(MYSQL *m, MYSQL *ret, void *data)
 static void open_tls(ag_conn *c, const char *host)
 {
     const struct ag_conn_target *t = c->target;
-    struct ag_tlsconn_args a = {
-        host,      c->opts->user,          c->opts->password, c->opts->db, t->socket ? 0 : t->port,
-        t->socket, CLIENT_MULTI_STATEMENTS};
+    struct ag_tlsconn_args a = {.host = host,
+                                .user = c->opts->user,
+                                .password = c->opts->password,
+                                .db = c->opts->db,
+                                .port = t->socket ? 0 : t->port,
+                                .socket = t->socket,
+                                .flags = CLIENT_MULTI_STATEMENTS};
     int rc = 0;
 
     c->bg = ag_tlsconn_start(c->loop, c->mysql, &a, tls_connected, c, &rc);
