@@ -22,6 +22,7 @@
 #include "ag_conn_int.h"
 #include "ag_result.h"
 #include "ag_tls.h"
+#include "ag_tlsconn.h"
 #include "pr_err.h"
 
 /* ER_UNSUPPORTED_PS: the server cannot prepare this statement. */
@@ -149,6 +150,11 @@ static bool abort_op(ag_conn *c)
  * synchronously. */
 static void teardown(ag_conn *c)
 {
+    if (c->bg) { /* the job owns the handle and closes it */
+        ag_tlsconn_abandon(&c->bg);
+        c->mysql = NULL;
+        c->op = OP_NONE;
+    }
     poll_drop(c);
     if (c->timer_armed) {
         uv_timer_stop(&c->timer);
@@ -166,6 +172,8 @@ static void teardown(ag_conn *c)
         if (clean)
             mysql_close(c->mysql);
         c->mysql = NULL;
+        if (ag_tls_is_on(c->opts->tls))
+            ag_tls_clear_errors(); /* or the next would-block of any TLS connection fails */
     }
     c->op = OP_NONE;
     c->open = false;
@@ -537,6 +545,37 @@ static void set_timeouts(ag_conn *c)
     mysql_options(c->mysql, MYSQL_OPT_WRITE_TIMEOUT, &wt);
 }
 
+/* The thread pool's connect is done: continue on the loop. */
+static void tls_connected(MYSQL *m, MYSQL *ret, void *data)
+{
+    ag_conn *c = data;
+
+    (void)m;
+    c->bg = NULL;
+    c->ret_mysql = ret;
+    run(c, 0);
+}
+
+/* TLS: the handshake cannot run on the loop (ag_tlsconn.h). */
+static void open_tls(ag_conn *c, const char *host)
+{
+    const struct ag_conn_target *t = c->target;
+    struct ag_tlsconn_args a = {.host = host,
+                                .user = c->opts->user,
+                                .password = c->opts->password,
+                                .db = c->opts->db,
+                                .port = t->socket ? 0 : t->port,
+                                .socket = t->socket,
+                                .flags = CLIENT_MULTI_STATEMENTS};
+    int rc = 0;
+
+    c->bg = ag_tlsconn_start(c->loop, c->mysql, &a, tls_connected, c, &rc);
+    if (c->bg == NULL) {
+        set_error(c, CR_UNKNOWN_ERROR, "HY000", uv_strerror(rc), "connect", NULL);
+        complete(c, AG_CONN_FATAL);
+    }
+}
+
 int ag_conn_open(ag_conn *c)
 {
     const struct ag_conn_target *t = c->target;
@@ -564,6 +603,11 @@ int ag_conn_open(ag_conn *c)
                        : t->name && ag_tls_wants_name(c->opts->tls) ? t->name
                                                                     : t->host;
     c->op = OP_CONNECT;
+    if (ag_tls_is_on(c->opts->tls)) {
+        open_tls(c, host);
+        c->in_request = false;
+        return 0;
+    }
     int status = mysql_real_connect_start(&c->ret_mysql, c->mysql, host, c->opts->user,
                                           c->opts->password, c->opts->db, t->socket ? 0 : t->port,
                                           t->socket, CLIENT_MULTI_STATEMENTS);

@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "ag_conn.h"
+#include "ag_tlsconn.h"
 
 enum op {
     OP_NONE,
@@ -76,6 +77,7 @@ struct ag_conn {
     int64_t *res_rows;        /* AG_WANT_ROWS' first columns (AG_RESULT_MAX_ROWS), at first use */
     uv_idle_t *dry_idle;      /* --mysql-dry-run completions; freed in its close cb */
     bool dry_pending;         /* a dry-run completion waits for dry_idle */
+    ag_tlsconn *bg;           /* a TLS connect on the thread pool (ag_tlsconn.h), or NULL */
 };
 
 /* ag_conn.c: end the request in flight with status (deferred to a zero

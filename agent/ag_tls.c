@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <fcntl.h>
+#include <openssl/err.h>
 #include <unistd.h>
 
 static char *dup_opt(const pr_opts *o, const char *name, const char *fallback)
@@ -139,6 +140,9 @@ int ag_tls_apply(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err)
         rc = set_str(m, MYSQL_OPT_SSL_KEY, "--mysql-ssl-key", t->key, err);
     if (rc == 0)
         rc = set_str(m, MYSQL_OPT_SSL_CIPHER, "--mysql-ssl-cipher", t->cipher, err);
+    /* TLS 1.2 ciphers only apply to a TLS 1.2 connection (pr_ssl.h). */
+    if (rc == 0 && pr_ssl_cipher_kind(t->cipher) == PR_SSL_CIPHER_TLS12)
+        rc = set_str(m, MARIADB_OPT_TLS_VERSION, "--mysql-ssl-cipher (TLSv1.2)", "TLSv1.2", err);
     if (rc == 0)
         rc = set_str(m, MYSQL_OPT_SSL_CRL, "--mysql-ssl-crl", t->crl, err);
     if (rc == 0 && t->mode == PR_SSL_VERIFY_IDENTITY &&
@@ -173,6 +177,19 @@ const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char
         return "the server's certificate does not name the host given in --mysql-host "
                "(verify_identity checks it): connect by a name the certificate has, or use "
                "--mysql-ssl=verify_ca";
+    if (msg && strstr(msg, "certificate revoked"))
+        return "the server's certificate is revoked by the CRL in --mysql-ssl-crl: the server "
+               "needs a new certificate (or the CRL file is not the current one)";
+    if (msg && strstr(msg, "unable to get certificate CRL"))
+        return "--mysql-ssl-crl has no CRL from the CA that issued the server's certificate (every "
+               "certificate of the chain is checked): add that CA's CRL to the file";
+    if (msg && strstr(msg, "no cipher match"))
+        return "--mysql-ssl-cipher names no cipher this client's OpenSSL has: TLS 1.3 suites "
+               "(openssl ciphers -s -tls1_3) or TLS 1.2 names (openssl ciphers -s -tls1_2)";
+    if (msg && (strstr(msg, "handshake failure") || strstr(msg, "no shared cipher")) && t &&
+        t->cipher)
+        return "the server accepts none of --mysql-ssl-cipher's ciphers: compare with the "
+               "server's ssl_cipher and TLS versions";
     return "check --mysql-ssl and its files against the server's TLS setup (README: TLS)";
 }
 
@@ -187,4 +204,9 @@ int ag_tls_nonblock(MYSQL *m)
     if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
         return -errno;
     return 0;
+}
+
+void ag_tls_clear_errors(void)
+{
+    ERR_clear_error();
 }

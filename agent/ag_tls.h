@@ -77,6 +77,16 @@ int ag_tls_check_conn(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *er
  * Returns 0 or -errno. */
 int ag_tls_nonblock(MYSQL *m);
 
+/* Empty this thread's OpenSSL error queue. Connector/C leaves errors there
+ * (a failed SSL_shutdown in mysql_close of a lost connection, a failed
+ * read) and never clears it before SSL_read/SSL_write, while OpenSSL's
+ * SSL_get_error reads a non-empty queue as a failure: every later
+ * "would block" of any TLS connection on this thread then ends that
+ * connection as lost. A handshake clears the queue, so this mattered only
+ * once handshakes left the loop (ag_tlsconn.h). Call on the loop thread
+ * after closing a TLS handle or after a TLS connection's error. */
+void ag_tls_clear_errors(void);
+
 /* What to do about connect error err_no (message msg) under *t, or NULL
  * when the TLS options have nothing to say. Static string. */
 const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char *msg);

@@ -15,12 +15,19 @@ say per session whether it is encrypted and compressed) and checks:
   - --mysql-ssl=on reads sysbench's fixed file names from the working
     directory, and says which one is missing;
   - reconnects after a server restart renegotiate TLS;
+  - 200 TLS connects on one loop leave it free (tests/mysql/tls_loop.c: the
+    handshakes run on the thread pool, agent/ag_tlsconn.h), by name too;
+  - --mysql-ssl-crl: a CRL that revokes the server's certificate (made with
+    openssl ca) refuses it at setup, naming the CRL; an empty CRL passes;
+  - --mysql-ssl-cipher: the server's Ssl_cipher is the TLS 1.3 suite or TLS
+    1.2 cipher asked for; a cipher OpenSSL lacks fails at setup with a hint;
   - an ed25519 user connects (mysql_native_password is every other test's);
   - --mysql-ssl=required against the suite's plain server fails at setup;
     preferred runs there without TLS.
 """
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -49,12 +56,24 @@ def make_cert(d, name, cn, san, ca="ca"):
             "-out", cert)
 
 
+def loop_name():
+    """This host's name when it resolves to 127.0.0.1 (a name the library must
+    look up, unlike localhost, which it takes for the Unix socket), else None."""
+    try:
+        name = socket.gethostname()
+        return name if socket.gethostbyname(name) == "127.0.0.1" else None
+    except OSError:
+        return None
+
+
 def make_certs(d):
     os.makedirs(d)
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
             "/CN=stampede test CA", "-keyout", os.path.join(d, "ca-key.pem"), "-out",
             os.path.join(d, "ca.pem"))
-    make_cert(d, "good", "127.0.0.1", "IP:127.0.0.1,DNS:localhost")
+    name = loop_name()
+    make_cert(d, "good", "127.0.0.1",
+              "IP:127.0.0.1,DNS:localhost" + (",DNS:" + name if name else ""))
     make_cert(d, "other", "db.other.invalid", "DNS:db.other.invalid")
     make_cert(d, "client", "stampede client", None)
     # The server starts with the certificate for another name.
@@ -64,6 +83,26 @@ def make_certs(d):
 def serve(d, name):
     shutil.copy(os.path.join(d, name + "-cert.pem"), os.path.join(d, "server-cert.pem"))
     shutil.copy(os.path.join(d, name + "-key.pem"), os.path.join(d, "server-key.pem"))
+
+
+def make_crl(d, out, revoke=None):
+    """d/OUT: a CRL signed by d's CA, revoking d/REVOKE-cert.pem first if given
+    (openssl ca with its own index in d/crl-db)."""
+    db = os.path.join(d, "crl-db")
+    if not os.path.isdir(db):
+        os.makedirs(db)
+        open(os.path.join(db, "index.txt"), "w").close()
+        with open(os.path.join(db, "crlnumber"), "w") as f:
+            f.write("01\n")
+        with open(os.path.join(db, "ca.cnf"), "w") as f:
+            f.write("[ca]\ndefault_ca=CA\n[CA]\ndatabase=%s/index.txt\ncrlnumber=%s/crlnumber\n"
+                    "default_md=sha256\ndefault_crl_days=2\n" % (db, db))
+    ca = ["-config", os.path.join(db, "ca.cnf"), "-keyfile", os.path.join(d, "ca-key.pem"),
+          "-cert", os.path.join(d, "ca.pem")]
+    if revoke:
+        openssl("ca", *ca, "-revoke", os.path.join(d, revoke + "-cert.pem"))
+    openssl("ca", *ca, "-gencrl", "-out", os.path.join(d, out))
+    return os.path.join(d, out)
 
 
 class Server:
@@ -112,6 +151,21 @@ class Server:
             "WHERE t.PROCESSLIST_USER='%s' GROUP BY t.THREAD_ID" % user)
         return (len(rows), sum(1 for r in rows if r[1] not in ("0", "NULL")),
                 sum(1 for r in rows if r[2] not in ("0", "NULL")))
+
+    def ciphers(self, want, p, user="sbtest", timeout=20):
+        """The distinct Ssl_cipher values of user's sessions once want of them
+        show one (or p ends, or timeout)."""
+        q = ("SELECT s.VARIABLE_VALUE FROM performance_schema.threads t JOIN "
+             "performance_schema.status_by_thread s ON s.THREAD_ID=t.THREAD_ID AND "
+             "s.VARIABLE_NAME='Ssl_cipher' WHERE t.PROCESSLIST_USER='%s'" % user)
+        rows = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and p.alive():
+            rows = [r[0] for r in self.sql(q) if r and r[0]]
+            if len(rows) >= want:
+                break
+            time.sleep(0.2)
+        return sorted(set(rows)), len(rows)
 
     def wait_sessions(self, want, p, timeout=20):
         """Sample sessions() until want sessions all show a cipher (and
@@ -228,6 +282,55 @@ def checks(srv, certs, ca):
     if os.path.exists(j):
         q = e.load_json(j)["totals"]["queries"]["total"]
         e.check(q > 0, "queries over TLS and compression: %d" % q)
+
+    # 3b. Handshakes off the loop (agent/ag_tlsconn.h): many TLS connects on one
+    # loop while a 1 ms timer measures its lag; by name with verify_identity too
+    # (the library's own name lookup then runs off the loop as well).
+    loop_helper = os.path.join(os.path.dirname(os.path.dirname(e.STAMPEDE)), "tests", "mysql",
+                               "tls_loop")
+    name = loop_name()
+    if name is None:
+        e.info("this host's name does not resolve to 127.0.0.1: verify_identity by address")
+    for host, n, mode in (("127.0.0.1", 200, "verify_ca"), (name or "127.0.0.1", 200,
+                                                             "verify_identity")):
+        out = subprocess.run([loop_helper, host, srv.port, ca, str(n), mode], capture_output=True,
+                             text=True, timeout=120, env=env)
+        e.info(out.stdout.strip().splitlines()[0] if out.stdout.strip() else "tls_loop: no output")
+        e.check(out.returncode == 0, "%d TLS connects (%s) keep their loop free: exit %d" %
+                (n, mode, out.returncode)) or print(out.stdout + out.stderr)
+
+    # 3c. --mysql-ssl-crl: a CRL revoking nothing lets the connection through; one
+    # revoking the server's certificate refuses it at setup, saying so.
+    crl = make_crl(certs, "crl-empty.pem")
+    run(srv, base + ["--mysql-ssl=verify_ca", "--mysql-ssl-ca=" + ca, "--mysql-ssl-crl=" + crl],
+        "--mysql-ssl-crl with a CRL that revokes nothing")
+    crl = make_crl(certs, "crl-revoked.pem", revoke="good")
+    rc, text = run(srv, base + ["--mysql-ssl=verify_ca", "--mysql-ssl-ca=" + ca,
+                                "--mysql-ssl-crl=" + crl],
+                   "--mysql-ssl-crl revoking the server's certificate", ok=False)
+    e.check("certificate revoked" in text and "revoked by the CRL in --mysql-ssl-crl" in text and
+            "setup failed" in text and "queries:" not in text,
+            "the revoked certificate is refused at setup, naming the CRL: %s" %
+            [l for l in text.splitlines() if "2026" in l][:1])
+
+    # 3d. --mysql-ssl-cipher: the server's Ssl_cipher is the one asked for, a TLS 1.3
+    # suite or a TLS 1.2 cipher (which holds the connection to TLS 1.2: else
+    # Connector/C leaves TLS 1.3's suites on and the server picks one of them).
+    for cipher in ("TLS_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"):
+        p = e.Proc([e.STAMPEDE, "oltp_point_select", "run", "--tables=1", "--table-size=1000",
+                    "--agents=1", "--threads=2", "--time=2", "--mysql-ssl=required",
+                    "--mysql-ssl-cipher=" + cipher] + e.local_opts() + db(srv), env=env,
+                   name="stampede-cipher")
+        seen, n = srv.ciphers(2, p)
+        rc = p.wait(60)
+        e.check(rc == 0 and seen == [cipher] and n >= 2,
+                "--mysql-ssl-cipher=%s: exit %s, %d sessions, server's Ssl_cipher %s" %
+                (cipher, rc, n, seen)) or p.dump()
+    rc, text = run(srv, base + ["--mysql-ssl=required", "--mysql-ssl-cipher=NO-SUCH-CIPHER"],
+                   "--mysql-ssl-cipher naming no cipher", ok=False)
+    e.check("no cipher match" in text and "openssl ciphers" in text and "setup failed" in text,
+            "an impossible cipher fails at setup, saying what to give: %s" %
+            [l for l in text.splitlines() if "2026" in l][:1])
 
     # 4. --mysql-ssl=on: sysbench's file names in the working directory.
     wd = e.path("sysbench-wd")

@@ -116,9 +116,51 @@ static void test_conn_rule(void)
     mysql_library_end();
 }
 
+/* Connector/C's TLS failures get a hint naming the option to look at. */
+static void test_hints(void)
+{
+    struct ag_tls_opts t = {.mode = PR_SSL_VERIFY_CA, .ca = "ca.pem", .crl = "crl.pem"};
+    const char *h = ag_tls_hint(&t, 2026, "TLS/SSL error: certificate revoked");
+
+    CHECK(h && strstr(h, "revoked") && strstr(h, "--mysql-ssl-crl"));
+    h = ag_tls_hint(&t, 2026, "TLS/SSL error: unable to get certificate CRL");
+    CHECK(h && strstr(h, "--mysql-ssl-crl") && strstr(h, "no CRL from the CA"));
+    t.cipher = "NO-SUCH";
+    h = ag_tls_hint(&t, 2026, "TLS/SSL error: no cipher match");
+    CHECK(h && strstr(h, "--mysql-ssl-cipher") && strstr(h, "openssl ciphers"));
+    h = ag_tls_hint(&t, 2026, "TLS/SSL error: sslv3 alert handshake failure");
+    CHECK(h && strstr(h, "accepts none of --mysql-ssl-cipher"));
+    t.cipher = NULL;
+    h = ag_tls_hint(&t, 2026, "TLS/SSL error: sslv3 alert handshake failure");
+    CHECK(h && strstr(h, "README: TLS"));
+    CHECK(ag_tls_hint(&t, 2013, "Lost connection") == NULL);
+}
+
+/* A TLS 1.2 cipher list holds the connection to TLS 1.2 (else a TLS 1.3
+ * server ignores it); a TLS 1.3 suite list leaves the versions alone. */
+static void test_cipher_version(void)
+{
+    struct ag_tls_opts t = {.mode = PR_SSL_REQUIRED, .cipher = "ECDHE-RSA-AES128-GCM-SHA256"};
+    struct pr_error err = {0};
+    MYSQL *m = mysql_init(NULL);
+    const char *v = NULL;
+
+    CHECK(ag_tls_apply(m, &t, &err) == 0);
+    CHECK(mysql_get_optionv(m, MARIADB_OPT_TLS_VERSION, &v) == 0 && v && !strcmp(v, "TLSv1.2"));
+    mysql_close(m);
+    m = mysql_init(NULL);
+    t.cipher = "TLS_AES_128_GCM_SHA256";
+    v = NULL;
+    CHECK(ag_tls_apply(m, &t, &err) == 0);
+    CHECK(mysql_get_optionv(m, MARIADB_OPT_TLS_VERSION, &v) == 0 && v == NULL);
+    mysql_close(m);
+}
+
 int main(void)
 {
     test_from();
+    test_hints();
+    test_cipher_version();
     test_files();
     test_conn_rule();
     return TEST_END();

@@ -74,9 +74,31 @@ static void test_combinations(void)
     CHECK(strstr(err.msg, "both or neither") != NULL);
 }
 
+/* Which kind of list Connector/C will apply (pr_ssl.h), and mixed lists refused. */
+static void test_cipher_kind(void)
+{
+    struct pr_error err = {0};
+
+    CHECK(pr_ssl_cipher_kind(NULL) == PR_SSL_CIPHER_NONE);
+    CHECK(pr_ssl_cipher_kind("") == PR_SSL_CIPHER_NONE);
+    CHECK(pr_ssl_cipher_kind("TLS_AES_128_GCM_SHA256") == PR_SSL_CIPHER_TLS13);
+    CHECK(pr_ssl_cipher_kind("TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256") ==
+          PR_SSL_CIPHER_TLS13);
+    CHECK(pr_ssl_cipher_kind("ECDHE-RSA-AES128-GCM-SHA256") == PR_SSL_CIPHER_TLS12);
+    CHECK(pr_ssl_cipher_kind("AES256-SHA:ECDHE-RSA-AES128-GCM-SHA256") == PR_SSL_CIPHER_TLS12);
+    CHECK(pr_ssl_cipher_kind("TLS") == PR_SSL_CIPHER_TLS12); /* not a suite name */
+    CHECK(pr_ssl_cipher_kind("AES256-SHA, TLS_AES_128_GCM_SHA256") == PR_SSL_CIPHER_MIXED);
+    CHECK(check_pair("--mysql-ssl=required", "--mysql-ssl-cipher=TLS_AES_128_GCM_SHA256", &err) ==
+          0);
+    CHECK(check_pair("--mysql-ssl=required", "--mysql-ssl-cipher=AES256-SHA:TLS_AES_128_GCM_SHA256",
+                     &err) == PR_EINVAL);
+    CHECK(strstr(err.msg, "mixes TLS 1.3 suites") && strstr(err.msg, "--mysql-ssl-cipher"));
+}
+
 int main(void)
 {
     test_modes();
     test_combinations();
+    test_cipher_kind();
     return TEST_END();
 }
