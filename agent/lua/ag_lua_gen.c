@@ -55,6 +55,7 @@ void ag__lua_gen_destroy(struct ag_gen **gp)
         if (--st->refs == 0)
             ag__lua_state_destroy(&st); /* tl_state of a joined thread: never read again */
     }
+    ag__lua_rng_free(&g->rng);
     free(g);
     *gp = NULL;
 }
@@ -89,6 +90,7 @@ static enum ag__lua_yield run_event(struct lua_gen *g)
     lua_settop(g->co.co, 0);
     lua_pushnumber(g->co.co, 0);
     g->in_event = true;
+    g->rng.event_error = false;
     return ag__lua_co_resume(&g->co, &g->rng, 1);
 }
 
@@ -98,9 +100,16 @@ static enum ag_step step_of(struct lua_gen *g, enum ag__lua_yield y, struct ag_c
     switch (y) {
     case AG__LUA_Y_TEXT:
     case AG__LUA_Y_STMT:
-        return ag__lua_fill_call(&g->co, y, call) == 0 ? AG_STEP_STMT : AG_STEP_FAILED;
+        if (ag__lua_fill_call(&g->co, y, call) < 0)
+            return AG_STEP_FAILED;
+        ag__lua_want_rows(&g->rng, call);
+        return AG_STEP_STMT;
     case AG__LUA_Y_BOUNDARY:
         g->in_event = false;
+        if (g->rng.event_error) { /* the script counted it an error (sb_counter_inc) */
+            g->rng.event_error = false;
+            return AG_STEP_ROLLED_BACK;
+        }
         return AG_STEP_COMMITTED;
     case AG__LUA_Y_END:
         if (!g->co.err[0])
@@ -177,8 +186,10 @@ bool ag__lua_finish(struct ag_gen *gb, struct ag_call *call)
     }
     g->res = NULL;
     g->last = y;
-    if (y == AG__LUA_Y_TEXT || y == AG__LUA_Y_STMT)
-        return ag__lua_fill_call(&g->co, y, call) == 0;
+    if ((y == AG__LUA_Y_TEXT || y == AG__LUA_Y_STMT) && ag__lua_fill_call(&g->co, y, call) == 0) {
+        ag__lua_want_rows(&g->rng, call);
+        return true;
+    }
     return false;
 }
 
@@ -225,6 +236,7 @@ static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
     if (y != AG__LUA_Y_TEXT)
         return false;
     *sql = lua_tolstring(p->co.co, 2, sql_len);
+    ag__lua_want_rows(&p->rng, NULL); /* the engine keeps its rows (piece.rowset) */
     return true;
 }
 
@@ -245,6 +257,7 @@ static void piece_destroy(void *it)
     struct lua_piece *p = it;
     ag__lua_co_close(&p->co);
     ag__lua_state_destroy(&p->st);
+    ag__lua_rng_free(&p->rng);
     free(p);
 }
 
@@ -260,8 +273,11 @@ static int add_piece(const struct ag__lua_wl *wl, const struct pr_msg_plan *plan
     ag__lua_rng_init(&p->rng, wl, pr_split_seed(plan->seed, plan->agent_index, tid), tid,
                      (uint32_t)(plan->conns_total ? plan->conns_total : 1));
     ag__lua_co_start(&p->co, p->st, "__sb_run_command", wl->cmd, tid);
-    struct ag_piece piece = {
-        .it = p, .next = piece_next, .result = piece_result, .error = piece_error};
+    struct ag_piece piece = {.it = p,
+                             .next = piece_next,
+                             .result = piece_result,
+                             .error = piece_error,
+                             .rowset = &p->rng.rows};
     add(ctx, piece, piece_destroy);
     return 0;
 }
