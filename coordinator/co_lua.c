@@ -249,6 +249,8 @@ static const char *const supported[] = {"sysbench.cmdline.options",
                                         "sysbench.error.RESTART_EVENT",
                                         "sysbench.hooks.report_intermediate",
                                         "sysbench.report_csv",
+                                        "sysbench.report_json",
+                                        "sysbench.hooks.report_cumulative",
                                         "sysbench.report_default",
                                         NULL};
 
@@ -599,16 +601,21 @@ static void set_num(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
-int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
+/* Run hook `name` with s: 1 ran, 0 none, -1 failed (said on stderr). */
+static int report(co_lua *l, const char *name, const struct co_lua_stat *s)
 {
     lua_State *L = l->L;
     lua_getglobal(L, "__sb_report");
-    lua_pushstring(L, "report_intermediate");
+    lua_pushstring(L, name);
     lua_newtable(L);
     set_num(L, "threads_running", s->threads_running);
     set_num(L, "time_interval", s->time_interval);
     set_num(L, "time_total", s->time_total);
     set_num(L, "latency_pct", s->latency_pct_s);
+    set_num(L, "latency_min", s->latency_min_s);
+    set_num(L, "latency_avg", s->latency_avg_s);
+    set_num(L, "latency_max", s->latency_max_s);
+    set_num(L, "latency_sum", s->latency_sum_s);
     set_num(L, "events", (double)s->events);
     set_num(L, "reads", (double)s->reads);
     set_num(L, "writes", (double)s->writes);
@@ -621,7 +628,7 @@ int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
     int rc = lua_pcall(L, 2, 1, 0);
     pr_lua_watchdog_start(L, 0);
     if (rc != 0) {
-        fprintf(stderr, "stampede: %s.lua report hook: %s\n", l->names[0], lua_tostring(L, -1));
+        fprintf(stderr, "stampede: %s.lua %s hook: %s\n", l->names[0], name, lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
     }
@@ -629,4 +636,26 @@ int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
     lua_pop(L, 1);
     fflush(stdout);
     return ran ? 1 : 0;
+}
+
+int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
+{
+    return report(l, "report_intermediate", s);
+}
+
+int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s)
+{
+    return report(l, "report_cumulative", s);
+}
+
+int co_lua_done(co_lua *l)
+{
+    struct pr_error err = {0};
+    pr_lua_watchdog_start(l->L, LOAD_MS);
+    int rc = pr_lua_call_global(l->L, "done", &err);
+    pr_lua_watchdog_start(l->L, 0);
+    fflush(stdout);
+    if (rc < 0)
+        fprintf(stderr, "stampede: %s.lua done(): %s\n", l->names[0], err.msg);
+    return rc;
 }

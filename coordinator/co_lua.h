@@ -69,6 +69,8 @@ struct co_lua_stat {
     double time_total;    /* s */
     double latency_pct_s; /* --percentile latency, seconds */
     uint64_t events, reads, writes, other, errors, reconnects, queue_length, concurrency;
+    /* the whole run's (report_cumulative only; else 0): seconds */
+    double latency_min_s, latency_avg_s, latency_max_s, latency_sum_s;
 };
 
 /* Run the script's sysbench.hooks.report_intermediate with s (it prints
@@ -76,6 +78,21 @@ struct co_lua_stat {
  * default line), -1 when it failed (message on stderr; print the default
  * line). */
 int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s);
+
+/* The same for sysbench.hooks.report_cumulative, once after a run, with
+ * the merged totals of the whole run: 1 ran, 0 none, -1 failed. */
+int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s);
+
+/* The script's done(), when it has one, in the kept state (as sysbench's
+ * main thread: no connection; a query there fails): 0, or -1 when it
+ * failed (said on stderr). */
+int co_lua_done(co_lua *l);
+
+/* co_lua_report.c: after a run's summary, the script's report_cumulative
+ * with the merged result res (nothing when it has none), then done(). */
+struct co_args;
+struct co_result;
+void co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res);
 
 /* "NAME.lua help": the script's options with their defaults. Caller frees. */
 char *co_lua_usage(const co_lua *l);

@@ -16,6 +16,7 @@
 #include "co_keys.h"
 #include "co_kinds.h"
 #include "co_kinds_out.h"
+#include "co_lua.h"
 #include "co_merge.h"
 #include "co_plan.h"
 #include "co_prom.h"
@@ -846,6 +847,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
             co_summary_print_agents(out, res);
         } else if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
+            fflush(out);
+            co_lua_report_final(a->lua, a, res);               /* the script's report_cumulative */
             if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* per kind (co_kinds_out.h) */
                 co_kinds_out_text(out, res);
             if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */

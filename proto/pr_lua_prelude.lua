@@ -393,6 +393,16 @@ function sysbench.report_default(stat)
               stat.latency_pct * 1000, stat.errors / stat.time_interval,
               stat.reconnects / stat.time_interval))
 end
+-- One JSON object per report, the keys of sysbench's report_json (which
+-- wraps them in an array).
+function sysbench.report_json(stat)
+    local tps, qps, r, w, o = rates(stat)
+    print(fmt('{"time": %.0f, "threads": %u, "tps": %.2f, "qps": {"total": %.2f, ' ..
+              '"reads": %.2f, "writes": %.2f, "other": %.2f}, "latency": %.2f, ' ..
+              '"errors": %.2f, "reconnects": %.2f}', stat.time_total, stat.threads_running,
+              tps, qps, r, w, o, stat.latency_pct * 1000, stat.errors / stat.time_interval,
+              stat.reconnects / stat.time_interval))
+end
 -- Run hook `name` with stat: true when the script has one.
 function __sb_report(name, stat)
     local h = sysbench.hooks[name]

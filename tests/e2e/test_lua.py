@@ -22,6 +22,9 @@ An ignorable error restarts the event through before_restart_event, the
 event counting once (100 events: 100 errors, 100 hook calls).
 sysbench.hooks.report_intermediate = sysbench.report_csv runs on the
 coordinator: one CSV line per interval equal to the JSON's merged interval.
+Every row and column of a result reaches the script (text and prepared,
+22 columns, a 5000-byte value, NULLs, checked by the script's asserts);
+report_cumulative runs once with the merged totals, then done().
 A daemon agent: without allow-scripts it refuses, naming itself and the
 setting; with it, a script's runtime error fails the run with FILE:LINE,
 and the same agent then serves the next run (a good script) to the end.
@@ -190,6 +193,75 @@ def bad_input():
     return d
 
 
+ROWS_LUA = r"""
+-- every row and column of a result: text (20 columns, a 5000-byte value, a
+-- NULL) and prepared (a 10-row range), checked in the script itself
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  stmt = con:prepare("SELECT id, k FROM sbtest1 WHERE id BETWEEN ? AND ?")
+  lo, hi = stmt:bind_create(sysbench.sql.type.INT), stmt:bind_create(sysbench.sql.type.INT)
+  stmt:bind_param(lo, hi)
+  verified = 0
+end
+local cols = {}
+for i = 1, 20 do cols[i] = tostring(i) end
+local wide = "SELECT " .. table.concat(cols, ",") .. ", REPEAT('x', 5000), NULL " ..
+             "UNION ALL SELECT " .. table.concat(cols, ",") .. ", 'y', 7"
+function event()
+  local rs = con:query(wide)
+  assert(rs.nrows == 2 and rs.nfields == 22, "wide: " .. rs.nrows .. " x " .. rs.nfields)
+  local a, b = rs:fetch_row(), rs:fetch_row()
+  assert(rs:fetch_row() == nil)
+  assert(a[20] == "20" and #a[21] == 5000 and a[22] == nil, "first row")
+  assert(b[1] == "1" and b[21] == "y" and b[22] == "7", "second row")
+  local first = sysbench.rand.uniform(1, 1990)
+  lo:set(first) hi:set(first + 9)
+  rs = stmt:execute()
+  assert(rs.nrows == 10, "range: " .. rs.nrows)
+  for i = 0, 9 do
+    local r = rs:fetch_row()
+    assert(tonumber(r[1]) == first + i and r[2] ~= nil, "range row " .. i)
+  end
+  assert(con:query_row("SELECT 'q', 2") == "q")
+  verified = verified + 1
+end
+function thread_done() print("VERIFIED " .. verified) end
+function sysbench.hooks.report_cumulative(stat)
+  print(string.format("CUMULATIVE events=%d reads=%d errors=%d", stat.events, stat.reads,
+                      stat.errors))
+end
+function done() print("DONE RAN") end
+"""
+
+
+def rows_and_cumulative(d):
+    """Every row and column reaches the script (text and prepared results,
+    more than 16 columns, a value longer than 4 KiB, NULLs); the script's
+    report_cumulative runs once on the coordinator with the merged totals,
+    then its done()."""
+    with open(os.path.join(d, "rows.lua"), "w") as f:
+        f.write(ROWS_LUA)
+    j = e.path("rows.json")
+    p = e.run_ok([os.path.join(d, "rows.lua"), "run", "--events=400", "--json=" + j,
+                  "--threads=%d" % THREADS, "--agents=2"] + e.local_opts() + e.db_opts(),
+                 "lua rows run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    out = p.text("out") + p.text("err")
+    tot = e.load_json(j)["totals"]
+    verified = sum(int(n) for n in re.findall(r"VERIFIED (\d+)", out))
+    e.check(tot["transactions"] == 400 and verified == 400,
+            "every event checked its rows in the script: %d verified of %d events"
+            % (verified, tot["transactions"]))
+    cum = re.findall(r"CUMULATIVE events=(\d+) reads=(\d+) errors=(\d+)", out)
+    e.check(cum == [(str(tot["transactions"]), str(tot["queries"]["read"]),
+                     str(tot["counters"]["errors"]))],
+            "report_cumulative ran once with the merged totals: %s (JSON %d events, %d reads)"
+            % (cum, tot["transactions"], tot["queries"]["read"]))
+    e.check(out.count("DONE RAN") == 1 and out.index("DONE RAN") > out.index("CUMULATIVE"),
+            "done() ran once, after report_cumulative")
+
+
 def report_hook(d):
     """sysbench.hooks.report_intermediate runs on the coordinator with the
     merged figures of each interval, in place of the default line."""
@@ -306,6 +378,7 @@ def main():
     check_point_select()
     check_insert()
     report_hook(d)
+    rows_and_cumulative(d)
     restart_event(d)
     daemon_agent(d)
     run("oltp_read_write", "cleanup", [], "lua cleanup")
