@@ -265,6 +265,12 @@ struct ag_family {
      * FILE:LINE), owned by g, or NULL when the event merely failed. The
      * engine then ends the run with it. */
     const char *(*gen_error)(struct ag_gen *g);
+    /* Optional (NULL: a fatal error ends the run). An event's statement
+     * failed with an error that is not ignorable (--mysql-ignore-errors)
+     * nor a lost connection: true when the family goes on as after retry()
+     * (a Lua script's sysbench.hooks.sql_error_ignorable said so; the
+     * error counts as an ignored one), false to end the run with it. */
+    bool (*retry_fatal)(struct ag_gen *g, const struct ag_result *res);
 };
 
 #endif

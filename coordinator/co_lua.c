@@ -251,6 +251,7 @@ static const char *const supported[] = {"sysbench.cmdline.options",
                                         "sysbench.report_csv",
                                         "sysbench.report_json",
                                         "sysbench.hooks.report_cumulative",
+                                        "sysbench.hooks.sql_error_ignorable",
                                         "sysbench.report_default",
                                         NULL};
 

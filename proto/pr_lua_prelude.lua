@@ -15,8 +15,9 @@
 --                             1 (run thread_done() and end)
 --   yield(1, sql)             a text query
 --   yield(2, idx, p1, .., pn) prepared statement idx (0-based) of the set
--- resumed after a query with (errno, nrows, affected, insert_id, c1..cn)
--- or, on an ignorable error, (errno, message, sqlstate).
+-- resumed after a query with (errno, nrows, affected, insert_id, ncols, gen)
+-- (the rows through host.row(gen, n)) or, on an error, (errno, message,
+-- sqlstate[, true when it is not ignorable]).
 local host = ... or {}
 local yield = coroutine.yield
 local rawget, rawset, type, error, select, tostring = rawget, rawset, type, error, select,
@@ -143,6 +144,10 @@ local function reply(query, errno, a, b, c, nf, gen)
     if errno ~= 0 then
         local e = {connection = nil, query = query, sql_errno = errno, sql_state = b,
                    sql_errmsg = a, errcode = sysbench.error.RESTART_EVENT}
+        if c then -- not ignorable: sysbench.hooks.sql_error_ignorable may say it is
+            local h = sysbench.hooks.sql_error_ignorable
+            if type(h) ~= "function" or not h(e) then e.errcode = nil end
+        end
         error(e, 3)
     end
     return setmetatable({nrows = a, affected_rows = b, insert_id = c, nfields = nf,

@@ -349,4 +349,5 @@ const struct ag_family ag_lua_family = {
     .loads = ag__lua_loads,
     .wl_set_plan = lua_wl_set_plan,
     .gen_error = ag__lua_gen_error,
+    .retry_fatal = ag__lua_retry_fatal,
 };

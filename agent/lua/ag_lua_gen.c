@@ -154,17 +154,35 @@ void ag__lua_result(struct ag_gen *g, const struct ag_result *res)
     GEN(g)->res = res;
 }
 
+/* Resume the coroutine with res's error (fatal: a 4th value, true), as
+ * the answer to its query; the step it yields next is pending. */
+static bool resume_error(struct lua_gen *g, const struct ag_result *res, bool fatal)
+{
+    if (g->co.dead || !g->started || !(g->last == AG__LUA_Y_TEXT || g->last == AG__LUA_Y_STMT))
+        return false;
+    int n = ag__lua_push_result(g->co.co, res);
+    if (fatal) {
+        lua_pushboolean(g->co.co, 1);
+        n++;
+    }
+    g->last = ag__lua_co_resume(&g->co, &g->rng, n);
+    g->pending = true;
+    return g->last != AG__LUA_Y_ERROR && g->last != AG__LUA_Y_END;
+}
+
 /* An ignorable error or a reconnect: the query raises sysbench's
  * RESTART_EVENT error in the script, whose handler re-runs event(). */
 bool ag__lua_retry(struct ag_gen *gb, const struct ag_result *res)
 {
-    struct lua_gen *g = GEN(gb);
-    if (g->co.dead || !g->started || !(g->last == AG__LUA_Y_TEXT || g->last == AG__LUA_Y_STMT))
-        return false;
-    int n = ag__lua_push_result(g->co.co, res);
-    g->last = ag__lua_co_resume(&g->co, &g->rng, n);
-    g->pending = true;
-    return g->last != AG__LUA_Y_ERROR && g->last != AG__LUA_Y_END;
+    return resume_error(GEN(gb), res, false);
+}
+
+/* Any other SQL error: the script's sysbench.hooks.sql_error_ignorable
+ * (prelude) decides; without one, or when it says no, the coroutine fails
+ * and the engine ends the run with the server's error. */
+bool ag__lua_retry_fatal(struct ag_gen *gb, const struct ag_result *res)
+{
+    return resume_error(GEN(gb), res, true);
 }
 
 bool ag__lua_finish(struct ag_gen *gb, struct ag_call *call)

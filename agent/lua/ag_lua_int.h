@@ -121,6 +121,7 @@ void ag__lua_begin(struct ag_gen *g);
 enum ag_step ag__lua_next(struct ag_gen *g, struct ag_call *call);
 void ag__lua_result(struct ag_gen *g, const struct ag_result *res);
 bool ag__lua_retry(struct ag_gen *g, const struct ag_result *res);
+bool ag__lua_retry_fatal(struct ag_gen *g, const struct ag_result *res);
 bool ag__lua_finish(struct ag_gen *g, struct ag_call *call);
 const char *ag__lua_gen_error(struct ag_gen *g);
 int ag__lua_loads(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_piece_add_fn add,

@@ -19,7 +19,9 @@ database work (no sbtest session, Com_create_table unchanged): a missing
 script, a syntax error (FILE:LINE), an option the script does not
 declare, a sysbench API stampede lacks (named).
 An ignorable error restarts the event through before_restart_event, the
-event counting once (100 events: 100 errors, 100 hook calls).
+event counting once (100 events: 100 errors, 100 hook calls); any other
+error goes to sysbench.hooks.sql_error_ignorable, which restarts the event
+(true) or ends the run with the server's error (false).
 sysbench.hooks.report_intermediate = sysbench.report_csv runs on the
 coordinator: one CSV line per interval equal to the JSON's merged interval.
 Every row and column of a result reaches the script (text and prepared,
@@ -329,6 +331,41 @@ def restart_event(d):
                events))
 
 
+def error_hook(d):
+    """sysbench.hooks.sql_error_ignorable: an error outside
+    --mysql-ignore-errors goes to the script's hook; true restarts the
+    event (counted as an ignored error), false ends the run with the
+    server's error."""
+    for verdict in ("true", "false"):
+        name = "errhook_%s.lua" % verdict
+        with open(os.path.join(d, name), "w") as f:
+            f.write("function thread_init() con = sysbench.sql.driver():connect() n = 0 end\n"
+                    "function sysbench.hooks.sql_error_ignorable(e)\n"
+                    "  print(string.format('hook errno=%%d', e.sql_errno))\n"
+                    "  return %s\nend\n"
+                    "function event()\n  n = n + 1\n"
+                    "  if n %% 2 == 1 then con:query('SELECT * FROM no_such_table_hook') end\n"
+                    "  con:query('SELECT 1')\nend\n" % verdict)
+        events = 50
+        j = e.path("errhook_%s.json" % verdict)
+        p = e.stampede([os.path.join(d, name), "run", "--events=%d" % events, "--time=0",
+                        "--threads=1", "--agents=1", "--json=" + j] + e.local_opts()
+                       + e.db_opts())
+        rc = p.wait(60)
+        hooks = len(re.findall(r"^hook errno=1146$", p.text("err"), re.M))
+        if verdict == "true":
+            tot = e.load_json(j)["totals"] if rc == 0 else {}
+            e.check(rc == 0 and tot["transactions"] == events and
+                    tot["ignored_errors"] == events and hooks == events,
+                    "sql_error_ignorable true: exit %s, %s events, %s ignored errors, %d hook "
+                    "calls (want %d each)" % (rc, tot.get("transactions"),
+                                              tot.get("ignored_errors"), hooks, events))
+        else:
+            e.check(rc not in (0, 2) and hooks == 1 and "1146" in p.text("err"),
+                    "sql_error_ignorable false: the run ends with the server's error: exit %s, "
+                    "%d hook call(s), %r" % (rc, hooks, p.text("err").strip()[-200:]))
+
+
 def daemon_agent(d):
     with open(os.path.join(d, "rt.lua"), "w") as f:
         f.write("function thread_init() con = sysbench.sql.driver():connect() end\n"
@@ -380,6 +417,7 @@ def main():
     report_hook(d)
     rows_and_cumulative(d)
     restart_event(d)
+    error_hook(d)
     daemon_agent(d)
     run("oltp_read_write", "cleanup", [], "lua cleanup")
     left = e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s' AND "
