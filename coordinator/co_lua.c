@@ -602,6 +602,16 @@ static void set_num(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
+void co_lua_stat_counters(struct co_lua_stat *s, const struct pr_counters *c)
+{
+    s->events = c->transactions;
+    s->reads = c->reads;
+    s->writes = c->writes;
+    s->other = c->other;
+    s->errors = c->errors;
+    s->reconnects = c->reconnects;
+}
+
 /* Run hook `name` with s: 1 ran, 0 none, -1 failed (said on stderr). */
 static int report(co_lua *l, const char *name, const struct co_lua_stat *s)
 {

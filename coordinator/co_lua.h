@@ -73,6 +73,10 @@ struct co_lua_stat {
     double latency_min_s, latency_avg_s, latency_max_s, latency_sum_s;
 };
 
+/* s's events, reads, writes, other, errors and reconnects from c. */
+struct pr_counters;
+void co_lua_stat_counters(struct co_lua_stat *s, const struct pr_counters *c);
+
 /* Run the script's sysbench.hooks.report_intermediate with s (it prints
  * to stdout): 1 when it ran, 0 when the script has none (print the
  * default line), -1 when it failed (message on stderr; print the default

@@ -10,7 +10,6 @@ void co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_res
 {
     if (l == NULL)
         return;
-    const struct pr_counters *c = &res->total;
     double pct = (double)pr_opts_int(a->opts, "percentile");
     const pr_hist *h = res->lat;
     struct co_lua_stat s = {
@@ -22,13 +21,8 @@ void co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_res
         .latency_avg_s = h ? pr_hist_mean(h) / 1e6 : 0.0,
         .latency_max_s = h ? (double)pr_hist_max(h) / 1e6 : 0.0,
         .latency_sum_s = h ? (double)pr_hist_sum(h) / 1e6 : 0.0,
-        .events = c->transactions,
-        .reads = c->reads,
-        .writes = c->writes,
-        .other = c->other,
-        .errors = c->errors,
-        .reconnects = c->reconnects,
     };
+    co_lua_stat_counters(&s, &res->total);
     co_lua_report_cumulative(l, &s);
     co_lua_done(l);
 }
