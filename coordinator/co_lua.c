@@ -35,6 +35,7 @@ struct co_lua {
     struct lopt *opts;        /* sysbench.cmdline.options */
     size_t n_opts;
     lua_State *L;  /* the loaded script, kept for its report hook */
+    char *cmd;     /* the command it was loaded for */
     bool has_cmd;  /* the command exists */
     bool parallel; /* it runs in every thread */
     char why[512]; /* a searcher's error (too many modules, unreadable) */
@@ -444,6 +445,7 @@ co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err)
     if (l->n_opts > 1) /* sorted, as sysbench lists them */
         qsort(l->opts, l->n_opts, sizeof *l->opts, opt_cmp);
     read_command(l, L);
+    l->cmd = pr_xstrdup(cmd);
     l->L = L;
     free(name);
     return l;
@@ -464,6 +466,7 @@ void co_lua_destroy(co_lua **lp)
         free(l->names[i]);
         free(l->texts[i]);
     }
+    free(l->cmd);
     for (size_t i = 0; i < l->n_opts; i++) {
         free(l->opts[i].name);
         free(l->opts[i].help);
@@ -548,6 +551,16 @@ void co_lua_plan_fill(const co_lua *l, struct pr_msg_plan *pl)
     }
     pl->n_lua_names = pl->n_lua_srcs = (uint32_t)l->n;
     pl->lua_hash = pr_lua_hash((const char *const *)l->names, (const char *const *)l->texts, l->n);
+    if (co_lua_custom_command(l))
+        pl->lua_cmd = pr_xstrdup(l->cmd);
+}
+
+const char *co_lua_custom_command(const co_lua *l)
+{
+    for (int i = 0; i < PR_CMD_COUNT_; i++)
+        if (strcmp(l->cmd, pr_plan_cmd_name((enum pr_plan_cmd)i)) == 0)
+            return NULL;
+    return strcmp(l->cmd, "help") == 0 || !l->has_cmd ? NULL : l->cmd;
 }
 
 char *co_lua_usage(const co_lua *l)

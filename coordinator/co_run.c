@@ -713,8 +713,8 @@ static void print_phase(struct run *r, uint32_t phase)
         return;
     }
     if (a->lua)
-        fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4, name,
-                busy);
+        fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4,
+                co_lua_custom_command(a->lua) ? co_lua_custom_command(a->lua) : name, busy);
     else if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
         fprintf(r->out,
                 "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",

@@ -302,7 +302,8 @@ static int lua_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct 
     int rc = copy_sources(wl, p, err);
     if (rc < 0)
         return rc;
-    wl->cmd = pr_xstrdup(pr_plan_cmd_name(p->cmd));
+    wl->cmd =
+        pr_xstrdup(p->lua_cmd && p->cmd == PR_CMD_CHECK ? p->lua_cmd : pr_plan_cmd_name(p->cmd));
     wl->kinds = pr_xcalloc(PR_MSG_MAX_KINDS, sizeof *wl->kinds);
     for (size_t k = 0; k < N_TEXT_KINDS; k++)
         wl->kinds[k] = (char *)text_kinds[k];

@@ -21,7 +21,9 @@ declare, a sysbench API stampede lacks (named).
 An ignorable error restarts the event through before_restart_event, the
 event counting once (100 events: 100 errors, 100 hook calls); any other
 error goes to sysbench.hooks.sql_error_ignorable, which restarts the event
-(true) or ends the run with the server's error (false).
+(true) or ends the run with the server's error (false). A script's own
+command (sysbench.cmdline.commands) runs as every thread when it is a
+PARALLEL_COMMAND, else once.
 sysbench.hooks.report_intermediate = sysbench.report_csv runs on the
 coordinator: one CSV line per interval equal to the JSON's merged interval.
 Every row and column of a result reaches the script (text and prepared,
@@ -366,6 +368,47 @@ def error_hook(d):
                     "%d hook call(s), %r" % (rc, hooks, p.text("err").strip()[-200:]))
 
 
+CUSTOM_LUA = r"""
+function cmd_fill()
+  local con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE IF NOT EXISTS lua_custom (tid INT PRIMARY KEY)")
+  con:query("INSERT INTO lua_custom VALUES (" .. sysbench.tid .. ")")
+end
+function cmd_once()
+  local con = sysbench.sql.driver():connect()
+  con:query("INSERT INTO lua_custom VALUES (" .. (100 + sysbench.tid) .. ")")
+end
+sysbench.cmdline.commands = {
+  fill = {cmd_fill, sysbench.cmdline.PARALLEL_COMMAND},
+  once = {cmd_once},
+}
+"""
+
+
+def custom_commands(d):
+    """A script's own commands (sysbench.cmdline.commands, not one of
+    stampede's names): a PARALLEL_COMMAND runs as every thread over the
+    agents (each sysbench.tid once), another once; a command the script
+    does not have is refused (exit 2)."""
+    with open(os.path.join(d, "custom.lua"), "w") as f:
+        f.write(CUSTOM_LUA)
+    db = e.env("DB", "sbtest")
+    e.sql("DROP TABLE IF EXISTS %s.lua_custom" % db)
+    base = ["--threads=%d" % THREADS, "--agents=2"] + e.local_opts() + e.db_opts()
+    for cmd in ("fill", "once"):
+        e.run_ok([os.path.join(d, "custom.lua"), cmd] + base, "lua custom command %s" % cmd,
+                 timeout=60)
+    got = [int(r[0]) for r in e.sql("SELECT tid FROM %s.lua_custom ORDER BY tid" % db)]
+    want = list(range(THREADS)) + [100]
+    e.check(got == want, "fill ran as each of %d threads, once as thread 0: rows %s (want %s)"
+            % (THREADS, got, want))
+    p = e.stampede([os.path.join(d, "custom.lua"), "nosuch"] + base)
+    rc = p.wait(30)
+    e.check(rc == 2 and "unknown command 'nosuch'" in p.text("err"),
+            "a command the script lacks: exit %s, %r" % (rc, p.text("err").strip()[-120:]))
+    e.sql("DROP TABLE IF EXISTS %s.lua_custom" % db)
+
+
 def daemon_agent(d):
     with open(os.path.join(d, "rt.lua"), "w") as f:
         f.write("function thread_init() con = sysbench.sql.driver():connect() end\n"
@@ -418,6 +461,7 @@ def main():
     rows_and_cumulative(d)
     restart_event(d)
     error_hook(d)
+    custom_commands(d)
     daemon_agent(d)
     run("oltp_read_write", "cleanup", [], "lua cleanup")
     left = e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s' AND "
