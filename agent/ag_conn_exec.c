@@ -156,6 +156,7 @@ static void result_start(ag_conn *c)
     if (c->call.want == AG_WANT_ROWS && c->res_rows == NULL)
         c->res_rows = pr_xmalloc(AG_RESULT_MAX_ROWS * sizeof *c->res_rows);
     ag_result_keep_rows(&c->res, c->call.want == AG_WANT_ROWS ? c->res_rows : NULL);
+    c->res.rowset = c->call.rowset; /* a Lua script's: every row (ag_rowset.c) */
 }
 
 /* Point string bindings at this call's buffers (they move per call). */

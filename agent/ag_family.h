@@ -48,6 +48,25 @@
 
 enum ag_param_type { AG_PARAM_INT, AG_PARAM_STR };
 
+/* Every row and column of a result set, as text (a Lua script's rs:fetch_row()).
+ * Owned and reused by the generator or command stream that points a call at it
+ * (ag_call.rowset); the engine fills it (ag_rowset.c) only for such calls, so
+ * the C families pay nothing. Cell c of row r (0-based) is
+ * text + off[r * ncols + c], len[...] bytes, NUL terminated; off
+ * AG_ROWSET_NULL: SQL NULL. */
+#define AG_ROWSET_NULL UINT64_MAX
+struct ag_rowset {
+    uint64_t nrows;   /* rows kept (every row of the first result set) */
+    uint32_t ncols;   /* columns of each row */
+    uint32_t gen;     /* the owner's count of queries (it bumps it per call) */
+    char *text;       /* cells' text */
+    size_t text_len;  /* bytes used */
+    size_t text_cap;  /* bytes allocated */
+    uint64_t *off;    /* per cell: offset into text, or AG_ROWSET_NULL */
+    uint32_t *len;    /* per cell: length */
+    size_t cells_cap; /* entries allocated in off and len */
+};
+
 /* One option, as given in the PLAN (strings). name without leading "--";
  * '-' and '_' are interchangeable. */
 struct ag_kv {
@@ -90,6 +109,9 @@ struct ag_call {
     uint16_t kind_id; /* its index in the family's kinds (wl_kinds); every statement is
                          counted and timed under it (STATS.kst) */
     uint8_t want;     /* enum ag_want */
+    /* non-NULL (with want != AG_WANT_NONE): keep every row and column of the
+     * result here (emptied first by its owner) */
+    struct ag_rowset *rowset;
 };
 
 /* --db-ps-mode=disable rendering of a call to PS statement d (call->ival,
@@ -124,6 +146,8 @@ struct ag_result {
      * nrow_ival is 0. */
     const int64_t *row_ival;
     uint32_t nrow_ival;
+    /* the call's rowset (filled), or NULL */
+    struct ag_rowset *rowset;
 };
 
 /* How an event ended, or that a statement is to be executed. */
@@ -165,6 +189,9 @@ struct ag_piece {
      * one InnoDB table do deadlock now and then. false: any error fails the
      * command. */
     bool retry_locks;
+    /* Optional: its statements' results keep every row and column here
+     * (with result set), for a stream that reads them (a Lua command). */
+    struct ag_rowset *rowset;
 };
 
 #define AG_PIECE_RETRIES 100 /* attempts of a retry_locks statement after its first */
@@ -238,6 +265,12 @@ struct ag_family {
      * FILE:LINE), owned by g, or NULL when the event merely failed. The
      * engine then ends the run with it. */
     const char *(*gen_error)(struct ag_gen *g);
+    /* Optional (NULL: a fatal error ends the run). An event's statement
+     * failed with an error that is not ignorable (--mysql-ignore-errors)
+     * nor a lost connection: true when the family goes on as after retry()
+     * (a Lua script's sysbench.hooks.sql_error_ignorable said so; the
+     * error counts as an ignored one), false to end the run with it. */
+    bool (*retry_fatal)(struct ag_gen *g, const struct ag_result *res);
 };
 
 #endif

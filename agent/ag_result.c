@@ -87,6 +87,8 @@ void ag_result_from_res(struct ag_result *r, char *buf, MYSQL_RES *res)
         return;
     if (r->row_ival && nf > 0)
         keep_rows_res(r, res);
+    if (r->rowset)
+        ag_rowset_from_res(r->rowset, res);
     MYSQL_ROW row = mysql_fetch_row(res);
     unsigned long *len = mysql_fetch_lengths(res);
     if (row == NULL || len == NULL)
@@ -122,6 +124,8 @@ void ag_result_from_stmt(struct ag_result *r, char *buf, MYSQL_STMT *st, MYSQL_B
     }
     if (mysql_stmt_bind_result(st, binds) != 0)
         return;
+    if (r->rowset)
+        ag_rowset_from_stmt(r->rowset, st, binds, n, len, null);
     if (r->row_ival) { /* AG_WANT_ROWS: every row's first column, then the first row */
         int64_t *out = rows_of(r);
         int frc;

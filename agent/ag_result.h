@@ -26,4 +26,20 @@ void ag_result_from_res(struct ag_result *r, char *buf, MYSQL_RES *res);
  * scratch. Leaves the statement's result bound to buf (rebound each time). */
 void ag_result_from_stmt(struct ag_result *r, char *buf, MYSQL_STMT *st, MYSQL_BIND *binds);
 
+/* ---- struct ag_rowset (ag_rowset.c) ---- */
+
+/* Empty (no rows), keeping the memory. */
+void ag_rowset_clear(struct ag_rowset *rs);
+/* Free the memory; rs is empty and reusable after. */
+void ag_rowset_free(struct ag_rowset *rs);
+/* Every row and column of a stored text result, then back to its first
+ * row. */
+void ag_rowset_from_res(struct ag_rowset *rs, MYSQL_RES *res);
+/* Every row of a stored statement result whose n columns are bound to
+ * binds (lengths len, null flags null, as ag_result_from_stmt binds them);
+ * a value longer than its buffer is fetched whole. Then back to the first
+ * row. */
+void ag_rowset_from_stmt(struct ag_rowset *rs, MYSQL_STMT *st, MYSQL_BIND *binds, uint32_t n,
+                         const unsigned long *len, const my_bool *null);
+
 #endif

@@ -467,6 +467,13 @@ static void on_event_result(struct ag__wconn *wc, enum ag_conn_status st)
         backoff(wc);
         return;
     case AG_CONN_FATAL:
+        if (wc->gen->fam->retry_fatal && /* a script's sql_error_ignorable hook */
+            wc->gen->fam->retry_fatal(wc->gen, ag_conn_result(wc->conn))) {
+            record_stmt(wc, false);
+            AG__COUNT(w, errors);
+            next_stmt(wc);
+            return;
+        }
         fatal(wc, ag_conn_error(wc->conn));
         return;
     }

@@ -33,6 +33,7 @@ void ag__worker_piece_next(struct ag__wconn *wc)
             call->nparams = 0;
             call->kind = "command";
             call->want = wc->piece->result ? AG_WANT_RESULT : AG_WANT_NONE;
+            call->rowset = wc->piece->result ? wc->piece->rowset : NULL;
             ag__worker_exec(wc);
             return;
         }

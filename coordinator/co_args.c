@@ -750,6 +750,8 @@ static int parse_words(struct co_args *a, char **argv, const struct scan *s, str
     const char *c = argv[s->pos[1]];
     if (strcmp(c, "help") == 0)
         a->action = CO_ACTION_WL_HELP;
+    else if (a->lua && co_lua_custom_command(a->lua)) /* the script's own command */
+        a->cmd = PR_CMD_CHECK;
     else if (parse_command(c, &a->cmd) < 0)
         return pr_error_set(err, PR_EINVAL, "unknown command '%s'. " COMMANDS_MSG, c);
     if (s->npos > 2)

@@ -178,15 +178,10 @@ static int report_hook(struct co_lua *l, const struct co_report_interval *v, uin
         .time_interval = v->interval_s,
         .time_total = v->time_s,
         .latency_pct_s = pct ? (double)pr_hist_value_at_percentile(v->hist, pct) / 1e6 : 0.0,
-        .events = c->transactions,
-        .reads = c->reads,
-        .writes = c->writes,
-        .other = c->other,
-        .errors = c->errors,
-        .reconnects = c->reconnects,
         .queue_length = v->queue_len,
         .concurrency = v->concurrency,
     };
+    co_lua_stat_counters(&s, c);
     return co_lua_report_intermediate(l, &s);
 }
 

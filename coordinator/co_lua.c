@@ -35,6 +35,7 @@ struct co_lua {
     struct lopt *opts;        /* sysbench.cmdline.options */
     size_t n_opts;
     lua_State *L;  /* the loaded script, kept for its report hook */
+    char *cmd;     /* the command it was loaded for */
     bool has_cmd;  /* the command exists */
     bool parallel; /* it runs in every thread */
     char why[512]; /* a searcher's error (too many modules, unreadable) */
@@ -249,6 +250,9 @@ static const char *const supported[] = {"sysbench.cmdline.options",
                                         "sysbench.error.RESTART_EVENT",
                                         "sysbench.hooks.report_intermediate",
                                         "sysbench.report_csv",
+                                        "sysbench.report_json",
+                                        "sysbench.hooks.report_cumulative",
+                                        "sysbench.hooks.sql_error_ignorable",
                                         "sysbench.report_default",
                                         NULL};
 
@@ -441,6 +445,7 @@ co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err)
     if (l->n_opts > 1) /* sorted, as sysbench lists them */
         qsort(l->opts, l->n_opts, sizeof *l->opts, opt_cmp);
     read_command(l, L);
+    l->cmd = pr_xstrdup(cmd);
     l->L = L;
     free(name);
     return l;
@@ -461,6 +466,7 @@ void co_lua_destroy(co_lua **lp)
         free(l->names[i]);
         free(l->texts[i]);
     }
+    free(l->cmd);
     for (size_t i = 0; i < l->n_opts; i++) {
         free(l->opts[i].name);
         free(l->opts[i].help);
@@ -545,6 +551,16 @@ void co_lua_plan_fill(const co_lua *l, struct pr_msg_plan *pl)
     }
     pl->n_lua_names = pl->n_lua_srcs = (uint32_t)l->n;
     pl->lua_hash = pr_lua_hash((const char *const *)l->names, (const char *const *)l->texts, l->n);
+    if (co_lua_custom_command(l))
+        pl->lua_cmd = pr_xstrdup(l->cmd);
+}
+
+const char *co_lua_custom_command(const co_lua *l)
+{
+    for (int i = 0; i < PR_CMD_COUNT_; i++)
+        if (strcmp(l->cmd, pr_plan_cmd_name((enum pr_plan_cmd)i)) == 0)
+            return NULL;
+    return strcmp(l->cmd, "help") == 0 || !l->has_cmd ? NULL : l->cmd;
 }
 
 char *co_lua_usage(const co_lua *l)
@@ -599,16 +615,31 @@ static void set_num(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
-int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
+void co_lua_stat_counters(struct co_lua_stat *s, const struct pr_counters *c)
+{
+    s->events = c->transactions;
+    s->reads = c->reads;
+    s->writes = c->writes;
+    s->other = c->other;
+    s->errors = c->errors;
+    s->reconnects = c->reconnects;
+}
+
+/* Run hook `name` with s: 1 ran, 0 none, -1 failed (said on stderr). */
+static int report(co_lua *l, const char *name, const struct co_lua_stat *s)
 {
     lua_State *L = l->L;
     lua_getglobal(L, "__sb_report");
-    lua_pushstring(L, "report_intermediate");
+    lua_pushstring(L, name);
     lua_newtable(L);
     set_num(L, "threads_running", s->threads_running);
     set_num(L, "time_interval", s->time_interval);
     set_num(L, "time_total", s->time_total);
     set_num(L, "latency_pct", s->latency_pct_s);
+    set_num(L, "latency_min", s->latency_min_s);
+    set_num(L, "latency_avg", s->latency_avg_s);
+    set_num(L, "latency_max", s->latency_max_s);
+    set_num(L, "latency_sum", s->latency_sum_s);
     set_num(L, "events", (double)s->events);
     set_num(L, "reads", (double)s->reads);
     set_num(L, "writes", (double)s->writes);
@@ -621,7 +652,7 @@ int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
     int rc = lua_pcall(L, 2, 1, 0);
     pr_lua_watchdog_start(L, 0);
     if (rc != 0) {
-        fprintf(stderr, "stampede: %s.lua report hook: %s\n", l->names[0], lua_tostring(L, -1));
+        fprintf(stderr, "stampede: %s.lua %s hook: %s\n", l->names[0], name, lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
     }
@@ -629,4 +660,26 @@ int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
     lua_pop(L, 1);
     fflush(stdout);
     return ran ? 1 : 0;
+}
+
+int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s)
+{
+    return report(l, "report_intermediate", s);
+}
+
+int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s)
+{
+    return report(l, "report_cumulative", s);
+}
+
+int co_lua_done(co_lua *l)
+{
+    struct pr_error err = {0};
+    pr_lua_watchdog_start(l->L, LOAD_MS);
+    int rc = pr_lua_call_global(l->L, "done", &err);
+    pr_lua_watchdog_start(l->L, 0);
+    fflush(stdout);
+    if (rc < 0)
+        fprintf(stderr, "stampede: %s.lua done(): %s\n", l->names[0], err.msg);
+    return rc;
 }

@@ -53,7 +53,12 @@ int co_lua_unknown_option(const co_lua *l, const char *name, struct pr_error *er
 bool co_lua_cmd_parallel(const co_lua *l);
 bool co_lua_has_command(const co_lua *l);
 
-/* Copy the sources into pl (PLAN.lua_*), with their hash. */
+/* The script's own command it was loaded for, when that is none of
+ * stampede's (prepare, run, cleanup, prewarm, check, help) and the script
+ * has it (sysbench.cmdline.commands): it runs as PR_CMD_CHECK does, the
+ * PLAN naming it (PLAN.lua_cmd). Else NULL. Borrowed. */
+const char *co_lua_custom_command(const co_lua *l);
+/* Copy the sources into pl (PLAN.lua_*), with their hash (and lua_cmd). */
 void co_lua_plan_fill(const co_lua *l, struct pr_msg_plan *pl);
 
 /* Set sysbench.opt in the kept state (for the report hook): the general
@@ -69,13 +74,34 @@ struct co_lua_stat {
     double time_total;    /* s */
     double latency_pct_s; /* --percentile latency, seconds */
     uint64_t events, reads, writes, other, errors, reconnects, queue_length, concurrency;
+    /* the whole run's (report_cumulative only; else 0): seconds */
+    double latency_min_s, latency_avg_s, latency_max_s, latency_sum_s;
 };
+
+/* s's events, reads, writes, other, errors and reconnects from c. */
+struct pr_counters;
+void co_lua_stat_counters(struct co_lua_stat *s, const struct pr_counters *c);
 
 /* Run the script's sysbench.hooks.report_intermediate with s (it prints
  * to stdout): 1 when it ran, 0 when the script has none (print the
  * default line), -1 when it failed (message on stderr; print the default
  * line). */
 int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s);
+
+/* The same for sysbench.hooks.report_cumulative, once after a run, with
+ * the merged totals of the whole run: 1 ran, 0 none, -1 failed. */
+int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s);
+
+/* The script's done(), when it has one, in the kept state (as sysbench's
+ * main thread: no connection; a query there fails): 0, or -1 when it
+ * failed (said on stderr). */
+int co_lua_done(co_lua *l);
+
+/* co_lua_report.c: after a run's summary, the script's report_cumulative
+ * with the merged result res (nothing when it has none), then done(). */
+struct co_args;
+struct co_result;
+void co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res);
 
 /* "NAME.lua help": the script's options with their defaults. Caller frees. */
 char *co_lua_usage(const co_lua *l);

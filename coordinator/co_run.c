@@ -16,6 +16,7 @@
 #include "co_keys.h"
 #include "co_kinds.h"
 #include "co_kinds_out.h"
+#include "co_lua.h"
 #include "co_merge.h"
 #include "co_plan.h"
 #include "co_prom.h"
@@ -712,8 +713,8 @@ static void print_phase(struct run *r, uint32_t phase)
         return;
     }
     if (a->lua)
-        fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4, name,
-                busy);
+        fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4,
+                co_lua_custom_command(a->lua) ? co_lua_custom_command(a->lua) : name, busy);
     else if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
         fprintf(r->out,
                 "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",
@@ -847,6 +848,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
             co_summary_print_agents(out, res);
         } else if (a->cmd == PR_CMD_RUN && r.t0_ns) {
             co_summary_print_final(out, a, res);
+            fflush(out);
+            co_lua_report_final(a->lua, a, res);               /* the script's report_cumulative */
             if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* per kind (co_kinds_out.h) */
                 co_kinds_out_text(out, res);
             if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */

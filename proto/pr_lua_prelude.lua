@@ -15,8 +15,9 @@
 --                             1 (run thread_done() and end)
 --   yield(1, sql)             a text query
 --   yield(2, idx, p1, .., pn) prepared statement idx (0-based) of the set
--- resumed after a query with (errno, nrows, affected, insert_id, c1..cn)
--- or, on an ignorable error, (errno, message, sqlstate).
+-- resumed after a query with (errno, nrows, affected, insert_id, ncols, gen)
+-- (the rows through host.row(gen, n)) or, on an error, (errno, message,
+-- sqlstate[, true when it is not ignorable]).
 local host = ... or {}
 local yield = coroutine.yield
 local rawget, rawset, type, error, select, tostring = rawget, rawset, type, error, select,
@@ -118,17 +119,17 @@ __sb_stmt_index = {}
 -- Statements con:prepare() saw (the probe reads them): {sql=, types={}}.
 __sb_prepared = {}
 
+-- A result set: nrows, nfields and its rows, read from the host ("row")
+-- one at a time, while it is the connection's last result (as sysbench,
+-- which frees a result at the next query on its connection).
+local host_row = host.row or function() end
 local result_mt = {}
 result_mt.__index = result_mt
 function result_mt.fetch_row(self)
     local n = self._fetched + 1
     self._fetched = n
     if n > self.nrows then return nil end
-    if n > 1 then
-        error(fmt("stampede keeps only the first row of a result: fetch_row() of row %d of %d",
-                  n, self.nrows), 2)
-    end
-    return self._row
+    return {host_row(self._gen, n)}
 end
 function result_mt.free(self) end
 
@@ -136,19 +137,21 @@ local con_mt = {}
 con_mt.__index = con_mt
 
 -- The reply to a query: a result set, or an error raised as sysbench does.
-local no_row = {}
-local function reply(query, errno, a, b, c, ...)
+local function reply(query, errno, a, b, c, nf, gen)
     if errno == nil or ctx.probe then
-        return setmetatable({nrows = 0, nfields = 0, _fetched = 0, _row = {}}, result_mt)
+        return setmetatable({nrows = 0, nfields = 0, _fetched = 0, _gen = -1}, result_mt)
     end
     if errno ~= 0 then
         local e = {connection = nil, query = query, sql_errno = errno, sql_state = b,
                    sql_errmsg = a, errcode = sysbench.error.RESTART_EVENT}
+        if c then -- not ignorable: sysbench.hooks.sql_error_ignorable may say it is
+            local h = sysbench.hooks.sql_error_ignorable
+            if type(h) ~= "function" or not h(e) then e.errcode = nil end
+        end
         error(e, 3)
     end
-    local n = select("#", ...)
-    return setmetatable({nrows = a, affected_rows = b, insert_id = c, nfields = n,
-                         _fetched = 0, _row = n > 0 and {...} or no_row}, result_mt)
+    return setmetatable({nrows = a, affected_rows = b, insert_id = c, nfields = nf,
+                         _fetched = 0, _gen = gen}, result_mt)
 end
 
 function con_mt.query(self, q)
@@ -159,7 +162,7 @@ end
 function con_mt.query_row(self, q)
     local rs = self:query(q)
     if rs == nil or rs.nrows == 0 then return nil end
-    return unpack(rs._row, 1, rs.nfields)
+    return host_row(rs._gen, 1)
 end
 
 function con_mt.disconnect(self) end
@@ -292,6 +295,84 @@ function sql.driver(name)
     return setmetatable({}, drv_mt)
 end
 
+-- ---- sleeping, os.execute and the ffi subset -------------------------------
+-- A script's sleep never blocks the agent's loop: it is a query on the
+-- script's own connection ("DO SLEEP(s)"), which the loop waits for as for
+-- any other. Outside a connection (the coordinator) it does nothing.
+local function sleep_s(s)
+    s = tonumber(s)
+    if s == nil or s < 0 then error("a sleep of a number of seconds >= 0 is needed", 3) end
+    if not ctx.probe and coroutine.running() ~= nil and host.row ~= nil then
+        local q = fmt("DO SLEEP(%.6f)", s)
+        reply(q, yield(1, q))
+    end
+end
+-- os.execute: only "sleep N" (tpcc_common.lua's sleep()); nothing else runs.
+function os.execute(cmd)
+    if cmd == nil then return 0 end -- "is there a shell": none
+    local n = type(cmd) == "string" and cmd:match("^%s*sleep%s+([%d.]+)%s*$")
+    if n == nil then
+        error(fmt("os.execute(%q): stampede runs no command; only 'sleep N' (a sleep on " ..
+                  "the script's connection) is allowed", tostring(cmd)), 2)
+    end
+    sleep_s(n)
+    return 0
+end
+
+-- require("ffi"): not LuaJIT's FFI (it reaches any C function of the
+-- process) but the declarations sysbench scripts make, each mapped onto a
+-- safe stampede function. ffi.cdef accepts exactly these; ffi.C has them
+-- and sysbench's counter names.
+local ffi_decls = {
+    ["void sb_counter_inc(int, sb_counter_type)"] = "sb_counter_inc",
+    ["typedef uint32_t useconds_t"] = "useconds_t",
+    ["int usleep(useconds_t useconds)"] = "usleep",
+    ["int usleep(useconds_t)"] = "usleep",
+    ["unsigned int sleep(unsigned int seconds)"] = "sleep",
+    ["unsigned int sleep(unsigned int)"] = "sleep",
+}
+local CNT = {SB_CNT_OTHER = 0, SB_CNT_READ = 1, SB_CNT_WRITE = 2, SB_CNT_TRX = 3,
+             SB_CNT_ERROR = 4, SB_CNT_RECONNECT = 5}
+local ffi_C_fns = {
+    sb_counter_inc = function(_, kind)
+        if kind ~= CNT.SB_CNT_ERROR then
+            error("ffi.C.sb_counter_inc: stampede counts only SB_CNT_ERROR (the event " ..
+                  "ends rolled back), not " .. tostring(kind), 2)
+        end
+        if host.event_error ~= nil then host.event_error() end
+    end,
+    usleep = function(us) sleep_s((tonumber(us) or 0) / 1e6) return 0 end,
+    sleep = function(s) sleep_s(s) return 0 end,
+}
+local ffi_declared = {}
+local ffi = {
+    cdef = function(text)
+        if type(text) ~= "string" then error("ffi.cdef() needs a string", 2) end
+        for d in text:gmatch("[^;]+") do
+            d = d:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", ""):gsub(" ?([(),]) ?", "%1")
+            d = d:gsub(",", ", ")
+            if d ~= "" then
+                local name = ffi_decls[d]
+                if name == nil then
+                    error(fmt("ffi.cdef: stampede's ffi is a safe subset, not LuaJIT's FFI; " ..
+                              "it does not offer '%s' (README: Your own Lua scripts)", d), 2)
+                end
+                ffi_declared[name] = true
+            end
+        end
+    end,
+    C = setmetatable({}, {__index = function(_, k)
+        if CNT[k] ~= nil then return CNT[k] end
+        local f = ffi_C_fns[k]
+        if f == nil or not ffi_declared[k] then
+            error(fmt("ffi.C.%s: not declared with ffi.cdef, or not in stampede's ffi subset",
+                      tostring(k)), 2)
+        end
+        return f
+    end}),
+}
+package.preload.ffi = function() return ffi end
+
 -- ---- unsupported parts, named when called ---------------------------------
 sysbench.histogram = setmetatable({}, {__index = function(_, k)
     return unsupported("sysbench.histogram." .. tostring(k))
@@ -315,6 +396,16 @@ function sysbench.report_default(stat)
               "lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f", stat.time_total,
               stat.threads_running, tps, qps, r, w, o, sysbench.opt.percentile or 95,
               stat.latency_pct * 1000, stat.errors / stat.time_interval,
+              stat.reconnects / stat.time_interval))
+end
+-- One JSON object per report, the keys of sysbench's report_json (which
+-- wraps them in an array).
+function sysbench.report_json(stat)
+    local tps, qps, r, w, o = rates(stat)
+    print(fmt('{"time": %.0f, "threads": %u, "tps": %.2f, "qps": {"total": %.2f, ' ..
+              '"reads": %.2f, "writes": %.2f, "other": %.2f}, "latency": %.2f, ' ..
+              '"errors": %.2f, "reconnects": %.2f}', stat.time_total, stat.threads_running,
+              tps, qps, r, w, o, stat.latency_pct * 1000, stat.errors / stat.time_interval,
               stat.reconnects / stat.time_interval))
 end
 -- Run hook `name` with stat: true when the script has one.

@@ -171,6 +171,7 @@ static const struct field plan_fields[] = {
     LIST("luas", FK_STRS, false, PR_MSG_MAX_LUA, PR_MSG_LUA_MAX, u.plan.lua_srcs,
          u.plan.n_lua_srcs),
     FLD("luah", FK_U64, false, 0, u.plan.lua_hash),
+    FLD("luac", FK_STR, false, PR_MSG_NAME_MAX, u.plan.lua_cmd),
 };
 /* READY.env, its "srv" and the data set's tables. */
 #undef OFF
@@ -1349,6 +1350,8 @@ static bool is_absent(const struct field *f, const char *base)
 {
     if (f->has)
         return !*(const bool *)(const void *)(base + f->off_has);
+    if (f->kind == FK_STR && !f->req) /* an optional text left NULL (PLAN "luac") */
+        return *(char *const *)(const void *)(base + f->off) == NULL;
     return f->kind == FK_HIST && !f->req &&
            *(pr_hist *const *)(const void *)(base + f->off) == NULL;
 }

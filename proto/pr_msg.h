@@ -265,6 +265,10 @@ struct pr_msg_plan {
     char **lua_srcs;      /* "luas" (opt) each <= PR_MSG_LUA_MAX bytes */
     uint32_t n_lua_srcs;  /* == n_lua_names */
     uint64_t lua_hash;    /* "luah" (opt) */
+    /* A Lua script's own command (sysbench.cmdline.commands) that is none of
+     * prepare/run/cleanup/prewarm/check: its name; cmd is then
+     * PR_CMD_CHECK, which runs command streams the same way. */
+    char *lua_cmd; /* "luac" (opt) <= PR_MSG_NAME_MAX */
 };
 
 /* One table of the data set under test (READY.env.srv "tabs"). Wire: map

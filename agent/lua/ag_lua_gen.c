@@ -55,6 +55,7 @@ void ag__lua_gen_destroy(struct ag_gen **gp)
         if (--st->refs == 0)
             ag__lua_state_destroy(&st); /* tl_state of a joined thread: never read again */
     }
+    ag__lua_rng_free(&g->rng);
     free(g);
     *gp = NULL;
 }
@@ -89,6 +90,7 @@ static enum ag__lua_yield run_event(struct lua_gen *g)
     lua_settop(g->co.co, 0);
     lua_pushnumber(g->co.co, 0);
     g->in_event = true;
+    g->rng.event_error = false;
     return ag__lua_co_resume(&g->co, &g->rng, 1);
 }
 
@@ -98,9 +100,16 @@ static enum ag_step step_of(struct lua_gen *g, enum ag__lua_yield y, struct ag_c
     switch (y) {
     case AG__LUA_Y_TEXT:
     case AG__LUA_Y_STMT:
-        return ag__lua_fill_call(&g->co, y, call) == 0 ? AG_STEP_STMT : AG_STEP_FAILED;
+        if (ag__lua_fill_call(&g->co, y, call) < 0)
+            return AG_STEP_FAILED;
+        ag__lua_want_rows(&g->rng, call);
+        return AG_STEP_STMT;
     case AG__LUA_Y_BOUNDARY:
         g->in_event = false;
+        if (g->rng.event_error) { /* the script counted it an error (sb_counter_inc) */
+            g->rng.event_error = false;
+            return AG_STEP_ROLLED_BACK;
+        }
         return AG_STEP_COMMITTED;
     case AG__LUA_Y_END:
         if (!g->co.err[0])
@@ -145,17 +154,35 @@ void ag__lua_result(struct ag_gen *g, const struct ag_result *res)
     GEN(g)->res = res;
 }
 
+/* Resume the coroutine with res's error (fatal: a 4th value, true), as
+ * the answer to its query; the step it yields next is pending. */
+static bool resume_error(struct lua_gen *g, const struct ag_result *res, bool fatal)
+{
+    if (g->co.dead || !g->started || !(g->last == AG__LUA_Y_TEXT || g->last == AG__LUA_Y_STMT))
+        return false;
+    int n = ag__lua_push_result(g->co.co, res);
+    if (fatal) {
+        lua_pushboolean(g->co.co, 1);
+        n++;
+    }
+    g->last = ag__lua_co_resume(&g->co, &g->rng, n);
+    g->pending = true;
+    return g->last != AG__LUA_Y_ERROR && g->last != AG__LUA_Y_END;
+}
+
 /* An ignorable error or a reconnect: the query raises sysbench's
  * RESTART_EVENT error in the script, whose handler re-runs event(). */
 bool ag__lua_retry(struct ag_gen *gb, const struct ag_result *res)
 {
-    struct lua_gen *g = GEN(gb);
-    if (g->co.dead || !g->started || !(g->last == AG__LUA_Y_TEXT || g->last == AG__LUA_Y_STMT))
-        return false;
-    int n = ag__lua_push_result(g->co.co, res);
-    g->last = ag__lua_co_resume(&g->co, &g->rng, n);
-    g->pending = true;
-    return g->last != AG__LUA_Y_ERROR && g->last != AG__LUA_Y_END;
+    return resume_error(GEN(gb), res, false);
+}
+
+/* Any other SQL error: the script's sysbench.hooks.sql_error_ignorable
+ * (prelude) decides; without one, or when it says no, the coroutine fails
+ * and the engine ends the run with the server's error. */
+bool ag__lua_retry_fatal(struct ag_gen *gb, const struct ag_result *res)
+{
+    return resume_error(GEN(gb), res, true);
 }
 
 bool ag__lua_finish(struct ag_gen *gb, struct ag_call *call)
@@ -177,8 +204,10 @@ bool ag__lua_finish(struct ag_gen *gb, struct ag_call *call)
     }
     g->res = NULL;
     g->last = y;
-    if (y == AG__LUA_Y_TEXT || y == AG__LUA_Y_STMT)
-        return ag__lua_fill_call(&g->co, y, call) == 0;
+    if ((y == AG__LUA_Y_TEXT || y == AG__LUA_Y_STMT) && ag__lua_fill_call(&g->co, y, call) == 0) {
+        ag__lua_want_rows(&g->rng, call);
+        return true;
+    }
     return false;
 }
 
@@ -225,6 +254,7 @@ static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
     if (y != AG__LUA_Y_TEXT)
         return false;
     *sql = lua_tolstring(p->co.co, 2, sql_len);
+    ag__lua_want_rows(&p->rng, NULL); /* the engine keeps its rows (piece.rowset) */
     return true;
 }
 
@@ -245,6 +275,7 @@ static void piece_destroy(void *it)
     struct lua_piece *p = it;
     ag__lua_co_close(&p->co);
     ag__lua_state_destroy(&p->st);
+    ag__lua_rng_free(&p->rng);
     free(p);
 }
 
@@ -260,8 +291,11 @@ static int add_piece(const struct ag__lua_wl *wl, const struct pr_msg_plan *plan
     ag__lua_rng_init(&p->rng, wl, pr_split_seed(plan->seed, plan->agent_index, tid), tid,
                      (uint32_t)(plan->conns_total ? plan->conns_total : 1));
     ag__lua_co_start(&p->co, p->st, "__sb_run_command", wl->cmd, tid);
-    struct ag_piece piece = {
-        .it = p, .next = piece_next, .result = piece_result, .error = piece_error};
+    struct ag_piece piece = {.it = p,
+                             .next = piece_next,
+                             .result = piece_result,
+                             .error = piece_error,
+                             .rowset = &p->rng.rows};
     add(ctx, piece, piece_destroy);
     return 0;
 }

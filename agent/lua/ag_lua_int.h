@@ -41,10 +41,13 @@ struct ag__lua_wl {
     bool cmd_parallel;        /* the command runs in every thread (PARALLEL_COMMAND) */
 };
 
-/* The random streams of one connection (or command stream). */
+/* The host data of one connection (or command stream): its random
+ * streams, its last result's rows and its event's error flag. */
 struct ag__lua_rng {
     struct ag_rand rng;         /* sysbench.rand.* */
     struct ag_rand_unique uniq; /* sysbench.rand.unique() */
+    struct ag_rowset rows;      /* the last query's rows (rs:fetch_row()), gen its count */
+    bool event_error;           /* ffi.C.sb_counter_inc(tid, SB_CNT_ERROR) in this event */
 };
 
 /* A script state. */
@@ -94,7 +97,9 @@ void ag__lua_co_start(struct ag__lua_co *co, struct ag__lua_state *st, const cha
 /* Resume co with the nargs values pushed on co->co (after start: none)
  * while rng is current. Leaves the yielded values on co->co's stack. */
 enum ag__lua_yield ag__lua_co_resume(struct ag__lua_co *co, struct ag__lua_rng *rng, int nargs);
-/* Push a statement's result for the next resume; returns how many. */
+/* Push a statement's result for the next resume; returns how many:
+ * (errno, nrows, affected, insert_id, ncols, gen) or, for an error,
+ * (errno, message, sqlstate). The rows stay in the rowset (host "row"). */
 int ag__lua_push_result(lua_State *co, const struct ag_result *res);
 /* Fill call from the yield on co's stack (TEXT or STMT). 0, or -1 with
  * co->err set (a statement bound with the wrong parameters). */
@@ -116,6 +121,7 @@ void ag__lua_begin(struct ag_gen *g);
 enum ag_step ag__lua_next(struct ag_gen *g, struct ag_call *call);
 void ag__lua_result(struct ag_gen *g, const struct ag_result *res);
 bool ag__lua_retry(struct ag_gen *g, const struct ag_result *res);
+bool ag__lua_retry_fatal(struct ag_gen *g, const struct ag_result *res);
 bool ag__lua_finish(struct ag_gen *g, struct ag_call *call);
 const char *ag__lua_gen_error(struct ag_gen *g);
 int ag__lua_loads(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_piece_add_fn add,
@@ -124,6 +130,11 @@ int ag__lua_loads(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_pie
 /* The streams' seed for thread tid. */
 void ag__lua_rng_init(struct ag__lua_rng *r, const struct ag__lua_wl *wl, uint64_t seed,
                       uint32_t tid, uint32_t threads);
+/* Free r's rows. */
+void ag__lua_rng_free(struct ag__lua_rng *r);
+/* Point call (NULL: a command stream's, see struct ag_piece) at r's rows
+ * (every row and column of its result), emptied, as query r->rows.gen + 1. */
+void ag__lua_want_rows(struct ag__lua_rng *r, struct ag_call *call);
 
 /* The family (ag_lua_family.c). */
 extern const struct ag_family ag_lua_family;

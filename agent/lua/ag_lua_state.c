@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ag_lua_int.h"
+#include "ag_result.h"
 #include "pr_opts.h"
 
 /* ---- sysbench.rand.*: the native family's generators ------------------- */
@@ -17,10 +18,15 @@ static struct ag__lua_state *state_of(lua_State *L)
     return lua_touserdata(L, lua_upvalueindex(1));
 }
 
-static struct ag_rand *rng_of(lua_State *L)
+static struct ag__lua_rng *host_of(lua_State *L)
 {
     struct ag__lua_state *st = state_of(L);
-    return st->cur ? &st->cur->rng : &st->own.rng;
+    return st->cur ? st->cur : &st->own;
+}
+
+static struct ag_rand *rng_of(lua_State *L)
+{
+    return &host_of(L)->rng;
 }
 
 static uint32_t arg_u32(lua_State *L, int i)
@@ -35,39 +41,39 @@ static int l_uniform(lua_State *L)
     return 1;
 }
 
-static int l_default(lua_State *L)
+/* A draw of distribution f over [a, b] (arguments 1 and 2). */
+typedef uint32_t (*dist_fn)(const struct ag_dist *d, struct ag_rand *r, uint32_t a, uint32_t b);
+
+static int draw(lua_State *L, dist_fn f)
 {
     uint32_t a = arg_u32(L, 1), b = arg_u32(L, 2);
-    lua_pushnumber(L, ag_dist_draw(&state_of(L)->wl->dist, rng_of(L), a, b));
+    lua_pushnumber(L, f(&state_of(L)->wl->dist, rng_of(L), a, b));
     return 1;
+}
+
+static int l_default(lua_State *L)
+{
+    return draw(L, ag_dist_draw);
 }
 
 static int l_gaussian(lua_State *L)
 {
-    uint32_t a = arg_u32(L, 1), b = arg_u32(L, 2);
-    lua_pushnumber(L, ag_rand_gaussian(&state_of(L)->wl->dist, rng_of(L), a, b));
-    return 1;
+    return draw(L, ag_rand_gaussian);
 }
 
 static int l_special(lua_State *L)
 {
-    uint32_t a = arg_u32(L, 1), b = arg_u32(L, 2);
-    lua_pushnumber(L, ag_rand_special(&state_of(L)->wl->dist, rng_of(L), a, b));
-    return 1;
+    return draw(L, ag_rand_special);
 }
 
 static int l_pareto(lua_State *L)
 {
-    uint32_t a = arg_u32(L, 1), b = arg_u32(L, 2);
-    lua_pushnumber(L, ag_rand_pareto(&state_of(L)->wl->dist, rng_of(L), a, b));
-    return 1;
+    return draw(L, ag_rand_pareto);
 }
 
 static int l_zipfian(lua_State *L)
 {
-    uint32_t a = arg_u32(L, 1), b = arg_u32(L, 2);
-    lua_pushnumber(L, ag_rand_zipfian(&state_of(L)->wl->dist, rng_of(L), a, b));
-    return 1;
+    return draw(L, ag_rand_zipfian);
 }
 
 static int l_unique(lua_State *L)
@@ -127,11 +133,54 @@ static int l_print(lua_State *L)
     return 0;
 }
 
+/* ---- result rows and counters ----------------------------------------- */
+
+/* row(gen, n): the values of row n (1-based) of the connection's last
+ * result, which must be query gen's (sysbench frees a result at the next
+ * query on its connection); nothing past the last row. */
+static int l_row(lua_State *L)
+{
+    const struct ag_rowset *rs = &host_of(L)->rows;
+    uint32_t gen = (uint32_t)luaL_checknumber(L, 1);
+    lua_Number n = luaL_checknumber(L, 2);
+    if (gen != rs->gen)
+        return luaL_error(L, "a result set read after the next query on its connection "
+                             "(its rows are gone then, as in sysbench)");
+    if (n < 1 || n > (lua_Number)rs->nrows)
+        return 0;
+    size_t base = (size_t)(n - 1) * rs->ncols;
+    luaL_checkstack(L, (int)rs->ncols, "result row");
+    for (uint32_t c = 0; c < rs->ncols; c++) {
+        if (rs->off[base + c] == AG_ROWSET_NULL)
+            lua_pushnil(L);
+        else
+            lua_pushlstring(L, rs->text + rs->off[base + c], rs->len[base + c]);
+    }
+    return (int)rs->ncols;
+}
+
+/* sb_counter_inc(tid, SB_CNT_ERROR) (ffi.C): the event ends rolled back
+ * (counted as the engine counts a family's rollback). */
+static int l_event_error(lua_State *L)
+{
+    host_of(L)->event_error = true;
+    return 0;
+}
+
 const struct pr_lua_fn ag__lua_rand_fns[] = {
-    {"rand_uniform", l_uniform}, {"rand_default", l_default}, {"rand_gaussian", l_gaussian},
-    {"rand_special", l_special}, {"rand_pareto", l_pareto},   {"rand_zipfian", l_zipfian},
-    {"rand_unique", l_unique},   {"rand_string", l_string},   {"rand_uint64", l_uint64},
-    {"rand_double", l_double},   {"print", l_print},
+    {"row", l_row},
+    {"event_error", l_event_error},
+    {"rand_uniform", l_uniform},
+    {"rand_default", l_default},
+    {"rand_gaussian", l_gaussian},
+    {"rand_special", l_special},
+    {"rand_pareto", l_pareto},
+    {"rand_zipfian", l_zipfian},
+    {"rand_unique", l_unique},
+    {"rand_string", l_string},
+    {"rand_uint64", l_uint64},
+    {"rand_double", l_double},
+    {"print", l_print},
 };
 const size_t ag__lua_n_rand_fns = sizeof ag__lua_rand_fns / sizeof ag__lua_rand_fns[0];
 
@@ -146,6 +195,19 @@ void ag__lua_rng_init(struct ag__lua_rng *r, const struct ag__lua_wl *wl, uint64
     /* as the native family: one permutation per run, a slice per thread */
     ag_rand_unique_init(&r->uniq, (uint32_t)u, (uint32_t)(u >> 32));
     r->uniq.index += (uint32_t)(((uint64_t)tid << 32) / threads);
+}
+
+void ag__lua_rng_free(struct ag__lua_rng *r)
+{
+    ag_rowset_free(&r->rows);
+}
+
+void ag__lua_want_rows(struct ag__lua_rng *r, struct ag_call *call)
+{
+    ag_rowset_clear(&r->rows);
+    r->rows.gen++;
+    if (call)
+        call->rowset = &r->rows;
 }
 
 /* ---- states ------------------------------------------------------------- */
@@ -227,6 +289,7 @@ void ag__lua_state_destroy(struct ag__lua_state **st)
     if (*st == NULL)
         return;
     lua_close((*st)->L);
+    ag__lua_rng_free(&(*st)->own);
     free(*st);
     *st = NULL;
 }
@@ -342,16 +405,13 @@ int ag__lua_push_result(lua_State *c, const struct ag_result *res)
         lua_pushstring(c, "HY000");
         return 3;
     }
+    const struct ag_rowset *rs = res->rowset;
     lua_pushnumber(c, (lua_Number)res->rows);
     lua_pushnumber(c, (lua_Number)res->affected);
     lua_pushnumber(c, (lua_Number)res->insert_id);
-    for (uint32_t i = 0; i < res->ncols; i++) {
-        if (res->col[i])
-            lua_pushlstring(c, res->col[i], res->col_len[i]);
-        else
-            lua_pushnil(c);
-    }
-    return 4 + (int)res->ncols;
+    lua_pushnumber(c, rs ? rs->ncols : res->ncols);
+    lua_pushnumber(c, rs ? rs->gen : 0);
+    return 6;
 }
 
 int ag__lua_fill_call(struct ag__lua_co *co, enum ag__lua_yield y, struct ag_call *call)

@@ -19,9 +19,16 @@ database work (no sbtest session, Com_create_table unchanged): a missing
 script, a syntax error (FILE:LINE), an option the script does not
 declare, a sysbench API stampede lacks (named).
 An ignorable error restarts the event through before_restart_event, the
-event counting once (100 events: 100 errors, 100 hook calls).
+event counting once (100 events: 100 errors, 100 hook calls); any other
+error goes to sysbench.hooks.sql_error_ignorable, which restarts the event
+(true) or ends the run with the server's error (false). A script's own
+command (sysbench.cmdline.commands) runs as every thread when it is a
+PARALLEL_COMMAND, else once.
 sysbench.hooks.report_intermediate = sysbench.report_csv runs on the
 coordinator: one CSV line per interval equal to the JSON's merged interval.
+Every row and column of a result reaches the script (text and prepared,
+22 columns, a 5000-byte value, NULLs, checked by the script's asserts);
+report_cumulative runs once with the merged totals, then done().
 A daemon agent: without allow-scripts it refuses, naming itself and the
 setting; with it, a script's runtime error fails the run with FILE:LINE,
 and the same agent then serves the next run (a good script) to the end.
@@ -190,6 +197,75 @@ def bad_input():
     return d
 
 
+ROWS_LUA = r"""
+-- every row and column of a result: text (20 columns, a 5000-byte value, a
+-- NULL) and prepared (a 10-row range), checked in the script itself
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  stmt = con:prepare("SELECT id, k FROM sbtest1 WHERE id BETWEEN ? AND ?")
+  lo, hi = stmt:bind_create(sysbench.sql.type.INT), stmt:bind_create(sysbench.sql.type.INT)
+  stmt:bind_param(lo, hi)
+  verified = 0
+end
+local cols = {}
+for i = 1, 20 do cols[i] = tostring(i) end
+local wide = "SELECT " .. table.concat(cols, ",") .. ", REPEAT('x', 5000), NULL " ..
+             "UNION ALL SELECT " .. table.concat(cols, ",") .. ", 'y', 7"
+function event()
+  local rs = con:query(wide)
+  assert(rs.nrows == 2 and rs.nfields == 22, "wide: " .. rs.nrows .. " x " .. rs.nfields)
+  local a, b = rs:fetch_row(), rs:fetch_row()
+  assert(rs:fetch_row() == nil)
+  assert(a[20] == "20" and #a[21] == 5000 and a[22] == nil, "first row")
+  assert(b[1] == "1" and b[21] == "y" and b[22] == "7", "second row")
+  local first = sysbench.rand.uniform(1, 1990)
+  lo:set(first) hi:set(first + 9)
+  rs = stmt:execute()
+  assert(rs.nrows == 10, "range: " .. rs.nrows)
+  for i = 0, 9 do
+    local r = rs:fetch_row()
+    assert(tonumber(r[1]) == first + i and r[2] ~= nil, "range row " .. i)
+  end
+  assert(con:query_row("SELECT 'q', 2") == "q")
+  verified = verified + 1
+end
+function thread_done() print("VERIFIED " .. verified) end
+function sysbench.hooks.report_cumulative(stat)
+  print(string.format("CUMULATIVE events=%d reads=%d errors=%d", stat.events, stat.reads,
+                      stat.errors))
+end
+function done() print("DONE RAN") end
+"""
+
+
+def rows_and_cumulative(d):
+    """Every row and column reaches the script (text and prepared results,
+    more than 16 columns, a value longer than 4 KiB, NULLs); the script's
+    report_cumulative runs once on the coordinator with the merged totals,
+    then its done()."""
+    with open(os.path.join(d, "rows.lua"), "w") as f:
+        f.write(ROWS_LUA)
+    j = e.path("rows.json")
+    p = e.run_ok([os.path.join(d, "rows.lua"), "run", "--events=400", "--json=" + j,
+                  "--threads=%d" % THREADS, "--agents=2"] + e.local_opts() + e.db_opts(),
+                 "lua rows run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    out = p.text("out") + p.text("err")
+    tot = e.load_json(j)["totals"]
+    verified = sum(int(n) for n in re.findall(r"VERIFIED (\d+)", out))
+    e.check(tot["transactions"] == 400 and verified == 400,
+            "every event checked its rows in the script: %d verified of %d events"
+            % (verified, tot["transactions"]))
+    cum = re.findall(r"CUMULATIVE events=(\d+) reads=(\d+) errors=(\d+)", out)
+    e.check(cum == [(str(tot["transactions"]), str(tot["queries"]["read"]),
+                     str(tot["counters"]["errors"]))],
+            "report_cumulative ran once with the merged totals: %s (JSON %d events, %d reads)"
+            % (cum, tot["transactions"], tot["queries"]["read"]))
+    e.check(out.count("DONE RAN") == 1 and out.index("DONE RAN") > out.index("CUMULATIVE"),
+            "done() ran once, after report_cumulative")
+
+
 def report_hook(d):
     """sysbench.hooks.report_intermediate runs on the coordinator with the
     merged figures of each interval, in place of the default line."""
@@ -257,6 +333,82 @@ def restart_event(d):
                events))
 
 
+def error_hook(d):
+    """sysbench.hooks.sql_error_ignorable: an error outside
+    --mysql-ignore-errors goes to the script's hook; true restarts the
+    event (counted as an ignored error), false ends the run with the
+    server's error."""
+    for verdict in ("true", "false"):
+        name = "errhook_%s.lua" % verdict
+        with open(os.path.join(d, name), "w") as f:
+            f.write("function thread_init() con = sysbench.sql.driver():connect() n = 0 end\n"
+                    "function sysbench.hooks.sql_error_ignorable(e)\n"
+                    "  print(string.format('hook errno=%%d', e.sql_errno))\n"
+                    "  return %s\nend\n"
+                    "function event()\n  n = n + 1\n"
+                    "  if n %% 2 == 1 then con:query('SELECT * FROM no_such_table_hook') end\n"
+                    "  con:query('SELECT 1')\nend\n" % verdict)
+        events = 50
+        j = e.path("errhook_%s.json" % verdict)
+        p = e.stampede([os.path.join(d, name), "run", "--events=%d" % events, "--time=0",
+                        "--threads=1", "--agents=1", "--json=" + j] + e.local_opts()
+                       + e.db_opts())
+        rc = p.wait(60)
+        hooks = len(re.findall(r"^hook errno=1146$", p.text("err"), re.M))
+        if verdict == "true":
+            tot = e.load_json(j)["totals"] if rc == 0 else {}
+            e.check(rc == 0 and tot["transactions"] == events and
+                    tot["ignored_errors"] == events and hooks == events,
+                    "sql_error_ignorable true: exit %s, %s events, %s ignored errors, %d hook "
+                    "calls (want %d each)" % (rc, tot.get("transactions"),
+                                              tot.get("ignored_errors"), hooks, events))
+        else:
+            e.check(rc not in (0, 2) and hooks == 1 and "1146" in p.text("err"),
+                    "sql_error_ignorable false: the run ends with the server's error: exit %s, "
+                    "%d hook call(s), %r" % (rc, hooks, p.text("err").strip()[-200:]))
+
+
+CUSTOM_LUA = r"""
+function cmd_fill()
+  local con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE IF NOT EXISTS lua_custom (tid INT PRIMARY KEY)")
+  con:query("INSERT INTO lua_custom VALUES (" .. sysbench.tid .. ")")
+end
+function cmd_once()
+  local con = sysbench.sql.driver():connect()
+  con:query("INSERT INTO lua_custom VALUES (" .. (100 + sysbench.tid) .. ")")
+end
+sysbench.cmdline.commands = {
+  fill = {cmd_fill, sysbench.cmdline.PARALLEL_COMMAND},
+  once = {cmd_once},
+}
+"""
+
+
+def custom_commands(d):
+    """A script's own commands (sysbench.cmdline.commands, not one of
+    stampede's names): a PARALLEL_COMMAND runs as every thread over the
+    agents (each sysbench.tid once), another once; a command the script
+    does not have is refused (exit 2)."""
+    with open(os.path.join(d, "custom.lua"), "w") as f:
+        f.write(CUSTOM_LUA)
+    db = e.env("DB", "sbtest")
+    e.sql("DROP TABLE IF EXISTS %s.lua_custom" % db)
+    base = ["--threads=%d" % THREADS, "--agents=2"] + e.local_opts() + e.db_opts()
+    for cmd in ("fill", "once"):
+        e.run_ok([os.path.join(d, "custom.lua"), cmd] + base, "lua custom command %s" % cmd,
+                 timeout=60)
+    got = [int(r[0]) for r in e.sql("SELECT tid FROM %s.lua_custom ORDER BY tid" % db)]
+    want = list(range(THREADS)) + [100]
+    e.check(got == want, "fill ran as each of %d threads, once as thread 0: rows %s (want %s)"
+            % (THREADS, got, want))
+    p = e.stampede([os.path.join(d, "custom.lua"), "nosuch"] + base)
+    rc = p.wait(30)
+    e.check(rc == 2 and "unknown command 'nosuch'" in p.text("err"),
+            "a command the script lacks: exit %s, %r" % (rc, p.text("err").strip()[-120:]))
+    e.sql("DROP TABLE IF EXISTS %s.lua_custom" % db)
+
+
 def daemon_agent(d):
     with open(os.path.join(d, "rt.lua"), "w") as f:
         f.write("function thread_init() con = sysbench.sql.driver():connect() end\n"
@@ -306,7 +458,10 @@ def main():
     check_point_select()
     check_insert()
     report_hook(d)
+    rows_and_cumulative(d)
     restart_event(d)
+    error_hook(d)
+    custom_commands(d)
     daemon_agent(d)
     run("oltp_read_write", "cleanup", [], "lua cleanup")
     left = e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s' AND "

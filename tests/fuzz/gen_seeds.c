@@ -145,7 +145,8 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          0,
                                          NULL,
                                          0,
-                                         0};
+                                         0,
+                                         NULL};
         break;
     case PR_MSG_READY:
         m->u.ready = (struct pr_msg_ready){
