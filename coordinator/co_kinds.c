@@ -27,11 +27,23 @@ void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_
     for (uint32_t i = 0; i < *n && i < n_src; i++) {
         k[i].count += src[i].count;
         k[i].errors += src[i].errors;
-        if (k[i].lat != NULL)
-            pr_hist_add(k[i].lat, src[i].lat);
-        else
-            pr_hist_frozen_add(&k[i].lat_frozen, src[i].lat);
+        co_kind_add_lat(&k[i], &src[i]);
     }
+}
+
+void co_kind_add_lat(struct co_kind_result *k, const struct pr_msg_kstat *src)
+{
+    /* lat first, as the encoder. A decoded entry is frozen
+     * (pr_msg_kstat.lat_frozen): added pair by pair, its occupied buckets
+     * only, never over its whole span. */
+    if (k->lat != NULL && src->lat != NULL)
+        pr_hist_add(k->lat, src->lat);
+    else if (src->lat != NULL)
+        pr_hist_frozen_add(&k->lat_frozen, src->lat);
+    else if (k->lat != NULL && src->lat_frozen != NULL)
+        pr_hist_add_frozen(k->lat, src->lat_frozen);
+    else if (src->lat_frozen != NULL)
+        pr_hist_frozen_merge(&k->lat_frozen, src->lat_frozen);
 }
 
 void co_kinds_freeze(struct co_kind_result *k, uint32_t n)

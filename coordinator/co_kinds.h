@@ -17,6 +17,11 @@
 void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_kstat *src,
                   uint32_t n_src, char *const *names, uint32_t n_names, bool expanded);
 
+/* k's latency (expanded or frozen) += src's (lat, else lat_frozen as
+ * decoded; neither: nothing added). Cost: src's buckets when src is
+ * frozen. */
+void co_kind_add_lat(struct co_kind_result *k, const struct pr_msg_kstat *src);
+
 /* Name the entries from names (borrowed) where not named yet. */
 void co_kinds_name(struct co_kind_result *k, uint32_t n, char *const *names, uint32_t n_names);
 

@@ -394,9 +394,8 @@ static int unpack_buckets(pr_hist *h, const struct pr__hist_fields *f, struct pr
     return rc == 0 ? pr__hist_check_total(f, a, err) : rc;
 }
 
-/* min, max, sum and clamp against the buckets [lo, hi] already in h. */
-static int check_summary(const pr_hist *h, const struct pr__hist_fields *f, int32_t lo, int32_t hi,
-                         struct pr_error *err)
+int pr__hist_check_summary(const struct pr__hist_fields *f, int32_t lo, int32_t hi, uint64_t edge,
+                           struct pr_error *err)
 {
     uint64_t n = f->v[0], min = f->v[1], max = f->v[2], sum = f->v[3], clamp = f->v[4];
     if (n == 0) {
@@ -411,7 +410,7 @@ static int check_summary(const pr_hist *h, const struct pr__hist_fields *f, int3
         return pr_error_set(err, PR_EBAD_HIST, "hist: min/max not in the first/last bucket");
     if (sum < pr__sat_mul(min, n) || sum > pr__sat_mul(max, n))
         return pr_error_set(err, PR_EBAD_HIST, "hist: sum %" PRIu64 " inconsistent", sum);
-    if (clamp > pr__sat_add(h->counts[1], h->counts[PR__COUNTS_LEN - 1]))
+    if (clamp > edge)
         return pr_error_set(err, PR_EBAD_HIST, "hist: clamp %" PRIu64 " exceeds edge buckets",
                             clamp);
     return 0;
@@ -423,7 +422,8 @@ int pr__hist_unpack_finish(pr_hist *h, const struct pr__hist_fields *f,
                            const struct pr__bucket_acc *a, int rc, struct pr_error *err)
 {
     if (rc == 0)
-        rc = check_summary(h, f, a->lo, a->hi, err);
+        rc = pr__hist_check_summary(f, a->lo, a->hi,
+                                    pr__sat_add(h->counts[1], h->counts[PR__COUNTS_LEN - 1]), err);
     if (rc != 0) {
         if (a->hi >= a->lo)
             memset(&h->counts[a->lo], 0, (size_t)(a->hi - a->lo + 1) * sizeof(h->counts[0]));

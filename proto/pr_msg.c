@@ -399,6 +399,7 @@ static void clear_fields(const struct table *t, char *base)
                 free(((struct pr_msg_stat *)p)[i].name);
             } else if (f->kind == FK_KSTATS) {
                 pr_hist_destroy(&((struct pr_msg_kstat *)p)[i].lat);
+                pr_hist_frozen_destroy(&((struct pr_msg_kstat *)p)[i].lat_frozen);
             } else if (f->kind == FK_MAPS) {
                 clear_fields(f->sub, (char *)p + i * f->esize);
             }

@@ -264,7 +264,11 @@ static int get_kstat(const msgpack_object *o, struct pr_msg_kstat *k, const char
     int rc = get_uint(&v[0], UINT64_MAX, &k->count, path, err);
     if (rc == 0)
         rc = get_uint(&v[1], UINT64_MAX, &k->errors, path, err);
-    return rc < 0 ? rc : get_hist(&v[2], &k->lat, path, err);
+    if (rc == 0 && (rc = get_hist(&v[2], &k->lat, path, err)) == 0) {
+        k->lat_frozen = pr_hist_freeze(k->lat); /* decoded entries are frozen (pr_msg.h) */
+        pr_hist_destroy(&k->lat);
+    }
+    return rc;
 }
 
 static int get_list(const struct field *f, const msgpack_object *o, char *base, const char *path,

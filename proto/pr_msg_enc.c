@@ -97,13 +97,13 @@ static int put_elem(const struct field *f, msgpack_packer *pk, const char *ep, c
     }
     case FK_KSTATS: {
         const struct pr_msg_kstat *k = (const void *)ep;
-        if (k->lat == NULL)
+        if (k->lat == NULL && k->lat_frozen == NULL)
             return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
         if ((rc = pk_rc(msgpack_pack_array(pk, 3))) < 0 ||
             (rc = pk_rc(msgpack_pack_uint64(pk, k->count))) < 0 ||
             (rc = pk_rc(msgpack_pack_uint64(pk, k->errors))) < 0)
             return rc;
-        return pr_hist_pack(k->lat, pk);
+        return k->lat ? pr_hist_pack(k->lat, pk) : pr_hist_frozen_pack(k->lat_frozen, pk);
     }
     case FK_MAPS:
         return encode_map(pk, f->sub, NULL, ep, path, err);

@@ -316,7 +316,7 @@ static void case_results(void)
     struct ag_engine_config cfg;
     struct pr_error perr = {0};
     struct ag_engine_error err = {0};
-    struct pr_msg_kstat kst[2] = {{0, 0, pr_hist_new()}, {0, 0, pr_hist_new()}};
+    struct pr_msg_kstat kst[2] = {{.lat = pr_hist_new()}, {.lat = pr_hist_new()}};
     struct ag_engine_stats st = {
         .lat = pr_hist_new(), .svc = pr_hist_new(), .kst = kst, .n_kst = 2};
 

@@ -405,6 +405,7 @@ static void test_kinds(void)
         for (uint32_t a = 0; a < 2; a++) {
             struct pr_msg_stats st = stats(iv, 1, 100, 10);
             struct pr_msg_kstat kst[NK];
+            memset(kst, 0, sizeof(kst));
             for (int i = 0; i < NK; i++) {
                 kst[i].count = 10 * (uint64_t)(i + 1) + a;
                 kst[i].errors = (uint64_t)i * a;

@@ -289,7 +289,14 @@ static void check_kst(const struct pr_msg_kstat *a, uint32_t na, const struct pr
     for (uint32_t i = 0; i < na && i < nb; i++) {
         CHECK_EQ_U64(a[i].count, b[i].count);
         CHECK_EQ_U64(a[i].errors, b[i].errors);
-        CHECK(b[i].lat != NULL && pr_hist_equal(a[i].lat, b[i].lat));
+        /* decoded: frozen (lat NULL), equal once thawed */
+        CHECK(b[i].lat == NULL && b[i].lat_frozen != NULL);
+        if (b[i].lat_frozen == NULL)
+            continue;
+        pr_hist *h = pr_hist_new();
+        pr_hist_thaw(h, b[i].lat_frozen);
+        CHECK(pr_hist_equal(a[i].lat, h));
+        pr_hist_destroy(&h);
     }
 }
 
@@ -1217,7 +1224,7 @@ static void test_kst_codec(void)
      * histogram. */
     static struct pr_msg_kstat many[PR_MSG_MAX_KINDS + 1];
     for (size_t i = 0; i <= PR_MSG_MAX_KINDS; i++)
-        many[i] = (struct pr_msg_kstat){i, 0, hist_lat};
+        many[i] = (struct pr_msg_kstat){.count = i, .errors = 0, .lat = hist_lat};
     msgpack_sbuffer_init(&sb);
     fill(&m, PR_MSG_STATS);
     m.u.stats.kst = many;
@@ -1227,7 +1234,12 @@ static void test_kst_codec(void)
     EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
     EXPECT_CODE(pr_msg_decode(&out, sb.data, sb.size, &err), 0, err);
     CHECK_EQ_U64(out.u.stats.n_kst, PR_MSG_MAX_KINDS);
-    CHECK(out.u.stats.kst[63].count == 63 && pr_hist_equal(out.u.stats.kst[63].lat, hist_lat));
+    pr_hist *thawed = pr_hist_new();
+    CHECK(out.u.stats.kst[63].lat == NULL && out.u.stats.kst[63].lat_frozen != NULL);
+    if (out.u.stats.kst[63].lat_frozen != NULL)
+        pr_hist_thaw(thawed, out.u.stats.kst[63].lat_frozen);
+    CHECK(out.u.stats.kst[63].count == 63 && pr_hist_equal(thawed, hist_lat));
+    pr_hist_destroy(&thawed);
     pr_msg_clear(&out);
     msgpack_sbuffer_clear(&sb);
     many[5].lat = NULL;
@@ -1243,9 +1255,9 @@ int main(void)
         pr_hist_record(hist_lat, v, v % 7 + 1);
     pr_hist_record(hist_svc, 250, 1000);
     pr_hist_record(hist_svc, 99999, 1);
-    test_kst[0] = (struct pr_msg_kstat){123456, 3, hist_lat};
-    test_kst[1] = (struct pr_msg_kstat){0, 0, hist_svc};
-    test_kst[2] = (struct pr_msg_kstat){1ULL << 40, 1, hist_lat};
+    test_kst[0] = (struct pr_msg_kstat){.count = 123456, .errors = 3, .lat = hist_lat};
+    test_kst[1] = (struct pr_msg_kstat){.count = 0, .errors = 0, .lat = hist_svc};
+    test_kst[2] = (struct pr_msg_kstat){.count = 1ULL << 40, .errors = 1, .lat = hist_lat};
 
     test_roundtrip();
     test_kst_codec();
