@@ -88,6 +88,52 @@ int pr__msg_check(const struct pr_msg *m, struct pr_error *err);
 /* "" (none) or a Z85 key by pr_keyfile's one rule; s is not terminated. */
 bool pr__msg_is_z85_key(const char *s, uint32_t n);
 
+/* ---- msgpack headers: the one classifier (pr_msg_scan.c's pre-scan,
+ * pr_msg_kst.c's reader) ----
+ *
+ * Classify header byte b: *width is the size of the length/count that
+ * follows, *fixed the payload bytes to skip (after any length; for a
+ * fixarray/fixmap its element count), *mult the number of child objects
+ * per counted element (0: none, 1: array, 2: map). -1 for 0xc1 (never
+ * used), else 0. Inline: it runs once per object of every message. */
+static inline int pr__mp_class(uint8_t b, unsigned *width, uint64_t *fixed, unsigned *mult)
+{
+    static const uint8_t fixed_len[0x20] = {
+        /* c0 */ 0, 0, 0, 0, 0, 0, 0, 1, 1,  1, 4, 8, 1, 2, 4, 8,
+        /* d0 */ 1, 2, 4, 8, 2, 3, 5, 9, 17, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t len_width[0x20] = {
+        /* c0 */ 0, 0, 0, 0, 1, 2, 4, 1, 2, 4, 0, 0, 0, 0, 0, 0,
+        /* d0 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 2, 4, 2, 4};
+
+    *width = 0;
+    *fixed = 0;
+    *mult = 0;
+    if (b <= 0x7f || b >= 0xe0)
+        return 0;
+    if (b <= 0x8f || b <= 0x9f) {
+        *mult = b <= 0x8f ? 2 : 1;
+        *fixed = b & 0x0f; /* element count */
+        return 0;
+    }
+    if (b <= 0xbf) {
+        *fixed = b & 0x1f;
+        return 0;
+    }
+    if (b == 0xc1)
+        return -1;
+    *width = len_width[b - 0xc0];
+    *fixed = fixed_len[b - 0xc0]; /* ext8/16/32: the type byte */
+    if (b >= 0xdc)
+        *mult = b >= 0xde ? 2 : 1;
+    return 0;
+}
+
+/* p[*off..len) starts with one whole msgpack object: *off moves past it
+ * (iterative, no depth limit, containers bounded by the bytes left).
+ * False when it is truncated or malformed (0xc1), *off then at the
+ * object that is (for the caller's message). */
+bool pr__mp_skip(const uint8_t *p, size_t len, size_t *off);
+
 /* ---- Structural pre-scan (pr_msg_scan.c) ----
  *
  * msgpack-c allocates an array's or map's elements as soon as it reads the

@@ -22,41 +22,6 @@ static int scan_skip(struct pr__msg_scan *s, uint64_t n, struct pr_error *err)
     return 0;
 }
 
-/* Classify header byte b: *width is the size of the length/count that
- * follows, *fixed the payload bytes to skip (after any length), *mult the
- * number of child objects per counted element (0: none, 1: array, 2: map). */
-static int scan_class(uint8_t b, unsigned *width, uint64_t *fixed, unsigned *mult)
-{
-    static const uint8_t fixed_len[0x20] = {
-        /* c0 */ 0, 0, 0, 0, 0, 0, 0, 1, 1,  1, 4, 8, 1, 2, 4, 8,
-        /* d0 */ 1, 2, 4, 8, 2, 3, 5, 9, 17, 0, 0, 0, 0, 0, 0, 0};
-    static const uint8_t len_width[0x20] = {
-        /* c0 */ 0, 0, 0, 0, 1, 2, 4, 1, 2, 4, 0, 0, 0, 0, 0, 0,
-        /* d0 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 2, 4, 2, 4};
-
-    *width = 0;
-    *fixed = 0;
-    *mult = 0;
-    if (b <= 0x7f || b >= 0xe0)
-        return 0;
-    if (b <= 0x8f || b <= 0x9f) {
-        *mult = b <= 0x8f ? 2 : 1;
-        *fixed = b & 0x0f; /* element count */
-        return 0;
-    }
-    if (b <= 0xbf) {
-        *fixed = b & 0x1f;
-        return 0;
-    }
-    if (b == 0xc1)
-        return -1;
-    *width = len_width[b - 0xc0];
-    *fixed = fixed_len[b - 0xc0]; /* ext8/16/32: the type byte */
-    if (b >= 0xdc)
-        *mult = b >= 0xde ? 2 : 1;
-    return 0;
-}
-
 /* Skips up to k integers in a row at s->off (a STATS is mostly its
  * histograms' integers) and returns how many; stops before anything else,
  * a truncated integer too. Locals, not s's fields, in the loop: s->p's
@@ -91,7 +56,7 @@ int pr__msg_scan_obj(struct pr__msg_scan *s, unsigned depth, struct pr_error *er
     if (s->off >= s->len)
         return pr_error_set(err, PR_ETRUNCATED, "message truncated at offset %zu", s->off);
     uint8_t b = s->p[s->off++];
-    if (scan_class(b, &width, &fixed, &mult) < 0)
+    if (pr__mp_class(b, &width, &fixed, &mult) < 0)
         return pr_error_set(err, PR_EINVAL, "malformed msgpack: byte 0xc1 at offset %zu", at);
     if (width > 0 && (rc = scan_be(s, width, &n, err)) < 0)
         return rc;
@@ -120,4 +85,44 @@ int pr__msg_scan_obj(struct pr__msg_scan *s, unsigned depth, struct pr_error *er
     if (depth == 0 && mult == 2)
         s->top[n] = s->off;
     return 0;
+}
+
+/* The big-endian unsigned integer of w bytes at p. */
+static uint64_t be(const uint8_t *p, unsigned w)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < w; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+bool pr__mp_skip(const uint8_t *p, size_t len, size_t *off)
+{
+    size_t at = *off;
+    uint64_t todo = 1;
+    while (todo > 0) {
+        unsigned width, mult;
+        uint64_t fixed, body = 0, elems = 0;
+        if (at >= len || pr__mp_class(p[at], &width, &fixed, &mult) < 0)
+            goto fail;
+        size_t head = 1 + (size_t)width;
+        if (len - at < head)
+            goto fail;
+        uint64_t v = be(p + at + 1, width);
+        todo--;
+        if (mult != 0)
+            elems = (width ? v : fixed) * mult;
+        else
+            body = v + fixed;
+        /* each element is >= 1 byte */
+        if (body > len - at - head || elems > len - at - head - body)
+            goto fail;
+        at += head + (size_t)body;
+        todo += elems;
+    }
+    *off = at;
+    return true;
+fail:
+    *off = at; /* the object that is truncated or malformed */
+    return false;
 }

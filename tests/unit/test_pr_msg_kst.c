@@ -9,6 +9,7 @@
 
 #include "pr_hist.h"
 #include "pr_msg.h"
+#include "pr_msg_int.h"
 #include "pr_msg_kst.h"
 #include "testlib.h"
 
@@ -229,6 +230,63 @@ static void test_through_decode(void)
     msgpack_sbuffer_destroy(&sb);
 }
 
+/* pr__mp_skip, the one classifier's whole-object skip (pr_msg_int.h):
+ * over every kind of object msgpack-c writes, each one whole, refused
+ * when cut anywhere short, and stopped at a 0xc1 byte with the offset on
+ * it. */
+static void test_mp_skip(void)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    static const char blob[70000] = {0};
+    size_t ends[32], n = 0;
+    msgpack_pack_nil(&pk), ends[n++] = sb.size;
+    msgpack_pack_true(&pk), ends[n++] = sb.size;
+    msgpack_pack_uint64(&pk, 5), ends[n++] = sb.size;
+    msgpack_pack_uint64(&pk, 300), ends[n++] = sb.size;
+    msgpack_pack_uint64(&pk, 1ULL << 40), ends[n++] = sb.size;
+    msgpack_pack_int64(&pk, -5), ends[n++] = sb.size;
+    msgpack_pack_int64(&pk, -70000), ends[n++] = sb.size;
+    msgpack_pack_double(&pk, 1.5), ends[n++] = sb.size;
+    msgpack_pack_float(&pk, 1.5f), ends[n++] = sb.size;
+    msgpack_pack_str_with_body(&pk, blob, 5), ends[n++] = sb.size;
+    msgpack_pack_str_with_body(&pk, blob, 200), ends[n++] = sb.size;
+    msgpack_pack_str_with_body(&pk, blob, 70000), ends[n++] = sb.size;
+    msgpack_pack_bin_with_body(&pk, blob, 300), ends[n++] = sb.size;
+    msgpack_pack_ext_with_body(&pk, blob, 4, 7), ends[n++] = sb.size;
+    msgpack_pack_ext_with_body(&pk, blob, 300, 7), ends[n++] = sb.size;
+    msgpack_pack_array(&pk, 20); /* array16 of arrays, maps and scalars */
+    for (int i = 0; i < 20; i++) {
+        msgpack_pack_map(&pk, 1);
+        msgpack_pack_str_with_body(&pk, "k", 1);
+        msgpack_pack_array(&pk, 2);
+        msgpack_pack_uint32(&pk, (uint32_t)i * 100000);
+        msgpack_pack_nil(&pk);
+    }
+    ends[n++] = sb.size;
+    const uint8_t *p = (const uint8_t *)sb.data;
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t from = off;
+        CHECK_MSG(pr__mp_skip(p, sb.size, &off) && off == ends[i], "object %zu: at %zu, want %zu",
+                  i, off, ends[i]);
+        off = ends[i];
+        for (size_t cut = from; cut < ends[i]; cut += 1 + (ends[i] - from) / 97) {
+            size_t o = from;
+            CHECK_MSG(!pr__mp_skip(p, cut, &o), "object %zu cut at %zu accepted", i, cut - from);
+        }
+    }
+    uint8_t bad[3] = {0x92, 0x01, 0xc1}; /* [1, <0xc1>] */
+    off = 0;
+    CHECK(!pr__mp_skip(bad, sizeof(bad), &off) && off == 2);
+    uint8_t huge[5] = {0xdd, 0xff, 0xff, 0xff, 0xff}; /* array32 of 4 billion, no elements */
+    off = 0;
+    CHECK(!pr__mp_skip(huge, sizeof(huge), &off));
+    msgpack_sbuffer_destroy(&sb);
+}
+
 int main(void)
 {
     for (int i = 0; i < 3; i++)
@@ -241,6 +299,7 @@ int main(void)
     test_other_encodings();
     test_malformed();
     test_through_decode();
+    test_mp_skip();
     for (int i = 0; i < 3; i++)
         pr_hist_destroy(&hists[i]);
     return TEST_END();
