@@ -146,6 +146,13 @@ pr_hist_frozen *pr__hist_frozen_wide(uint32_t cap, uint64_t **cnt, uint16_t **id
 pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t total,
                                      uint64_t clamped, uint64_t min, uint64_t max, uint64_t sum);
 
+/* pr_hist_unpack_raw_frozen() of the histogram that buf[0..len) starts
+ * with (bytes may follow it): 0 with *used its length, or a negative code
+ * and no message (the caller, on this rare path, decodes the exact bytes
+ * again for the message). One pass where a skip then a decode was two. */
+int pr__hist_unpack_raw_frozen_prefix(pr_hist_frozen **out, const void *buf, size_t len,
+                                      size_t *used);
+
 /* The last step of both decoders, given their result so far rc: summary
  * checks, then h takes f's summary; on failure h loses the buckets written
  * (a's range) and the first failure's code is returned. */

@@ -288,7 +288,8 @@ static int raw_buckets(struct sink *k, struct rd *r, const struct pr__hist_field
  * stands (one walk over its integers, not two); a bucket error goes to
  * berr, as it only counts when every field is right. */
 static int raw_fields(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
-                      struct pr__bucket_acc *a, struct pr_error *berr, struct pr_error *err)
+                      struct pr__bucket_acc *a, bool prefix, struct pr_error *berr,
+                      struct pr_error *err)
 {
     msgpack_object m, key, val;
     if (!rd_head(r, &m))
@@ -310,17 +311,17 @@ static int raw_fields(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
         if (!rd_skip_inside(r, &val))
             return rd_fail(r, err);
     }
-    if (r->off != r->len)
+    if (!prefix && r->off != r->len)
         return pr_error_set(err, PR_ETRAILING, "hist: %zu trailing bytes", r->len - r->off);
     return pr__hist_check_seen(f, err);
 }
 
 /* raw_fields, then the checks that wait for the whole map. */
 static int raw_read(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
-                    struct pr__bucket_acc *a, struct pr_error *err)
+                    struct pr__bucket_acc *a, bool prefix, struct pr_error *err)
 {
     struct pr_error berr = {0, ""};
-    int rc = raw_fields(sk, r, f, a, &berr, err);
+    int rc = raw_fields(sk, r, f, a, prefix, &berr, err);
     if (rc == 0 && berr.code != 0) {
         rc = berr.code;
         if (err != NULL)
@@ -338,19 +339,21 @@ int pr_hist_unpack_raw(pr_hist *h, const void *buf, size_t len, struct pr_error 
     struct rd r = {buf, len, 0};
     struct sink sk = {.h = h};
     pr_hist_reset(h);
-    int rc = raw_read(&sk, &r, &f, &a, err);
+    int rc = raw_read(&sk, &r, &f, &a, false, err);
     return pr__hist_unpack_finish(h, &f, &a, rc, err);
 }
 
-int pr_hist_unpack_raw_frozen(pr_hist_frozen **out, const void *buf, size_t len,
-                              struct pr_error *err)
+/* The frozen decode of the object at buf (exactly len bytes, or its
+ * prefix when prefix: *used then its length). */
+static int unpack_frozen(pr_hist_frozen **out, const void *buf, size_t len, bool prefix,
+                         size_t *used, struct pr_error *err)
 {
     struct pr__hist_fields f = {{0}, 0, NULL, 0};
     struct pr__bucket_acc a = {0, -1, 0};
     struct rd r = {buf, len, 0};
     struct sink sk = {.h = NULL};
     *out = NULL;
-    int rc = raw_read(&sk, &r, &f, &a, err);
+    int rc = raw_read(&sk, &r, &f, &a, prefix, err);
     if (rc == 0)
         rc = pr__hist_check_summary(&f, a.lo, a.hi, sk.edge, err);
     if (rc != 0) {
@@ -360,5 +363,19 @@ int pr_hist_unpack_raw_frozen(pr_hist_frozen **out, const void *buf, size_t len,
     if (sk.f == NULL) /* unreachable: "b" is required */
         sk.f = pr__hist_frozen_wide(0, &sk.cnt, &sk.idx);
     *out = pr__hist_frozen_seal(sk.f, sk.n, f.v[0], f.v[4], f.v[1], f.v[2], f.v[3]);
+    if (used != NULL)
+        *used = r.off;
     return 0;
+}
+
+int pr_hist_unpack_raw_frozen(pr_hist_frozen **out, const void *buf, size_t len,
+                              struct pr_error *err)
+{
+    return unpack_frozen(out, buf, len, false, NULL, err);
+}
+
+int pr__hist_unpack_raw_frozen_prefix(pr_hist_frozen **out, const void *buf, size_t len,
+                                      size_t *used)
+{
+    return unpack_frozen(out, buf, len, true, used, NULL);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pr_hist.h"
+#include "pr_hist_int.h"
 #include "pr_msg_int.h"
 
 #define KST_PATH_LEN 96
@@ -106,7 +107,13 @@ static int get_u64(struct kr *r, uint64_t *out, const char *path, struct pr_erro
  * the coordinator's CPU with 11 kinds in every STATS). */
 static int get_lat(struct kr *r, pr_hist_frozen **dst, const char *path, struct pr_error *err)
 {
-    size_t from = r->off;
+    size_t from = r->off, used = 0;
+    /* One pass: the decoder finds the end. Refused, the object is skipped
+     * then decoded exactly, for the message the two passes give. */
+    if (pr__hist_unpack_raw_frozen_prefix(dst, r->p + from, r->len - from, &used) == 0) {
+        r->off += used;
+        return 0;
+    }
     if (!pr__mp_skip(r->p, r->len, &r->off))
         return truncated(r, path, err);
     int rc = pr_hist_unpack_raw_frozen(dst, r->p + from, r->off - from, err);
