@@ -253,9 +253,12 @@ static const struct field table_fields[] = {
     FLD("ci", FK_BOOL, true, 0, create_index),
 };
 #undef OFF
-#define OFF(member)     offsetof(struct pr_counters, member)
-#define CTR_FIELD(name) FLD(#name, FK_U64, true, 0, name),
-static const struct field ctr_fields[] = {PR_COUNTERS_FIELDS(CTR_FIELD)};
+#define OFF(member)         offsetof(struct pr_counters, member)
+#define CTR_FIELD(name)     FLD(#name, FK_U64, true, 0, name),
+#define CTR_OPT_FIELD(name) FLD(#name, FK_U64, false, 0, name),
+static const struct field ctr_fields[] = {PR_COUNTERS_FIELDS(CTR_FIELD)
+                                              PR_COUNTERS_OPT_FIELDS(CTR_OPT_FIELD)};
+#undef CTR_OPT_FIELD
 #undef CTR_FIELD
 #undef OFF
 

@@ -79,6 +79,7 @@ static void fill_counters(struct pr_counters *c, uint64_t base)
     uint64_t v = base;
 #define FILL(name) c->name = v++;
     PR_COUNTERS_FIELDS(FILL)
+    PR_COUNTERS_OPT_FIELDS(FILL)
 #undef FILL
 }
 
@@ -227,6 +228,7 @@ static void check_counters(const struct pr_counters *a, const struct pr_counters
 {
 #define CMP(name) CHECK_EQ_U64(a->name, b->name);
     PR_COUNTERS_FIELDS(CMP)
+    PR_COUNTERS_OPT_FIELDS(CMP)
 #undef CMP
 }
 
@@ -617,6 +619,17 @@ static void test_minimal(void)
     pr_msg_clear(&d);
     CHECK(decode_edited(PR_MSG_DONE, &drop_rows, &d, &err) == 0);
     CHECK(d.u.done.rows == 0 && d.u.done.n_kinds == 2);
+    pr_msg_clear(&d);
+    /* The events' outcomes (optional counters): an older agent's ctr
+     * without them reads as 0, the other counters as sent. */
+    struct edit drop_rb = {ED_DROP, "ctr.rolled_back", NULL};
+    struct edit drop_failed = {ED_DROP, "ctr.failed", NULL};
+    CHECK(decode_edited(PR_MSG_STATS, &drop_rb, &d, &err) == 0);
+    CHECK(d.u.stats.ctr.rolled_back == 0 && d.u.stats.ctr.failed > 0 &&
+          d.u.stats.ctr.reconnects > 0);
+    pr_msg_clear(&d);
+    CHECK(decode_edited(PR_MSG_DONE, &drop_failed, &d, &err) == 0);
+    CHECK(d.u.done.ctr.failed == 0 && d.u.done.ctr.rolled_back > 0 && d.u.done.ctr.errors > 0);
     pr_msg_clear(&d);
 
     /* Unknown figures are absent, not 0 (issue 9 item 10): a DONE without a
