@@ -118,3 +118,29 @@ void co_kinds_done(struct co_result *res, const struct pr_msg_done *d)
     }
     co_kinds_add(&res->kinds, &n, d->kst, m, res->kind_names, res->n_kinds, true);
 }
+
+void co_kinds_finish(struct co_result *res, struct co_kind_result **run, uint32_t *n_run)
+{
+    bool all_done = true;
+    for (uint32_t i = 0; i < res->n_agents; i++)
+        all_done = all_done && res->agents[i].done;
+    if (all_done || *run == NULL || res->n_kinds == 0) {
+        co_kinds_free(run, n_run);
+        return;
+    }
+    uint32_t n = res->n_kinds;
+    struct co_kind_result *k = pr_xcalloc(n, sizeof(*k));
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < *n_run) {
+            k[i] = (*run)[i];
+            memset(&(*run)[i], 0, sizeof((*run)[i]));
+        }
+        if (k[i].lat == NULL && k[i].lat_frozen == NULL)
+            k[i].lat = pr_hist_new();
+    }
+    co_kinds_name(k, n, res->kind_names, n);
+    co_kinds_free(run, n_run);
+    uint32_t old_n = n;
+    co_kinds_free(&res->kinds, &old_n);
+    res->kinds = k;
+}

@@ -29,6 +29,10 @@ struct co_merge {
     uint64_t base;           /* k of slots[0]; every interval below it was released */
     char *const *kind_names; /* borrowed: names of the kinds (co_merge_set_kinds) */
     uint32_t n_kind_names;
+    /* every STATS.kst merged, over the whole run (released intervals and
+     * lost agents included): the per-kind totals when an agent sent no DONE */
+    struct co_kind_result *run_kinds;
+    uint32_t n_run_kinds;
 };
 
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
@@ -89,6 +93,11 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     *late = false;
     if (agent >= m->n_agents || st->k >= CO_MERGE_MAX_INTERVALS)
         return PR_ERANGE;
+    if (st->k >= m->released && slot_at(m, st->k)->seen[agent])
+        return PR_ERANGE; /* a second STATS for k: refused before anything is added */
+    /* the run's per-kind sums: the decoded (frozen) pairs added, O(pairs) */
+    co_kinds_add(&m->run_kinds, &m->n_run_kinds, st->kst, st->n_kst, m->kind_names, m->n_kind_names,
+                 true);
     if (st->k < m->released) { /* written out: counted, its histograms are the caller's */
         m->n_stats[agent]++;
         m->n_late[agent]++;
@@ -96,8 +105,6 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
         return 0;
     }
     struct slot *s = slot_at(m, st->k);
-    if (s->seen[agent])
-        return PR_ERANGE;
     s->seen[agent] = 1;
     struct co_interval_result *iv = &s->iv;
     pr_counters_add(&iv->ctr, &st->ctr);
@@ -317,11 +324,20 @@ void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n)
     }
 }
 
+void co_merge_take_run_kinds(co_merge *m, struct co_kind_result **out, uint32_t *n)
+{
+    *out = m->run_kinds;
+    *n = m->n_run_kinds;
+    m->run_kinds = NULL;
+    m->n_run_kinds = 0;
+}
+
 void co_merge_destroy(co_merge **mp)
 {
     co_merge *m = mp ? *mp : NULL;
     if (m == NULL)
         return;
+    co_kinds_free(&m->run_kinds, &m->n_run_kinds);
     for (uint64_t k = m->base; k < m->n_slots; k++) {
         struct slot *s = at(m, k);
         free_interval(&s->iv, m->n_agents);
