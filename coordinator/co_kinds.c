@@ -144,3 +144,27 @@ void co_kinds_finish(struct co_result *res, struct co_kind_result **run, uint32_
     co_kinds_free(&res->kinds, &old_n);
     res->kinds = k;
 }
+
+void co_kinds_sum(struct co_kind_result **dst, uint32_t *n, const struct co_kind_result *src,
+                  uint32_t n_src)
+{
+    if (n_src == 0 || src == NULL)
+        return;
+    if (*dst == NULL) {
+        *dst = pr_xcalloc(n_src, sizeof(**dst));
+        *n = n_src;
+        for (uint32_t i = 0; i < n_src; i++)
+            (*dst)[i].lat = pr_hist_new();
+    }
+    for (uint32_t i = 0; i < *n && i < n_src; i++) {
+        struct co_kind_result *k = &(*dst)[i];
+        if (k->name == NULL)
+            k->name = src[i].name;
+        k->count += src[i].count;
+        k->errors += src[i].errors;
+        if (src[i].lat != NULL)
+            pr_hist_add(k->lat, src[i].lat);
+        else if (src[i].lat_frozen != NULL)
+            pr_hist_add_frozen(k->lat, src[i].lat_frozen);
+    }
+}

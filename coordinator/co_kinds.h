@@ -22,6 +22,11 @@ void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_
  * frozen. */
 void co_kind_add_lat(struct co_kind_result *k, const struct pr_msg_kstat *src);
 
+/* *dst (expanded, allocated on first use with n_src entries) += src[0..n_src)
+ * (merged figures, either form), names taken where not named yet. */
+void co_kinds_sum(struct co_kind_result **dst, uint32_t *n, const struct co_kind_result *src,
+                  uint32_t n_src);
+
 /* Name the entries from names (borrowed) where not named yet. */
 void co_kinds_name(struct co_kind_result *k, uint32_t n, char *const *names, uint32_t n_names);
 

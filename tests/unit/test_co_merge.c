@@ -459,6 +459,20 @@ static void test_kinds(void)
     const struct co_interval_result *ivl = co_merge_get(m, N - 1);
     CHECK(ivl != NULL && ivl->kinds != NULL && ivl->kinds[2].lat != NULL); /* still open */
     CHECK_EQ_U64(ivl->kinds[2].count, 61);
+    /* the run's sums: every STATS once, agent 1's late STATS(0) included
+     * (it arrived after interval 0 froze: added on its own) */
+    struct co_kind_result *run = NULL;
+    uint32_t n_run = 0;
+    co_merge_take_run_kinds(m, &run, &n_run);
+    CHECK(run != NULL && n_run == NK);
+    for (uint32_t i = 0; run != NULL && i < n_run; i++) {
+        uint64_t want = N * (20 * (uint64_t)(i + 1) + 1);
+        CHECK_MSG(run[i].count == want && pr_hist_count(run[i].lat) == want &&
+                      run[i].errors == N * (uint64_t)i,
+                  "run kind %u: count %" PRIu64 ", %" PRIu64 " samples, want %" PRIu64, i,
+                  run[i].count, run[i].lat ? pr_hist_count(run[i].lat) : 0, want);
+    }
+    co_kinds_free(&run, &n_run);
     pr_hist_destroy(&scratch);
     co_merge_destroy(&m);
 }
