@@ -263,6 +263,21 @@ static int pack_key_u64(msgpack_packer *pk, const char *key, uint64_t v)
     return rc;
 }
 
+int pr__hist_pack_head(msgpack_packer *pk, uint64_t n, uint64_t min, uint64_t max, uint64_t sum,
+                       uint64_t clamp, size_t buckets)
+{
+    int rc = msgpack_pack_map(pk, 6);
+    rc |= pack_key_u64(pk, "n", n);
+    rc |= pack_key_u64(pk, "min", min);
+    rc |= pack_key_u64(pk, "max", max);
+    rc |= pack_key_u64(pk, "sum", sum);
+    rc |= pack_key_u64(pk, "clamp", clamp);
+    rc |= msgpack_pack_str(pk, 1);
+    rc |= msgpack_pack_str_body(pk, "b", 1);
+    rc |= msgpack_pack_array(pk, buckets * 2);
+    return rc;
+}
+
 int pr_hist_pack(const pr_hist *h, msgpack_packer *pk)
 {
     int32_t lo = pr__hist_is_empty(h) ? 0 : pr__hist_index_of(h->min);
@@ -271,15 +286,7 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk)
     for (int32_t i = lo; i <= hi; i++)
         buckets += h->counts[i] != 0;
 
-    int rc = msgpack_pack_map(pk, 6);
-    rc |= pack_key_u64(pk, "n", h->total);
-    rc |= pack_key_u64(pk, "min", pr_hist_min(h));
-    rc |= pack_key_u64(pk, "max", h->max);
-    rc |= pack_key_u64(pk, "sum", h->sum);
-    rc |= pack_key_u64(pk, "clamp", h->clamped);
-    rc |= msgpack_pack_str(pk, 1);
-    rc |= msgpack_pack_str_body(pk, "b", 1);
-    rc |= msgpack_pack_array(pk, buckets * 2);
+    int rc = pr__hist_pack_head(pk, h->total, pr_hist_min(h), h->max, h->sum, h->clamped, buckets);
     for (int32_t i = lo; i <= hi && rc == 0; i++) {
         if (h->counts[i] != 0) {
             rc |= msgpack_pack_uint32(pk, (uint32_t)i);

@@ -290,27 +290,11 @@ uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)
     return f->sum;
 }
 
-static int pack_key_u64(msgpack_packer *pk, const char *key, uint64_t v)
-{
-    size_t n = strlen(key);
-    int rc = msgpack_pack_str(pk, n);
-    rc |= msgpack_pack_str_body(pk, key, n);
-    rc |= msgpack_pack_uint64(pk, v);
-    return rc;
-}
-
 int pr_hist_frozen_pack(const pr_hist_frozen *f, msgpack_packer *pk)
 {
     const uint16_t *idx = frozen_idx(f);
-    int rc = msgpack_pack_map(pk, 6);
-    rc |= pack_key_u64(pk, "n", f->total);
-    rc |= pack_key_u64(pk, "min", f->max == 0 ? 0 : f->min);
-    rc |= pack_key_u64(pk, "max", f->max);
-    rc |= pack_key_u64(pk, "sum", f->sum);
-    rc |= pack_key_u64(pk, "clamp", f->clamped);
-    rc |= msgpack_pack_str(pk, 1);
-    rc |= msgpack_pack_str_body(pk, "b", 1);
-    rc |= msgpack_pack_array(pk, (size_t)f->n_buckets * 2);
+    int rc = pr__hist_pack_head(pk, f->total, f->max == 0 ? 0 : f->min, f->max, f->sum, f->clamped,
+                                f->n_buckets);
     for (uint32_t i = 0; i < f->n_buckets && rc == 0; i++) {
         rc |= msgpack_pack_uint32(pk, idx[i]);
         rc |= msgpack_pack_uint64(pk, frozen_count_at(f, i));

@@ -135,6 +135,12 @@ int pr__hist_check_total(const struct pr__hist_fields *f, const struct pr__bucke
 int pr__hist_check_summary(const struct pr__hist_fields *f, int32_t lo, int32_t hi, uint64_t edge,
                            struct pr_error *err);
 
+/* pr_hist_pack()'s map up to the "b" array's header (buckets pairs): the
+ * summary keys in their order, for both packers (dense and frozen). 0 or
+ * msgpack-c's nonzero. */
+int pr__hist_pack_head(msgpack_packer *pk, uint64_t n, uint64_t min, uint64_t max, uint64_t sum,
+                       uint64_t clamp, size_t buckets);
+
 /* ---- the frozen form, built sparse (pr_hist_frozen.c, for pr_hist_raw.c) ---- */
 
 /* A frozen histogram with room for cap buckets, uint64_t counts (wide),

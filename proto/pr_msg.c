@@ -273,6 +273,21 @@ const struct table pr__msg_tables[PR_MSG_TYPE_COUNT_] = {
 const struct table pr__msg_table_table = TABLE(table_fields);
 const struct table pr__msg_ctr_table = TABLE(ctr_fields);
 
+size_t pr__msg_elem_size(const struct field *f)
+{
+    static const size_t elem_size[] = {
+        [FK_STRS] = sizeof(char *),
+        [FK_U16S] = sizeof(uint16_t),
+        [FK_OPTS] = sizeof(struct pr_msg_opt),
+        [FK_STATS] = sizeof(struct pr_msg_stat),
+        [FK_TABLES] = sizeof(struct pr_msg_table),
+        [FK_KSTATS] = sizeof(struct pr_msg_kstat),
+        [FK_MAPS] = 0, /* f->esize */
+    };
+    size_t esize = f->kind == FK_MAPS ? f->esize : elem_size[f->kind];
+    return esize;
+}
+
 void pr__msg_key_path(char *dst, const char *path, const char *key)
 {
     if (snprintf(dst, PATH_LEN, "%s.%s", path, key) >= PATH_LEN)

@@ -274,16 +274,7 @@ static int get_kstat(const msgpack_object *o, struct pr_msg_kstat *k, const char
 static int get_list(const struct field *f, const msgpack_object *o, char *base, const char *path,
                     struct pr_error *err)
 {
-    static const size_t elem_size[] = {
-        [FK_STRS] = sizeof(char *),
-        [FK_U16S] = sizeof(uint16_t),
-        [FK_OPTS] = sizeof(struct pr_msg_opt),
-        [FK_STATS] = sizeof(struct pr_msg_stat),
-        [FK_TABLES] = sizeof(struct pr_msg_table),
-        [FK_KSTATS] = sizeof(struct pr_msg_kstat),
-        [FK_MAPS] = 0, /* f->esize */
-    };
-    size_t esize = f->kind == FK_MAPS ? f->esize : elem_size[f->kind];
+    size_t esize = pr__msg_elem_size(f);
     char epath[PATH_LEN];
     void *arr = NULL;
     uint64_t u = 0;

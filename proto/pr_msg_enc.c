@@ -115,16 +115,7 @@ static int put_elem(const struct field *f, msgpack_packer *pk, const char *ep, c
 static int put_list(const struct field *f, msgpack_packer *pk, const char *base, const char *path,
                     struct pr_error *err)
 {
-    static const size_t elem_size[] = {
-        [FK_STRS] = sizeof(char *),
-        [FK_U16S] = sizeof(uint16_t),
-        [FK_OPTS] = sizeof(struct pr_msg_opt),
-        [FK_STATS] = sizeof(struct pr_msg_stat),
-        [FK_TABLES] = sizeof(struct pr_msg_table),
-        [FK_KSTATS] = sizeof(struct pr_msg_kstat),
-        [FK_MAPS] = 0, /* f->esize */
-    };
-    size_t esize = f->kind == FK_MAPS ? f->esize : elem_size[f->kind];
+    size_t esize = pr__msg_elem_size(f);
     const char *arr = *(char *const *)(const void *)(base + f->off);
     uint32_t n = *(const uint32_t *)(const void *)(base + f->off_n);
     char epath[PATH_LEN];

@@ -82,6 +82,9 @@ extern const struct table pr__msg_ctr_table;
 void pr__msg_key_path(char *dst, const char *path, const char *key);
 void pr__msg_elem_path(char *dst, const char *path, uint32_t i);
 
+/* Bytes of one element of list field f (FK_STRS .. FK_MAPS). */
+size_t pr__msg_elem_size(const struct field *f);
+
 /* Cross-field checks, shared by encoder and decoder: 0 or PR_ERANGE. */
 int pr__msg_check(const struct pr_msg *m, struct pr_error *err);
 
