@@ -254,6 +254,10 @@ void ag__worker_count_outcome(ag_worker *w, enum ag_step step)
         AG__COUNT(w, errors); /* the family gave the event up */
     else
         AG__COUNT(w, transactions); /* committed, or rolled back on purpose */
+    if (step == AG_STEP_FAILED)     /* the outcomes apart (pr_counters.h, optional keys) */
+        AG__COUNT(w, failed);
+    else if (step == AG_STEP_ROLLED_BACK)
+        AG__COUNT(w, rolled_back);
 }
 
 void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64_t ns)

@@ -268,6 +268,7 @@ static void jw_counters(struct jw *w, const char *key, const struct pr_counters 
     jw_open(w, key, '{');
 #define CO__JSON_COUNTER(name) jw_u64(w, #name, c->name);
     PR_COUNTERS_FIELDS(CO__JSON_COUNTER)
+    PR_COUNTERS_OPT_FIELDS(CO__JSON_COUNTER) /* rolled_back, failed */
 #undef CO__JSON_COUNTER
     jw_close(w, '}');
 }

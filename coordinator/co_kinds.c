@@ -27,11 +27,23 @@ void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_
     for (uint32_t i = 0; i < *n && i < n_src; i++) {
         k[i].count += src[i].count;
         k[i].errors += src[i].errors;
-        if (k[i].lat != NULL)
-            pr_hist_add(k[i].lat, src[i].lat);
-        else
-            pr_hist_frozen_add(&k[i].lat_frozen, src[i].lat);
+        co_kind_add_lat(&k[i], &src[i]);
     }
+}
+
+void co_kind_add_lat(struct co_kind_result *k, const struct pr_msg_kstat *src)
+{
+    /* lat first, as the encoder. A decoded entry is frozen
+     * (pr_msg_kstat.lat_frozen): added pair by pair, its occupied buckets
+     * only, never over its whole span. */
+    if (k->lat != NULL && src->lat != NULL)
+        pr_hist_add(k->lat, src->lat);
+    else if (src->lat != NULL)
+        pr_hist_frozen_add(&k->lat_frozen, src->lat);
+    else if (k->lat != NULL && src->lat_frozen != NULL)
+        pr_hist_add_frozen(k->lat, src->lat_frozen);
+    else if (src->lat_frozen != NULL)
+        pr_hist_frozen_merge(&k->lat_frozen, src->lat_frozen);
 }
 
 void co_kinds_freeze(struct co_kind_result *k, uint32_t n)
@@ -105,4 +117,54 @@ void co_kinds_done(struct co_result *res, const struct pr_msg_done *d)
             res->kinds[i].lat = pr_hist_new();
     }
     co_kinds_add(&res->kinds, &n, d->kst, m, res->kind_names, res->n_kinds, true);
+}
+
+void co_kinds_finish(struct co_result *res, struct co_kind_result **run, uint32_t *n_run)
+{
+    bool all_done = true;
+    for (uint32_t i = 0; i < res->n_agents; i++)
+        all_done = all_done && res->agents[i].done;
+    if (all_done || *run == NULL || res->n_kinds == 0) {
+        co_kinds_free(run, n_run);
+        return;
+    }
+    uint32_t n = res->n_kinds;
+    struct co_kind_result *k = pr_xcalloc(n, sizeof(*k));
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < *n_run) {
+            k[i] = (*run)[i];
+            memset(&(*run)[i], 0, sizeof((*run)[i]));
+        }
+        if (k[i].lat == NULL && k[i].lat_frozen == NULL)
+            k[i].lat = pr_hist_new();
+    }
+    co_kinds_name(k, n, res->kind_names, n);
+    co_kinds_free(run, n_run);
+    uint32_t old_n = n;
+    co_kinds_free(&res->kinds, &old_n);
+    res->kinds = k;
+}
+
+void co_kinds_sum(struct co_kind_result **dst, uint32_t *n, const struct co_kind_result *src,
+                  uint32_t n_src)
+{
+    if (n_src == 0 || src == NULL)
+        return;
+    if (*dst == NULL) {
+        *dst = pr_xcalloc(n_src, sizeof(**dst));
+        *n = n_src;
+        for (uint32_t i = 0; i < n_src; i++)
+            (*dst)[i].lat = pr_hist_new();
+    }
+    for (uint32_t i = 0; i < *n && i < n_src; i++) {
+        struct co_kind_result *k = &(*dst)[i];
+        if (k->name == NULL)
+            k->name = src[i].name;
+        k->count += src[i].count;
+        k->errors += src[i].errors;
+        if (src[i].lat != NULL)
+            pr_hist_add(k->lat, src[i].lat);
+        else if (src[i].lat_frozen != NULL)
+            pr_hist_add_frozen(k->lat, src[i].lat_frozen);
+    }
 }

@@ -101,6 +101,9 @@ void co_kinds_out_text(FILE *f, const struct co_result *r)
                 isnan(v[1]) ? 0.0 : v[1], isnan(v[4]) ? 0.0 : v[4], isnan(v[5]) ? 0.0 : v[5],
                 isnan(v[2]) ? 0.0 : v[2]);
     }
+    if (r->total.rolled_back > 0 || r->total.failed > 0) /* the events' outcomes, when any */
+        fprintf(f, "    events rolled back on purpose: %llu, failed: %llu\n",
+                (unsigned long long)r->total.rolled_back, (unsigned long long)r->total.failed);
     fputc('\n', f);
     pr_hist_destroy(&scratch);
 }

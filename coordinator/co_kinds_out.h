@@ -13,7 +13,9 @@
  *            kind merged over every agent.
  *   text     after the report, "Latency by statement (ms):" with one row
  *            per kind: count, avg, p95, p99, max (not with
- *            --report-format=sysbench, which prints sysbench's lines only).
+ *            --report-format=sysbench, which prints sysbench's lines only),
+ *            then, when any event rolled back on purpose or failed,
+ *            "events rolled back on purpose: N, failed: N" (run totals).
  */
 #ifndef CO_KINDS_OUT_H
 #define CO_KINDS_OUT_H

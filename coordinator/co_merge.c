@@ -10,6 +10,7 @@ struct slot {
     uint8_t *seen;                /* per agent: its STATS is in */
     bool closed;                  /* printed or skipped */
     bool released;                /* written out and freed (co_merge_release) */
+    bool kinds_folded;            /* iv.kinds added to run_kinds; later STATS go to both */
 };
 
 struct co_merge {
@@ -29,6 +30,12 @@ struct co_merge {
     uint64_t base;           /* k of slots[0]; every interval below it was released */
     char *const *kind_names; /* borrowed: names of the kinds (co_merge_set_kinds) */
     uint32_t n_kind_names;
+    /* every STATS.kst merged, over the whole run (released intervals and
+     * lost agents included): the per-kind totals when an agent sent no DONE.
+     * An interval's kinds are folded in once, when they leave the expanded
+     * form (fold_kinds), so a STATS costs one add, not two */
+    struct co_kind_result *run_kinds;
+    uint32_t n_run_kinds;
 };
 
 co_merge *co_merge_new(uint32_t n_agents, const uint32_t *threads, uint32_t interval_ms,
@@ -92,6 +99,8 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     if (agent >= m->n_agents || st->k >= CO_MERGE_MAX_INTERVALS)
         return PR_ERANGE;
     if (st->k < m->released) { /* written out: counted, its histograms are the caller's */
+        co_kinds_add(&m->run_kinds, &m->n_run_kinds, st->kst, st->n_kst, m->kind_names,
+                     m->n_kind_names, true); /* but for the run's per-kind sums */
         m->n_stats[agent]++;
         m->n_late[agent]++;
         *late = true;
@@ -123,6 +132,9 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
             .reported = true};
     co_kinds_add(&iv->kinds, &iv->n_kinds, st->kst, st->n_kst, m->kind_names, m->n_kind_names,
                  iv->lat != NULL);
+    if (s->kinds_folded) /* the interval's kinds are in the run's sums already: a late one */
+        co_kinds_add(&m->run_kinds, &m->n_run_kinds, st->kst, st->n_kst, m->kind_names,
+                     m->n_kind_names, true);
     iv->agents_reporting++;
     iv->threads += m->threads[agent];
     if (st->cpu_pct > iv->cpu_pct_max)
@@ -177,6 +189,16 @@ bool co_merge_due(co_merge *m, uint64_t elapsed_ns, uint64_t grace_ns, uint64_t 
     return all || elapsed_ns >= boundary + grace_ns;
 }
 
+/* s's kinds into the run's per-kind sums, once (while still expanded: the
+ * add walks their spans, once per interval, not per STATS). */
+static void fold_kinds(co_merge *m, struct slot *s)
+{
+    if (s->kinds_folded)
+        return;
+    co_kinds_sum(&m->run_kinds, &m->n_run_kinds, s->iv.kinds, s->iv.n_kinds);
+    s->kinds_folded = true;
+}
+
 /* Freeze the merged histogram of intervals more than KEEP_EXPANDED
  * behind the lowest open one (all closed, since they are below next). */
 static void freeze_old(co_merge *m)
@@ -191,6 +213,7 @@ static void freeze_old(co_merge *m)
             iv->svc_frozen = pr_hist_freeze(iv->svc);
             pr_hist_destroy(&iv->svc);
         }
+        fold_kinds(m, at(m, m->frozen));
         co_kinds_freeze(iv->kinds, iv->n_kinds);
     }
 }
@@ -281,6 +304,7 @@ void co_merge_release(co_merge *m, uint64_t k)
     if (k != m->released || k >= m->n_slots)
         return;
     struct slot *s = at(m, k);
+    fold_kinds(m, s);
     free_interval(&s->iv, m->n_agents);
     free(s->seen);
     s->seen = NULL;
@@ -321,9 +345,20 @@ void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n)
     *n = 0;
     for (uint64_t k = m->released; k < count; k++) {
         struct slot *s = slot_at(m, k); /* an interval nobody reported is kept, empty */
+        fold_kinds(m, s);
         (*out)[(*n)++] = s->iv;
         memset(&s->iv, 0, sizeof(s->iv));
     }
+}
+
+void co_merge_take_run_kinds(co_merge *m, struct co_kind_result **out, uint32_t *n)
+{
+    for (uint64_t k = m->released; k < m->n_slots; k++)
+        fold_kinds(m, at(m, k)); /* intervals still held */
+    *out = m->run_kinds;
+    *n = m->n_run_kinds;
+    m->run_kinds = NULL;
+    m->n_run_kinds = 0;
 }
 
 void co_merge_destroy(co_merge **mp)
@@ -331,6 +366,7 @@ void co_merge_destroy(co_merge **mp)
     co_merge *m = mp ? *mp : NULL;
     if (m == NULL)
         return;
+    co_kinds_free(&m->run_kinds, &m->n_run_kinds);
     for (uint64_t k = m->base; k < m->n_slots; k++) {
         struct slot *s = at(m, k);
         free_interval(&s->iv, m->n_agents);

@@ -116,6 +116,14 @@ void co_merge_release(co_merge *m, uint64_t k);
 /* Interval k was released. */
 bool co_merge_is_released(const co_merge *m, uint64_t k);
 
+/* The run's per-kind figures: every STATS.kst co_merge_add() accepted,
+ * merged (expanded histograms), lost agents' and released intervals'
+ * included (each interval's kinds are added once, as they freeze, are
+ * released or taken; a STATS arriving after that is added on its own).
+ * Moved to the caller (free with co_kinds_free); m keeps none. *out NULL,
+ * *n 0 when no STATS had kinds. */
+void co_merge_take_run_kinds(co_merge *m, struct co_kind_result **out, uint32_t *n);
+
 /* Move the intervals not released out (ownership to the caller, who frees
  * them through co_result_clear). m keeps nothing. */
 void co_merge_take(co_merge *m, struct co_interval_result **out, uint32_t *n);

@@ -67,9 +67,16 @@ void co_prom_add_stats(co_prom *p, uint32_t agent, const struct pr_msg_stats *st
         const struct pr_msg_kstat *ks = &st->kst[k];
         pk->ok += ks->count;
         pk->errors += ks->errors;
+        struct pr_hist_iter kit = PR_HIST_ITER_INIT;
+        if (ks->lat == NULL && ks->lat_frozen != NULL) { /* as decoded */
+            while (pr_hist_frozen_next(ks->lat_frozen, &kit))
+                pk->bucket[bucket_of(p, kit.value_us)] += kit.count;
+            pk->count += pr_hist_frozen_count(ks->lat_frozen);
+            pk->sum_us += pr_hist_frozen_sum(ks->lat_frozen);
+            continue;
+        }
         if (ks->lat == NULL)
             continue;
-        struct pr_hist_iter kit = PR_HIST_ITER_INIT;
         while (pr_hist_next(ks->lat, &kit))
             pk->bucket[bucket_of(p, kit.value_us)] += kit.count;
         pk->count += pr_hist_count(ks->lat);

@@ -606,6 +606,10 @@ static void finish_results(struct run *r)
     if (r->merge) {
         co_merge_take(r->merge, &res->intervals, &res->n_intervals);
         co__live_sum_intervals(r);
+        struct co_kind_result *run_kinds = NULL; /* a lost agent's kinds kept (co_kinds.h) */
+        uint32_t n_run_kinds = 0;
+        co_merge_take_run_kinds(r->merge, &run_kinds, &n_run_kinds);
+        co_kinds_finish(res, &run_kinds, &n_run_kinds);
         co_srvstat_take(r->srvstat, res->intervals, res->n_intervals);
         for (uint32_t k = 0; k < res->n_intervals; k++) {
             double qps = co__srv_qps_get(r, res->intervals[k].k);

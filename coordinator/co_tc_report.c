@@ -313,12 +313,16 @@ void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_sta
         ag->errors[x] += k->errors;
         if (k->lat != NULL && pr_hist_count(k->lat) > 0)
             pr_hist_frozen_add(&ag->lat[x], k->lat);
+        else if (k->lat == NULL && k->lat_frozen != NULL && pr_hist_frozen_count(k->lat_frozen) > 0)
+            pr_hist_frozen_merge(&ag->lat[x], k->lat_frozen); /* as decoded */
         if (!released)
             continue;
         t->win[x].count += k->count;
         t->win[x].errors += k->errors;
         if (k->lat != NULL)
             pr_hist_add(t->win[x].lat, k->lat);
+        else if (k->lat_frozen != NULL)
+            pr_hist_add_frozen(t->win[x].lat, k->lat_frozen);
     }
 }
 

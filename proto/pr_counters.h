@@ -26,9 +26,18 @@
     X(unfinished)   /* events cut off by an immediate stop (--forced-shutdown, the stop            \
                        grace running out): begun, never completed */
 
+/* Counters added later, optional on the wire (an agent that does not send
+ * them reports 0): how events ended, as the generator interface says
+ * (agent/ag_family.h, enum ag_step). transactions counts both the
+ * committed and the rolled_back events; failed ones count in errors too. */
+#define PR_COUNTERS_OPT_FIELDS(X)                                                                  \
+    X(rolled_back) /* events that rolled back on purpose (TPC-C's 1% of New-Orders) */             \
+    X(failed)      /* events the family gave up (retries exhausted, a fatal result) */
+
 struct pr_counters {
 #define PR__COUNTER_FIELD(name) uint64_t name;
     PR_COUNTERS_FIELDS(PR__COUNTER_FIELD)
+    PR_COUNTERS_OPT_FIELDS(PR__COUNTER_FIELD)
 #undef PR__COUNTER_FIELD
 };
 
@@ -37,6 +46,7 @@ static inline void pr_counters_add(struct pr_counters *dst, const struct pr_coun
 {
 #define PR__COUNTER_ADD(name) dst->name += src->name;
     PR_COUNTERS_FIELDS(PR__COUNTER_ADD)
+    PR_COUNTERS_OPT_FIELDS(PR__COUNTER_ADD)
 #undef PR__COUNTER_ADD
 }
 

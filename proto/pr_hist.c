@@ -263,6 +263,21 @@ static int pack_key_u64(msgpack_packer *pk, const char *key, uint64_t v)
     return rc;
 }
 
+int pr__hist_pack_head(msgpack_packer *pk, uint64_t n, uint64_t min, uint64_t max, uint64_t sum,
+                       uint64_t clamp, size_t buckets)
+{
+    int rc = msgpack_pack_map(pk, 6);
+    rc |= pack_key_u64(pk, "n", n);
+    rc |= pack_key_u64(pk, "min", min);
+    rc |= pack_key_u64(pk, "max", max);
+    rc |= pack_key_u64(pk, "sum", sum);
+    rc |= pack_key_u64(pk, "clamp", clamp);
+    rc |= msgpack_pack_str(pk, 1);
+    rc |= msgpack_pack_str_body(pk, "b", 1);
+    rc |= msgpack_pack_array(pk, buckets * 2);
+    return rc;
+}
+
 int pr_hist_pack(const pr_hist *h, msgpack_packer *pk)
 {
     int32_t lo = pr__hist_is_empty(h) ? 0 : pr__hist_index_of(h->min);
@@ -271,15 +286,7 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk)
     for (int32_t i = lo; i <= hi; i++)
         buckets += h->counts[i] != 0;
 
-    int rc = msgpack_pack_map(pk, 6);
-    rc |= pack_key_u64(pk, "n", h->total);
-    rc |= pack_key_u64(pk, "min", pr_hist_min(h));
-    rc |= pack_key_u64(pk, "max", h->max);
-    rc |= pack_key_u64(pk, "sum", h->sum);
-    rc |= pack_key_u64(pk, "clamp", h->clamped);
-    rc |= msgpack_pack_str(pk, 1);
-    rc |= msgpack_pack_str_body(pk, "b", 1);
-    rc |= msgpack_pack_array(pk, buckets * 2);
+    int rc = pr__hist_pack_head(pk, h->total, pr_hist_min(h), h->max, h->sum, h->clamped, buckets);
     for (int32_t i = lo; i <= hi && rc == 0; i++) {
         if (h->counts[i] != 0) {
             rc |= msgpack_pack_uint32(pk, (uint32_t)i);
@@ -394,9 +401,8 @@ static int unpack_buckets(pr_hist *h, const struct pr__hist_fields *f, struct pr
     return rc == 0 ? pr__hist_check_total(f, a, err) : rc;
 }
 
-/* min, max, sum and clamp against the buckets [lo, hi] already in h. */
-static int check_summary(const pr_hist *h, const struct pr__hist_fields *f, int32_t lo, int32_t hi,
-                         struct pr_error *err)
+int pr__hist_check_summary(const struct pr__hist_fields *f, int32_t lo, int32_t hi, uint64_t edge,
+                           struct pr_error *err)
 {
     uint64_t n = f->v[0], min = f->v[1], max = f->v[2], sum = f->v[3], clamp = f->v[4];
     if (n == 0) {
@@ -411,7 +417,7 @@ static int check_summary(const pr_hist *h, const struct pr__hist_fields *f, int3
         return pr_error_set(err, PR_EBAD_HIST, "hist: min/max not in the first/last bucket");
     if (sum < pr__sat_mul(min, n) || sum > pr__sat_mul(max, n))
         return pr_error_set(err, PR_EBAD_HIST, "hist: sum %" PRIu64 " inconsistent", sum);
-    if (clamp > pr__sat_add(h->counts[1], h->counts[PR__COUNTS_LEN - 1]))
+    if (clamp > edge)
         return pr_error_set(err, PR_EBAD_HIST, "hist: clamp %" PRIu64 " exceeds edge buckets",
                             clamp);
     return 0;
@@ -423,7 +429,8 @@ int pr__hist_unpack_finish(pr_hist *h, const struct pr__hist_fields *f,
                            const struct pr__bucket_acc *a, int rc, struct pr_error *err)
 {
     if (rc == 0)
-        rc = check_summary(h, f, a->lo, a->hi, err);
+        rc = pr__hist_check_summary(f, a->lo, a->hi,
+                                    pr__sat_add(h->counts[1], h->counts[PR__COUNTS_LEN - 1]), err);
     if (rc != 0) {
         if (a->hi >= a->lo)
             memset(&h->counts[a->lo], 0, (size_t)(a->hi - a->lo + 1) * sizeof(h->counts[0]));

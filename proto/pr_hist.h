@@ -167,5 +167,22 @@ void pr_hist_thaw(pr_hist *dst, const pr_hist_frozen *f);
  * (a NULL *f becomes src frozen). Cost: f's buckets plus src's span; no
  * 186 KB array is made. */
 void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src);
+/* *f += src, both frozen, exact: *f is replaced by the merge of the two
+ * sorted bucket lists (a NULL *f becomes a copy of src). Cost: their
+ * buckets, no span walked, no 186 KB array. */
+void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src);
+/* Iterate f's buckets in increasing value order, as pr_hist_next() does
+ * (start with PR_HIST_ITER_INIT; it->index is then a position in f). */
+bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it);
+/* Sum of the values in f (pr_hist_sum of what was frozen). */
+uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f);
+/* pr_hist_pack() of f, to the same bytes as pr_hist_pack() of f thawed. */
+int pr_hist_frozen_pack(const pr_hist_frozen *f, msgpack_packer *pk);
+/* pr_hist_unpack_raw() into the frozen form: *f (the caller's; NULL on
+ * failure) holds buf's histogram. Cost proportional to the pairs on the
+ * wire: no 186 KB array is made, zeroed or walked. Same checks, codes and
+ * messages as pr_hist_unpack_raw() on the same bytes. */
+int pr_hist_unpack_raw_frozen(pr_hist_frozen **f, const void *buf, size_t len,
+                              struct pr_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* pr_hist_frozen: the frozen form of a histogram (pr_hist.h): a compact,
  * read-only copy for keeping many of them, merged without expanding. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,4 +209,95 @@ void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src)
                    old->max > src->max ? old->max : src->max, pr__sat_add(old->sum, src->sum));
     free(old);
     *f = g;
+}
+
+/* ---- built sparse, merged sparse, read sparse --------------------------- */
+
+pr_hist_frozen *pr__hist_frozen_wide(uint32_t cap, uint64_t **cnt, uint16_t **idx)
+{
+    pr_hist_frozen *f = frozen_alloc(cap, true);
+    frozen_summary(f, 0, 0, UINT64_MAX, 0, 0);
+    *cnt = f->data;
+    *idx = frozen_idx(f);
+    return f;
+}
+
+pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t total,
+                                     uint64_t clamped, uint64_t min, uint64_t max, uint64_t sum)
+{
+    uint16_t *from = frozen_idx(f);
+    frozen_summary(f, total, clamped, total ? min : UINT64_MAX, total ? max : 0, sum);
+    if (total <= UINT32_MAX) { /* narrow in place: slot i moves from 8i to 4i, never ahead */
+        uint32_t *c32 = (uint32_t *)f->data;
+        for (uint32_t i = 0; i < n; i++)
+            c32[i] = (uint32_t)f->data[i];
+        f->wide = false;
+    }
+    f->n_buckets = n;
+    memmove(frozen_idx(f), from, n * sizeof(uint16_t));
+    return pr_xrealloc(f, pr_hist_frozen_size(f));
+}
+
+/* f's and src's buckets merged in index order into g (room for both). */
+static uint32_t merge_sparse(const pr_hist_frozen *f, const pr_hist_frozen *src, pr_hist_frozen *g)
+{
+    const uint16_t *fi = frozen_idx(f), *si = frozen_idx(src);
+    uint16_t *gi = frozen_idx(g);
+    uint32_t i = 0, j = 0, n = 0;
+    while (i < f->n_buckets || j < src->n_buckets) {
+        bool take_f = j >= src->n_buckets || (i < f->n_buckets && fi[i] <= si[j]);
+        bool take_s = i >= f->n_buckets || (j < src->n_buckets && si[j] <= fi[i]);
+        uint64_t c = (take_f ? frozen_count_at(f, i) : 0) + (take_s ? frozen_count_at(src, j) : 0);
+        frozen_set(g, gi, n++, take_f ? fi[i] : si[j], c);
+        i += take_f;
+        j += take_s;
+    }
+    return n;
+}
+
+void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src)
+{
+    if (src->max == 0 && *f != NULL)
+        return;
+    pr_hist_frozen *old = *f;
+    if (old == NULL) {
+        old = frozen_alloc(0, false);
+        frozen_summary(old, 0, 0, UINT64_MAX, 0, 0);
+    }
+    uint64_t total = old->total + src->total;
+    pr_hist_frozen *g = frozen_alloc(old->n_buckets + src->n_buckets, total > UINT32_MAX);
+    g = frozen_trim(g, merge_sparse(old, src, g));
+    frozen_summary(g, total, old->clamped + src->clamped, old->min < src->min ? old->min : src->min,
+                   old->max > src->max ? old->max : src->max, pr__sat_add(old->sum, src->sum));
+    free(old);
+    *f = g;
+}
+
+bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it)
+{
+    int64_t i = it->index + 1;
+    if (i < 0 || i >= (int64_t)f->n_buckets)
+        return false;
+    it->index = i;
+    it->lowest_us = pr_hist_value_at_index(frozen_idx(f)[i]);
+    it->value_us = pr_hist_highest_equivalent(it->lowest_us);
+    it->count = frozen_count_at(f, (uint32_t)i);
+    return true;
+}
+
+uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)
+{
+    return f->sum;
+}
+
+int pr_hist_frozen_pack(const pr_hist_frozen *f, msgpack_packer *pk)
+{
+    const uint16_t *idx = frozen_idx(f);
+    int rc = pr__hist_pack_head(pk, f->total, f->max == 0 ? 0 : f->min, f->max, f->sum, f->clamped,
+                                f->n_buckets);
+    for (uint32_t i = 0; i < f->n_buckets && rc == 0; i++) {
+        rc |= msgpack_pack_uint32(pk, idx[i]);
+        rc |= msgpack_pack_uint64(pk, frozen_count_at(f, i));
+    }
+    return rc == 0 ? 0 : -EIO;
 }

@@ -81,9 +81,10 @@ struct pr__bucket_acc {
     uint64_t total; /* sum of their counts */
 };
 
-/* A pair of "b", both unsigned integers: checked, then stored in h. */
-static inline int pr__hist_put_bucket(pr_hist *h, struct pr__bucket_acc *a, uint64_t index,
-                                      uint64_t count, struct pr_error *err)
+/* A pair of "b", both unsigned integers: checked and counted in a (not
+ * stored anywhere: the caller stores it, densely or sparsely). */
+static inline int pr__hist_check_bucket(struct pr__bucket_acc *a, uint64_t index, uint64_t count,
+                                        struct pr_error *err)
 {
     if (index < 1 || index >= PR__COUNTS_LEN)
         return pr_error_set(err, PR_ERANGE, "hist: bucket index %" PRIu64 " out of range", index);
@@ -94,11 +95,20 @@ static inline int pr__hist_put_bucket(pr_hist *h, struct pr__bucket_acc *a, uint
         return pr_error_set(err, PR_EBAD_HIST, "hist: zero count at index %d", idx);
     if (__builtin_add_overflow(a->total, count, &a->total))
         return pr_error_set(err, PR_EBAD_HIST, "hist: total count overflows");
-    h->counts[idx] = count;
     if (a->hi < a->lo)
         a->lo = idx;
     a->hi = idx;
     return 0;
+}
+
+/* A pair of "b", both unsigned integers: checked, then stored in h. */
+static inline int pr__hist_put_bucket(pr_hist *h, struct pr__bucket_acc *a, uint64_t index,
+                                      uint64_t count, struct pr_error *err)
+{
+    int rc = pr__hist_check_bucket(a, index, count, err);
+    if (rc == 0)
+        h->counts[index] = count;
+    return rc;
 }
 
 /* Key number (0..5: n, min, max, sum, clamp, b) of a string key of n
@@ -119,6 +129,36 @@ int pr__hist_bad_pair(uint32_t pair, struct pr_error *err);
 /* PR_EBAD_HIST when "n" is not the sum of the buckets' counts. */
 int pr__hist_check_total(const struct pr__hist_fields *f, const struct pr__bucket_acc *a,
                          struct pr_error *err);
+/* min, max, sum and clamp of f against the buckets [lo, hi] decoded, edge
+ * the counts of the first and last valid buckets (1, PR__COUNTS_LEN - 1)
+ * added: 0 or PR_EBAD_HIST. */
+int pr__hist_check_summary(const struct pr__hist_fields *f, int32_t lo, int32_t hi, uint64_t edge,
+                           struct pr_error *err);
+
+/* pr_hist_pack()'s map up to the "b" array's header (buckets pairs): the
+ * summary keys in their order, for both packers (dense and frozen). 0 or
+ * msgpack-c's nonzero. */
+int pr__hist_pack_head(msgpack_packer *pk, uint64_t n, uint64_t min, uint64_t max, uint64_t sum,
+                       uint64_t clamp, size_t buckets);
+
+/* ---- the frozen form, built sparse (pr_hist_frozen.c, for pr_hist_raw.c) ---- */
+
+/* A frozen histogram with room for cap buckets, uint64_t counts (wide),
+ * nothing in it yet: *cnt and *idx are its arrays to fill. */
+pr_hist_frozen *pr__hist_frozen_wide(uint32_t cap, uint64_t **cnt, uint16_t **idx);
+/* f (from pr__hist_frozen_wide) holding its first n buckets and the given
+ * summary, narrowed to uint32_t counts when total allows and trimmed: the
+ * result replaces f (which may have moved). */
+pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t total,
+                                     uint64_t clamped, uint64_t min, uint64_t max, uint64_t sum);
+
+/* pr_hist_unpack_raw_frozen() of the histogram that buf[0..len) starts
+ * with (bytes may follow it): 0 with *used its length, or a negative code
+ * and no message (the caller, on this rare path, decodes the exact bytes
+ * again for the message). One pass where a skip then a decode was two. */
+int pr__hist_unpack_raw_frozen_prefix(pr_hist_frozen **out, const void *buf, size_t len,
+                                      size_t *used);
+
 /* The last step of both decoders, given their result so far rc: summary
  * checks, then h takes f's summary; on failure h loses the buckets written
  * (a's range) and the first failure's code is returned. */

@@ -220,17 +220,33 @@ static int raw_pair(struct rd *r, uint32_t i, uint64_t v[2], struct pr_error *er
     return 0;
 }
 
+/* Where the buckets of "b" go: h's counts (dense), or a frozen
+ * histogram's sorted arrays, allocated once "b"'s length is known. */
+struct sink {
+    pr_hist *h;        /* dense: h->counts; NULL: sparse */
+    pr_hist_frozen *f; /* sparse: the result being filled (NULL before "b") */
+    uint64_t *cnt;     /* sparse: f's counts */
+    uint16_t *idx;     /* sparse: f's indexes */
+    uint32_t n;        /* sparse: buckets stored */
+    uint64_t edge;     /* sparse: counts at indexes 1 and PR__COUNTS_LEN - 1 */
+};
+
 /* The buckets of "b" (f->b_size elements at r), as unpack_buckets but
  * for the total, which waits for "n". On failure r is anywhere in "b".
  * The loop keeps its state in locals (a pointer, not r; a copy of a):
- * stores into h->counts could alias r's and a's fields and force reloads. */
-static int raw_buckets(pr_hist *h, struct rd *r, const struct pr__hist_fields *f,
-                       struct pr__bucket_acc *a, struct pr_error *err)
+ * stores into h->counts could alias r's and a's fields and force reloads.
+ * dense is a constant at each call, so each form gets its own loop. */
+static inline int raw_buckets_to(struct sink *k, bool dense, struct rd *r,
+                                 const struct pr__hist_fields *f, struct pr__bucket_acc *a,
+                                 struct pr_error *err)
 {
     const uint8_t *p = r->p + r->off, *end = r->p + r->len;
     struct pr__bucket_acc acc = *a;
     uint64_t v[2] = {0, 0};
-    int rc = pr__hist_check_b_size(f->b_size, err);
+    uint64_t *counts = dense ? k->h->counts : k->cnt;
+    uint16_t *idx = k->idx;
+    uint32_t n = k->n;
+    int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < f->b_size; i += 2) {
         const uint8_t *pair = p;
         if (p >= end || !rd_fast_uint(&p, end, &v[0]) || p >= end ||
@@ -240,18 +256,40 @@ static int raw_buckets(pr_hist *h, struct rd *r, const struct pr__hist_fields *f
                 break;
             p = r->p + r->off;
         }
-        rc = pr__hist_put_bucket(h, &acc, v[0], v[1], err);
+        if ((rc = pr__hist_check_bucket(&acc, v[0], v[1], err)) != 0)
+            break;
+        if (dense) {
+            counts[v[0]] = v[1];
+        } else {
+            idx[n] = (uint16_t)v[0];
+            counts[n++] = v[1];
+            k->edge += v[0] == 1 || v[0] == PR__COUNTS_LEN - 1 ? v[1] : 0;
+        }
     }
+    k->n = n;
     r->off = (size_t)(p - r->p);
     *a = acc;
     return rc;
 }
 
+static int raw_buckets(struct sink *k, struct rd *r, const struct pr__hist_fields *f,
+                       struct pr__bucket_acc *a, struct pr_error *err)
+{
+    int rc = pr__hist_check_b_size(f->b_size, err);
+    if (rc != 0)
+        return rc;
+    if (k->h != NULL)
+        return raw_buckets_to(k, true, r, f, a, err);
+    k->f = pr__hist_frozen_wide(f->b_size / 2, &k->cnt, &k->idx);
+    return raw_buckets_to(k, false, r, f, a, err);
+}
+
 /* One pass over the map: fields as unpack_fields, "b" decoded where it
  * stands (one walk over its integers, not two); a bucket error goes to
  * berr, as it only counts when every field is right. */
-static int raw_fields(pr_hist *h, struct rd *r, struct pr__hist_fields *f, struct pr__bucket_acc *a,
-                      struct pr_error *berr, struct pr_error *err)
+static int raw_fields(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
+                      struct pr__bucket_acc *a, bool prefix, struct pr_error *berr,
+                      struct pr_error *err)
 {
     msgpack_object m, key, val;
     if (!rd_head(r, &m))
@@ -267,15 +305,31 @@ static int raw_fields(pr_hist *h, struct rd *r, struct pr__hist_fields *f, struc
         if (rc != 0)
             return rc;
         size_t at = r->off;
-        if (k == 5 && raw_buckets(h, r, f, a, berr) == 0)
+        if (k == 5 && raw_buckets(sk, r, f, a, berr) == 0)
             continue;
         r->off = at;
         if (!rd_skip_inside(r, &val))
             return rd_fail(r, err);
     }
-    if (r->off != r->len)
+    if (!prefix && r->off != r->len)
         return pr_error_set(err, PR_ETRAILING, "hist: %zu trailing bytes", r->len - r->off);
     return pr__hist_check_seen(f, err);
+}
+
+/* raw_fields, then the checks that wait for the whole map. */
+static int raw_read(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
+                    struct pr__bucket_acc *a, bool prefix, struct pr_error *err)
+{
+    struct pr_error berr = {0, ""};
+    int rc = raw_fields(sk, r, f, a, prefix, &berr, err);
+    if (rc == 0 && berr.code != 0) {
+        rc = berr.code;
+        if (err != NULL)
+            *err = berr;
+    }
+    if (rc == 0)
+        rc = pr__hist_check_total(f, a, err);
+    return rc;
 }
 
 int pr_hist_unpack_raw(pr_hist *h, const void *buf, size_t len, struct pr_error *err)
@@ -283,15 +337,45 @@ int pr_hist_unpack_raw(pr_hist *h, const void *buf, size_t len, struct pr_error 
     struct pr__hist_fields f = {{0}, 0, NULL, 0};
     struct pr__bucket_acc a = {0, -1, 0};
     struct rd r = {buf, len, 0};
-    struct pr_error berr = {0, ""};
+    struct sink sk = {.h = h};
     pr_hist_reset(h);
-    int rc = raw_fields(h, &r, &f, &a, &berr, err);
-    if (rc == 0 && berr.code != 0) {
-        rc = berr.code;
-        if (err != NULL)
-            *err = berr;
-    }
-    if (rc == 0)
-        rc = pr__hist_check_total(&f, &a, err);
+    int rc = raw_read(&sk, &r, &f, &a, false, err);
     return pr__hist_unpack_finish(h, &f, &a, rc, err);
+}
+
+/* The frozen decode of the object at buf (exactly len bytes, or its
+ * prefix when prefix: *used then its length). */
+static int unpack_frozen(pr_hist_frozen **out, const void *buf, size_t len, bool prefix,
+                         size_t *used, struct pr_error *err)
+{
+    struct pr__hist_fields f = {{0}, 0, NULL, 0};
+    struct pr__bucket_acc a = {0, -1, 0};
+    struct rd r = {buf, len, 0};
+    struct sink sk = {.h = NULL};
+    *out = NULL;
+    int rc = raw_read(&sk, &r, &f, &a, prefix, err);
+    if (rc == 0)
+        rc = pr__hist_check_summary(&f, a.lo, a.hi, sk.edge, err);
+    if (rc != 0) {
+        pr_hist_frozen_destroy(&sk.f);
+        return rc;
+    }
+    if (sk.f == NULL) /* unreachable: "b" is required */
+        sk.f = pr__hist_frozen_wide(0, &sk.cnt, &sk.idx);
+    *out = pr__hist_frozen_seal(sk.f, sk.n, f.v[0], f.v[4], f.v[1], f.v[2], f.v[3]);
+    if (used != NULL)
+        *used = r.off;
+    return 0;
+}
+
+int pr_hist_unpack_raw_frozen(pr_hist_frozen **out, const void *buf, size_t len,
+                              struct pr_error *err)
+{
+    return unpack_frozen(out, buf, len, false, NULL, err);
+}
+
+int pr__hist_unpack_raw_frozen_prefix(pr_hist_frozen **out, const void *buf, size_t len,
+                                      size_t *used)
+{
+    return unpack_frozen(out, buf, len, true, used, NULL);
 }

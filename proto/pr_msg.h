@@ -367,7 +367,13 @@ struct pr_msg_env {
 struct pr_msg_kstat {
     uint64_t count;  /* statements (events) of the kind that succeeded */
     uint64_t errors; /* its failed statements (ignored errors) */
-    pr_hist *lat;    /* its latency, µs (required in each entry) */
+    pr_hist *lat;    /* its latency, µs (required in each entry: lat or lat_frozen) */
+    /* the same latency, frozen: what pr_msg_decode() fills instead of lat
+     * (then NULL), read from the wire's sorted pairs without a 186 KB
+     * histogram per kind, added with pr_hist_add_frozen() or
+     * pr_hist_frozen_merge() at a cost proportional to its buckets. The
+     * encoder takes either (lat first); pr_msg_clear() frees both. */
+    pr_hist_frozen *lat_frozen;
 };
 
 struct pr_msg_ready {

@@ -15,10 +15,11 @@
 
 /* Decode buf[0..len), exactly one msgpack array of at most cap entries,
  * each [count, errors, lat] (two uints and a histogram as
- * pr_hist_unpack_raw() reads it). *arr (the caller's, freed with each
- * entry's lat by pr_msg_clear()) and *n are set before any entry is read,
- * so a failure part way leaves the entries read so far to free (lat NULL
- * in the others). 0, or a negative code with err naming the entry and
+ * pr_hist_unpack_raw() reads it, kept frozen: lat_frozen set, lat NULL).
+ * *arr (the caller's, freed with each entry's lat_frozen by
+ * pr_msg_clear()) and *n are set before any entry is read, so a failure
+ * part way leaves the entries read so far to free (lat_frozen NULL in the
+ * others). 0, or a negative code with err naming the entry and
  * what is wrong, as the tree decoder's messages: PR_EBAD_TYPE (not an
  * array, an entry not [count, errors, lat], a count not a uint),
  * PR_ERANGE (a negative count), PR_ETOO_BIG (more than cap entries),

@@ -209,7 +209,7 @@ static int encode_stats(uint64_t k, const pr_hist *h, const struct pr_counters *
     struct pr_msg_kstat kst[PR_MSG_MAX_KINDS];
     struct pr_hist_iter it = PR_HIST_ITER_INIT;
     for (uint32_t i = 0; i < n_kinds; i++)
-        kst[i] = (struct pr_msg_kstat){0, 0, pr_hist_new()};
+        kst[i] = (struct pr_msg_kstat){.count = 0, .errors = 0, .lat = pr_hist_new()};
     for (int b = 0; pr_hist_next(h, &it); b++) {
         struct pr_msg_kstat *kk = &kst[(uint32_t)b % n_kinds];
         pr_hist_record(kk->lat, it.value_us, it.count);

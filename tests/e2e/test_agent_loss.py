@@ -66,6 +66,22 @@ def check_sums(d, what):
     s = sum(a["transactions"] for a in d["agents"])
     e.check(s == tot["transactions"], "%s: totals %d == sum of the agents' %d" %
             (what, tot["transactions"], s))
+    # per kind too: the lost agent's figures up to its loss stay in the totals
+    tk = d["totals"].get("kinds") or {}
+    names = sorted(set(tk) | {n for iv in d["intervals"] for n in (iv.get("kinds") or {})})
+    bad = []
+    for n in names:
+        for f in ("count", "errors"):
+            ivs = sum((iv.get("kinds") or {}).get(n, {}).get(f, 0) for iv in d["intervals"])
+            if ivs != tk.get(n, {}).get(f, 0):
+                bad.append((n, f, ivs, tk.get(n, {}).get(f, 0)))
+    ps = tk.get("point_selects", {}).get("count", 0)
+    e.check(names and not bad, "%s: per kind, sum of the intervals == totals (%d kinds, "
+            "point_selects %d); differing (kind, field, intervals, totals): %r" %
+            (what, len(names), ps, bad))
+    e.check("rolled_back" in tot and "failed" in tot and tot["failed"] == 0,
+            "%s: totals carry the events' outcomes: rolled_back %s, failed %s" %
+            (what, tot.get("rolled_back"), tot.get("failed")))
 
 
 def abort_case():

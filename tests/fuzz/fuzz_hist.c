@@ -114,6 +114,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (raw_rc != 0 && (raw_err.code != raw_rc || pr_hist_count(raw) != 0 ||
                         pr_hist_max(raw) != 0 || raw_err.msg[0] == '\0'))
         abort();
+    pr_hist_frozen *fz = NULL;
+    struct pr_error fz_err;
+    int fz_rc = pr_hist_unpack_raw_frozen(&fz, data, size, &fz_err);
+    if (fz_rc != raw_rc || (fz_rc != 0) != (fz == NULL) ||
+        (fz_rc != 0 && strcmp(fz_err.msg, raw_err.msg) != 0))
+        abort();
+    if (fz != NULL) {
+        pr_hist_thaw(back, fz);
+        if (!pr_hist_equal(back, raw))
+            abort();
+        pr_hist_frozen_destroy(&fz);
+    }
     if (!msgpack_bounded(data, size)) {
         if (raw_rc == 0)
             abort();

@@ -97,8 +97,8 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
 {
     static char *kind_names[] = {(char *)"point_selects", (char *)"commit"};
     static struct pr_msg_kstat kst[2];
-    kst[0] = (struct pr_msg_kstat){1400, 2, lat};
-    kst[1] = (struct pr_msg_kstat){100, 0, svc};
+    kst[0] = (struct pr_msg_kstat){.count = 1400, .errors = 2, .lat = lat};
+    kst[1] = (struct pr_msg_kstat){.count = 100, .errors = 0, .lat = svc};
     switch (m->type) {
     case PR_MSG_HELLO:
         m->u.hello = (struct pr_msg_hello){(char *)"agent-1", (char *)"0.1.0", 8,

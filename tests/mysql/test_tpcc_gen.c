@@ -233,6 +233,12 @@ static void case_run(uint64_t events)
     CHECK_EQ_U64(fails, 0);
     CHECK_EQ_U64(rr.st.ctr.transactions, events);
     CHECK_MSG(k[PR_TC_K_ROLLBACK].count > 0, "New-Order's 1%% rolled back");
+    /* the events' outcomes (pr_counters' optional rolled_back, failed): one
+     * deliberate ROLLBACK per New-Order rolled back, none given up */
+    printf("outcomes: rolled back on purpose %llu, failed %llu\n",
+           (unsigned long long)rr.st.ctr.rolled_back, (unsigned long long)rr.st.ctr.failed);
+    CHECK_EQ_U64(rr.st.ctr.rolled_back, k[PR_TC_K_ROLLBACK].count);
+    CHECK_EQ_U64(rr.st.ctr.failed, 0);
     /* each failed attempt: one statement error, one ROLLBACK */
     uint64_t stmt_errors = 0;
     for (int t = 0; t < PR_TC_TXN_COUNT_; t++)
@@ -320,6 +326,7 @@ static void case_retry(const char *max, unsigned hold, uint64_t events)
     for (int t = 0; t < PR_TC_TXN_COUNT_; t++)
         done += k[t].count + k[t].errors;
     CHECK_EQ_U64(done, events);
+    CHECK_EQ_U64(rr.st.ctr.failed, fails); /* the events given up, counted apart */
     if (atoi(max) > 10) {
         CHECK_EQ_U64(fails, 0); /* the lock goes away before the attempts run out */
     } else {

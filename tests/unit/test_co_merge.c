@@ -405,6 +405,7 @@ static void test_kinds(void)
         for (uint32_t a = 0; a < 2; a++) {
             struct pr_msg_stats st = stats(iv, 1, 100, 10);
             struct pr_msg_kstat kst[NK];
+            memset(kst, 0, sizeof(kst));
             for (int i = 0; i < NK; i++) {
                 kst[i].count = 10 * (uint64_t)(i + 1) + a;
                 kst[i].errors = (uint64_t)i * a;
@@ -458,7 +459,173 @@ static void test_kinds(void)
     const struct co_interval_result *ivl = co_merge_get(m, N - 1);
     CHECK(ivl != NULL && ivl->kinds != NULL && ivl->kinds[2].lat != NULL); /* still open */
     CHECK_EQ_U64(ivl->kinds[2].count, 61);
+    /* the run's sums: every STATS once, agent 1's late STATS(0) included
+     * (it arrived after interval 0 froze: added on its own) */
+    struct co_kind_result *run = NULL;
+    uint32_t n_run = 0;
+    co_merge_take_run_kinds(m, &run, &n_run);
+    CHECK(run != NULL && n_run == NK);
+    for (uint32_t i = 0; run != NULL && i < n_run; i++) {
+        uint64_t want = N * (20 * (uint64_t)(i + 1) + 1);
+        CHECK_MSG(run[i].count == want && pr_hist_count(run[i].lat) == want &&
+                      run[i].errors == N * (uint64_t)i,
+                  "run kind %u: count %" PRIu64 ", %" PRIu64 " samples, want %" PRIu64, i,
+                  run[i].count, run[i].lat ? pr_hist_count(run[i].lat) : 0, want);
+    }
+    co_kinds_free(&run, &n_run);
     pr_hist_destroy(&scratch);
+    co_merge_destroy(&m);
+}
+
+/* STATS(k) of agent a with NK kinds, through the wire (encoded, decoded:
+ * its kinds frozen, as co_run hands them over) into *out; pooled[i] +=
+ * kind i's samples, *cnt / *err_sum its counts. */
+enum { RK_NK = 2 };
+static void wire_stats(uint64_t k, uint32_t a, struct pr_msg *out, pr_hist **pooled, uint64_t *cnt,
+                       uint64_t *err_sum)
+{
+    struct pr_msg m;
+    struct pr_msg_kstat kst[RK_NK];
+    msgpack_sbuffer sb;
+    memset(kst, 0, sizeof(kst));
+    pr_msg_init(&m, PR_MSG_STATS, "run-rk", 1 + k);
+    m.u.stats = stats(k, 3, 200, 5);
+    for (int i = 0; i < RK_NK; i++) {
+        kst[i].count = 5 + k + a + (uint64_t)i;
+        kst[i].errors = a + (uint64_t)i;
+        kst[i].lat = pr_hist_new();
+        for (uint64_t v = 0; v < kst[i].count; v++)
+            pr_hist_record(kst[i].lat, 100 + 997 * v * (a + 1) + 31 * k + 7000 * (uint64_t)i, 1);
+        pr_hist_add(pooled[i], kst[i].lat);
+        cnt[i] += kst[i].count;
+        err_sum[i] += kst[i].errors;
+    }
+    m.u.stats.kst = kst;
+    m.u.stats.n_kst = RK_NK;
+    msgpack_sbuffer_init(&sb);
+    CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
+    CHECK(pr_msg_decode(out, sb.data, sb.size, NULL) == 0);
+    CHECK(out->u.stats.kst != NULL && out->u.stats.kst[0].lat_frozen != NULL);
+    msgpack_sbuffer_destroy(&sb);
+    for (int i = 0; i < RK_NK; i++)
+        pr_hist_destroy(&kst[i].lat);
+    pr_hist_destroy(&m.u.stats.lat);
+}
+
+/* k[0..RK_NK) equal count / errors / the pooled samples. */
+static void check_kinds(const char *what, const struct co_kind_result *k, uint32_t n,
+                        pr_hist **pooled, const uint64_t *cnt, const uint64_t *err_sum)
+{
+    pr_hist *scratch = pr_hist_new();
+    CHECK_MSG(k != NULL && n == RK_NK, "%s: %u kinds", what, n);
+    for (uint32_t i = 0; k != NULL && i < n && i < RK_NK; i++) {
+        const pr_hist *h = co_kind_lat(&k[i], scratch);
+        CHECK_MSG(k[i].count == cnt[i] && k[i].errors == err_sum[i],
+                  "%s: kind %u count %" PRIu64 " (want %" PRIu64 "), errors %" PRIu64
+                  " (want %" PRIu64 ")",
+                  what, i, k[i].count, cnt[i], k[i].errors, err_sum[i]);
+        CHECK_MSG(h != NULL && pr_hist_equal(h, pooled[i]),
+                  "%s: kind %u: %" PRIu64 " samples, p99 %" PRIu64 "; pooled %" PRIu64
+                  ", p99 %" PRIu64,
+                  what, i, h ? pr_hist_count(h) : 0, h ? pr_hist_value_at_percentile(h, 99) : 0,
+                  pr_hist_count(pooled[i]), pr_hist_value_at_percentile(pooled[i], 99));
+    }
+    pr_hist_destroy(&scratch);
+}
+
+/* A lost agent's per-kind figures up to its loss stay in the run's
+ * totals: co_merge sums every STATS.kst it accepts (a late one for a
+ * released interval too, a duplicate never), and co_kinds_finish takes
+ * that sum when an agent sent no DONE; with every DONE in, the DONE sums
+ * stay. */
+static void test_run_kinds_lost(void)
+{
+    char *names[RK_NK] = {(char *)"point_selects", (char *)"commit"};
+    pr_hist *pooled[RK_NK], *done_pooled[RK_NK];
+    uint64_t cnt[RK_NK] = {0}, errs[RK_NK] = {0}, dcnt[RK_NK] = {0}, derrs[RK_NK] = {0};
+    co_merge *m = co_merge_new(2, NULL, 1000, false);
+    struct pr_msg out;
+    bool late, early;
+    uint64_t k;
+
+    co_merge_set_kinds(m, names, RK_NK);
+    for (int i = 0; i < RK_NK; i++) {
+        pooled[i] = pr_hist_new();
+        done_pooled[i] = pr_hist_new();
+    }
+    for (uint64_t iv = 0; iv < 4; iv++) {
+        for (uint32_t a = 0; a < 2; a++) {
+            if (a == 1 && iv >= 2)
+                continue; /* agent 1 is lost after its STATS(1) */
+            wire_stats(iv, a, &out, pooled, cnt, errs);
+            if (a == 0) { /* agent 0's DONE.kst: the sum of its STATS */
+                for (int i = 0; i < RK_NK; i++) {
+                    pr_hist_add_frozen(done_pooled[i], out.u.stats.kst[i].lat_frozen);
+                    dcnt[i] += out.u.stats.kst[i].count;
+                    derrs[i] += out.u.stats.kst[i].errors;
+                }
+            }
+            CHECK(co_merge_add(m, a, &out.u.stats, &late) == 0);
+            if (iv == 1 && a == 0) /* a duplicate is refused, never summed */
+                CHECK(co_merge_add(m, a, &out.u.stats, &late) == PR_ERANGE);
+            pr_msg_clear(&out);
+        }
+        if (iv == 1)
+            co_merge_agent_lost(m, 1);
+        if (co_merge_due(m, (iv + 2) * SEC, SEC / 2, &k, &early))
+            co_merge_close(m, k, true, 1.0);
+        if (co_merge_next_final(m, false, &k))
+            co_merge_release(m, k);
+    }
+    CHECK(co_merge_is_released(m, 0));
+    /* a STATS of agent 1's for interval 0, arriving after it was written
+     * out: late, its kinds summed all the same */
+    wire_stats(0, 1, &out, pooled, cnt, errs);
+    out.u.stats.k = 0;
+    CHECK(co_merge_add(m, 1, &out.u.stats, &late) == 0 && late);
+    pr_msg_clear(&out);
+
+    struct co_kind_result *run = NULL;
+    uint32_t n_run = 0;
+    co_merge_take_run_kinds(m, &run, &n_run);
+    check_kinds("co_merge's run sums", run, n_run, pooled, cnt, errs);
+
+    /* the run's end: agent 0 sent DONE, agent 1 did not */
+    struct co_agent_result agents[2] = {{.done = true}, {.done = false}};
+    struct co_result res = {.agents = agents, .n_agents = 2, .kind_names = names, .n_kinds = RK_NK};
+    struct pr_msg_kstat dk[RK_NK];
+    memset(dk, 0, sizeof(dk));
+    for (int i = 0; i < RK_NK; i++)
+        dk[i] = (struct pr_msg_kstat){.count = dcnt[i], .errors = derrs[i], .lat = done_pooled[i]};
+    struct pr_msg_done d = {.kst = dk, .n_kst = RK_NK};
+    co_kinds_done(&res, &d);
+    check_kinds("DONE sums alone", res.kinds, res.n_kinds, done_pooled, dcnt, derrs);
+    co_kinds_finish(&res, &run, &n_run);
+    CHECK(run == NULL && n_run == 0);
+    check_kinds("totals with the lost agent", res.kinds, res.n_kinds, pooled, cnt, errs);
+    CHECK(res.kinds != NULL && res.kinds[1].name != NULL &&
+          strcmp(res.kinds[1].name, "commit") == 0);
+
+    /* every agent done: the DONE sums stay */
+    uint32_t n = res.n_kinds;
+    co_kinds_free(&res.kinds, &n);
+    co_kinds_done(&res, &d);
+    agents[1].done = true;
+    co_merge_take_run_kinds(m, &run, &n_run); /* taken already: none */
+    CHECK(run == NULL);
+    struct co_kind_result *again = pr_xcalloc(RK_NK, sizeof(*again));
+    uint32_t n_again = RK_NK;
+    for (int i = 0; i < RK_NK; i++)
+        again[i].lat = pr_hist_new();
+    co_kinds_finish(&res, &again, &n_again);
+    CHECK(again == NULL);
+    check_kinds("every DONE in", res.kinds, res.n_kinds, done_pooled, dcnt, derrs);
+    n = res.n_kinds;
+    co_kinds_free(&res.kinds, &n);
+    for (int i = 0; i < RK_NK; i++) {
+        pr_hist_destroy(&pooled[i]);
+        pr_hist_destroy(&done_pooled[i]);
+    }
     co_merge_destroy(&m);
 }
 
@@ -466,6 +633,7 @@ int main(void)
 {
     test_release();
     test_kinds();
+    test_run_kinds_lost();
     test_tail_time();
     test_exact();
     test_service();

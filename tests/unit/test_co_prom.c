@@ -171,7 +171,15 @@ static void test_kinds(void)
     struct pr_msg_stats st = {.kst = kst, .n_kst = 2, .lat = pr_hist_new()};
     pr_hist_record(st.lat, 1000, 8);
     co_prom_add_stats(p, 0, &st);
+    /* agent 1's kinds as pr_msg_decode() leaves them: frozen, lat NULL */
+    struct pr_msg_kstat kfz[2] = {
+        {.count = 3, .errors = 1, .lat_frozen = pr_hist_freeze(kst[0].lat)},
+        {.count = 5, .errors = 0, .lat_frozen = pr_hist_freeze(kst[1].lat)}};
+    st.kst = kfz;
     co_prom_add_stats(p, 1, &st);
+    pr_hist_frozen_destroy(&kfz[0].lat_frozen);
+    pr_hist_frozen_destroy(&kfz[1].lat_frozen);
+    st.kst = kst;
     st.n_kst = 0; /* an agent without kinds: "all" only */
     co_prom_add_stats(p, 1, &st);
     co_prom_publish(p);

@@ -89,7 +89,7 @@ static void build_stats(void)
     for (int k = 0; k < NIVL; k++)
         for (int a = 0; a < NAG; a++)
             for (int i = 0; i < NK; i++)
-                kst[k][a][i] = (struct pr_msg_kstat){0, 0, pr_hist_new()};
+                kst[k][a][i] = (struct pr_msg_kstat){.count = 0, .errors = 0, .lat = pr_hist_new()};
     for (size_t s = 0; s < sizeof(samples) / sizeof(samples[0]); s++) {
         const struct sample *x = &samples[s];
         kst[x->k][x->agent][x->kind].count += x->n;

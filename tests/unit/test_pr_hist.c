@@ -329,6 +329,32 @@ static int decode(pr_hist *h, const char *buf, size_t len, struct pr_error *err)
     pr_hist *raw = pr_hist_new();
     pr_hist_record(raw, 31337, 2); /* unpack must replace it */
     int raw_rc = pr_hist_unpack_raw(raw, buf, len, &raw_err);
+    /* the sparse decoder (STATS.kst): same code, same message, same
+     * histogram once thawed; nothing left behind on failure */
+    struct pr_error fz_err = {0, ""};
+    pr_hist_frozen *fz = (pr_hist_frozen *)&fz_err; /* must be overwritten */
+    int fz_rc = pr_hist_unpack_raw_frozen(&fz, buf, len, &fz_err);
+    CHECK_MSG(fz_rc == raw_rc && (raw_rc == 0 || strcmp(fz_err.msg, raw_err.msg) == 0),
+              "frozen %s (%s), raw %s (%s)", pr_errname(fz_rc), fz_err.msg, pr_errname(raw_rc),
+              raw_err.msg);
+    CHECK((fz_rc == 0) == (fz != NULL));
+    if (fz != NULL) {
+        pr_hist *thawed = pr_hist_new();
+        pr_hist_thaw(thawed, fz);
+        CHECK(pr_hist_equal(thawed, raw));
+        msgpack_sbuffer a, b;
+        msgpack_packer pa, pb;
+        msgpack_sbuffer_init(&a);
+        msgpack_sbuffer_init(&b);
+        msgpack_packer_init(&pa, &a, msgpack_sbuffer_write);
+        msgpack_packer_init(&pb, &b, msgpack_sbuffer_write);
+        CHECK(pr_hist_pack(raw, &pa) == 0 && pr_hist_frozen_pack(fz, &pb) == 0);
+        CHECK(a.size == b.size && memcmp(a.data, b.data, a.size) == 0);
+        msgpack_sbuffer_destroy(&a);
+        msgpack_sbuffer_destroy(&b);
+        pr_hist_destroy(&thawed);
+        pr_hist_frozen_destroy(&fz);
+    }
     msgpack_unpacked_init(&u);
     if (whole && msgpack_unpack_next(&u, buf, len, &off) == MSGPACK_UNPACK_SUCCESS && off == len) {
         rc = pr_hist_unpack(h, &u.data, err);
@@ -614,7 +640,7 @@ static void test_frozen(void)
 {
     pr_hist *sum = pr_hist_new(), *back = pr_hist_new(), *h = pr_hist_new();
     pr_hist *ref = pr_hist_new();
-    pr_hist_frozen *acc = NULL, *f;
+    pr_hist_frozen *acc = NULL, *f, *macc = NULL; /* macc: frozen + frozen (merge) */
 
     pr_hist_frozen_add(&acc, h); /* NULL + empty */
     CHECK(acc != NULL && pr_hist_frozen_count(acc) == 0);
@@ -653,11 +679,28 @@ static void test_frozen(void)
         CHECK(f == NULL);
         pr_hist_add(sum, h);
         pr_hist_frozen_add(&acc, h);
+        f = pr_hist_freeze(h); /* the sparse merge and iterator, against the dense ones */
+        pr_hist_frozen_merge(&macc, f);
+        struct pr_hist_iter a = PR_HIST_ITER_INIT, b = PR_HIST_ITER_INIT;
+        bool more;
+        uint64_t nb = 0;
+        while ((more = pr_hist_next(h, &a)) == pr_hist_frozen_next(f, &b) && more) {
+            CHECK(a.value_us == b.value_us && a.lowest_us == b.lowest_us && a.count == b.count);
+            nb++;
+        }
+        CHECK_MSG(!more, "round %d: the frozen iterator ended early, after %" PRIu64, round, nb);
+        CHECK(pr_hist_frozen_sum(f) == pr_hist_sum(h));
+        pr_hist_frozen_destroy(&f);
         if (round == 48) { /* the sum so far, narrow */
             pr_hist_thaw(back, acc);
             CHECK(pr_hist_equal(back, sum) && pr_hist_count(sum) < UINT32_MAX);
+            pr_hist_thaw(back, macc);
+            CHECK(pr_hist_equal(back, sum));
         }
     }
+    pr_hist_thaw(back, macc);
+    CHECK(pr_hist_equal(back, sum));
+    pr_hist_frozen_destroy(&macc);
     pr_hist_thaw(back, acc);
     CHECK(pr_hist_equal(back, sum));
     CHECK(pr_hist_clamped(back) > 0);

@@ -79,6 +79,7 @@ static void fill_counters(struct pr_counters *c, uint64_t base)
     uint64_t v = base;
 #define FILL(name) c->name = v++;
     PR_COUNTERS_FIELDS(FILL)
+    PR_COUNTERS_OPT_FIELDS(FILL)
 #undef FILL
 }
 
@@ -227,6 +228,7 @@ static void check_counters(const struct pr_counters *a, const struct pr_counters
 {
 #define CMP(name) CHECK_EQ_U64(a->name, b->name);
     PR_COUNTERS_FIELDS(CMP)
+    PR_COUNTERS_OPT_FIELDS(CMP)
 #undef CMP
 }
 
@@ -289,7 +291,14 @@ static void check_kst(const struct pr_msg_kstat *a, uint32_t na, const struct pr
     for (uint32_t i = 0; i < na && i < nb; i++) {
         CHECK_EQ_U64(a[i].count, b[i].count);
         CHECK_EQ_U64(a[i].errors, b[i].errors);
-        CHECK(b[i].lat != NULL && pr_hist_equal(a[i].lat, b[i].lat));
+        /* decoded: frozen (lat NULL), equal once thawed */
+        CHECK(b[i].lat == NULL && b[i].lat_frozen != NULL);
+        if (b[i].lat_frozen == NULL)
+            continue;
+        pr_hist *h = pr_hist_new();
+        pr_hist_thaw(h, b[i].lat_frozen);
+        CHECK(pr_hist_equal(a[i].lat, h));
+        pr_hist_destroy(&h);
     }
 }
 
@@ -610,6 +619,17 @@ static void test_minimal(void)
     pr_msg_clear(&d);
     CHECK(decode_edited(PR_MSG_DONE, &drop_rows, &d, &err) == 0);
     CHECK(d.u.done.rows == 0 && d.u.done.n_kinds == 2);
+    pr_msg_clear(&d);
+    /* The events' outcomes (optional counters): an older agent's ctr
+     * without them reads as 0, the other counters as sent. */
+    struct edit drop_rb = {ED_DROP, "ctr.rolled_back", NULL};
+    struct edit drop_failed = {ED_DROP, "ctr.failed", NULL};
+    CHECK(decode_edited(PR_MSG_STATS, &drop_rb, &d, &err) == 0);
+    CHECK(d.u.stats.ctr.rolled_back == 0 && d.u.stats.ctr.failed > 0 &&
+          d.u.stats.ctr.reconnects > 0);
+    pr_msg_clear(&d);
+    CHECK(decode_edited(PR_MSG_DONE, &drop_failed, &d, &err) == 0);
+    CHECK(d.u.done.ctr.failed == 0 && d.u.done.ctr.rolled_back > 0 && d.u.done.ctr.errors > 0);
     pr_msg_clear(&d);
 
     /* Unknown figures are absent, not 0 (issue 9 item 10): a DONE without a
@@ -1217,7 +1237,7 @@ static void test_kst_codec(void)
      * histogram. */
     static struct pr_msg_kstat many[PR_MSG_MAX_KINDS + 1];
     for (size_t i = 0; i <= PR_MSG_MAX_KINDS; i++)
-        many[i] = (struct pr_msg_kstat){i, 0, hist_lat};
+        many[i] = (struct pr_msg_kstat){.count = i, .errors = 0, .lat = hist_lat};
     msgpack_sbuffer_init(&sb);
     fill(&m, PR_MSG_STATS);
     m.u.stats.kst = many;
@@ -1227,7 +1247,12 @@ static void test_kst_codec(void)
     EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
     EXPECT_CODE(pr_msg_decode(&out, sb.data, sb.size, &err), 0, err);
     CHECK_EQ_U64(out.u.stats.n_kst, PR_MSG_MAX_KINDS);
-    CHECK(out.u.stats.kst[63].count == 63 && pr_hist_equal(out.u.stats.kst[63].lat, hist_lat));
+    pr_hist *thawed = pr_hist_new();
+    CHECK(out.u.stats.kst[63].lat == NULL && out.u.stats.kst[63].lat_frozen != NULL);
+    if (out.u.stats.kst[63].lat_frozen != NULL)
+        pr_hist_thaw(thawed, out.u.stats.kst[63].lat_frozen);
+    CHECK(out.u.stats.kst[63].count == 63 && pr_hist_equal(thawed, hist_lat));
+    pr_hist_destroy(&thawed);
     pr_msg_clear(&out);
     msgpack_sbuffer_clear(&sb);
     many[5].lat = NULL;
@@ -1243,9 +1268,9 @@ int main(void)
         pr_hist_record(hist_lat, v, v % 7 + 1);
     pr_hist_record(hist_svc, 250, 1000);
     pr_hist_record(hist_svc, 99999, 1);
-    test_kst[0] = (struct pr_msg_kstat){123456, 3, hist_lat};
-    test_kst[1] = (struct pr_msg_kstat){0, 0, hist_svc};
-    test_kst[2] = (struct pr_msg_kstat){1ULL << 40, 1, hist_lat};
+    test_kst[0] = (struct pr_msg_kstat){.count = 123456, .errors = 3, .lat = hist_lat};
+    test_kst[1] = (struct pr_msg_kstat){.count = 0, .errors = 0, .lat = hist_svc};
+    test_kst[2] = (struct pr_msg_kstat){.count = 1ULL << 40, .errors = 1, .lat = hist_lat};
 
     test_roundtrip();
     test_kst_codec();

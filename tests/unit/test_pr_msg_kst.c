@@ -3,10 +3,13 @@
  * decoder of the same bytes), on the encodings any msgpack writer may use,
  * and on malformed input, which must be refused with an error naming the
  * entry. */
+#include <stdbool.h>
+
 #include <msgpack.h>
 
 #include "pr_hist.h"
 #include "pr_msg.h"
+#include "pr_msg_int.h"
 #include "pr_msg_kst.h"
 #include "testlib.h"
 
@@ -15,10 +18,21 @@
 
 static pr_hist *hists[3];
 
+/* k's histogram, as decoded (frozen, lat NULL), thawed into out. */
+static bool thaw_ok(const struct pr_msg_kstat *k, pr_hist *out)
+{
+    if (k->lat != NULL || k->lat_frozen == NULL)
+        return false;
+    pr_hist_thaw(out, k->lat_frozen);
+    return true;
+}
+
 static void free_kst(struct pr_msg_kstat **k, uint32_t *n)
 {
-    for (uint32_t i = 0; *k != NULL && i < *n; i++)
+    for (uint32_t i = 0; *k != NULL && i < *n; i++) {
         pr_hist_destroy(&(*k)[i].lat);
+        pr_hist_frozen_destroy(&(*k)[i].lat_frozen);
+    }
     free(*k);
     *k = NULL;
     *n = 0;
@@ -61,8 +75,11 @@ static void test_roundtrip(void)
         CHECK_EQ_U64(k[i].errors, i);
         const msgpack_object *e = &u.data.via.array.ptr[i].via.array.ptr[2];
         CHECK(pr_hist_unpack(tree, e, NULL) == 0);
-        CHECK(pr_hist_count(k[i].lat) == pr_hist_count(hists[i % 3]));
-        CHECK(pr_hist_equal(k[i].lat, tree) && pr_hist_equal(k[i].lat, hists[i % 3]));
+        pr_hist *got = pr_hist_new();
+        CHECK(thaw_ok(&k[i], got));
+        CHECK(pr_hist_count(got) == pr_hist_count(hists[i % 3]));
+        CHECK(pr_hist_equal(got, tree) && pr_hist_equal(got, hists[i % 3]));
+        pr_hist_destroy(&got);
     }
     pr_hist_destroy(&tree);
     msgpack_unpacked_destroy(&u);
@@ -98,7 +115,10 @@ static void test_other_encodings(void)
     memcpy(buf + len, hb.data, hb.size);
     len += hb.size;
     EXPECT_CODE(pr__msg_kst_unpack_raw(buf, len, 64, &k, &n, "DONE.kst", &err), 0, err);
-    CHECK(n == 1 && k[0].count == 256 && k[0].errors == 5 && pr_hist_equal(k[0].lat, hists[1]));
+    pr_hist *got = pr_hist_new();
+    CHECK(n == 1 && k[0].count == 256 && k[0].errors == 5 && thaw_ok(&k[0], got) &&
+          pr_hist_equal(got, hists[1]));
+    pr_hist_destroy(&got);
     free_kst(&k, &n);
 
     /* negative int16 (0xff00), negative int8 */
@@ -174,7 +194,9 @@ static void test_through_decode(void)
 {
     struct pr_msg m, out;
     struct pr_error err = {0};
-    struct pr_msg_kstat kst[3] = {{10, 1, hists[0]}, {20, 2, hists[1]}, {30, 0, hists[2]}};
+    struct pr_msg_kstat kst[3] = {{.count = 10, .errors = 1, .lat = hists[0]},
+                                  {.count = 20, .errors = 2, .lat = hists[1]},
+                                  {.count = 30, .lat = hists[2]}};
     msgpack_sbuffer sb;
 
     msgpack_sbuffer_init(&sb);
@@ -185,10 +207,18 @@ static void test_through_decode(void)
     EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
     EXPECT_CODE(pr_msg_decode(&out, sb.data, sb.size, &err), 0, err);
     CHECK_EQ_U64(out.u.stats.n_kst, 3);
+    pr_hist *got = pr_hist_new();
     for (uint32_t i = 0; i < 3 && i < out.u.stats.n_kst; i++)
         CHECK(out.u.stats.kst[i].count == kst[i].count &&
-              out.u.stats.kst[i].errors == kst[i].errors &&
-              pr_hist_equal(out.u.stats.kst[i].lat, kst[i].lat));
+              out.u.stats.kst[i].errors == kst[i].errors && thaw_ok(&out.u.stats.kst[i], got) &&
+              pr_hist_equal(got, kst[i].lat));
+    /* a decoded (frozen) kst encodes again to the same bytes */
+    msgpack_sbuffer again;
+    msgpack_sbuffer_init(&again);
+    EXPECT_CODE(pr_msg_encode(&out, &again, &err), 0, err);
+    CHECK(again.size == sb.size && memcmp(again.data, sb.data, sb.size) == 0);
+    msgpack_sbuffer_destroy(&again);
+    pr_hist_destroy(&got);
     pr_msg_clear(&out);
     msgpack_sbuffer_clear(&sb);
     m.u.stats.n_kst = 0;
@@ -197,6 +227,63 @@ static void test_through_decode(void)
     EXPECT_CODE(pr_msg_decode(&out, sb.data, sb.size, &err), 0, err);
     CHECK(out.u.stats.n_kst == 0 && out.u.stats.kst == NULL);
     pr_msg_clear(&out);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* pr__mp_skip, the one classifier's whole-object skip (pr_msg_int.h):
+ * over every kind of object msgpack-c writes, each one whole, refused
+ * when cut anywhere short, and stopped at a 0xc1 byte with the offset on
+ * it. */
+static void test_mp_skip(void)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    static const char blob[70000] = {0};
+    size_t ends[32], n = 0;
+    msgpack_pack_nil(&pk), ends[n++] = sb.size;
+    msgpack_pack_true(&pk), ends[n++] = sb.size;
+    msgpack_pack_uint64(&pk, 5), ends[n++] = sb.size;
+    msgpack_pack_uint64(&pk, 300), ends[n++] = sb.size;
+    msgpack_pack_uint64(&pk, 1ULL << 40), ends[n++] = sb.size;
+    msgpack_pack_int64(&pk, -5), ends[n++] = sb.size;
+    msgpack_pack_int64(&pk, -70000), ends[n++] = sb.size;
+    msgpack_pack_double(&pk, 1.5), ends[n++] = sb.size;
+    msgpack_pack_float(&pk, 1.5f), ends[n++] = sb.size;
+    msgpack_pack_str_with_body(&pk, blob, 5), ends[n++] = sb.size;
+    msgpack_pack_str_with_body(&pk, blob, 200), ends[n++] = sb.size;
+    msgpack_pack_str_with_body(&pk, blob, 70000), ends[n++] = sb.size;
+    msgpack_pack_bin_with_body(&pk, blob, 300), ends[n++] = sb.size;
+    msgpack_pack_ext_with_body(&pk, blob, 4, 7), ends[n++] = sb.size;
+    msgpack_pack_ext_with_body(&pk, blob, 300, 7), ends[n++] = sb.size;
+    msgpack_pack_array(&pk, 20); /* array16 of arrays, maps and scalars */
+    for (int i = 0; i < 20; i++) {
+        msgpack_pack_map(&pk, 1);
+        msgpack_pack_str_with_body(&pk, "k", 1);
+        msgpack_pack_array(&pk, 2);
+        msgpack_pack_uint32(&pk, (uint32_t)i * 100000);
+        msgpack_pack_nil(&pk);
+    }
+    ends[n++] = sb.size;
+    const uint8_t *p = (const uint8_t *)sb.data;
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t from = off;
+        CHECK_MSG(pr__mp_skip(p, sb.size, &off) && off == ends[i], "object %zu: at %zu, want %zu",
+                  i, off, ends[i]);
+        off = ends[i];
+        for (size_t cut = from; cut < ends[i]; cut += 1 + (ends[i] - from) / 97) {
+            size_t o = from;
+            CHECK_MSG(!pr__mp_skip(p, cut, &o), "object %zu cut at %zu accepted", i, cut - from);
+        }
+    }
+    uint8_t bad[3] = {0x92, 0x01, 0xc1}; /* [1, <0xc1>] */
+    off = 0;
+    CHECK(!pr__mp_skip(bad, sizeof(bad), &off) && off == 2);
+    uint8_t huge[5] = {0xdd, 0xff, 0xff, 0xff, 0xff}; /* array32 of 4 billion, no elements */
+    off = 0;
+    CHECK(!pr__mp_skip(huge, sizeof(huge), &off));
     msgpack_sbuffer_destroy(&sb);
 }
 
@@ -212,6 +299,7 @@ int main(void)
     test_other_encodings();
     test_malformed();
     test_through_decode();
+    test_mp_skip();
     for (int i = 0; i < 3; i++)
         pr_hist_destroy(&hists[i]);
     return TEST_END();
