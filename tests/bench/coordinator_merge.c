@@ -646,6 +646,7 @@ struct coord {
         uint64_t recv_n;
         uint32_t complete;    /* lines complete when printed */
         uint64_t backlog_now; /* STATS queued when RSS and heap were read */
+        size_t acc_bytes;     /* the agents' own latency accumulators (agent.lat_acc) then */
         /* The same read again at the first loop turn after the mark with
          * at most QUIET_BACKLOG STATS queued (0 k: none came before the
          * next mark): what the run holds, without a queue in it. */
@@ -906,6 +907,9 @@ static void long_sample(struct coord *c)
     if (c->printed >= (c->n_ls + 1) * LONG_SAMPLE_K && c->n_ls < LONG_SAMPLES) {
         struct mallinfo2 mi = mallinfo2();
         cur->backlog_now = backlog;
+        for (uint32_t i = 0; i < c->n; i++)
+            cur->acc_bytes +=
+                c->r.agents[i].lat_acc ? pr_hist_frozen_size(c->r.agents[i].lat_acc) : 0;
         cur->k = c->printed;
         cur->rss_kb = rss_kb();
         cur->heap_used = mi.uordblks + mi.hblkhd;
@@ -1392,10 +1396,10 @@ static void long_report(const struct coord *c, const struct sim_report *rep, lon
            kk ? c->wait_ns / 1e6 / (double)kk : 0.0);
     printf("  RSS: %.1f MB after join, %.1f MB at the end, peak %.1f MB\n", rss_join_kb / 1024.0,
            rss_end_kb / 1024.0, peak_kb / 1024.0);
-    printf("  %6s %7s %8s %7s %8s %7s %5s %7s %7s %7s %7s %7s %7s | %6s %7s %8s %7s %8s\n", "at k",
-           "RSS MB", "dRSS KB", "heap MB", "dheap KB", "sys MB", "live", "queued", "q max",
-           "rcv ms", "rcv max", "snd ms", "snd max", "quiet", "RSS MB", "dRSS KB", "heap MB",
-           "dheap KB");
+    printf("  %6s %7s %8s %7s %8s %7s %7s %5s %7s %7s %7s %7s %7s %7s | %6s %7s %8s %7s %8s\n",
+           "at k", "RSS MB", "dRSS KB", "heap MB", "dheap KB", "sys MB", "acc KB", "live", "queued",
+           "q max", "rcv ms", "rcv max", "snd ms", "snd max", "quiet", "RSS MB", "dRSS KB",
+           "heap MB", "dheap KB");
     /* rows: the first sample at or after LONG_FIRST_K + j * LONG_STEP_K */
     int row[LONG_SAMPLES], n_row = 0;
     for (uint32_t i = 0; i < c->n_ls; i++)
@@ -1420,11 +1424,11 @@ static void long_report(const struct coord *c, const struct sim_report *rep, lon
         send_lag(rep, p ? p->k : 0, x->k, &s_mean, &s_max);
         double d = p ? (double)(x->rss_kb - p->rss_kb) : 0;
         double dh = p ? ((double)x->heap_used - (double)p->heap_used) / 1024.0 : 0;
-        printf("  %6u %7.1f %+8.0f %7.2f %+8.0f %7.1f %5" PRIu64 " %7" PRIu64 " %7" PRIu64
+        printf("  %6u %7.1f %+8.0f %7.2f %+8.0f %7.1f %7.1f %5" PRIu64 " %7" PRIu64 " %7" PRIu64
                " %7.1f %7.1f %7.1f %7.1f |",
                x->k, x->rss_kb / 1024.0, d, x->heap_used / 1048576.0, dh, x->heap_sys / 1048576.0,
-               live, x->backlog_now, backlog, n ? lag_sum / (double)n : 0.0, lag_max, s_mean,
-               s_max);
+               x->acc_bytes / 1024.0, live, x->backlog_now, backlog, n ? lag_sum / (double)n : 0.0,
+               lag_max, s_mean, s_max);
         if (x->quiet_k) {
             double qd = q_prev ? (double)(x->quiet_rss_kb - q_prev->quiet_rss_kb) : 0;
             double qdh =
@@ -1458,7 +1462,9 @@ static void long_report(const struct coord *c, const struct sim_report *rep, lon
         span > 0 ? ((double)c->ls[row[n_row - 1]].heap_used - (double)c->ls[row[0]].heap_used) /
                        1024.0 / span
                  : 0;
-    printf("  (live: intervals co_merge held, max; queued: STATS sent by the simulated agents and "
+    printf("  (acc: the bytes of the agents' own latency accumulators, co_live's per-agent "
+           "lat_acc; live: intervals co_merge held, max; queued: STATS sent by the simulated "
+           "agents and "
            "not yet handled, when RSS and heap were read, and q max the most since the row "
            "before; rcv: a STATS's delay after its interval's boundary when handled, mean and "
            "max; snd: the agents' delay in sending it; quiet: the same reads at the first loop "
