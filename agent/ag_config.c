@@ -33,6 +33,8 @@ static const char usage_text[] =
     "  --allow-scripts[=yes|no]  run plans that carry Lua scripts (default: no; the\n"
     "                            agents stampede spawns itself say yes)\n"
     "  --log-level=LEVEL         error, warn, info (default) or debug\n"
+    "  --prometheus=HOST:PORT    serve this agent's metrics at /metrics (PORT or :PORT\n"
+    "                            alone: 127.0.0.1; default: off)\n"
     "  --help, --version\n"
     "\n"
     "The database password arrives only inside a plan, over the encrypted channel.\n";
@@ -121,6 +123,22 @@ static int set_workers(struct ag_config *cfg, const char *value, struct pr_error
 }
 
 /* Apply one setting. value is NULL for a bare flag. */
+/* prometheus = HOST:PORT; a port alone means loopback (":PORT", which
+ * pr_prom_start reads as 127.0.0.1). Checked when the endpoint opens. */
+static int set_prometheus(struct ag_config *cfg, const char *value)
+{
+    size_t n = strspn(value, "0123456789");
+    free(cfg->prometheus);
+    if (n > 0 && value[n] == '\0') {
+        cfg->prometheus = pr_xmalloc(n + 2);
+        cfg->prometheus[0] = ':';
+        memcpy(cfg->prometheus + 1, value, n + 1);
+    } else {
+        cfg->prometheus = pr_xstrdup(value);
+    }
+    return 0;
+}
+
 static int apply(struct ag_config *cfg, const char *key, const char *value, struct pr_error *err)
 {
     if (!strcmp(key, "once"))
@@ -147,6 +165,8 @@ static int apply(struct ag_config *cfg, const char *key, const char *value, stru
         return set_workers(cfg, value, err);
     if (!strcmp(key, "log-level"))
         return set_level(cfg, value, err);
+    if (!strcmp(key, "prometheus"))
+        return set_prometheus(cfg, value);
     return pr_error_set(err, PR_EINVAL, "unknown option --%s (see stampede-agent --help)", key);
 }
 
@@ -281,6 +301,7 @@ void ag_config_clear(struct ag_config *cfg)
     free(cfg->coordinator);
     free(cfg->name);
     free(cfg->region);
+    free(cfg->prometheus);
     for (size_t i = 0; i < cfg->n_allow; i++)
         free(cfg->allow_db_hosts[i]);
     memset(cfg, 0, sizeof(*cfg));

@@ -12,7 +12,9 @@
  * online core), once (exit after one run), plaintext (allow an unencrypted
  * control channel; refused unless the coordinator is ipc:// or a literal
  * loopback address, see pr_endpoint.h),
- * log-level (error|warn|info|debug).
+ * log-level (error|warn|info|debug), prometheus (HOST:PORT, :PORT or PORT
+ * alone for loopback: the agent's own metrics endpoint, ag_prom.h; off
+ * when unset).
  */
 #ifndef AG_CONFIG_H
 #define AG_CONFIG_H
@@ -40,6 +42,7 @@ struct ag_config {
     bool plaintext;                              /* no CURVE (loopback/ipc only) */
     int log_level;                               /* 0 error .. 3 debug */
     bool allow_scripts; /* allow-scripts: run plans carrying Lua scripts (default no) */
+    char *prometheus;   /* prometheus: HOST:PORT of our own /metrics, NULL when off */
 };
 
 /* Fill cfg from argv (argv[0] skipped), reading --config=FILE first when

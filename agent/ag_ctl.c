@@ -12,6 +12,7 @@
 #include <zmq.h>
 
 #include "ag_cpus.h"
+#include "ag_prom.h"
 #include "ag_session.h"
 #include "pr_clock.h"
 #include "pr_msg.h"
@@ -45,6 +46,7 @@ struct ctl {
     uint64_t ping_id;            /* last PING id we sent */
     struct pr_clock_sync clock;  /* coordinator clock - ours, lowest-RTT PONG */
     uint64_t bad_frames;         /* malformed or unexpected frames dropped */
+    ag_prom *prom;               /* our own /metrics (cfg->prometheus), or NULL */
 };
 
 static void logf_(const struct ctl *c, int level, const char *fmt, ...)
@@ -287,6 +289,8 @@ static void on_plan(struct ctl *c, const struct pr_msg *m)
     c->session = ag_session_new(p, c->cfg->workers);
     if (c->session == NULL)
         send_error(c, PR_PHASE_PLAN, -errno, "cannot start the run thread");
+    else
+        ag_prom_plan(c->prom, p, c->run);
 }
 
 static void on_start(struct ctl *c, const struct pr_msg_start *s)
@@ -378,6 +382,7 @@ static void drain_session(struct ctl *c)
     while (c->session && ag_session_pop(c->session, &m)) {
         if (m.type == PR_MSG_DONE && m.u.done.status != 0)
             c->run_failed = true;
+        ag_prom_msg(c->prom, &m, c->clock.offset_ns);
         send_msg(c, &m);
         pr_msg_clear(&m);
     }
@@ -430,6 +435,16 @@ int ag_ctl_run(const struct ag_config *cfg)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
+    if (cfg->prometheus != NULL) {
+        struct pr_error err = {0};
+        c.prom = ag_prom_start(cfg->prometheus, cfg->name, &err);
+        if (c.prom == NULL) {
+            fprintf(stderr, "stampede-agent: %s\n", err.msg);
+            rc = err.code ? err.code : PR_EINVAL;
+            goto out;
+        }
+        logf_(&c, 2, "metrics at http://%s/metrics", cfg->prometheus);
+    }
     rc = open_socket(&c);
     if (rc < 0) {
         fprintf(stderr, "stampede-agent: cannot connect to %s: %s\n", cfg->coordinator,
@@ -470,6 +485,7 @@ int ag_ctl_run(const struct ag_config *cfg)
     rc = (cfg->once && (c.lease_expired || c.run_failed)) ? PR_EINVAL : 0;
 out:
     ag_session_destroy(&c.session);
+    ag_prom_stop(&c.prom);
     close_socket(&c);
     if (c.zctx)
         zmq_ctx_term(c.zctx);

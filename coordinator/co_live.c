@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "co_family.h"
 #include "co_lua.h"
 #include "co_prom.h"
@@ -265,9 +269,30 @@ void co__live_flush(struct run *r, bool final)
     co__live_prom(r, final);
 }
 
+/* After intervals were released: give the heap's free pages back to the
+ * system (glibc's malloc_trim), at most every CO_LIVE_TRIM_NS. A backlog
+ * of STATS queued in ZeroMQ (a coordinator that fell behind) is freed once
+ * handled, but glibc keeps the pages: without this the RSS stays at the
+ * backlog's peak for the rest of the run (tests/bench/coordinator-merge
+ * --long, README "Long runs"). */
+#define CO_LIVE_TRIM_NS (10 * 1000000000ull)
+static void trim_heap(struct run *r)
+{
+#ifdef __GLIBC__
+    uint64_t now = co_fleet_now_ns();
+    if (now - r->trim_ns < CO_LIVE_TRIM_NS)
+        return;
+    r->trim_ns = now;
+    malloc_trim(0);
+#else
+    (void)r;
+#endif
+}
+
 void co__live_release(struct run *r, bool all)
 {
     uint64_t k;
+    bool released = false;
     if (r->merge == NULL || r->keep_closed)
         return;
     if (r->scratch == NULL)
@@ -305,7 +330,10 @@ void co__live_release(struct run *r, bool all)
         co_merge_release(r->merge, k);
         co__srv_qps_drop_below(r, k + 1); /* bounded: README "Long runs" */
         co_srvstat_drop_below(r->srvstat, k + 1);
+        released = true;
     }
+    if (released)
+        trim_heap(r);
 }
 
 void co__live_prom(struct run *r, bool force)

@@ -1,42 +1,27 @@
 /* co_prom: the coordinator's --prometheus=HOST:PORT endpoint (README "Live
- * metrics"): the Prometheus text exposition format at /metrics while a
- * run goes, served by libmicrohttpd on its own thread.
+ * metrics"): proto's pr_prom (pr_prom.h: the exposition, the bucket bounds
+ * and the libmicrohttpd server, shared with the agent's own endpoint) with
+ * one `agent` series per agent of the run.
  *
- * The coordinator thread owns the live figures: it adds every STATS as it
- * arrives (co_prom_add_stats: counters and the latency histogram only
- * grow; a late STATS is added when it comes) and, after a merge step or an
- * interval close, copies them into a snapshot under a mutex
- * (co_prom_publish). The HTTP thread only renders the latest snapshot
- * (co_prom_render.c), so a scrape never waits on the merge and the merge
- * waits at most for one copy. GET or HEAD /metrics gives 200; any other
- * path 404; any other method 405.
- *
- * Latency buckets: fixed bounds CO_PROM_BUCKET_FIRST_US (50 µs) up to
- * 60 s, each 10% above the previous (rounded to whole µs), then +Inf; a
- * sample is placed by its exact-histogram value (0.1% resolution). Kinds:
- * the totals and the kind="all" histogram are for all transactions; once
- * READY.kinds names the run's statement kinds (co_prom_set_kinds), each
- * kind adds a stampede_kind_latency_seconds series with its name as the
- * `kind` label (from STATS.kst, merged over all agents) and the counters
- * stampede_kind_count_total / stampede_kind_errors_total{kind}. Kinds are
- * merged only, not per agent (agents x kinds x buckets series would not be
- * cheap at 1000 agents).
+ * The coordinator thread adds every STATS as it arrives (late ones when
+ * they come) and publishes after a merge step or an interval close; the
+ * HTTP thread renders the last snapshot, so a scrape never holds up the
+ * merge. See pr_prom.h for the metrics, buckets and kinds.
  */
 #ifndef CO_PROM_H
 #define CO_PROM_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
-#include "pr_counters.h"
 #include "pr_err.h"
 #include "pr_msg.h"
+#include "pr_prom.h"
 
-#define CO_PROM_BUCKET_FIRST_US 50
-#define CO_PROM_BUCKET_LAST_US  60000000
-#define CO_PROM_MAX_BUCKETS     160
-#define CO_PROM_KIND_ALL        "all"
+#define CO_PROM_BUCKET_FIRST_US PR_PROM_BUCKET_FIRST_US
+#define CO_PROM_BUCKET_LAST_US  PR_PROM_BUCKET_LAST_US
+#define CO_PROM_MAX_BUCKETS     PR_PROM_MAX_BUCKETS
+#define CO_PROM_KIND_ALL        PR_PROM_KIND_ALL
 
 typedef struct co_prom co_prom;
 
@@ -48,10 +33,9 @@ struct co_prom_info {
     const char *version;
 };
 
-/* Listen on hostport ("HOST:PORT", "[V6]:PORT" or ":PORT" for 127.0.0.1;
- * HOST a numeric address) and serve /metrics for n_agents agents named
- * names[i] (copied). NULL with err naming the option and the reason (bad
- * address, port in use). */
+/* Listen on hostport (pr_prom_start: "HOST:PORT", "[V6]:PORT", ":PORT"
+ * for 127.0.0.1) and serve /metrics for n_agents agents named names[i]
+ * (copied). NULL with err naming --prometheus and the reason. */
 co_prom *co_prom_start(const char *hostport, const struct co_prom_info *info, uint32_t n_agents,
                        const char *const *names, struct pr_error *err);
 
@@ -63,9 +47,8 @@ void co_prom_add_stats(co_prom *p, uint32_t agent, const struct pr_msg_stats *st
  * coordinator). */
 void co_prom_agent_state(co_prom *p, uint32_t agent, bool up, int64_t clock_offset_ns);
 
-/* Coordinator thread: the run's statement kinds (READY.kinds order, the
- * order of every STATS.kst; copied, at most PR_MSG_MAX_KINDS). Once per
- * run: a later call with kinds already set is ignored. */
+/* Coordinator thread: the run's statement kinds (READY.kinds order;
+ * copied). Once per run: a later call is ignored. */
 void co_prom_set_kinds(co_prom *p, char *const *names, uint32_t n);
 
 /* Coordinator thread: make the live figures what scrapes see. */
@@ -73,47 +56,5 @@ void co_prom_publish(co_prom *p);
 
 /* Stop serving (waits for a scrape in progress) and free *p; NULL-safe. */
 void co_prom_stop(co_prom **p);
-
-/* Internal to co_prom.c and co_prom_render.c (and their test). */
-
-/* One agent's figures. */
-struct co__prom_agent {
-    char *name;             /* label value */
-    struct pr_counters ctr; /* sum of its STATS */
-    bool up;                /* in the run, not lost */
-    double cpu_ratio;       /* last STATS.cpu / 100 (cores) */
-    double lag_max_s;       /* last STATS.lagmax */
-    double clock_offset_s;  /* agent minus coordinator */
-};
-
-/* One statement kind's merged figures. */
-struct co__prom_kind {
-    char *name;                               /* label value */
-    uint64_t ok, errors;                      /* sum of STATS.kst count / errors */
-    uint64_t bucket[CO_PROM_MAX_BUCKETS + 1]; /* as co__prom_snap.bucket */
-    uint64_t count, sum_us;                   /* latency samples, their exact sum */
-};
-
-/* What a scrape renders. */
-struct co__prom_snap {
-    char *workload, *command, *run_id, *version;
-    struct pr_counters ctr;                   /* over all agents */
-    uint64_t bucket[CO_PROM_MAX_BUCKETS + 1]; /* per bound (not cumulative), [n_bounds]: +Inf */
-    uint64_t count;                           /* samples */
-    uint64_t sum_us;                          /* their exact sum */
-    uint32_t n_agents;
-    struct co__prom_agent *agents;
-    uint32_t n_kinds;            /* 0 until co_prom_set_kinds */
-    struct co__prom_kind *kinds; /* n_kinds */
-};
-
-/* The bucket bounds in µs, ascending, into bounds[CO_PROM_MAX_BUCKETS];
- * returns how many. */
-uint32_t co__prom_bounds(uint64_t *bounds);
-
-/* s in the text exposition format (version 0.0.4), the caller's (free()),
- * *len set. kind labels the all-transactions latency histogram; s->kinds
- * add one series each to stampede_kind_latency_seconds. */
-char *co__prom_render(const struct co__prom_snap *s, const char *kind, size_t *len);
 
 #endif

@@ -89,6 +89,7 @@ struct run {
                                   co_merge (tests/bench/coordinator_merge reads them all) */
 
     co_srvstat *srvstat; /* the lead's samples as per-interval figures */
+    uint64_t trim_ns;    /* when co__live_release last gave free heap pages back (malloc_trim) */
 };
 
 /* Server samples: *dst becomes a copy of src (src NULL, n_src 0: freed). */

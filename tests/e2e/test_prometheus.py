@@ -18,6 +18,14 @@ storage) scrapes it every second. Checked:
     Prometheus, each kind's last count and errors equal the JSON's
     totals.kinds, and histogram_quantile(0.95) of the most frequent kind
     lies in the bucket of that kind's JSON p95.
+  - the agents' own endpoint (`prometheus = PORT` in one agent's config
+    file, --prometheus=127.0.0.1:PORT on the other's command line): a 4 s
+    run of 2 daemon agents; during it each agent's scrape passes `promtool
+    check metrics`, carries the run id, its own agent series and the
+    per-kind series; after it, each agent's counters (transactions, queries
+    by type, errors, reconnects, per-kind counts) summed over the 2 agents
+    equal the coordinator's JSON totals; an agent whose port is taken exits
+    non-zero naming the setting.
 Needs the `prometheus` package (deploy/install-deps); skips (77) without
 it or without the sandbox server.
 """
@@ -163,6 +171,98 @@ def kind_checks(base, d, bounds):
             "p95 %.6f s" % (top, q, lo, hi, p95_s))
 
 
+def agent_scrape(name, port):
+    """An agent's /metrics during a run: promtool, run info, its series."""
+    st, body = http("http://127.0.0.1:%d/metrics" % port)
+    e.check(st == 200, "agent %s: GET /metrics during the run: HTTP %d" % (name, st))
+    with open(e.path("scrape-%s.txt" % name), "w") as out:
+        out.write(body)
+    pc = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True,
+                        text=True, timeout=30)
+    e.check(pc.returncode == 0, "agent %s: promtool check metrics: exit %d %s%s" %
+            (name, pc.returncode, pc.stdout[:500], pc.stderr[:500]))
+    m = parse(body)
+    info = [k for k in m if k.startswith("stampede_run_info{")]
+    e.check(len(info) == 1 and 'workload="oltp_read_write"' in info[0],
+            "agent %s: run info gauge: %r" % (name, info))
+    own = 'agent="%s"' % name
+    for fam in ("stampede_agent_transactions_total", "stampede_agent_cpu_ratio",
+                "stampede_agent_loop_lag_seconds", "stampede_agent_up"):
+        series = [k for k in m if k.startswith(fam + "{")]
+        e.check(len(series) == 1 and own in series[0],
+                "agent %s: %s is its own series: %r" % (name, fam, series))
+    e.check(any(k.startswith("stampede_kind_count_total{") for k in m) and
+            any(k.startswith('stampede_latency_seconds_bucket{kind="all"') for k in m),
+            "agent %s: latency histogram and per-kind series" % name)
+    return info[0]
+
+
+def agents_case():
+    """Two daemon agents with their own endpoints; their sums == the JSON."""
+    d = e.path("agents")
+    os.makedirs(d, exist_ok=True)
+    ep = "tcp://127.0.0.1:%d" % e.free_port()
+    ports = {"prom-a": e.free_port(), "prom-b": e.free_port()}
+    conf = os.path.join(d, "prom-a.conf")
+    with open(conf, "w") as f:  # a port alone: loopback
+        f.write("coordinator = %s\nplaintext = on\nworkers = 1\nprometheus = %d\n"
+                % (ep, ports["prom-a"]))
+    ags = [e.agent(["--config=" + conf], "prom-a"),
+           e.agent(["--coordinator=" + ep, "--plaintext", "--workers=1",
+                    "--prometheus=127.0.0.1:%d" % ports["prom-b"]], "prom-b")]
+    for name, port in ports.items():
+        e.check(e.wait_listening(port), "agent %s listens on 127.0.0.1:%d" % (name, port))
+    # The same port again: a clear error, exit non-zero, at startup.
+    bad = e.agent(["--coordinator=" + ep, "--plaintext", "--workers=1",
+                   "--prometheus=127.0.0.1:%d" % ports["prom-a"]], "prom-bad")
+    rc = bad.wait(15)
+    e.check(rc not in (0, None) and "prometheus" in bad.text("err") and
+            "cannot listen" in bad.text("err"),
+            "an agent whose metrics port is taken exits non-zero naming the setting: exit %s, %r"
+            % (rc, bad.text("err").strip()[-300:]))
+    j = e.path("agents.json")
+    co = e.stampede(["oltp_read_write", "run", "--tables=2", "--table-size=5000", "--threads=4",
+                     "--time=4", "--report-interval=1", "--agents=2", "--listen=" + ep,
+                     "--plaintext", "--agent-wait=20", "--json=" + j] + e.db_opts())
+    if e.check(co.wait_line(r"^\[ 2s \]", which="out", timeout=60) is not None,
+               "agents: the run reached its 2 s line"):
+        infos = [agent_scrape(n, p) for n, p in ports.items()]
+        e.check(len(set(infos)) == 1, "both agents carry the same run info: %r" % infos)
+    rc = co.wait(60)
+    if not e.check(rc == 0 and os.path.exists(j), "agents: run exit status %s" % rc):
+        co.dump()
+        for a in ags:
+            a.dump()
+        for a in ags:
+            a.stop()
+        return
+    doc = e.load_json(j)
+    tot = doc["totals"]
+    e.check(all('run_id="%s"' % doc["run_id"] in i for i in infos),
+            "the agents' run info carries the JSON's run id %s" % doc["run_id"])
+    sums = {}
+    for name, port in ports.items():
+        m = parse(http("http://127.0.0.1:%d/metrics" % port)[1])
+        for k, v in m.items():
+            if k.split("{")[0].endswith("_total"):
+                sums[k] = sums.get(k, 0) + v
+    want = {"stampede_transactions_total": tot["transactions"],
+            'stampede_queries_total{type="read"}': tot["queries"]["read"],
+            'stampede_queries_total{type="write"}': tot["queries"]["write"],
+            'stampede_queries_total{type="other"}': tot["queries"]["other"],
+            "stampede_errors_total": tot["ignored_errors"],
+            "stampede_reconnects_total": tot["reconnects"]}
+    for k, v in (tot.get("kinds") or {}).items():
+        want['stampede_kind_count_total{kind="%s"}' % k] = v["count"]
+    diff = {k: (sums.get(k), w) for k, w in want.items() if sums.get(k) != w}
+    e.info("agents' counters summed: transactions %s (JSON %d), %d series compared" %
+           (sums.get("stampede_transactions_total"), tot["transactions"], len(want)))
+    e.check(tot["transactions"] > 0 and not diff,
+            "the agents' own counters summed over 2 agents == the JSON totals (differ: %r)" % diff)
+    for a in ags:
+        a.stop()
+
+
 def main():
     e.need_sandbox()
     for tool in ("prometheus", "promtool"):
@@ -212,6 +312,7 @@ def main():
             "histogram_quantile(0.95) %.6f s within the bucket (%g, %g] of the JSON p95 %.6f s"
             % (q, lo, hi, p95_s))
     kind_checks(base, d, bounds)
+    agents_case()
     scrapes = query(base, "count_over_time(up{job=\"stampede\"}[5m])")
     e.info("Prometheus scraped the coordinator %s times" % (scrapes and scrapes[0]["value"][1]))
     prom.stop()

@@ -270,6 +270,26 @@ static void test_allow_scripts(void)
                "--allow-scripts=maybe");
 }
 
+/* prometheus: off unless set; a port alone is loopback (":PORT"). */
+static void test_prometheus(void)
+{
+    struct ag_config c;
+    struct pr_error err;
+    char arg[160];
+
+    CHECK(PARSE(&c, &err, "--coordinator=ipc:///x", "--plaintext") == 0 && c.prometheus == NULL);
+    ag_config_clear(&c);
+    char *conf = write_file("prom.conf", "coordinator = ipc:///x\nprometheus = 9465\n", 0600);
+    snprintf(arg, sizeof arg, "--config=%s", conf);
+    CHECK_MSG(PARSE(&c, &err, arg, "--plaintext") == 0 && c.prometheus &&
+                  strcmp(c.prometheus, ":9465") == 0,
+              "%s", c.prometheus ? c.prometheus : err.msg);
+    ag_config_clear(&c);
+    CHECK(PARSE(&c, &err, arg, "--plaintext", "--prometheus=0.0.0.0:9466") == 0 && c.prometheus &&
+          strcmp(c.prometheus, "0.0.0.0:9466") == 0);
+    ag_config_clear(&c);
+}
+
 int main(void)
 {
     char sec_pub_unused[41];
@@ -294,6 +314,7 @@ int main(void)
     test_allow_db_hosts();
     test_errors();
     test_allow_scripts();
+    test_prometheus();
 
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

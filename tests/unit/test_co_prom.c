@@ -1,4 +1,5 @@
-/* test_co_prom: the --prometheus endpoint over a real loopback socket:
+/* test_co_prom: the --prometheus endpoint (and proto's pr_prom under it,
+ * which the agent's endpoint shares) over a real loopback socket:
  * bucket bounds, what a scrape shows before and after a publish, the
  * histogram's cumulative buckets against the samples recorded, label
  * escaping, 404 and 405, and the address errors. */
@@ -64,7 +65,7 @@ static double sample(const char *body, const char *series)
 static void test_bounds(void)
 {
     uint64_t b[CO_PROM_MAX_BUCKETS];
-    uint32_t n = co__prom_bounds(b);
+    uint32_t n = pr__prom_bounds(b);
     printf("# %u bucket bounds, %llu us .. %llu us\n", n, (unsigned long long)b[0],
            (unsigned long long)b[n - 1]);
     CHECK(n > 100 && n <= CO_PROM_MAX_BUCKETS);
@@ -209,6 +210,62 @@ static void test_kinds(void)
     co_prom_stop(&p);
 }
 
+/* pr_prom_new_run (an agent's endpoint across runs): the counters and
+ * histograms back to 0, the kinds forgotten and settable again, the new
+ * run info, "what" naming the setting in errors. */
+static void test_new_run(void)
+{
+    int port = free_port();
+    char addr[32];
+    snprintf(addr, sizeof(addr), ":%d", port); /* a port alone: loopback */
+    const char *names[1] = {"me"};
+    struct pr_prom_info info = {"oltp_read_only", "run", "run-1", "0.1.0"};
+    struct pr_error err = {0};
+    pr_prom *p = pr_prom_start(addr, "prometheus (agent.conf)", &info, 1, names, &err);
+    CHECK_MSG(p != NULL, "start on %s: %s", addr, err.msg);
+    if (p == NULL)
+        return;
+    char *k1[1] = {"point_select"};
+    pr_prom_set_kinds(p, k1, 1);
+    struct pr_msg_kstat kst[1] = {{.count = 4, .lat = pr_hist_new()}};
+    pr_hist_record(kst[0].lat, 900, 4);
+    struct pr_msg_stats st = {.kst = kst, .n_kst = 1, .lat = pr_hist_new()};
+    st.ctr.transactions = 4;
+    pr_hist_record(st.lat, 1000, 4);
+    pr_prom_add_stats(p, 0, &st);
+    pr_prom_publish(p);
+    char *body = http(port, "GET", "/metrics");
+    CHECK(sample(body, "stampede_transactions_total") == 4);
+    CHECK(sample(body, "stampede_kind_count_total{kind=\"point_select\"}") == 4);
+    free(body);
+
+    struct pr_prom_info info2 = {"tpcc", "run", "run-2", "0.1.0"};
+    pr_prom_new_run(p, &info2);
+    pr_prom_publish(p);
+    body = http(port, "GET", "/metrics");
+    CHECK_MSG(sample(body, "stampede_transactions_total") == 0 &&
+                  sample(body, "stampede_latency_seconds_count{kind=\"all\"}") == 0 &&
+                  sample(body, "stampede_agent_transactions_total{agent=\"me\"}") == 0 &&
+                  strstr(body, "point_select") == NULL && strstr(body, "run_id=\"run-2\"") &&
+                  strstr(body, "workload=\"tpcc\""),
+              "after a new run: %.400s", body);
+    free(body);
+    char *k2[1] = {"new_order"};
+    pr_prom_set_kinds(p, k2, 1);
+    pr_prom_add_stats(p, 0, &st);
+    pr_prom_publish(p);
+    body = http(port, "GET", "/metrics");
+    CHECK(sample(body, "stampede_transactions_total") == 4);
+    CHECK(sample(body, "stampede_kind_count_total{kind=\"new_order\"}") == 4);
+    free(body);
+    pr_prom *again = pr_prom_start(addr, "prometheus (agent.conf)", &info, 1, names, &err);
+    CHECK_MSG(again == NULL && strstr(err.msg, "prometheus (agent.conf): cannot listen"),
+              "a taken port: %s", err.msg);
+    pr_hist_destroy(&st.lat);
+    pr_hist_destroy(&kst[0].lat);
+    pr_prom_stop(&p);
+}
+
 static void test_bad_addresses(void)
 {
     const char *bad[] = {"9464",           "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:70000",
@@ -227,6 +284,7 @@ int main(void)
     test_bounds();
     test_scrape();
     test_kinds();
+    test_new_run();
     test_bad_addresses();
     return TEST_END();
 }

@@ -1,5 +1,5 @@
-/* co_prom_render: the text exposition format of a co_prom snapshot (see
- * co_prom.h). Pure: no lock, no I/O. */
+/* pr_prom_render: the text exposition format of a pr_prom snapshot (see
+ * pr_prom.h). Pure: no lock, no I/O. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_prom.h"
+#include "pr_prom.h"
 
 /* A growing text buffer. */
 struct buf {
@@ -103,10 +103,10 @@ static void hist_series(struct buf *b, const char *family, const uint64_t *bound
     put(b, "\"} %" PRIu64 "\n", count);
 }
 
-static void histogram(struct buf *b, const struct co__prom_snap *s, const char *kind)
+static void histogram(struct buf *b, const struct pr__prom_snap *s, const char *kind)
 {
-    uint64_t bounds[CO_PROM_MAX_BUCKETS];
-    uint32_t n = co__prom_bounds(bounds);
+    uint64_t bounds[PR_PROM_MAX_BUCKETS];
+    uint32_t n = pr__prom_bounds(bounds);
     help(b, "stampede_latency_seconds", "histogram",
          "Transaction latency over all agents (from each event's intended start in rate mode).");
     hist_series(b, "stampede_latency_seconds", bounds, n, s->bucket, s->count, s->sum_us, kind);
@@ -122,7 +122,7 @@ static void histogram(struct buf *b, const struct co__prom_snap *s, const char *
 }
 
 /* The per-kind counters (none before the kinds are known). */
-static void kind_counters(struct buf *b, const struct co__prom_snap *s)
+static void kind_counters(struct buf *b, const struct pr__prom_snap *s)
 {
     if (s->n_kinds == 0)
         return;
@@ -143,12 +143,12 @@ static void kind_counters(struct buf *b, const struct co__prom_snap *s)
 }
 
 /* One per-agent metric family. */
-static void agent_family(struct buf *b, const struct co__prom_snap *s, const char *name,
+static void agent_family(struct buf *b, const struct pr__prom_snap *s, const char *name,
                          const char *type, const char *text, int which)
 {
     help(b, name, type, text);
     for (uint32_t i = 0; i < s->n_agents; i++) {
-        const struct co__prom_agent *a = &s->agents[i];
+        const struct pr__prom_agent *a = &s->agents[i];
         put(b, "%s{agent=\"", name);
         put_label(b, a->name);
         put(b, "\"} ");
@@ -181,7 +181,7 @@ static void agent_family(struct buf *b, const struct co__prom_snap *s, const cha
     }
 }
 
-char *co__prom_render(const struct co__prom_snap *s, const char *kind, size_t *len)
+char *pr__prom_render(const struct pr__prom_snap *s, const char *kind, size_t *len)
 {
     struct buf b = {pr_xmalloc(8192), 0, 8192};
     help(&b, "stampede_run_info", "gauge", "The run being measured (always 1).");
