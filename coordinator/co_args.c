@@ -14,13 +14,11 @@
 #include <sys/stat.h>
 
 #include "co_args_int.h"
-#include "co_family.h"
 #include "co_lua.h"
 #include "co_sweep.h"
 #include "pr_endpoint.h"
 #include "pr_parse.h"
 
-#define COMMANDS_MSG "Supported commands: prepare, prewarm, run, cleanup, help"
 #define MAX_AGENTS   100000
 #define MAX_WEIGHT   1000000000ULL
 #define MAX_WAIT_S   86400
@@ -579,15 +577,6 @@ static int apply_config(struct co_args *a, const char *path, struct pr_error *er
 
 /* ---- the whole command line --------------------------------------------- */
 
-/* What a first pass over argv finds: the words and the early options. */
-struct scan {
-    int pos[4];              /* argv indexes of positional words (first 4) */
-    int npos;                /* how many positional words */
-    int nopts;               /* how many options besides help/version */
-    bool help, version;      /* --help / --version given (and on) */
-    const char *config_file; /* last --config-file value */
-};
-
 /* True for "--NAME" or "--NAME=on|true|1" (any spelling of NAME); err on a
  * value that is not a boolean. */
 static int flag_value(const char *arg, const char *name, bool *matched, bool *on,
@@ -620,7 +609,7 @@ static bool wants_value(const char *arg)
     return def && def->type != PR_OPT_BOOL;
 }
 
-static int scan_args(int argc, char **argv, struct scan *s, struct pr_error *err)
+static int scan_args(int argc, char **argv, struct co__args_scan *s, struct pr_error *err)
 {
     memset(s, 0, sizeof *s);
     for (int i = 1; i < argc; i++) {
@@ -661,176 +650,10 @@ static int scan_args(int argc, char **argv, struct scan *s, struct pr_error *err
     return 0;
 }
 
-static int workload_list(char *buf, size_t cap)
-{
-    size_t off = 0;
-
-    buf[0] = '\0';
-    for (int i = 0; i < PR_WL_COUNT_ && off < cap; i++)
-        off += (size_t)snprintf(buf + off, cap - off, "%s%s", i ? ", " : "", pr_workload_name(i));
-    return 0;
-}
-
-static int parse_command(const char *word, enum pr_plan_cmd *cmd)
-{
-    for (int i = 0; i < PR_CMD_COUNT_; i++)
-        if (strcmp(word, pr_plan_cmd_name((enum pr_plan_cmd)i)) == 0)
-            return *cmd = (enum pr_plan_cmd)i, 0;
-    return -1;
-}
-
-static int parse_keygen(struct co_args *a, int argc, char **argv, const struct scan *s,
-                        struct pr_error *err)
-{
-    if (s->npos < 2 || s->npos > 3)
-        return pr_error_set(err, PR_EINVAL, "usage: stampede keygen DIR [NAME]");
-    if (s->nopts > 0)
-        return pr_error_set(err, PR_EINVAL,
-                            "keygen takes no options; usage: stampede keygen DIR "
-                            "[NAME]");
-    a->action = CO_ACTION_KEYGEN;
-    a->keygen_dir = pr_xstrdup(argv[s->pos[1]]);
-    a->keygen_name = pr_xstrdup(s->npos == 3 ? argv[s->pos[2]] : "stampede");
-    if (!*a->keygen_dir || !*a->keygen_name || strchr(a->keygen_name, '/'))
-        return pr_error_set(err, PR_EINVAL, "keygen: NAME must be a plain file name, not '%s'",
-                            a->keygen_name);
-    return 0;
-}
-
-/* The Lua script WORKLOAD names (co_lua_find), loaded for the command word
- * c: 1 when a script is to run, 0 for a built-in workload, else an error. */
-static int parse_lua_word(struct co_args *a, const char *w, const char *c, struct pr_error *err)
-{
-    bool builtin = pr_workload_from_name(w) >= 0;
-    enum pr_plan_cmd cmd;
-    if (!co_lua_wants(w, builtin, a->lua_forced) || parse_command(w, &cmd) == 0 ||
-        strcmp(w, "help") == 0)
-        return 0;
-    char *path = co_lua_find(w);
-    if (path == NULL) {
-        size_t n = strlen(w);
-        if (builtin || strchr(w, '/') || (n > 4 && strcmp(w + n - 4, ".lua") == 0))
-            return pr_error_set(err, PR_EINVAL,
-                                "script %s not found (looked for %s%s in ./, $SYSBENCH_PATH and "
-                                "/usr/share/sysbench)",
-                                w, w, strchr(w, '/') || strstr(w, ".lua") ? "" : ".lua");
-        return 0; /* the unknown workload's message */
-    }
-    a->lua = co_lua_load(path, c && strcmp(c, "help") ? c : "help", err);
-    free(path);
-    if (a->lua == NULL)
-        return PR_EINVAL;
-    a->wl = -1;
-    a->workload = pr_xstrdup(co_lua_workload(a->lua));
-    return 1;
-}
-
-/* WORKLOAD and command from the positional words. */
-static int parse_words(struct co_args *a, char **argv, const struct scan *s, struct pr_error *err)
-{
-    const char *w = argv[s->pos[0]];
-    char list[256];
-    enum pr_plan_cmd cmd;
-
-    int lrc = parse_lua_word(a, w, s->npos > 1 ? argv[s->pos[1]] : NULL, err);
-    if (lrc < 0)
-        return lrc;
-    a->wl = lrc ? -1 : pr_workload_from_name(w);
-    if (a->wl < 0 && lrc == 0) {
-        workload_list(list, sizeof list);
-        if (parse_command(w, &cmd) == 0 || strcmp(w, "help") == 0)
-            return pr_error_set(err, PR_EINVAL, "missing WORKLOAD before '%s'; workloads: %s", w,
-                                list);
-        return pr_error_set(err, PR_EINVAL, "unknown workload '%s'; valid workloads: %s", w, list);
-    }
-    if (lrc == 0)
-        a->workload = pr_xstrdup(pr_workload_name(a->wl));
-    if (s->npos < 2)
-        return pr_error_set(err, PR_EINVAL, "Command is required. " COMMANDS_MSG);
-    const char *c = argv[s->pos[1]];
-    if (strcmp(c, "help") == 0)
-        a->action = CO_ACTION_WL_HELP;
-    else if (a->lua && co_lua_custom_command(a->lua)) /* the script's own command */
-        a->cmd = PR_CMD_CHECK;
-    else if (parse_command(c, &a->cmd) < 0)
-        return pr_error_set(err, PR_EINVAL, "unknown command '%s'. " COMMANDS_MSG, c);
-    if (s->npos > 2)
-        return pr_error_set(err, PR_EINVAL, "unexpected argument '%s' after '%s %s'",
-                            argv[s->pos[2]], w, c);
-    return 0;
-}
-
-/* Rules between options, once all are in. */
-/* Workloads a partition cannot confine (the agents would refuse the plan):
- * select_random_* and bulk_insert pick rows or tables their own way, and
- * oltp_insert's ids are fresh, not drawn from a range. */
-static int check_partition(const struct co_args *a, struct pr_error *err)
-{
-    const struct co_family *f = co_registry_find(a->workload);
-    if (a->part == PR_PART_NONE || f == NULL)
-        return 0;
-    const char *why = f->partition_unfit(a, a->part);
-    if (why == NULL)
-        return 0;
-    /* oltp_insert: tables fits where rows does not */
-    bool tables_fit = a->part != PR_PART_TABLES && f->partition_unfit(a, PR_PART_TABLES) == NULL;
-    return pr_error_set(
-        err, PR_EINVAL, "--partition=%s cannot confine %s: %s; use --partition=none%s",
-        pr_partition_name(a->part), a->workload, why, tables_fit ? " or tables" : "");
-}
-
-static int check_combinations(struct co_args *a, struct pr_error *err)
-{
-    const struct co_family *fam = co_registry_find(a->workload);
-    if (a->opts && a->action == CO_ACTION_COMMAND && fam) {
-        int urc = fam->check_options(a, err);
-        if (urc != 0)
-            return urc;
-    }
-    if (a->rate_mode != PR_RATE_POISSON && a->opts && pr_opts_int(a->opts, "rate") == 0)
-        co__args_warn(a, "--rate-mode=%s has no effect without --rate",
-                      pr_rate_mode_name(a->rate_mode));
-    bool keys = a->secret_key_file || a->authorized_keys;
-
-    if (a->plaintext && keys)
-        return pr_error_set(err, PR_EINVAL,
-                            "--plaintext cannot be combined with --secret-key-file or "
-                            "--authorized-keys");
-    if (a->plaintext && !a->listen)
-        return pr_error_set(err, PR_EINVAL,
-                            "--plaintext applies only with --listen: local agents always use "
-                            "fresh CURVE keys on a private ipc endpoint; drop --plaintext");
-    if (a->listen && a->plaintext && !pr_endpoint_is_local(a->listen))
-        return pr_error_set(err, PR_EINVAL,
-                            "--plaintext with --listen=%s: plain text is allowed only on a "
-                            "literal loopback address (127.x.x.x, [::1]) or ipc://; use keys "
-                            "(--secret-key-file, --authorized-keys)",
-                            a->listen);
-    if (a->listen && !a->plaintext && (!a->secret_key_file || !a->authorized_keys))
-        return pr_error_set(err, PR_EINVAL,
-                            "--listen needs --secret-key-file and --authorized-keys (see "
-                            "stampede keygen), or --plaintext on a loopback address");
-    if (!a->listen && keys)
-        co__args_warn(a, "--secret-key-file and --authorized-keys apply only with --listen; local "
-                         "agents use fresh keys");
-    if (a->listen && (a->agent_bin || a->agent_workers))
-        co__args_warn(a,
-                      "--agent-bin and --agent-workers apply only to local agents (no --listen)");
-    if (pr_opts_bool(a->opts, "histogram") && pr_opts_int(a->opts, "percentile") == 0)
-        return pr_error_set(err, PR_EINVAL, "--histogram cannot be used with --percentile=0");
-    int rc = check_partition(a, err);
-    if (rc != 0)
-        return rc;
-    if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
-        pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
-        co__args_warn(a, "Both event and time limits are disabled, running an endless test");
-    return 0;
-}
-
 static int parse_all(struct co_args *a, int argc, char **argv, const char *env_password,
                      struct pr_error *err)
 {
-    struct scan s;
+    struct co__args_scan s;
     int rc = scan_args(argc, argv, &s, err);
 
     if (rc < 0)
@@ -844,13 +667,13 @@ static int parse_all(struct co_args *a, int argc, char **argv, const char *env_p
         return 0;
     }
     if (strcmp(argv[s.pos[0]], "keygen") == 0)
-        return parse_keygen(a, argc, argv, &s, err);
+        return co__args_parse_keygen(a, argv, &s, err);
     for (int i = 1; i < argc && rc == 0; i++) /* --lua decides what WORKLOAD names */
         if (strncmp(argv[i], "--lua", 5) == 0 && (argv[i][5] == '\0' || argv[i][5] == '='))
             rc = set_lua(a, "lua", argv[i][5] ? argv[i] + 6 : NULL, err);
     if (rc < 0)
         return rc;
-    rc = parse_words(a, argv, &s, err);
+    rc = co__args_parse_words(a, argv, &s, err);
     if (rc < 0)
         return rc;
     pr_opts_destroy(&a->opts);
@@ -865,7 +688,7 @@ static int parse_all(struct co_args *a, int argc, char **argv, const char *env_p
     for (int i = 1; i < argc && rc == 0; i++)
         if (argv[i][0] == '-')
             rc = apply_option(a, argv[i], &cmdline, err);
-    return rc < 0 ? rc : check_combinations(a, err);
+    return rc < 0 ? rc : co__args_check(a, err);
 }
 
 int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_password,

@@ -4,6 +4,7 @@
 #define CO_ARGS_INT_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "co_args.h"
@@ -43,5 +44,29 @@ int co__args_set_default(struct co_args *a, const char *name, const char *value,
 
 /* stampede's own options, for --help. Static table; *n set. */
 const struct co__own_opt *co__args_own_opts(size_t *n);
+
+/* What co_args.c's first pass over argv finds: the words and the early
+ * options. */
+struct co__args_scan {
+    int pos[4];              /* argv indexes of positional words (first 4) */
+    int npos;                /* how many positional words */
+    int nopts;               /* how many options besides help/version */
+    bool help, version;      /* --help / --version given (and on) */
+    const char *config_file; /* last --config-file value */
+};
+
+/* keygen DIR [NAME] (argv[s->pos[0]] is "keygen"). 0 or PR_EINVAL. */
+int co__args_parse_keygen(struct co_args *a, char **argv, const struct co__args_scan *s,
+                          struct pr_error *err);
+
+/* WORKLOAD and command from the positional words: a->wl, a->workload,
+ * a->cmd / a->action, a->lua for a script. 0 or PR_EINVAL with err. */
+int co__args_parse_words(struct co_args *a, char **argv, const struct co__args_scan *s,
+                         struct pr_error *err);
+
+/* The rules between options once all are in (the family's own checks,
+ * keys and --listen, --partition fit); warnings into a->warnings. 0 or
+ * PR_EINVAL with err. */
+int co__args_check(struct co_args *a, struct pr_error *err);
 
 #endif
