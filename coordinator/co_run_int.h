@@ -128,4 +128,23 @@ void co__srv_qps_set(struct run *r, uint64_t k, double qps);
 double co__srv_qps_get(const struct run *r, uint64_t k);
 void co__srv_qps_drop_below(struct run *r, uint64_t k);
 
+/* co_run.c: agent i's name. */
+const char *co__run_agent_name(const struct run *r, uint32_t i);
+
+/* co_run_out.c: the result's header fields from the options; the family's
+ * own report state (co_family.h) when it has one; the report's header. */
+void co__run_fill_header(struct run *r);
+void co__run_open_family_report(struct run *r);
+void co__run_print_header(struct run *r);
+
+/* co_run_out.c: per-agent identity and clock figures once the plan is made;
+ * at the end, lost agents' totals, intervals, kinds and server deltas. */
+void co__run_init_results(struct run *r);
+void co__run_finish_results(struct run *r);
+
+/* co_run_out.c: what a prepare/cleanup/prewarm/check phase does, before it
+ * starts; and what is printed after the phases. */
+void co__run_print_phase(struct run *r, uint32_t phase);
+void co__run_print_end(struct run *r);
+
 #endif

@@ -1,0 +1,222 @@
+/* co_run_out: what a run records into its co_result (identity, totals,
+ * server deltas) and prints around its phases (header, phase lines, the
+ * final report); see co_run_int.h. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_env.h"
+#include "co_family.h"
+#include "co_kinds.h"
+#include "co_kinds_out.h"
+#include "co_lua.h"
+#include "co_report.h"
+#include "co_run_int.h"
+#include "co_summary.h"
+
+/* Per-agent identity and clock figures, in name order. */
+void co__run_init_results(struct run *r)
+{
+    struct co_result *res = r->res;
+    res->n_agents = r->n;
+    res->agents = pr_xcalloc(r->n + 1, sizeof(*res->agents));
+    res->env = co_env_new(r->n);
+    r->srvstat = co_srvstat_new();
+    for (uint32_t i = 0; i < r->n; i++) {
+        const struct co_peer *p = co_fleet_peer(r->fleet, r->agents[i].peer);
+        struct co_agent_result *ar = &res->agents[i];
+        const struct pr_msg *plan = co_plan_msg(r->plan, co_plan_phases(r->plan) - 1, i);
+        ar->name = pr_xstrdup(p->name);
+        ar->host = pr_xstrdup(p->host);
+        ar->region = pr_xstrdup(p->region);
+        ar->cores = p->cores;
+        ar->threads = plan ? plan->u.plan.conns : 0;
+        ar->rate = plan ? plan->u.plan.rate : 0;
+        ar->clock_offset_ns = p->offset_ns;
+        ar->clock_rtt_ns = p->rtt_ns;
+        ar->reason = pr_xstrdup("");
+    }
+}
+
+/* Totals of lost agents from their STATS; CPU means; intervals; server. */
+void co__run_finish_results(struct run *r)
+{
+    struct co_result *res = r->res;
+
+    for (uint32_t i = 0; i < r->n; i++) {
+        struct agent *ag = &r->agents[i];
+        struct co_agent_result *ar = &res->agents[i];
+        if (!ar->done)
+            ar->ctr = ag->sum; /* its latency: lost_agent_lat() */
+        if (r->merge) {
+            ar->intervals = co_merge_agent_intervals(r->merge, i);
+            ar->late_intervals = co_merge_agent_late(r->merge, i);
+            ar->cpu_pct_avg = ar->intervals ? ag->cpu_sum / ar->intervals : 0.0;
+        }
+        if (!ar->lat)
+            ar->lat = pr_hist_new();
+    }
+    if (r->merge) {
+        co_merge_take(r->merge, &res->intervals, &res->n_intervals);
+        co__live_sum_intervals(r);
+        struct co_kind_result *run_kinds = NULL; /* a lost agent's kinds kept (co_kinds.h) */
+        uint32_t n_run_kinds = 0;
+        co_merge_take_run_kinds(r->merge, &run_kinds, &n_run_kinds);
+        co_kinds_finish(res, &run_kinds, &n_run_kinds);
+        co_srvstat_take(r->srvstat, res->intervals, res->n_intervals);
+        for (uint32_t k = 0; k < res->n_intervals; k++) {
+            double qps = co__srv_qps_get(r, res->intervals[k].k);
+            res->intervals[k].has_server = qps >= 0;
+            res->intervals[k].server_qps = qps >= 0 ? qps : 0.0;
+        }
+    }
+    /* Without the lead's DONE its last sample is not the run's end. */
+    bool lead_done = r->n > 0 && res->agents[0].done && !res->agents[0].lost;
+    if (r->srv0 && r->srv_last && lead_done) {
+        res->server = pr_xcalloc(r->n_srv_last + 1, sizeof(*res->server));
+        for (uint32_t i = 0; i < r->n_srv_last; i++) {
+            uint64_t start = 0;
+            if (!co__srv_value(r->srv0, r->n_srv0, r->srv_last[i].name, &start))
+                continue;
+            res->server[res->n_server++] = (struct co_server_delta){pr_xstrdup(r->srv_last[i].name),
+                                                                    start, r->srv_last[i].value};
+        }
+    }
+    res->time_s = r->end_ns > r->first_t0_ns ? (double)(r->end_ns - r->first_t0_ns) / 1e9 : 0.0;
+    res->bad_frames = co_fleet_bad_frames(r->fleet);
+    res->refused_agents = co_fleet_refused(r->fleet);
+    co_summary_totals(res);
+}
+
+void co__run_fill_header(struct run *r)
+{
+    const struct co_args *a = r->a;
+    struct co_result *res = r->res;
+    res->tool = pr_xstrdup("stampede");
+    res->version = pr_xstrdup(STAMPEDE_VERSION);
+    res->workload = pr_xstrdup(a->workload ? a->workload : "");
+    res->command = pr_xstrdup(pr_plan_cmd_name(a->cmd));
+    res->opt_names = pr_xcalloc(a->n_passthrough + 1, sizeof(char *));
+    res->opt_values = pr_xcalloc(a->n_passthrough + 1, sizeof(char *));
+    for (uint32_t i = 0; i < a->n_passthrough; i++) {
+        const char *kv = a->passthrough[i], *eq = strchr(kv, '=');
+        size_t len = eq ? (size_t)(eq - kv) : strlen(kv);
+        res->opt_names[i] = pr_xmalloc(len + 1);
+        memcpy(res->opt_names[i], kv, len);
+        res->opt_names[i][len] = '\0';
+        res->opt_values[i] = pr_xstrdup(eq ? eq + 1 : "on");
+    }
+    res->n_opts = a->n_passthrough;
+    res->threads = (uint32_t)pr_opts_int(a->opts, "threads");
+    res->report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval");
+    res->percentile = (uint32_t)pr_opts_int(a->opts, "percentile");
+    res->exit_reason = pr_xstrdup("");
+}
+
+/* A run of a family with its own report (co_family.h): its state, in res. */
+void co__run_open_family_report(struct run *r)
+{
+    const struct co_family *fam = co_registry_find(r->a->workload);
+    if (r->a->cmd != PR_CMD_RUN || fam == NULL || fam->report == NULL)
+        return;
+    r->res->fam_report = fam->report;
+    r->res->fam_state = fam->report->open(r->a, r->res);
+}
+
+void co__run_print_header(struct run *r)
+{
+    const struct co_args *a = r->a;
+    bool strict = a->report_format == CO_REPORT_FORMAT_SYSBENCH;
+    if (a->cmd != PR_CMD_RUN) {
+        co_report_banner(r->out, strict);
+        return;
+    }
+    if (r->res->fam_report != NULL) { /* the family's own (co_family.h) */
+        r->res->fam_report->header(r->res->fam_state, r->out);
+        fflush(r->out);
+        return;
+    }
+    struct co_report_opts o = {
+        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
+        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
+        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
+        .seed = (uint64_t)pr_opts_int(a->opts, "rand-seed"),
+        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+        .strict = strict,
+        .checkpoints = a->checkpoints,
+        .n_checkpoints = a->n_checkpoints,
+        .forced_shutdown = r->forced_on,
+        .forced_shutdown_s =
+            ((uint64_t)pr_opts_int(a->opts, "time") * 1000u + r->forced_ms) / 1000u,
+    };
+    co_report_header(r->out, &o);
+    fflush(r->out);
+}
+
+/* What a prepare / cleanup / prewarm phase does, before it starts. */
+void co__run_print_phase(struct run *r, uint32_t phase)
+{
+    const struct co_args *a = r->a;
+    uint32_t tables = (uint32_t)pr_opts_int(a->opts, "tables"), busy = 0;
+    if (a->wl == PR_WL_BULK_INSERT) /* sbtest1..--threads */
+        tables = (uint32_t)pr_opts_int(a->opts, "threads");
+    for (uint32_t i = 0; i < r->n; i++)
+        busy += r->agents[i].in_phase;
+    const char *name = co_plan_phase_name(r->plan, phase);
+    const struct co_family *fam = co_registry_find(a->workload);
+    if (fam && fam->phase_line) { /* the family's own words for its phases */
+        fam->phase_line(r->out, a, name, busy, co__run_agent_name(r, 0));
+        fflush(r->out);
+        return;
+    }
+    if (a->lua)
+        fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4,
+                co_lua_custom_command(a->lua) ? co_lua_custom_command(a->lua) : name, busy);
+    else if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
+        fprintf(r->out,
+                "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",
+                tables, tables, busy);
+    else if (a->cmd == PR_CMD_PREPARE)
+        fprintf(r->out, "%s: %u table(s) of %" PRId64 " rows over %u agent(s)...\n",
+                strcmp(name, "prepare") ? name : "Creating and loading", tables,
+                pr_opts_int(a->opts, "table_size"), busy);
+    else if (a->cmd == PR_CMD_CLEANUP)
+        fprintf(r->out, "Dropping %u table(s) 'sbtest1'..'sbtest%u' through agent %s...\n", tables,
+                tables, co__run_agent_name(r, 0));
+    else if (a->cmd == PR_CMD_CHECK)
+        fprintf(r->out, "Checking %u table(s) through agent %s...\n", tables,
+                co__run_agent_name(r, 0));
+    else
+        fprintf(r->out, "Prewarming %u table(s) through agent %s...\n", tables,
+                co__run_agent_name(r, 0));
+    fflush(r->out);
+}
+
+/* After a run's phases: the text report (the family's own, or sysbench's
+ * with the per-kind and per-agent sections), or a prepare's rows/s line,
+ * or "Done in". */
+void co__run_print_end(struct run *r)
+{
+    const struct co_args *a = r->a;
+    struct co_result *res = r->res;
+    FILE *out = r->out;
+
+    if (a->cmd == PR_CMD_RUN && r->t0_ns && res->fam_report != NULL) {
+        res->fam_report->final(res->fam_state, out, res); /* co_family.h */
+        co_kinds_out_text(out, res);
+        co_summary_print_agents(out, res);
+    } else if (a->cmd == PR_CMD_RUN && r->t0_ns) {
+        co_summary_print_final(out, a, res);
+        fflush(out);
+        co_lua_report_final(a->lua, a, res);               /* the script's report_cumulative */
+        if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* per kind (co_kinds_out.h) */
+            co_kinds_out_text(out, res);
+        if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */
+            co_summary_print_agents(out, res);
+    } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE && r->rows_done) {
+        fprintf(out, "Loaded %" PRIu64 " rows in %.1f s (%.0f rows/s).\n", r->rows_done,
+                res->time_s, res->time_s > 0 ? (double)r->rows_done / res->time_s : 0.0);
+    } else if (res->exit_status == CO_EXIT_OK) {
+        fprintf(out, "Done in %.1f s.\n", res->time_s);
+    }
+}
