@@ -165,6 +165,8 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
         const char *const *names;
         e->sh.nkinds = cfg->wl->fam->wl_kinds(cfg->wl, &names);
     }
+    if (cfg->wl && cfg->wl->fam->wl_record_kinds)
+        e->sh.record_kinds = cfg->wl->fam->wl_record_kinds(cfg->wl);
     e->sh.conn_opts = &e->opts;
     e->sh.time_ns = cfg->time_ms * 1000000ULL;
     e->sh.events = cfg->events;
@@ -498,6 +500,11 @@ int ag_engine_collect(ag_engine *e, struct ag_engine_stats *out)
         return -EINVAL;
     swap_all(e, false);
     fill_stats(e, &e->merge, out);
+    out->trx = e->merge.trx; /* the records move to the caller */
+    out->n_trx = e->merge.n_trx;
+    out->trx_lost = e->merge.trx_lost;
+    e->merge.trx = NULL;
+    e->merge.n_trx = e->merge.cap_trx = 0;
     uint64_t now = uv_hrtime(), cpu = cpu_ns();
     uint64_t wall = now > e->last_wall_ns ? now - e->last_wall_ns : 0;
     out->span_ns = wall;

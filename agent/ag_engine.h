@@ -108,6 +108,10 @@ struct ag_engine_stats {
                                  wl_kinds order), n_kst entries filled, each lat (µs,
                                  caller-owned) reset and filled */
     uint32_t n_kst;
+    struct pr_msg_trx *trx; /* ag_engine_collect: the interval's recorded events
+                               (wl_record_kinds), the caller's to free; NULL: none */
+    uint32_t n_trx;
+    uint64_t trx_lost; /* records dropped beyond PR_MSG_MAX_TRX */
 };
 
 typedef struct ag_engine ag_engine;

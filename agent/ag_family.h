@@ -238,6 +238,12 @@ struct ag_family {
      * FILE:LINE), owned by g, or NULL when the event merely failed. The
      * engine then ends the run with it. */
     const char *(*gen_error)(struct ag_gen *g);
+    /* Optional (NULL: none). The kinds (bit i: kind i of wl_kinds) whose
+     * events that end committed or rolled back on purpose the engine
+     * records one by one into STATS.trx (proto/pr_msg_trx.h: connection,
+     * end, response time, wall-clock start of the last attempt and end).
+     * Read once, when the engine is made; 0 costs nothing. */
+    uint64_t (*wl_record_kinds)(const struct ag_wl *wl);
 };
 
 #endif

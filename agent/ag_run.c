@@ -580,6 +580,10 @@ void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
         iv->lag_max_us = st.lag_max_us;
         iv->lag_p99_us = st.lag_p99_us;
         iv->slip_us = st.slip_max_us;
+        free(iv->trx);
+        iv->trx = st.trx;
+        iv->n_trx = st.n_trx;
+        iv->trx_lost = st.trx_lost;
     }
     ag_run_sample_srv(r, &iv->srv, &iv->n_srv);
 }
@@ -589,6 +593,7 @@ void ag_run_interval_clear(struct ag_run_interval *iv)
     pr_hist_destroy(&iv->lat);
     pr_hist_destroy(&iv->svc);
     kst_free(&iv->kst, iv->n_kst);
+    free(iv->trx);
     for (uint32_t i = 0; i < iv->n_srv; i++)
         free(iv->srv[i].name);
     free(iv->srv);

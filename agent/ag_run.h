@@ -44,6 +44,9 @@ struct ag_run_interval {
     uint64_t rows;            /* prepare: rows inserted */
     struct pr_msg_kstat *kst; /* per statement kind (ag_run_kinds order), or NULL */
     uint32_t n_kst;
+    struct pr_msg_trx *trx; /* recorded events (STATS.trx), owned, or NULL */
+    uint32_t n_trx;
+    uint64_t trx_lost; /* records dropped (more than PR_MSG_MAX_TRX) */
 };
 
 /* Monotonic clock, ns: pr_clock_now_ns(), the one clock both programs use. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pthread.h>
 #include <unistd.h>
@@ -52,6 +53,9 @@ void ag_wstats_close(struct ag_wstats *s)
     free(s->kst);
     s->kst = NULL;
     s->nk = 0;
+    free(s->trx);
+    s->trx = NULL;
+    s->n_trx = s->cap_trx = 0;
 }
 
 void ag_wstats_reset(struct ag_wstats *s)
@@ -62,6 +66,8 @@ void ag_wstats_reset(struct ag_wstats *s)
     pr_hist_reset(s->svc);
     pr_hist_reset(s->lag);
     s->slip_max_us = 0;
+    s->n_trx = 0;
+    s->trx_lost = 0;
     for (size_t i = 0; i < s->nk; i++) {
         s->kst[i].count = s->kst[i].errors = 0;
         pr_hist_reset(s->kst[i].lat);
@@ -82,6 +88,22 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
         dst->kst[i].errors += src->kst[i].errors;
         pr_hist_add(dst->kst[i].lat, src->kst[i].lat);
     }
+    dst->trx_lost += src->trx_lost;
+    for (uint32_t i = 0; i < src->n_trx; i++)
+        ag_wstats_add_trx(dst, &src->trx[i]);
+}
+
+void ag_wstats_add_trx(struct ag_wstats *s, const struct pr_msg_trx *t)
+{
+    if (s->n_trx >= PR_MSG_MAX_TRX) {
+        s->trx_lost++;
+        return;
+    }
+    if (s->n_trx == s->cap_trx) {
+        s->cap_trx = s->cap_trx ? 2 * s->cap_trx : 256;
+        s->trx = pr_xrealloc(s->trx, s->cap_trx * sizeof *s->trx);
+    }
+    s->trx[s->n_trx++] = *t;
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -267,6 +289,30 @@ void ag__worker_count_outcome(ag_worker *w, enum ag_step step)
         AG__COUNT(w, transactions); /* committed, or rolled back on purpose */
 }
 
+/* STATS.trx: the event that just ended (ns long) as one record. Its last
+ * attempt began at try_ns (the event's start when it had no retry). */
+static void record_trx(struct ag__wconn *wc, uint16_t k, enum ag_step step, uint64_t ns)
+{
+    ag_worker *w = wc->w;
+    uint64_t now = uv_hrtime();
+    uint64_t try_ns = wc->try_ns > wc->ev_start_ns ? wc->try_ns : wc->ev_start_ns;
+    struct timespec rt;
+
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t end_rt = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    uint64_t last = now > try_ns ? now - try_ns : 0;
+    struct pr_msg_trx t = {
+        .conn = wc->index,
+        .kind = k,
+        .flags = step == AG_STEP_ROLLED_BACK ? PR_TRX_ROLLED_BACK : 0,
+        .end_us = now > w->t0_ns ? (now - w->t0_ns) / 1000 : 0,
+        .rt_us = ns / 1000,
+        .start_rt_ns = end_rt > last ? end_rt - last : 0,
+        .end_rt_ns = end_rt,
+    };
+    ag_wstats_add_trx(w->cur, &t);
+}
+
 void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64_t ns)
 {
     ag_worker *w = wc->w;
@@ -285,6 +331,8 @@ void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64
     w->run.kst[k].count++;
     ag__worker_record_us(w->cur->kst[k].lat, ns);
     ag__worker_record_us(w->run.kst[k].lat, ns);
+    if ((w->sh->record_kinds >> k) & 1u)
+        record_trx(wc, k, step, ns);
 }
 
 static void event_done(struct ag__wconn *wc, enum ag_step step)
@@ -320,9 +368,10 @@ static void next_stmt(struct ag__wconn *wc)
  * was lost and is back: the family's retry policy goes on or gives up. */
 static void retry_event(struct ag__wconn *wc)
 {
-    if (wc->gen->fam->retry(wc->gen, ag_conn_result(wc->conn)))
+    if (wc->gen->fam->retry(wc->gen, ag_conn_result(wc->conn))) {
+        wc->try_ns = uv_hrtime(); /* a new attempt of the same event (STATS.trx) */
         next_stmt(wc);
-    else if (!ag__worker_family_failed(wc, AG_STEP_FAILED))
+    } else if (!ag__worker_family_failed(wc, AG_STEP_FAILED))
         event_done(wc, AG_STEP_FAILED);
 }
 
@@ -338,6 +387,7 @@ static void next_event(struct ag__wconn *wc)
             return;
         }
         wc->ev_start_ns = now;
+        wc->try_ns = now;
         wc->stmt_ns = now;
         wc->st = AG__WC_EVENT;
         wc->gen->fam->begin(wc->gen);

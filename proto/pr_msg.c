@@ -9,6 +9,7 @@
 
 #include "pr_keyfile.h"
 #include "pr_msg_kst.h"
+#include "pr_msg_trx.h"
 
 /* Every message type is described once, by a table of fields; the encoder,
  * the decoder and pr_msg_clear() all walk the same tables, so the three
@@ -38,6 +39,7 @@ enum fkind {
     FK_TABLES,   /* struct pr_msg_table * + count */
     FK_KSTATS,   /* struct pr_msg_kstat * + count */
     FK_MAPS,     /* array of structs of esize bytes, each a map of the table sub */
+    FK_TRX,      /* struct pr_msg_trx * + count (pr_msg_trx.c); absent when 0 */
 };
 
 struct table;
@@ -260,6 +262,7 @@ static const struct field stats_fields[] = {
     LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.stats.srv, u.stats.n_srv),
     FLD("rows", FK_U64, false, 0, u.stats.rows),
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.stats.kst, u.stats.n_kst),
+    LIST("trx", FK_TRX, false, PR_MSG_MAX_TRX, 0, u.stats.trx, u.stats.n_trx),
 };
 static const struct field done_fields[] = {
     HDR_FIELDS,
@@ -870,6 +873,9 @@ static int decode_field(const struct field *f, const msgpack_object *o, char *ba
         return get_list(f, o, base, path, err);
     case FK_MAPS:
         return get_list(f, o, base, path, err);
+    case FK_TRX:
+        return pr__msg_trx_get(o, (struct pr_msg_trx **)(void *)dst,
+                               (uint32_t *)(void *)(base + f->off_n), path, err);
     default:
         return get_scalar(f, o, dst, path, err);
     }
@@ -1123,7 +1129,7 @@ static void clear_fields(const struct table *t, char *base)
             p = *(void **)(void *)(base + f->off);
         if (f->kind == FK_STR)
             free_scrubbed(p);
-        else if (f->kind == FK_U16S || f->kind == FK_TABLES)
+        else if (f->kind == FK_U16S || f->kind == FK_TABLES || f->kind == FK_TRX)
             free(p);
         else if (f->kind == FK_HIST)
             pr_hist_destroy((pr_hist **)(void *)(base + f->off));
@@ -1340,6 +1346,9 @@ static int encode_field(const struct field *f, msgpack_packer *pk, const struct 
     case FK_KSTATS:
     case FK_MAPS:
         return put_list(f, pk, base, path, err);
+    case FK_TRX:
+        return pr__msg_trx_pack(pk, *(struct pr_msg_trx *const *)(const void *)src,
+                                *(const uint32_t *)(const void *)(base + f->off_n), path, err);
     default:
         return put_scalar(f, pk, m, src, path, err);
     }
@@ -1349,6 +1358,8 @@ static bool is_absent(const struct field *f, const char *base)
 {
     if (f->has)
         return !*(const bool *)(const void *)(base + f->off_has);
+    if (f->kind == FK_TRX)
+        return *(const uint32_t *)(const void *)(base + f->off_n) == 0;
     return f->kind == FK_HIST && !f->req &&
            *(pr_hist *const *)(const void *)(base + f->off) == NULL;
 }

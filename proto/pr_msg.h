@@ -92,6 +92,7 @@
 #define PR_MSG_MAX_TARGETS  256   /* PLAN.hosts, ports, sockets each */
 #define PR_MSG_MAX_STATS    1024  /* STATS.srv, DONE.kinds */
 #define PR_MSG_MAX_KINDS    64    /* READY.kinds, STATS.kst, DONE.kst */
+struct pr_msg_trx;                /* STATS.trx records: pr_msg_trx.h */
 #define PR_MSG_MAX_ENV_VARS 256   /* READY.env: vars and unread lists each */
 #define PR_MSG_MAX_ENV_TABS 1024  /* READY.env.srv.tabs */
 
@@ -411,6 +412,9 @@ struct pr_msg_stats {
                                  the interval, 0 otherwise */
     struct pr_msg_kstat *kst; /* "kst" (opt) per kind (READY.kinds order) */
     uint32_t n_kst;           /* 0 or READY.n_kinds, <= PR_MSG_MAX_KINDS */
+    struct pr_msg_trx *trx;   /* "trx" (opt, absent when 0) the interval's recorded
+                                 events (pr_msg_trx.h), owned */
+    uint32_t n_trx;           /* <= PR_MSG_MAX_TRX */
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup

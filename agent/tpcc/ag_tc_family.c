@@ -108,6 +108,13 @@ static size_t tc_wl_kinds(const struct ag_wl *wl, const char *const **names)
     return PR_TC_K_COUNT_;
 }
 
+/* tpcc_start's -f / -t files (written by the coordinator) need every
+ * New-Order one by one. */
+static uint64_t tc_wl_record_kinds(const struct ag_wl *wl)
+{
+    return CWL(wl)->tc.record_new_order ? UINT64_C(1) << PR_TC_K_NEW_ORDER : 0;
+}
+
 static struct ag_gen *tc_gen_new(const struct ag_wl *wl, uint64_t seed, uint32_t conn_index,
                                  uint32_t conns_total)
 {
@@ -140,4 +147,5 @@ const struct ag_family ag_tc_family = {
     .finish = ag_tc_gen_finish,
     .loads = tc_loads,
     .event_kind = ag_tc_gen_event_kind,
+    .wl_record_kinds = tc_wl_record_kinds,
 };
