@@ -244,6 +244,10 @@ struct ag_family {
      * end, response time, wall-clock start of the last attempt and end).
      * Read once, when the engine is made; 0 costs nothing. */
     uint64_t (*wl_record_kinds)(const struct ag_wl *wl);
+    /* Optional (NULL: the engine's advice). What to do about server error
+     * err_no met while connecting or preparing (tpcc: a missing table means
+     * `stampede tpcc prepare`): a static string, or NULL for the engine's. */
+    const char *(*wl_error_hint)(const struct ag_wl *wl, unsigned err_no);
 };
 
 #endif

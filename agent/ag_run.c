@@ -96,6 +96,8 @@ static const char *advice(unsigned err_no)
 static const char *hint(const ag_run *r, unsigned err_no, const char *msg)
 {
     const char *h = ag_tls_hint(&r->tls, err_no, msg);
+    if (h == NULL && r->wl && r->wl->fam->wl_error_hint)
+        h = r->wl->fam->wl_error_hint(r->wl, err_no); /* the family's own words */
     return h ? h : advice(err_no);
 }
 

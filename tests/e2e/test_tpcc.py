@@ -253,7 +253,8 @@ def test_cleanup_and_missing():
         p = e.stampede(tpcc(cmd, "--warehouses=2", *extra, agents=1))
         rc = p.wait(60)
         err = p.text("err")
-        e.check(rc not in (0, None) and "prepare" in err and
+        e.check(rc not in (0, None) and "run `stampede tpcc prepare` first" in err and
+                "the workload's prepare command" not in err and
                 re.search(r"does not exist|doesn't exist", err) is not None,
                 "%s without tables: exit %s, says to run prepare: %s" %
                 (cmd, rc, [l for l in err.splitlines() if "prepare" in l][:1]))
