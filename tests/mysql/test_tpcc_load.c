@@ -14,6 +14,10 @@
  *           split, another seed other rows; --load-parts and a warehouse
  *           range load only their tables and warehouses; a partial prepare
  *           without its table says "run prepare"
+ *   locks   retry_locks with a held lock: another session holds a row of
+ *           the item range and makes the loader's INSERT the victim of a
+ *           deadlock (1213); the INSERT is sent again and the load
+ *           completes, every row once
  * Environment: TPCC_LOAD_CONNS (default 4) connections for the load.
  */
 #include <stdio.h>
@@ -21,6 +25,7 @@
 #include <string.h>
 
 #include <mysql.h>
+#include <pthread.h>
 #include <uv.h>
 
 #include "ag_engine.h"
@@ -112,10 +117,11 @@ struct cmd {
 };
 
 struct outcome {
-    int rc;         /* ag_tc_loads or the engine */
-    size_t streams; /* how many ag_tc_loads added */
-    uint64_t rows;  /* rows the streams reported */
-    double seconds; /* wall time of the engine run */
+    int rc;          /* ag_tc_loads or the engine */
+    size_t streams;  /* how many ag_tc_loads added */
+    uint64_t rows;   /* rows the streams reported */
+    uint64_t errors; /* failed statements (retry_locks: the ones sent again) */
+    double seconds;  /* wall time of the engine run */
     struct ag_engine_error err;
 };
 
@@ -170,6 +176,7 @@ static struct outcome run_cmd(const struct cmd *c)
     struct ag_engine_stats st = {0};
     CHECK(ag_engine_totals(e, &st) == 0);
     out.rows = st.rows;
+    out.errors = st.ctr.errors;
     ag_engine_destroy(&e);
     sink_free(&sink);
     pr_opts_destroy(&po);
@@ -496,6 +503,97 @@ static void case_repeat(void)
     CHECK_EQ_U64((uint64_t)(-run_cmd(&cl).rc), 0);
 }
 
+/* ---- locks ------------------------------------------------------------- */
+
+static struct outcome lock_out;
+
+static void *lock_load(void *arg)
+{
+    lock_out = run_cmd(arg);
+    return NULL;
+}
+
+static long long global_status(const char *name)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "
+             "'%s'",
+             name);
+    return db_int(sql);
+}
+
+/* Wait (up to 60 s) until some transaction waits for a lock. */
+static bool lock_waited(const char *what)
+{
+    for (int i = 0; i < 3000; i++) {
+        if (db_int("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = "
+                   "'LOCK WAIT'") > 0) {
+            printf("the loader waits for the held lock (%s) after %d ms\n", what, i * 20);
+            return true;
+        }
+        uv_sleep(20);
+    }
+    return false;
+}
+
+static void case_locks(void)
+{
+    create_tables();
+    /* A committed row, so the loader's first INSERT is no bulk insert into an
+     * empty table (which would take a table lock and never deadlock). */
+    db_exec("INSERT INTO item VALUES (100000, 1, 'committed', 1.00, 'x')");
+    db_exec("DROP TABLE IF EXISTS lock_weight");
+    db_exec("CREATE TABLE lock_weight (n INT PRIMARY KEY) ENGINE=InnoDB");
+    long long dl0 = global_status("INNODB_DEADLOCKS");
+
+    /* This session: heavy (20000 rows written: InnoDB picks the lighter
+     * transaction as the deadlock victim) and holding item 5 uncommitted. */
+    db_exec("SET SESSION max_recursive_iterations = 100000");
+    db_exec("START TRANSACTION");
+    db_exec("INSERT INTO lock_weight WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+            "FROM s WHERE n < 20000) SELECT n FROM s");
+    db_exec("INSERT INTO item VALUES (5, 1, 'held', 1.00, 'x')");
+
+    struct cmd c = {.cmd = PR_CMD_PREPARE,
+                    .tables = {{2, 1, 999, false, false}},
+                    .ntables = 1,
+                    .seed = 1,
+                    .conns = 1};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, lock_load, &c) == 0);
+    /* The loader inserted items 1..4 and waits for 5; asking for item 1
+     * closes the cycle: a deadlock, the loader's INSERT its victim. */
+    CHECK(lock_waited("first attempt"));
+    if (mysql_query(db, "SELECT i_id FROM item WHERE i_id = 1 FOR UPDATE") != 0)
+        CHECK_MSG(false,
+                  "this session's locking read failed (%u: %s): InnoDB chose it, not the "
+                  "loader, as the victim",
+                  mysql_errno(db), mysql_error(db));
+    MYSQL_RES *r = mysql_store_result(db);
+    if (r)
+        mysql_free_result(r);
+    /* The INSERT is sent again and waits for this session's locks again. */
+    CHECK(lock_waited("sent again"));
+    long long dl1 = global_status("INNODB_DEADLOCKS");
+    db_exec("ROLLBACK");
+    CHECK(pthread_join(th, NULL) == 0);
+
+    printf("load: rc %d, %llu rows, %llu statements sent again, %lld deadlock(s) on the server: "
+           "%s\n",
+           lock_out.rc, (unsigned long long)lock_out.rows, (unsigned long long)lock_out.errors,
+           dl1 - dl0, lock_out.err.msg);
+    CHECK_MSG(lock_out.rc == 0, "the load failed: %s", lock_out.err.msg);
+    CHECK(dl1 - dl0 >= 1);
+    CHECK(lock_out.errors >= 1);
+    CHECK_EQ_U64(lock_out.rows, 999);
+    CHECK_EQ_U64(db_int("SELECT COUNT(*) FROM item WHERE i_id BETWEEN 1 AND 999"), 999);
+    CHECK_EQ_U64(db_int("SELECT COUNT(*) FROM item WHERE i_name = 'held'"), 0);
+    db_exec("DROP TABLE lock_weight");
+    struct cmd cl = {.cmd = PR_CMD_CLEANUP, .tables = {CREATE}, .ntables = 1, .seed = 1};
+    CHECK_EQ_U64((uint64_t)(-run_cmd(&cl).rc), 0);
+}
+
 int main(int argc, char **argv)
 {
     env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
@@ -524,6 +622,8 @@ int main(int argc, char **argv)
         case_load();
     if (!only || strcmp(only, "repeat") == 0)
         case_repeat();
+    if (!only || strcmp(only, "locks") == 0)
+        case_locks();
     mysql_close(db);
     mysql_library_end();
     return TEST_END();
