@@ -181,6 +181,7 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->nworkers = pick_workers(cfg);
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
+    pthread_mutex_init(&e->sh.notes_mu, NULL);
     ag_wstats_init(&e->total, e->sh.nkinds);
     ag_wstats_init(&e->merge, e->sh.nkinds);
     return e;
@@ -225,7 +226,22 @@ void ag_engine_destroy(ag_engine **ep)
     free(e->db);
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cv);
+    for (size_t i = 0; i < e->sh.n_notes; i++)
+        free(e->sh.notes[i]);
+    free(e->sh.notes);
+    pthread_mutex_destroy(&e->sh.notes_mu);
     free(e);
+}
+
+size_t ag_engine_take_notes(ag_engine *e, char ***notes)
+{
+    pthread_mutex_lock(&e->sh.notes_mu);
+    size_t n = e->sh.n_notes;
+    *notes = e->sh.notes;
+    e->sh.notes = NULL;
+    e->sh.n_notes = 0;
+    pthread_mutex_unlock(&e->sh.notes_mu);
+    return n;
 }
 
 /* Numeric address for each host (connect must not resolve: trap 2). */

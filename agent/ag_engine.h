@@ -120,6 +120,11 @@ typedef struct ag_engine ag_engine;
  * NULL with err filled on a bad config (bad ignore list, no connections...). */
 ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *err);
 
+/* The informational lines the command's streams gave (struct ag_piece
+ * note), in the order they came; *notes (NULL when none) and its strings
+ * are the caller's. Any thread; the engine keeps none after. */
+size_t ag_engine_take_notes(ag_engine *e, char ***notes);
+
 /* Stop immediately if running, join workers, free; *e = NULL. */
 void ag_engine_destroy(ag_engine **e);
 

@@ -158,6 +158,11 @@ struct ag_piece {
     /* Optional: after next() returned false, why the stream failed (owned
      * by it), or NULL when it simply ended. */
     const char *(*error)(void *it);
+    /* Optional: after result() returned NULL, an informational line for
+     * the command's report (owned by it, copied at once), or NULL: it goes
+     * to the coordinator in DONE.notes (tpcc check: conditions 10-12 that
+     * do not hold after a run). */
+    const char *(*note)(void *it);
     /* Each statement is a unit of its own (autocommit): one that fails with
      * a deadlock (1213) or a lock wait timeout (1205) was rolled back by the
      * server and is sent again, as it was, up to AG_PIECE_RETRIES times

@@ -549,6 +549,12 @@ static void kst_free(struct pr_msg_kstat **k, uint32_t n)
     *k = NULL;
 }
 
+void ag_run_take_notes(ag_run *r, char ***notes, uint32_t *n)
+{
+    *notes = NULL;
+    *n = r->engine ? (uint32_t)ag_engine_take_notes(r->engine, notes) : 0;
+}
+
 void ag_run_take_kind_totals(ag_run *r, struct pr_msg_kstat **kst, uint32_t *n)
 {
     *kst = r->tot_kst;

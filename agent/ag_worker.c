@@ -550,6 +550,17 @@ static bool piece_retry(struct ag__wconn *wc, enum ag_conn_status st)
     return true;
 }
 
+/* A stream's informational line, kept for DONE.notes (any worker). */
+static void add_note(struct ag_worker_shared *sh, const char *note)
+{
+    pthread_mutex_lock(&sh->notes_mu);
+    if (sh->n_notes < PR_MSG_MAX_NOTES) {
+        sh->notes = pr_xrealloc(sh->notes, (sh->n_notes + 1) * sizeof *sh->notes);
+        sh->notes[sh->n_notes++] = pr_xstrdup(note);
+    }
+    pthread_mutex_unlock(&sh->notes_mu);
+}
+
 static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
 {
     struct ag__wconn *wc = data;
@@ -589,6 +600,9 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
         wc->piece_retries = 0;
         if (wc->piece->result) {
             const char *why = wc->piece->result(wc->piece->it, ag_conn_result(c));
+            const char *note = !why && wc->piece->note ? wc->piece->note(wc->piece->it) : NULL;
+            if (note)
+                add_note(wc->w->sh, note);
             if (why) {
                 struct ag_conn_error e = {.err_no = 0, .sqlstate = "HY000"};
                 snprintf(e.msg, sizeof e.msg, "%s", why);

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include "ag_conn.h"
 #include "ag_family.h"
 #include "pr_counters.h"
@@ -88,6 +90,9 @@ struct ag_worker_shared {
     size_t npieces;
     atomic_size_t next_piece;  /* next stream to hand out */
     atomic_size_t pieces_done; /* streams run to their end */
+    pthread_mutex_t notes_mu;  /* guards notes (rare: a command's informational lines) */
+    char **notes;              /* struct ag_piece note() lines, owned, n_notes of them */
+    size_t n_notes;            /* <= PR_MSG_MAX_NOTES; the rest are dropped */
     void (*notify)(void *arg); /* called (from a worker thread) on any reply */
     void *notify_arg;
 };

@@ -276,6 +276,7 @@ static const struct field done_fields[] = {
     LIST("kinds", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.done.kinds, u.done.n_kinds),
     FLD("rows", FK_U64, false, 0, u.done.rows),
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.done.kst, u.done.n_kst),
+    LIST("notes", FK_STRS, false, PR_MSG_MAX_NOTES, PR_MSG_TEXT_MAX, u.done.notes, u.done.n_notes),
 };
 static const struct field abort_fields[] = {
     HDR_FIELDS,

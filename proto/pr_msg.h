@@ -96,8 +96,9 @@ struct pr_msg_trx;                /* STATS.trx records: pr_msg_trx.h */
 #define PR_MSG_MAX_ENV_VARS 256   /* READY.env: vars and unread lists each */
 #define PR_MSG_MAX_ENV_TABS 1024  /* READY.env.srv.tabs */
 
-#define PR_MSG_MAX_LUA 64             /* PLAN.luan, PLAN.luas: a Lua script and its modules */
-#define PR_MSG_LUA_MAX (1024u * 1024) /* bytes of one Lua source */
+#define PR_MSG_MAX_NOTES 64             /* DONE.notes */
+#define PR_MSG_MAX_LUA   64             /* PLAN.luan, PLAN.luas: a Lua script and its modules */
+#define PR_MSG_LUA_MAX   (1024u * 1024) /* bytes of one Lua source */
 
 enum pr_msg_type {
     PR_MSG_NONE = 0, /* an empty or cleared struct; never on the wire */
@@ -439,6 +440,10 @@ struct pr_msg_done {
     pr_hist *svc;              /* "svc" (opt) whole-run service time, rate mode */
     struct pr_msg_kstat *kst;  /* "kst" (opt) whole-run per kind (READY.kinds order) */
     uint32_t n_kst;            /* 0 or READY.n_kinds, <= PR_MSG_MAX_KINDS */
+    char **notes;              /* "notes" (opt) informational lines of a command's
+                                  streams (tpcc check: conditions 10-12 after a run),
+                                  each <= PR_MSG_TEXT_MAX */
+    uint32_t n_notes;          /* <= PR_MSG_MAX_NOTES */
 };
 
 /* ABORT, coordinator -> agent, or BYE either way. */

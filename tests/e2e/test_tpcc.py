@@ -5,7 +5,8 @@ MariaDB, in both command-line styles.
   - `stampede tpcc prepare --warehouses=2 --agents=2`: create/load/index
     phases, tpcc_load's row counts (count.sql), "Loaded N rows" equal to the
     rows in the tables, the foreign keys of add_fkey_idx.sql;
-  - `check` passes after the load and after a run; a corrupted district's
+  - `check` passes after the load and after a run (with --check-all the
+    conditions 10-12 the run broke come back as notes, text and JSON); a corrupted district's
     d_next_o_id makes it fail (exit 1) naming condition 2 and the district;
   - `run --time=5 --warmup-time=2` lasts warmup + time, commits New-Orders
     (sum(d_next_o_id) grows), prints tpcc-mysql's <TpmC>; the same with
@@ -91,6 +92,26 @@ def check_ok(what):
     p = e.run_ok(tpcc("check", "--warehouses=2"), "tpcc check " + what, timeout=180)
     if p.p.returncode != 0:
         p.dump()
+
+
+def check_notes():
+    """After runs, check --check-all passes (exit 0), and the conditions
+    10-12 tpcc-mysql's transactions break reach the coordinator's report:
+    printed as "note (agent X): ..." and in --json's agents[].notes."""
+    j = e.path("check-notes.json")
+    p = e.run_ok(tpcc("check", "--warehouses=2", "--check-all", "--json=" + j),
+                 "tpcc check --check-all after the runs", timeout=300)
+    if p.p.returncode != 0:
+        p.dump()
+        return
+    text = [l for l in p.text().splitlines() if l.startswith("note (agent ")]
+    notes = [n for a in e.load_json(j).get("agents", []) for n in a.get("notes", [])]
+    e.info("check notes: %d, e.g. %s" % (len(notes), text[:1]))
+    e.check(text and all(re.search(r"condition 1[0-2] does not hold for warehouse [12]", l) and
+                         "informational after a run" in l for l in text),
+            "check prints conditions 10-12 as informational notes (%d lines)" % len(text))
+    e.check(sorted(notes) == sorted(l.split(": ", 1)[1] for l in text),
+            "--json agents[].notes hold the same %d lines as the text" % len(notes))
 
 
 def test_check_fails():
@@ -310,6 +331,7 @@ def main():
     test_check_fails()
     test_run()
     check_ok("after the runs")
+    check_notes()
     test_tpcc_start()
     test_tpcc_load()
     test_cleanup_and_missing()
