@@ -20,6 +20,7 @@
  *           completes, every row once
  * Environment: TPCC_LOAD_CONNS (default 4) connections for the load.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,13 +517,15 @@ static void *lock_load(void *arg)
     return NULL;
 }
 
-/* Wait (up to 60 s) until some transaction waits for a lock. */
+/* Wait (up to 60 s) until the loader's INSERT waits for a lock. */
 static bool lock_waited(const char *what)
 {
     for (int i = 0; i < 3000; i++) {
+        /* A 999-row INSERT takes milliseconds: one running for 500 ms waits
+         * (INNODB_TRX does not always list a waiting autocommit INSERT). */
         if (tdb_int(db,
-                    "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = "
-                    "'LOCK WAIT'",
+                    "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE "
+                    "'INSERT INTO item%' AND TIME_MS > 500",
                     -1) > 0) {
             printf("the loader waits for the held lock (%s) after %d ms\n", what, i * 20);
             return true;
@@ -555,24 +558,31 @@ static void case_locks(void)
                     .ntables = 1,
                     .seed = 1,
                     .conns = 1};
+    /* No CHECK while the loader runs: its thread CHECKs too (testlib's
+     * counters are not atomic); this thread's outcomes are checked after. */
     pthread_t th;
-    CHECK(pthread_create(&th, NULL, lock_load, &c) == 0);
+    int created = pthread_create(&th, NULL, lock_load, &c);
     /* The loader inserted items 1..4 and waits for 5; asking for item 1
      * closes the cycle: a deadlock, the loader's INSERT its victim. */
-    CHECK(lock_waited("first attempt"));
+    bool waited1 = created == 0 && lock_waited("first attempt");
+    char victim[512] = "";
     if (mysql_query(db, "SELECT i_id FROM item WHERE i_id = 1 FOR UPDATE") != 0)
-        CHECK_MSG(false,
-                  "this session's locking read failed (%u: %s): InnoDB chose it, not the "
-                  "loader, as the victim",
-                  mysql_errno(db), mysql_error(db));
+        snprintf(victim, sizeof victim, "%u: %s", mysql_errno(db), mysql_error(db));
     MYSQL_RES *r = mysql_store_result(db);
     if (r)
         mysql_free_result(r);
     /* The INSERT is sent again and waits for this session's locks again. */
-    CHECK(lock_waited("sent again"));
+    bool waited2 = created == 0 && lock_waited("sent again");
     long long dl1 = tdb_status(db, "INNODB_DEADLOCKS");
     tdb_exec(db, "ROLLBACK");
-    CHECK(pthread_join(th, NULL) == 0);
+    int joined = created == 0 ? pthread_join(th, NULL) : -1;
+    CHECK(created == 0 && joined == 0);
+    CHECK(waited1);
+    CHECK_MSG(victim[0] == '\0',
+              "this session's locking read failed (%s): InnoDB chose it, not the loader, as the "
+              "victim",
+              victim);
+    CHECK(waited2);
 
     printf("load: rc %d, %llu rows, %llu statements sent again, %lld deadlock(s) on the server: "
            "%s\n",
