@@ -165,6 +165,8 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
         const char *const *names;
         e->sh.nkinds = cfg->wl->fam->wl_kinds(cfg->wl, &names);
     }
+    if (cfg->wl && cfg->wl->fam->wl_record_kinds)
+        e->sh.record_kinds = cfg->wl->fam->wl_record_kinds(cfg->wl);
     e->sh.conn_opts = &e->opts;
     e->sh.time_ns = cfg->time_ms * 1000000ULL;
     e->sh.events = cfg->events;
@@ -179,6 +181,7 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->nworkers = pick_workers(cfg);
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
+    pthread_mutex_init(&e->sh.notes_mu, NULL);
     ag_wstats_init(&e->total, e->sh.nkinds);
     ag_wstats_init(&e->merge, e->sh.nkinds);
     return e;
@@ -223,7 +226,22 @@ void ag_engine_destroy(ag_engine **ep)
     free(e->db);
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cv);
+    for (size_t i = 0; i < e->sh.n_notes; i++)
+        free(e->sh.notes[i]);
+    free(e->sh.notes);
+    pthread_mutex_destroy(&e->sh.notes_mu);
     free(e);
+}
+
+size_t ag_engine_take_notes(ag_engine *e, char ***notes)
+{
+    pthread_mutex_lock(&e->sh.notes_mu);
+    size_t n = e->sh.n_notes;
+    *notes = e->sh.notes;
+    e->sh.notes = NULL;
+    e->sh.n_notes = 0;
+    pthread_mutex_unlock(&e->sh.notes_mu);
+    return n;
 }
 
 /* Numeric address for each host (connect must not resolve: trap 2). */
@@ -498,6 +516,11 @@ int ag_engine_collect(ag_engine *e, struct ag_engine_stats *out)
         return -EINVAL;
     swap_all(e, false);
     fill_stats(e, &e->merge, out);
+    out->trx = e->merge.trx; /* the records move to the caller */
+    out->n_trx = e->merge.n_trx;
+    out->trx_lost = e->merge.trx_lost;
+    e->merge.trx = NULL;
+    e->merge.n_trx = e->merge.cap_trx = 0;
     uint64_t now = uv_hrtime(), cpu = cpu_ns();
     uint64_t wall = now > e->last_wall_ns ? now - e->last_wall_ns : 0;
     out->span_ns = wall;

@@ -108,6 +108,10 @@ struct ag_engine_stats {
                                  wl_kinds order), n_kst entries filled, each lat (µs,
                                  caller-owned) reset and filled */
     uint32_t n_kst;
+    struct pr_msg_trx *trx; /* ag_engine_collect: the interval's recorded events
+                               (wl_record_kinds), the caller's to free; NULL: none */
+    uint32_t n_trx;
+    uint64_t trx_lost; /* records dropped beyond PR_MSG_MAX_TRX */
 };
 
 typedef struct ag_engine ag_engine;
@@ -115,6 +119,11 @@ typedef struct ag_engine ag_engine;
 /* Validate and copy cfg, start the worker threads (no connection yet).
  * NULL with err filled on a bad config (bad ignore list, no connections...). */
 ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *err);
+
+/* The informational lines the command's streams gave (struct ag_piece
+ * note), in the order they came; *notes (NULL when none) and its strings
+ * are the caller's. Any thread; the engine keeps none after. */
+size_t ag_engine_take_notes(ag_engine *e, char ***notes);
 
 /* Stop immediately if running, join workers, free; *e = NULL. */
 void ag_engine_destroy(ag_engine **e);

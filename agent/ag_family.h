@@ -182,6 +182,11 @@ struct ag_piece {
     /* Optional: after next() returned false, why the stream failed (owned
      * by it), or NULL when it simply ended. */
     const char *(*error)(void *it);
+    /* Optional: after result() returned NULL, an informational line for
+     * the command's report (owned by it, copied at once), or NULL: it goes
+     * to the coordinator in DONE.notes (tpcc check: conditions 10-12 that
+     * do not hold after a run). */
+    const char *(*note)(void *it);
     /* Each statement is a unit of its own (autocommit): one that fails with
      * a deadlock (1213) or a lock wait timeout (1205) was rolled back by the
      * server and is sent again, as it was, up to AG_PIECE_RETRIES times
@@ -271,6 +276,16 @@ struct ag_family {
      * (a Lua script's sysbench.hooks.sql_error_ignorable said so; the
      * error counts as an ignored one), false to end the run with it. */
     bool (*retry_fatal)(struct ag_gen *g, const struct ag_result *res);
+    /* Optional (NULL: none). The kinds (bit i: kind i of wl_kinds) whose
+     * events that end committed or rolled back on purpose the engine
+     * records one by one into STATS.trx (proto/pr_msg_trx.h: connection,
+     * end, response time, wall-clock start of the last attempt and end).
+     * Read once, when the engine is made; 0 costs nothing. */
+    uint64_t (*wl_record_kinds)(const struct ag_wl *wl);
+    /* Optional (NULL: the engine's advice). What to do about server error
+     * err_no met while connecting or preparing (tpcc: a missing table means
+     * `stampede tpcc prepare`): a static string, or NULL for the engine's. */
+    const char *(*wl_error_hint)(const struct ag_wl *wl, unsigned err_no);
 };
 
 #endif

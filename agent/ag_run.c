@@ -96,6 +96,8 @@ static const char *advice(unsigned err_no)
 static const char *hint(const ag_run *r, unsigned err_no, const char *msg)
 {
     const char *h = ag_tls_hint(&r->tls, err_no, msg);
+    if (h == NULL && r->wl && r->wl->fam->wl_error_hint)
+        h = r->wl->fam->wl_error_hint(r->wl, err_no); /* the family's own words */
     return h ? h : advice(err_no);
 }
 
@@ -547,6 +549,12 @@ static void kst_free(struct pr_msg_kstat **k, uint32_t n)
     *k = NULL;
 }
 
+void ag_run_take_notes(ag_run *r, char ***notes, uint32_t *n)
+{
+    *notes = NULL;
+    *n = r->engine ? (uint32_t)ag_engine_take_notes(r->engine, notes) : 0;
+}
+
 void ag_run_take_kind_totals(ag_run *r, struct pr_msg_kstat **kst, uint32_t *n)
 {
     *kst = r->tot_kst;
@@ -580,6 +588,10 @@ void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
         iv->lag_max_us = st.lag_max_us;
         iv->lag_p99_us = st.lag_p99_us;
         iv->slip_us = st.slip_max_us;
+        free(iv->trx);
+        iv->trx = st.trx;
+        iv->n_trx = st.n_trx;
+        iv->trx_lost = st.trx_lost;
     }
     ag_run_sample_srv(r, &iv->srv, &iv->n_srv);
 }
@@ -589,6 +601,7 @@ void ag_run_interval_clear(struct ag_run_interval *iv)
     pr_hist_destroy(&iv->lat);
     pr_hist_destroy(&iv->svc);
     kst_free(&iv->kst, iv->n_kst);
+    free(iv->trx);
     for (uint32_t i = 0; i < iv->n_srv; i++)
         free(iv->srv[i].name);
     free(iv->srv);

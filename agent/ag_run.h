@@ -44,6 +44,9 @@ struct ag_run_interval {
     uint64_t rows;            /* prepare: rows inserted */
     struct pr_msg_kstat *kst; /* per statement kind (ag_run_kinds order), or NULL */
     uint32_t n_kst;
+    struct pr_msg_trx *trx; /* recorded events (STATS.trx), owned, or NULL */
+    uint32_t n_trx;
+    uint64_t trx_lost; /* records dropped (more than PR_MSG_MAX_TRX) */
 };
 
 /* Monotonic clock, ns: pr_clock_now_ns(), the one clock both programs use. */
@@ -116,6 +119,9 @@ uint32_t ag_run_kinds(const ag_run *r, char ***names);
 /* After ag_run_totals: its per-kind totals (DONE.kst), moved to the caller
  * (free each lat, then the array); NULL and 0 for a command. */
 void ag_run_take_kind_totals(ag_run *r, struct pr_msg_kstat **kst, uint32_t *n);
+/* The command's informational lines (ag_engine_take_notes), for DONE.notes:
+ * *notes and its strings move to the caller (NULL, 0: none). */
+void ag_run_take_notes(ag_run *r, char ***notes, uint32_t *n);
 /* True when the plan is an open-loop run (rate > 0): STATS and DONE carry
  * service times. */
 bool ag_run_is_rate(const ag_run *r);

@@ -1,7 +1,9 @@
 #include "ag_session.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "ag_run.h"
+#include "pr_msg_trx.h"
 
 /* An outgoing message waiting for the control thread. */
 struct outmsg {
@@ -161,6 +164,15 @@ static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
     m.u.stats.n_kst = iv->n_kst;
     iv->kst = NULL; /* moves to the message too */
     iv->n_kst = 0;
+    m.u.stats.trx = iv->trx;
+    m.u.stats.n_trx = iv->n_trx;
+    iv->trx = NULL;
+    iv->n_trx = 0;
+    if (iv->trx_lost)
+        fprintf(stderr,
+                "stampede-agent: interval %" PRIu64 ": %" PRIu64 " transaction records "
+                "dropped (more than %u in one interval): the -f/-t files miss them\n",
+                k, iv->trx_lost, PR_MSG_MAX_TRX);
     iv->srv = NULL;
     iv->n_srv = 0;
     post(s, &m);
@@ -179,6 +191,7 @@ static void make_done(ag_session *s, struct pr_msg *m, uint64_t intervals)
     m->u.done.reason = pr_xstrdup(e.code ? e.message : "");
     m->u.done.has_start_skew = ag_run_start_skew_us(s->run, &m->u.done.start_skew_us);
     ag_run_take_kind_totals(s->run, &m->u.done.kst, &m->u.done.n_kst);
+    ag_run_take_notes(s->run, &m->u.done.notes, &m->u.done.n_notes);
 }
 
 static bool counters_zero(const struct pr_counters *c)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pthread.h>
 #include <unistd.h>
@@ -41,6 +42,9 @@ void ag_wstats_close(struct ag_wstats *s)
     free(s->kst);
     s->kst = NULL;
     s->nk = 0;
+    free(s->trx);
+    s->trx = NULL;
+    s->n_trx = s->cap_trx = 0;
 }
 
 void ag_wstats_reset(struct ag_wstats *s)
@@ -51,6 +55,8 @@ void ag_wstats_reset(struct ag_wstats *s)
     pr_hist_reset(s->svc);
     pr_hist_reset(s->lag);
     s->slip_max_us = 0;
+    s->n_trx = 0;
+    s->trx_lost = 0;
     for (size_t i = 0; i < s->nk; i++) {
         s->kst[i].count = s->kst[i].errors = 0;
         pr_hist_reset(s->kst[i].lat);
@@ -71,6 +77,22 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
         dst->kst[i].errors += src->kst[i].errors;
         pr_hist_add(dst->kst[i].lat, src->kst[i].lat);
     }
+    dst->trx_lost += src->trx_lost;
+    for (uint32_t i = 0; i < src->n_trx; i++)
+        ag_wstats_add_trx(dst, &src->trx[i]);
+}
+
+void ag_wstats_add_trx(struct ag_wstats *s, const struct pr_msg_trx *t)
+{
+    if (s->n_trx >= PR_MSG_MAX_TRX) {
+        s->trx_lost++;
+        return;
+    }
+    if (s->n_trx == s->cap_trx) {
+        s->cap_trx = s->cap_trx ? 2 * s->cap_trx : 256;
+        s->trx = pr_xrealloc(s->trx, s->cap_trx * sizeof *s->trx);
+    }
+    s->trx[s->n_trx++] = *t;
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -260,6 +282,30 @@ void ag__worker_count_outcome(ag_worker *w, enum ag_step step)
         AG__COUNT(w, rolled_back);
 }
 
+/* STATS.trx: the event that just ended (ns long) as one record. Its last
+ * attempt began at try_ns (the event's start when it had no retry). */
+static void record_trx(struct ag__wconn *wc, uint16_t k, enum ag_step step, uint64_t ns)
+{
+    ag_worker *w = wc->w;
+    uint64_t now = uv_hrtime();
+    uint64_t try_ns = wc->try_ns > wc->ev_start_ns ? wc->try_ns : wc->ev_start_ns;
+    struct timespec rt;
+
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t end_rt = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    uint64_t last = now > try_ns ? now - try_ns : 0;
+    struct pr_msg_trx t = {
+        .conn = wc->index,
+        .kind = k,
+        .flags = step == AG_STEP_ROLLED_BACK ? PR_TRX_ROLLED_BACK : 0,
+        .end_us = now > w->t0_ns ? (now - w->t0_ns) / 1000 : 0,
+        .rt_us = ns / 1000,
+        .start_rt_ns = end_rt > last ? end_rt - last : 0,
+        .end_rt_ns = end_rt,
+    };
+    ag_wstats_add_trx(w->cur, &t);
+}
+
 void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64_t ns)
 {
     ag_worker *w = wc->w;
@@ -278,6 +324,8 @@ void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64
     w->run.kst[k].count++;
     ag__worker_record_us(w->cur->kst[k].lat, ns);
     ag__worker_record_us(w->run.kst[k].lat, ns);
+    if ((w->sh->record_kinds >> k) & 1u)
+        record_trx(wc, k, step, ns);
 }
 
 static void event_done(struct ag__wconn *wc, enum ag_step step)
@@ -313,9 +361,10 @@ static void next_stmt(struct ag__wconn *wc)
  * was lost and is back: the family's retry policy goes on or gives up. */
 static void retry_event(struct ag__wconn *wc)
 {
-    if (wc->gen->fam->retry(wc->gen, ag_conn_result(wc->conn)))
+    if (wc->gen->fam->retry(wc->gen, ag_conn_result(wc->conn))) {
+        wc->try_ns = uv_hrtime(); /* a new attempt of the same event (STATS.trx) */
         next_stmt(wc);
-    else if (!ag__worker_family_failed(wc, AG_STEP_FAILED))
+    } else if (!ag__worker_family_failed(wc, AG_STEP_FAILED))
         event_done(wc, AG_STEP_FAILED);
 }
 
@@ -331,6 +380,7 @@ void ag__worker_next_event(struct ag__wconn *wc)
             return;
         }
         wc->ev_start_ns = now;
+        wc->try_ns = now;
         wc->stmt_ns = now;
         wc->st = AG__WC_EVENT;
         wc->gen->fam->begin(wc->gen);
@@ -500,6 +550,17 @@ static bool piece_retry(struct ag__wconn *wc, enum ag_conn_status st)
     return true;
 }
 
+/* A stream's informational line, kept for DONE.notes (any worker). */
+static void add_note(struct ag_worker_shared *sh, const char *note)
+{
+    pthread_mutex_lock(&sh->notes_mu);
+    if (sh->n_notes < PR_MSG_MAX_NOTES) {
+        sh->notes = pr_xrealloc(sh->notes, (sh->n_notes + 1) * sizeof *sh->notes);
+        sh->notes[sh->n_notes++] = pr_xstrdup(note);
+    }
+    pthread_mutex_unlock(&sh->notes_mu);
+}
+
 static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
 {
     struct ag__wconn *wc = data;
@@ -539,6 +600,9 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
         wc->piece_retries = 0;
         if (wc->piece->result) {
             const char *why = wc->piece->result(wc->piece->it, ag_conn_result(c));
+            const char *note = !why && wc->piece->note ? wc->piece->note(wc->piece->it) : NULL;
+            if (note)
+                add_note(wc->w->sh, note);
             if (why) {
                 struct ag_conn_error e = {.err_no = 0, .sqlstate = "HY000"};
                 snprintf(e.msg, sizeof e.msg, "%s", why);

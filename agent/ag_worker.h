@@ -31,11 +31,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include "ag_conn.h"
 #include "ag_family.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
+#include "pr_msg_trx.h"
 
 /* One interval's statistics of one worker. Histograms are owned. */
 struct ag_wstats {
@@ -47,14 +50,20 @@ struct ag_wstats {
     uint64_t rows;            /* command streams: rows the INSERTs carried */
     struct pr_msg_kstat *kst; /* per statement kind: count, errors, latency µs (owned) */
     size_t nk;                /* kinds (the family's wl_kinds; 0 in command mode) */
+    struct pr_msg_trx *trx;   /* recorded events (wl_record_kinds), owned, or NULL */
+    uint32_t n_trx, cap_trx;  /* used / allocated */
+    uint64_t trx_lost;        /* records beyond PR_MSG_MAX_TRX in one interval, dropped */
 };
 
 /* Allocate the histograms (nk kinds) / free them / empty everything /
- * dst += src (kinds: the first min(dst->nk, src->nk)). */
+ * dst += src (kinds: the first min(dst->nk, src->nk); records appended,
+ * up to PR_MSG_MAX_TRX, the rest counted in trx_lost). */
 void ag_wstats_init(struct ag_wstats *s, size_t nk);
 void ag_wstats_close(struct ag_wstats *s);
 void ag_wstats_reset(struct ag_wstats *s);
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
+/* Append one record (copied) to s (dropped into trx_lost when full). */
+void ag_wstats_add_trx(struct ag_wstats *s, const struct pr_msg_trx *t);
 
 /* A text command stream (struct ag_piece, ag_family.h): next() yields the
  * statements to run in order on one connection (false at the end), each
@@ -69,6 +78,7 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
 struct ag_worker_shared {
     const struct ag_wl *wl;               /* NULL: command mode (text only, no generators) */
     size_t nkinds;                        /* wl's statement kinds (0: command mode) */
+    uint64_t record_kinds;                /* kinds whose events are recorded (STATS.trx) */
     const struct ag_conn_opts *conn_opts; /* credentials, timeouts, ignore list */
     uint64_t time_ns;                     /* run length, 0 = none */
     uint64_t events;                      /* event budget of the agent, 0 = none */
@@ -80,6 +90,9 @@ struct ag_worker_shared {
     size_t npieces;
     atomic_size_t next_piece;  /* next stream to hand out */
     atomic_size_t pieces_done; /* streams run to their end */
+    pthread_mutex_t notes_mu;  /* guards notes (rare: a command's informational lines) */
+    char **notes;              /* struct ag_piece note() lines, owned, n_notes of them */
+    size_t n_notes;            /* <= PR_MSG_MAX_NOTES; the rest are dropped */
     void (*notify)(void *arg); /* called (from a worker thread) on any reply */
     void *notify_arg;
 };

@@ -35,6 +35,7 @@ struct ag__wconn {
     uint32_t index;         /* global connection index */
     uint64_t ev_start_ns;   /* event start: first send, or intended start (rate) */
     uint64_t svc_start_ns;  /* rate mode: actual start */
+    uint64_t try_ns;        /* start of the event's last attempt (STATS.trx) */
     uint64_t stmt_ns;       /* start of the statement in flight (end of the previous) */
     uint32_t backoff_ms;    /* current reconnect backoff */
     uint32_t empty_events;  /* consecutive events without statements */

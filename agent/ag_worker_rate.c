@@ -61,6 +61,7 @@ static void rate_take(struct ag__wconn *wc, uint64_t now, bool queued)
         ag__worker_record_slip(w, (now - intended) / 1000);
     }
     wc->ev_start_ns = intended;
+    wc->try_ns = now;
     wc->svc_start_ns = now;
     wc->stmt_ns = now;
     wc->st = AG__WC_EVENT;

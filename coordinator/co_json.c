@@ -328,6 +328,10 @@ static void write_agent(struct jw *w, const struct co_agent_result *a, double ti
     jw_num(w, "lost_at_s", a->lost ? a->lost_at_s : NAN);
     jw_i64(w, "status", a->status);
     jw_str(w, "reason", a->reason != NULL ? a->reason : "");
+    jw_open(w, "notes", '['); /* DONE.notes: a command's informational lines */
+    for (uint32_t i = 0; i < a->n_notes; i++)
+        jw_str(w, NULL, a->notes[i]);
+    jw_close(w, ']');
     jw_counters(w, "counters", &a->ctr);
     jw_close(w, '}');
 }

@@ -24,6 +24,9 @@ static void clear_agent(struct co_agent_result *a)
     free(a->host);
     free(a->region);
     free(a->reason);
+    for (uint32_t i = 0; i < a->n_notes; i++)
+        free(a->notes[i]);
+    free(a->notes);
     pr_hist_destroy(&a->lat);
     pr_hist_destroy(&a->svc);
 }

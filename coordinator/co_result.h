@@ -48,10 +48,12 @@ struct co_agent_result {
     bool done;               /* DONE received */
     int32_t status;          /* DONE.code, or a PR_E code when lost/failed */
     char *reason;            /* "" or why it failed / was lost */
-    bool lost;               /* went silent (DESIGN §7) */
-    double lost_at_s;        /* when it was declared lost, s since t0 */
-    uint64_t cp_events;      /* its events at the last checkpoint (from its STATS), 0 */
-    uint64_t cp_lat_us;      /* its latency sum then */
+    char **notes;            /* DONE.notes: informational lines (tpcc check), owned */
+    uint32_t n_notes;
+    bool lost;          /* went silent (DESIGN §7) */
+    double lost_at_s;   /* when it was declared lost, s since t0 */
+    uint64_t cp_events; /* its events at the last checkpoint (from its STATS), 0 */
+    uint64_t cp_lat_us; /* its latency sum then */
 };
 
 /* One statement kind's figures (READY.kinds, STATS.kst, DONE.kst), merged

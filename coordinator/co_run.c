@@ -363,6 +363,12 @@ static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
     pr_hist_add(ar->lat, d->lat);
     co_kinds_done(r->res, d);
     ar->done = true;
+    for (uint32_t k = 0; k < d->n_notes; k++) { /* informational: printed, and in --json */
+        fprintf(r->out, "note (agent %s): %s\n", co__run_agent_name(r, i), d->notes[k]);
+        ar->notes = pr_xrealloc(ar->notes, (ar->n_notes + 1) * sizeof *ar->notes);
+        ar->notes[ar->n_notes++] = pr_xstrdup(d->notes[k]);
+    }
+    fflush(r->out);
     ar->start_skew_us = d->start_skew_us;
     ar->has_start_skew = d->has_start_skew;
     if (d->svc != NULL) {

@@ -61,11 +61,8 @@ static const struct copt start_opts[] = {
     {'2', K_LIMIT, NULL, 0, 86400000, "Order-Status response-time limit (ms)"},
     {'3', K_LIMIT, NULL, 0, 86400000, "Delivery response-time limit (ms)"},
     {'4', K_LIMIT, NULL, 0, 86400000, "Stock-Level response-time limit (ms)"},
-    {'f', K_REFUSE, NULL, 0, 0,
-     "tpcc_start's per-New-Order response-time file is not supported yet: stampede does not "
-     "write it (the run's latencies are in --json and --hdr-log=FILE)"},
-    {'t', K_REFUSE, NULL, 0, 0,
-     "tpcc_start's per-commit trx file is not supported yet: stampede does not write it"},
+    {'f', K_TEXT, "report-file", 0, 0, "report file (a line per New-Order)"},
+    {'t', K_TEXT, "trx-file", 0, 0, "trx file (a line per New-Order commit)"},
     {'m', K_REFUSE, NULL, 0, 0,
      "tpcc_start's multi-schema mode (-m, -o) is not supported yet: run one stampede per "
      "database (--mysql-db)"},
@@ -88,13 +85,15 @@ static const char start_usage[] =
     "Usage: stampede tpcc_start -h server_host -P port -d database_name -u mysql_user\n"
     "                           -p mysql_password -w warehouses -c connections -r warmup_time\n"
     "                           -l running_time -i report_interval [-S socket]\n"
+    "                           [-f report_file] [-t trx_file]\n"
     "                           [-0..-4 response-time limits in ms]\n"
     "                           [stampede options: --agents=N --json=FILE ...]\n"
     "Defaults: -P 3306 -d tpcc -w 1 -c 10 -r 10 -l 20 -i 10 (or -l when shorter),\n"
     "  -0 5 -1 5 -2 5 -3 80 -4 20, -u your login name; -h l means localhost; a socket is\n"
-    "  used only when -S names one. -f, -t, -m and -o are not supported yet.\n"
+    "  used only when -S names one. -m and -o are not supported yet.\n"
     "The same as: stampede tpcc run --mysql-host=... --warehouses=W --threads=C\n"
-    "  --warmup-time=R --time=L --report-interval=I --rt-limits=...; see `stampede tpcc help`.\n";
+    "  --warmup-time=R --time=L --report-interval=I --rt-limits=... [--report-file=F\n"
+    "  --trx-file=F]; see `stampede tpcc help`.\n";
 
 const char *co_tc_compat_usage(const char *which)
 {
@@ -279,6 +278,10 @@ static void add_start(struct words *ws, const struct given *g)
         add(ws, "report-interval", g->val['i']);
     if (g->val['S'])
         add(ws, "mysql-socket", g->val['S']);
+    if (g->val['f'])
+        add(ws, "report-file", g->val['f']);
+    if (g->val['t'])
+        add(ws, "trx-file", g->val['t']);
     for (int t = 0; t < 5; t++) {
         const char *v = g->val['0' + t] ? g->val['0' + t] : limits[t];
         size_t off = strlen(rt);

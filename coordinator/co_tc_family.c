@@ -9,6 +9,7 @@
 #include "co_family.h"
 #include "co_tc_plan.h"
 #include "co_tc_report.h"
+#include "co_tc_trx.h"
 #include "pr_ssl.h"
 #include "pr_tc_opts.h"
 
@@ -79,6 +80,25 @@ static int run_timing(struct co_args *a, struct pr_error *err)
  * --mysql-ignore-errors=all (every server error rolls back and retries the
  * transaction, as tpcc_start), and for run --report-interval=10
  * (tpcc_start -i) or --time when shorter. */
+/* --report-file / --trx-file (tpcc_start -f / -t): run only, created now
+ * so that a bad path fails before anything runs. */
+static int check_trx_files(struct co_args *a, const struct pr_tc_opts *o, struct pr_error *err)
+{
+    static const char *const names[] = {"report-file", "trx-file"};
+    if (a->cmd != PR_CMD_RUN) {
+        for (int i = 0; i < 2; i++)
+            if (pr_opts_is_set(a->opts, names[i]))
+                co__args_warn(a, "--%s applies to run only; %s writes no such file", names[i],
+                              pr_plan_cmd_name(a->cmd));
+        return 0;
+    }
+    int64_t ri = pr_opts_int(a->opts, "report-interval");
+    struct co_tc_trx_cfg cfg = {pr_opts_str(a->opts, "report-file"),
+                                pr_opts_str(a->opts, "trx-file"), o->warmup_s,
+                                (uint32_t)pr_opts_int(a->opts, "time"), ri > 0 ? (uint32_t)ri : 0};
+    return co_tc_trx_check(&cfg, err);
+}
+
 static int tc_check_options(struct co_args *a, struct pr_error *err)
 {
     struct pr_tc_opts o;
@@ -107,6 +127,9 @@ static int tc_check_options(struct co_args *a, struct pr_error *err)
                       "--partition applies to run only; %s splits the warehouses over the agents "
                       "anyway",
                       pr_plan_cmd_name(a->cmd));
+    rc = check_trx_files(a, &o, err);
+    if (rc != 0)
+        return rc;
     rc = co__args_set_default(a, "mysql-db", "tpcc", err);
     if (rc == 0)
         rc = co__args_set_default(a, "mysql-ignore-errors", "all", err);

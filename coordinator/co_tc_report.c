@@ -47,6 +47,7 @@ void co_tc_report_destroy(co_tc_report **tp)
         for (size_t i = 0; i < CO_TC_N; i++)
             pr_hist_frozen_destroy(&t->agents[a].lat[i]);
     free(t->agents);
+    co_tc_trx_destroy(&t->trx);
     pr_hist_destroy(&t->line_lat);
     pr_hist_destroy(&t->scratch);
     free(t->own_opt);
@@ -296,6 +297,7 @@ void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_sta
                         bool released, uint32_t interval_ms)
 {
     resolve_kinds(t);
+    co_tc_trx_stats(t->trx, st, t->kind_of[PR_TC_K_NEW_ORDER]);
     if (st->kst == NULL || !in_window(t, st->k * interval_ms))
         return;
     struct co__tc_agent *ag = agent_at(t, agent);
@@ -335,6 +337,10 @@ static void *op_open(const struct co_args *a, struct co_result *res)
     co_tc_report_cfg_from_args(a, &cfg, &lines);
     co_tc_report *t = co_tc_report_new(&cfg, res);
     t->own_opt = lines;
+    struct co_tc_trx_cfg tc = {pr_opts_str(a->opts, "report-file"),
+                               pr_opts_str(a->opts, "trx-file"), cfg.warmup_s, cfg.time_s,
+                               cfg.interval_s};
+    t->trx = co_tc_trx_new(&tc);
     return t;
 }
 
@@ -362,6 +368,8 @@ static void op_stats(void *st, uint32_t agent, const struct pr_msg_stats *s, boo
 
 static void op_final(void *st, FILE *out, const struct co_result *res)
 {
+    co_tc_report *t = st;
+    co_tc_trx_destroy(&t->trx); /* the files are whole before the report ends */
     co_tc_report_final(st, out, res);
 }
 

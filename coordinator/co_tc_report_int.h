@@ -5,6 +5,7 @@
 #define CO_TC_REPORT_INT_H
 
 #include "co_tc_report.h"
+#include "co_tc_trx.h"
 #include "pr_hist.h"
 
 #define CO_TC_N PR_TC_TXN_COUNT_
@@ -49,6 +50,7 @@ struct co_tc_report {
     bool missing_kinds;     /* the agents did not report the tpcc kinds */
     uint64_t intervals_in;  /* intervals handed in inside the window */
     pr_hist *scratch;       /* where a frozen kind histogram is expanded */
+    co_tc_trx *trx;         /* the -f / -t files (co_tc_trx.h), or NULL */
 };
 
 /* Txn x's figures from its errors (fl), its statements' errors and the

@@ -8,6 +8,7 @@
 #include "pr_keyfile.h"
 #include "pr_msg_int.h"
 #include "pr_msg_kst.h"
+#include "pr_msg_trx.h"
 
 /* Every message type is described once, by a table of fields; the encoder,
  * the decoder and pr_msg_clear() all walk the same tables, so the three
@@ -208,6 +209,7 @@ static const struct field stats_fields[] = {
     LIST("srv", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.stats.srv, u.stats.n_srv),
     FLD("rows", FK_U64, false, 0, u.stats.rows),
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.stats.kst, u.stats.n_kst),
+    LIST("trx", FK_TRX, false, PR_MSG_MAX_TRX, 0, u.stats.trx, u.stats.n_trx),
 };
 static const struct field done_fields[] = {
     HDR_FIELDS,
@@ -221,6 +223,7 @@ static const struct field done_fields[] = {
     LIST("kinds", FK_STATS, false, PR_MSG_MAX_STATS, 0, u.done.kinds, u.done.n_kinds),
     FLD("rows", FK_U64, false, 0, u.done.rows),
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.done.kst, u.done.n_kst),
+    LIST("notes", FK_STRS, false, PR_MSG_MAX_NOTES, PR_MSG_TEXT_MAX, u.done.notes, u.done.n_notes),
 };
 static const struct field abort_fields[] = {
     HDR_FIELDS,
@@ -402,7 +405,7 @@ static void clear_fields(const struct table *t, char *base)
             p = *(void **)(void *)(base + f->off);
         if (f->kind == FK_STR)
             free_scrubbed(p);
-        else if (f->kind == FK_U16S || f->kind == FK_TABLES)
+        else if (f->kind == FK_U16S || f->kind == FK_TABLES || f->kind == FK_TRX)
             free(p);
         else if (f->kind == FK_HIST)
             pr_hist_destroy((pr_hist **)(void *)(base + f->off));

@@ -92,11 +92,13 @@
 #define PR_MSG_MAX_TARGETS  256   /* PLAN.hosts, ports, sockets each */
 #define PR_MSG_MAX_STATS    1024  /* STATS.srv, DONE.kinds */
 #define PR_MSG_MAX_KINDS    64    /* READY.kinds, STATS.kst, DONE.kst */
+struct pr_msg_trx;                /* STATS.trx records: pr_msg_trx.h */
 #define PR_MSG_MAX_ENV_VARS 256   /* READY.env: vars and unread lists each */
 #define PR_MSG_MAX_ENV_TABS 1024  /* READY.env.srv.tabs */
 
-#define PR_MSG_MAX_LUA 64             /* PLAN.luan, PLAN.luas: a Lua script and its modules */
-#define PR_MSG_LUA_MAX (1024u * 1024) /* bytes of one Lua source */
+#define PR_MSG_MAX_NOTES 64             /* DONE.notes */
+#define PR_MSG_MAX_LUA   64             /* PLAN.luan, PLAN.luas: a Lua script and its modules */
+#define PR_MSG_LUA_MAX   (1024u * 1024) /* bytes of one Lua source */
 
 enum pr_msg_type {
     PR_MSG_NONE = 0, /* an empty or cleared struct; never on the wire */
@@ -421,6 +423,9 @@ struct pr_msg_stats {
                                  the interval, 0 otherwise */
     struct pr_msg_kstat *kst; /* "kst" (opt) per kind (READY.kinds order) */
     uint32_t n_kst;           /* 0 or READY.n_kinds, <= PR_MSG_MAX_KINDS */
+    struct pr_msg_trx *trx;   /* "trx" (opt, absent when 0) the interval's recorded
+                                 events (pr_msg_trx.h), owned */
+    uint32_t n_trx;           /* <= PR_MSG_MAX_TRX */
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup
@@ -445,6 +450,10 @@ struct pr_msg_done {
     pr_hist *svc;              /* "svc" (opt) whole-run service time, rate mode */
     struct pr_msg_kstat *kst;  /* "kst" (opt) whole-run per kind (READY.kinds order) */
     uint32_t n_kst;            /* 0 or READY.n_kinds, <= PR_MSG_MAX_KINDS */
+    char **notes;              /* "notes" (opt) informational lines of a command's
+                                  streams (tpcc check: conditions 10-12 after a run),
+                                  each <= PR_MSG_TEXT_MAX */
+    uint32_t n_notes;          /* <= PR_MSG_MAX_NOTES */
 };
 
 /* ABORT, coordinator -> agent, or BYE either way. */

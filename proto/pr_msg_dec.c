@@ -7,6 +7,7 @@
 
 #include "pr_msg_int.h"
 #include "pr_msg_kst.h"
+#include "pr_msg_trx.h"
 
 /* ---- Decoding ----------------------------------------------------------- */
 
@@ -348,6 +349,9 @@ static int decode_field(const struct field *f, const msgpack_object *o, char *ba
         return get_list(f, o, base, path, err);
     case FK_MAPS:
         return get_list(f, o, base, path, err);
+    case FK_TRX:
+        return pr__msg_trx_get(o, (struct pr_msg_trx **)(void *)dst,
+                               (uint32_t *)(void *)(base + f->off_n), path, err);
     default:
         return get_scalar(f, o, dst, path, err);
     }

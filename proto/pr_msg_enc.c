@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pr_msg_int.h"
+#include "pr_msg_trx.h"
 
 /* ---- Encoding ------------------------------------------------------------ */
 
@@ -166,6 +167,9 @@ static int encode_field(const struct field *f, msgpack_packer *pk, const struct 
     case FK_KSTATS:
     case FK_MAPS:
         return put_list(f, pk, base, path, err);
+    case FK_TRX:
+        return pr__msg_trx_pack(pk, *(struct pr_msg_trx *const *)(const void *)src,
+                                *(const uint32_t *)(const void *)(base + f->off_n), path, err);
     default:
         return put_scalar(f, pk, m, src, path, err);
     }
@@ -175,6 +179,8 @@ static bool is_absent(const struct field *f, const char *base)
 {
     if (f->has)
         return !*(const bool *)(const void *)(base + f->off_has);
+    if (f->kind == FK_TRX)
+        return *(const uint32_t *)(const void *)(base + f->off_n) == 0;
     if (f->kind == FK_STR && !f->req) /* an optional text left NULL (PLAN "luac") */
         return *(char *const *)(const void *)(base + f->off) == NULL;
     return f->kind == FK_HIST && !f->req &&

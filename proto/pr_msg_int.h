@@ -40,6 +40,7 @@ enum fkind {
     FK_TABLES,   /* struct pr_msg_table * + count */
     FK_KSTATS,   /* struct pr_msg_kstat * + count */
     FK_MAPS,     /* array of structs of esize bytes, each a map of the table sub */
+    FK_TRX,      /* struct pr_msg_trx * + count (pr_msg_trx.c); absent when 0 */
 };
 
 struct table;

@@ -160,6 +160,12 @@ static const struct pr_opt_def schema[] = {
       "after the load, add add_fkey_idx.sql's secondary indexes and foreign keys"),
     T("check-all", BOOL, "off",
       "check: every TPC-C consistency condition (clause 3.3.2.1-12), not only 1-4"),
+    T("report-file", STRING, NULL,
+      "run: write tpcc_start's -f file: a line \"<time_count> <rt_ms>\" per completed "
+      "New-Order (tpcc_start -f)"),
+    T("trx-file", STRING, NULL,
+      "run: write tpcc_start's -t file: a line \"t_num: N finish: s ns start: s ns\" per "
+      "committed New-Order (tpcc_start -t)"),
 };
 
 #define NSCHEMA (sizeof schema / sizeof schema[0])

@@ -121,5 +121,6 @@ int pr_tc_opts_get(const pr_opts *o, struct pr_tc_opts *out, struct pr_error *er
                             out->wh_first, out->wh_last);
     out->foreign_keys = pr_opts_bool(o, "foreign-keys");
     out->check_all = pr_opts_bool(o, "check-all");
+    out->record_new_order = *pr_opts_str(o, "report-file") || *pr_opts_str(o, "trx-file");
     return 0;
 }

@@ -86,6 +86,8 @@ struct pr_tc_opts {
                                                (last defaults to --warehouses) */
     bool foreign_keys;                      /* --foreign-keys */
     bool check_all;                         /* --check-all */
+    bool record_new_order;                  /* --report-file or --trx-file given: the
+                                               agents record every New-Order (STATS.trx) */
 };
 
 /* Read o's tpcc options into *out. Returns 0, or PR_EINVAL with err naming

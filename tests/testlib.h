@@ -47,4 +47,36 @@ static int testlib_checks;
 #define TEST_END()                                                                                 \
     (printf("%d checks, %d failed\n", testlib_checks, testlib_failures), testlib_failures ? 1 : 0)
 
+/* TESTLIB_COUNT_ALLOCS defined before including: nallocs counts the
+ * program's malloc, calloc and realloc calls. Link it with
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (tests/unit/meson.build's
+ * alloc_wrap); include it so in one file of the program only. */
+#ifdef TESTLIB_COUNT_ALLOCS
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+static uint64_t nallocs;
+
+void *__wrap_malloc(size_t n)
+{
+    nallocs++;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+    nallocs++;
+    return __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    nallocs++;
+    return __real_realloc(p, n);
+}
+#endif
+
 #endif

@@ -108,6 +108,31 @@ static size_t tc_wl_kinds(const struct ag_wl *wl, const char *const **names)
     return PR_TC_K_COUNT_;
 }
 
+/* tpcc_start's -f / -t files (written by the coordinator) need every
+ * New-Order one by one. */
+static uint64_t tc_wl_record_kinds(const struct ag_wl *wl)
+{
+    return CWL(wl)->tc.record_new_order ? UINT64_C(1) << PR_TC_K_NEW_ORDER : 0;
+}
+
+/* A run, a check or a partial load on tables that are missing or not
+ * tpcc-mysql's: the server's error says which; the cure is tpcc's. */
+static const char *tc_wl_error_hint(const struct ag_wl *wl, unsigned err_no)
+{
+    (void)wl;
+    switch (err_no) {
+    case 1146: /* ER_NO_SUCH_TABLE */
+        return "the TPC-C tables do not exist: run `stampede tpcc prepare` first (it creates "
+               "tpcc-mysql's 9 tables and loads them)";
+    case 1054: /* ER_BAD_FIELD_ERROR */
+    case 1136: /* ER_WRONG_VALUE_COUNT_ON_ROW */
+        return "not tpcc-mysql's schema: run `stampede tpcc prepare` (it drops and creates the "
+               "9 tables)";
+    default:
+        return NULL;
+    }
+}
+
 static struct ag_gen *tc_gen_new(const struct ag_wl *wl, uint64_t seed, uint32_t conn_index,
                                  uint32_t conns_total)
 {
@@ -140,4 +165,6 @@ const struct ag_family ag_tc_family = {
     .finish = ag_tc_gen_finish,
     .loads = tc_loads,
     .event_kind = ag_tc_gen_event_kind,
+    .wl_record_kinds = tc_wl_record_kinds,
+    .wl_error_hint = tc_wl_error_hint,
 };

@@ -5,13 +5,15 @@ MariaDB, in both command-line styles.
   - `stampede tpcc prepare --warehouses=2 --agents=2`: create/load/index
     phases, tpcc_load's row counts (count.sql), "Loaded N rows" equal to the
     rows in the tables, the foreign keys of add_fkey_idx.sql;
-  - `check` passes after the load and after a run; a corrupted district's
+  - `check` passes after the load and after a run (with --check-all the
+    conditions 10-12 the run broke come back as notes, text and JSON); a corrupted district's
     d_next_o_id makes it fail (exit 1) naming condition 2 and the district;
   - `run --time=5 --warmup-time=2` lasts warmup + time, commits New-Orders
     (sum(d_next_o_id) grows), prints tpcc-mysql's <TpmC>; the same with
     --partition=warehouses; fewer warehouses than agents is refused (2);
   - `stampede tpcc_start -h l -S SOCKET ...` (localhost over the socket,
-    only because -S named it); `-f` refused; a partial `tpcc_load -l 3 -m 2
+    only because -S named it); `-f FILE -t FILE` over 2 agents (tpcc-mysql's
+    formats, a line per New-Order / commit as the JSON's kinds); a partial `tpcc_load -l 3 -m 2
     -n 2 -p PASS` (the password warning), invoked through a link named
     tpcc_load, reloads warehouse 2's customers and history only;
   - `cleanup` drops the 9 tables; then check and run fail (non-zero) saying
@@ -90,6 +92,26 @@ def check_ok(what):
     p = e.run_ok(tpcc("check", "--warehouses=2"), "tpcc check " + what, timeout=180)
     if p.p.returncode != 0:
         p.dump()
+
+
+def check_notes():
+    """After runs, check --check-all passes (exit 0), and the conditions
+    10-12 tpcc-mysql's transactions break reach the coordinator's report:
+    printed as "note (agent X): ..." and in --json's agents[].notes."""
+    j = e.path("check-notes.json")
+    p = e.run_ok(tpcc("check", "--warehouses=2", "--check-all", "--json=" + j),
+                 "tpcc check --check-all after the runs", timeout=300)
+    if p.p.returncode != 0:
+        p.dump()
+        return
+    text = [l for l in p.text().splitlines() if l.startswith("note (agent ")]
+    notes = [n for a in e.load_json(j).get("agents", []) for n in a.get("notes", [])]
+    e.info("check notes: %d, e.g. %s" % (len(notes), text[:1]))
+    e.check(text and all(re.search(r"condition 1[0-2] does not hold for warehouse [12]", l) and
+                         "informational after a run" in l for l in text),
+            "check prints conditions 10-12 as informational notes (%d lines)" % len(text))
+    e.check(sorted(notes) == sorted(l.split(": ", 1)[1] for l in text),
+            "--json agents[].notes hold the same %d lines as the text" % len(notes))
 
 
 def test_check_fails():
@@ -186,10 +208,63 @@ def test_tpcc_start():
     e.check(next_o_ids() > n0, "tpcc_start committed New-Orders (+%d)" % (next_o_ids() - n0))
     if p.p.returncode != 0:
         p.dump()
-    p = e.stampede(["tpcc_start", "-f", e.path("rt.txt"), "-w", "2"] + e.local_opts())
+    trx_files()
+
+
+def trx_files():
+    """tpcc_start -f FILE -t FILE over 2 agents: both files in tpcc-mysql's
+    line formats; -f has a line per completed New-Order (the JSON's whole-run
+    new_order count), -t one per commit (new_order - rollback), time_count
+    in tpcc_start's steps, t_num over both agents' connections."""
+    rt, trx, j = e.path("rt.txt"), e.path("trx.txt"), e.path("trx-files.json")
+    c, r, l, i = 4, 1, 4, 2
+    args = ["tpcc_start", "-h", e.env("HOST", "127.0.0.1"), "-P", e.env("PORT"), "-d", DB, "-u",
+            e.env("USER", "sbtest"), "-w", "2", "-c", str(c), "-r", str(r), "-l", str(l), "-i",
+            str(i), "-f", rt, "-t", trx, "--agents=2", "--json=" + j] + e.local_opts()
+    p = e.run_ok(args, "stampede tpcc_start -f FILE -t FILE --agents=2", timeout=120)
+    if p.p.returncode != 0:
+        p.dump()
+        return
+    kinds = e.load_json(j)["totals"].get("kinds", {})
+    no = kinds.get("new_order", {}).get("count", 0)
+    rb = kinds.get("rollback", {}).get("count", 0)
+    f_re = re.compile(r"^(\d+) (\d+\.\d{3})$")
+    t_re = re.compile(r"^t_num: (\d+) finish: (\d+) (\d+) start: (\d+) (\d+)$")
+    f_lines = open(rt).read().splitlines()
+    t_lines = open(trx).read().splitlines()
+    f_bad = [x for x in f_lines if not f_re.match(x)]
+    t_bad = [x for x in t_lines if not t_re.match(x)]
+    e.check(not f_bad and not t_bad,
+            "-f and -t lines parse in tpcc-mysql's formats (bad: %s %s)" % (f_bad[:2], t_bad[:2]))
+    e.info("-f: %d lines, -t: %d lines; JSON new_order %d, rollback %d" %
+           (len(f_lines), len(t_lines), no, rb))
+    e.check(no > 0 and len(f_lines) == no,
+            "-f: a line per completed New-Order: %d == JSON new_order %d" % (len(f_lines), no))
+    e.check(len(t_lines) == no - rb,
+            "-t: a line per New-Order commit: %d == JSON new_order - rollback %d" %
+            (len(t_lines), no - rb))
+    steps = sorted({int(f_re.match(x).group(1)) for x in f_lines if f_re.match(x)})
+    e.check(set(steps) <= set(range(0, (l // i) * i + 1, i)) and 0 in steps and i in steps,
+            "-f time_count in tpcc_start's steps of -i %d up to %d: %s" % (i, (l // i) * i, steps))
+    rts = [float(f_re.match(x).group(2)) for x in f_lines if f_re.match(x)]
+    nmax = kinds.get("new_order", {}).get("latency_ms", {}).get("max")
+    e.check(rts and min(rts) > 0 and (nmax is None or max(rts) <= nmax * 1.01 + 0.001),
+            "-f rt_ms > 0 and <= the kind's max (%s .. %s, JSON max %s)" %
+            (min(rts) if rts else None, max(rts) if rts else None, nmax))
+    t = [tuple(int(g) for g in t_re.match(x).groups()) for x in t_lines if t_re.match(x)]
+    nums = {x[0] for x in t}
+    now = time.time()
+    ok = all(x[2] < 10**9 and x[4] < 10**9 and (x[3], x[4]) <= (x[1], x[2]) and
+             now - 300 < x[1] <= now + 5 for x in t)
+    e.check(ok, "-t: finish after start, nanoseconds < 1e9, wall-clock times of this run")
+    e.check(nums <= set(range(c)) and len(nums) == c,
+            "-t t_num covers the %d connections of both agents: %s" % (c, sorted(nums)))
+    bad = e.path("no-such-dir/trx.txt")
+    p = e.stampede(["tpcc_start", "-t", bad, "-w", "2"] + e.local_opts())
     rc = p.wait(30)
-    e.check(rc == 2 and "not supported yet" in p.text("err") and not os.path.exists(e.path("rt.txt")),
-            "tpcc_start -f is refused (exit %s): %s" % (rc, p.text("err").splitlines()[:1]))
+    e.check(rc == 2 and ("--trx-file=" + bad) in p.text("err") and "cannot create" in p.text("err"),
+            "-t in a missing directory: exit %s before anything runs: %s" %
+            (rc, p.text("err").strip().splitlines()[:1]))
 
 
 def test_cleanup_and_missing():
@@ -199,7 +274,8 @@ def test_cleanup_and_missing():
         p = e.stampede(tpcc(cmd, "--warehouses=2", *extra, agents=1))
         rc = p.wait(60)
         err = p.text("err")
-        e.check(rc not in (0, None) and "prepare" in err and
+        e.check(rc not in (0, None) and "run `stampede tpcc prepare` first" in err and
+                "the workload's prepare command" not in err and
                 re.search(r"does not exist|doesn't exist", err) is not None,
                 "%s without tables: exit %s, says to run prepare: %s" %
                 (cmd, rc, [l for l in err.splitlines() if "prepare" in l][:1]))
@@ -255,6 +331,7 @@ def main():
     test_check_fails()
     test_run()
     check_ok("after the runs")
+    check_notes()
     test_tpcc_start()
     test_tpcc_load()
     test_cleanup_and_missing()

@@ -45,14 +45,14 @@
 #include "ag_load.h"
 #include "ag_workload.h"
 #include "refuse_proxy.h"
+#include "tdb.h"
 #include "testlib.h"
 
 #define TABLES     2
 #define TABLE_SIZE 1000
 
-static const char *env_host, *env_port, *env_sock, *env_user, *env_pass, *env_db;
+static struct tdb_env env;
 static MYSQL *db; /* the test's own blocking client */
-static uint16_t env_port_num(void);
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -60,11 +60,7 @@ static void db_connect(void)
 {
     if (db)
         mysql_close(db);
-    db = mysql_init(NULL);
-    if (!mysql_real_connect(db, env_host, env_user, env_pass, env_db, env_port_num(), NULL, 0)) {
-        fprintf(stderr, "cannot connect: %s\n", mysql_error(db));
-        exit(1);
-    }
+    db = tdb_connect(&env);
     /* Not inherited by the server case_restart starts (see inherited_sockets). */
     if (fcntl((int)mysql_get_socket(db), F_SETFD, FD_CLOEXEC) < 0)
         exit(1);
@@ -137,34 +133,12 @@ static ag_workload *wl_make(const char *name, const char *ps, const char *extra_
     return wl;
 }
 
-static uint16_t env_port_num(void)
-{
-    return (uint16_t)atoi(env_port);
-}
-
 static void cfg_init(struct ag_engine_config *cfg, const ag_workload *wl, uint32_t conns)
 {
-    static const char *hosts[1];
-    static uint16_t ports[1];
-
-    hosts[0] = env_host;
-    ports[0] = env_port_num();
-    memset(cfg, 0, sizeof *cfg);
+    tdb_engine_config(&env, cfg, conns);
     cfg->wl = wl ? ag_workload_wl(wl) : NULL;
-    cfg->hosts = hosts;
-    cfg->nhosts = 1;
-    cfg->ports = ports;
-    cfg->nports = 1;
-    cfg->user = env_user;
-    cfg->password = env_pass;
-    cfg->db = env_db;
-    cfg->conns = conns;
-    cfg->conns_total = conns;
     cfg->workers = 2;
     cfg->seed = 42;
-    cfg->connect_timeout_s = 5;
-    cfg->read_timeout_s = 30;
-    cfg->write_timeout_s = 30;
 }
 
 static double now_s(void)
@@ -775,13 +749,13 @@ static void kill_sbtest(ag_engine *e, int k)
         return;
     MYSQL *root = mysql_init(NULL);
     /* the sbtest user may kill its own connections */
-    if (!mysql_real_connect(root, env_host, env_user, env_pass, env_db, env_port_num(), NULL, 0))
+    if (!mysql_real_connect(root, env.host, env.user, env.pass, env.db, tdb_port(&env), NULL, 0))
         return;
     char q[256];
     snprintf(q, sizeof q,
              "SELECT id FROM information_schema.processlist WHERE user='%s' AND id <> "
              "CONNECTION_ID() AND id <> %lu",
-             env_user, mysql_thread_id(db));
+             env.user, mysql_thread_id(db));
     mysql_query(root, q);
     MYSQL_RES *res = mysql_store_result(root);
     MYSQL_ROW row;
@@ -839,7 +813,7 @@ static void case_stop(void)
     snprintf(q, sizeof q,
              "SELECT COUNT(*) FROM information_schema.processlist WHERE user='%s' AND id <> "
              "CONNECTION_ID()",
-             env_user);
+             env.user);
     mysql_query(db, q);
     MYSQL_RES *res = mysql_store_result(db);
     MYSQL_ROW row = mysql_fetch_row(res);
@@ -989,7 +963,7 @@ static void case_targets(void)
 
     /* Port varies fastest: global index 1 lands on the second (closed) port. */
     static uint16_t ports[2];
-    ports[0] = env_port_num();
+    ports[0] = tdb_port(&env);
     ports[1] = (uint16_t)free_port();
     cfg_init(&cfg, wl, 2);
     cfg.ports = ports;
@@ -1014,12 +988,12 @@ static void case_targets(void)
 
     /* The Unix socket case runs, or the test fails: tests/run's sandbox
      * always has a socket (issue 9 item 15). */
-    CHECK_MSG(env_sock && *env_sock,
+    CHECK_MSG(env.sock && *env.sock,
               "STAMPEDE_TEST_MYSQL_SOCKET is not set: the unix socket case cannot run (set it to "
               "the server's socket, as tests/run does)");
-    if (env_sock && *env_sock) {
+    if (env.sock && *env.sock) {
         static const char *socks[1];
-        socks[0] = env_sock;
+        socks[0] = env.sock;
         cfg_init(&cfg, wl, 3);
         cfg.sockets = socks;
         cfg.nsockets = 1;
@@ -1158,7 +1132,7 @@ static void case_restart(void)
     /* The server was started from inside this process: it must not hold the
      * engine's old connections open (their closed sockets would stay in the
      * workers' epoll sets and keep firing). */
-    int held = inherited_sockets(server_pid(), env_port_num());
+    int held = inherited_sockets(server_pid(), tdb_port(&env));
     CHECK_MSG(held == 0, "the restarted server holds %d of our client sockets", held);
     run_free(&r);
     ag_workload_destroy(&wl);
@@ -1168,7 +1142,7 @@ static void case_psfallback(void)
 {
     static const char *const refuse[] = {"BEGIN", "COMMIT"};
     static uint16_t port;
-    refuse_proxy *px = refuse_proxy_start(env_host, env_port_num(), refuse, 2);
+    refuse_proxy *px = refuse_proxy_start(env.host, tdb_port(&env), refuse, 2);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -1202,24 +1176,7 @@ static void case_psfallback(void)
 
 int main(int argc, char **argv)
 {
-    env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
-    if (!env_host || !*env_host)
-        TEST_SKIP("STAMPEDE_TEST_MYSQL_HOST is not set");
-    env_port = getenv("STAMPEDE_TEST_MYSQL_PORT");
-    env_sock = getenv("STAMPEDE_TEST_MYSQL_SOCKET");
-    env_user = getenv("STAMPEDE_TEST_MYSQL_USER");
-    env_pass = getenv("STAMPEDE_TEST_MYSQL_PASSWORD");
-    env_db = getenv("STAMPEDE_TEST_MYSQL_DB");
-    if (!env_port)
-        env_port = "3306";
-    if (!env_user)
-        env_user = "sbtest";
-    if (!env_pass)
-        env_pass = "";
-    if (!env_db)
-        env_db = "sbtest";
-    (void)env_sock;
-
+    tdb_env_init(&env);
     db_connect();
     const char *only = argc > 1 ? argv[1] : NULL;
 #define CASE(n)                                                                                    \

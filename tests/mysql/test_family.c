@@ -22,45 +22,18 @@
 #include "ag_load.h"
 #include "ag_sb_check.h"
 #include "ag_workload.h"
+#include "tdb.h"
 #include "testlib.h"
 
-static const char *env_host, *env_port, *env_user, *env_pass, *env_db;
+static struct tdb_env env;
 static MYSQL *db;
-
-static void db_exec(const char *sql)
-{
-    if (mysql_query(db, sql) != 0) {
-        fprintf(stderr, "%s: %s\n", sql, mysql_error(db));
-        exit(1);
-    }
-    MYSQL_RES *r = mysql_store_result(db);
-    if (r)
-        mysql_free_result(r);
-}
 
 static void cfg_init(struct ag_engine_config *cfg, const struct ag_wl *wl, uint32_t conns)
 {
-    static const char *hosts[1];
-    static uint16_t ports[1];
-
-    hosts[0] = env_host;
-    ports[0] = (uint16_t)atoi(env_port);
-    memset(cfg, 0, sizeof *cfg);
+    tdb_engine_config(&env, cfg, conns);
     cfg->wl = wl;
-    cfg->hosts = hosts;
-    cfg->nhosts = 1;
-    cfg->ports = ports;
-    cfg->nports = 1;
-    cfg->user = env_user;
-    cfg->password = env_pass;
-    cfg->db = env_db;
-    cfg->conns = conns;
-    cfg->conns_total = conns;
     cfg->workers = 2;
     cfg->seed = 7;
-    cfg->connect_timeout_s = 5;
-    cfg->read_timeout_s = 30;
-    cfg->write_timeout_s = 30;
     cfg->ignore_errors = "1062"; /* the duplicate key the family provokes */
 }
 
@@ -320,9 +293,9 @@ static void case_results(void)
     struct ag_engine_stats st = {
         .lat = pr_hist_new(), .svc = pr_hist_new(), .kst = kst, .n_kst = 2};
 
-    db_exec("DROP TABLE IF EXISTS fam_t, fam_u");
-    db_exec("CREATE TABLE fam_t (id INT AUTO_INCREMENT PRIMARY KEY, v BIGINT)");
-    db_exec("CREATE TABLE fam_u (k BIGINT PRIMARY KEY)");
+    tdb_exec(db, "DROP TABLE IF EXISTS fam_t, fam_u");
+    tdb_exec(db, "CREATE TABLE fam_t (id INT AUTO_INCREMENT PRIMARY KEY, v BIGINT)");
+    tdb_exec(db, "CREATE TABLE fam_u (k BIGINT PRIMARY KEY)");
     struct ag_wl *wl = tf_wl_new("test_family", NULL, 0, &perr);
     cfg_init(&cfg, wl, 4);
     cfg.events = 4 * 40; /* 40 per connection would need exact sharing: bound it by failure */
@@ -371,7 +344,7 @@ static void case_results(void)
     pr_hist_destroy(&st.lat);
     pr_hist_destroy(&st.svc);
     tf_wl_destroy(&wl);
-    db_exec("DROP TABLE IF EXISTS fam_t, fam_u");
+    tdb_exec(db, "DROP TABLE IF EXISTS fam_t, fam_u");
 }
 
 /* ---- the sysbench check stream ---------------------------------------- */
@@ -413,7 +386,7 @@ static void case_check(void)
     CHECK_MSG(rc == 0, "check of a fresh prepare: %s", err.msg);
     ag_sb_check_destroy(&c);
 
-    db_exec("DELETE FROM sbtest2 WHERE id=300");
+    tdb_exec(db, "DELETE FROM sbtest2 WHERE id=300");
     c = ag_sb_check_new(wl, nums, 2);
     rc = run_stream(ag_sb_check_piece(c), &err);
     printf("check after a DELETE: rc %d: %s (%s)\n", rc, err.msg, err.what);
@@ -421,7 +394,7 @@ static void case_check(void)
     CHECK(strstr(err.msg, "sbtest2: 299 rows with ids 1..299, expected 300 rows") != NULL);
     ag_sb_check_destroy(&c);
 
-    db_exec("DROP TABLE sbtest2");
+    tdb_exec(db, "DROP TABLE sbtest2");
     c = ag_sb_check_new(wl, nums, 2);
     rc = run_stream(ag_sb_check_piece(c), &err);
     printf("check of a missing table: rc %d: error %u %s\n", rc, err.err_no, err.msg);
@@ -435,27 +408,8 @@ static void case_check(void)
 
 int main(int argc, char **argv)
 {
-    env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
-    if (!env_host || !*env_host)
-        TEST_SKIP("STAMPEDE_TEST_MYSQL_HOST is not set");
-    env_port = getenv("STAMPEDE_TEST_MYSQL_PORT");
-    env_user = getenv("STAMPEDE_TEST_MYSQL_USER");
-    env_pass = getenv("STAMPEDE_TEST_MYSQL_PASSWORD");
-    env_db = getenv("STAMPEDE_TEST_MYSQL_DB");
-    if (!env_port)
-        env_port = "3306";
-    if (!env_user)
-        env_user = "sbtest";
-    if (!env_pass)
-        env_pass = "";
-    if (!env_db)
-        env_db = "sbtest";
-    db = mysql_init(NULL);
-    if (!mysql_real_connect(db, env_host, env_user, env_pass, env_db, (unsigned)atoi(env_port),
-                            NULL, 0)) {
-        fprintf(stderr, "cannot connect: %s\n", mysql_error(db));
-        return 1;
-    }
+    tdb_env_init(&env);
+    db = tdb_connect(&env);
     const char *only = argc > 1 ? argv[1] : NULL;
     if (!only || strcmp(only, "results") == 0)
         case_results();

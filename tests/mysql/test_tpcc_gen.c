@@ -42,58 +42,11 @@
 #include "ag_engine.h"
 #include "ag_registry.h"
 #include "pr_tc_opts.h"
+#include "tdb.h"
 #include "testlib.h"
 
-static const char *env_host, *env_port, *env_user, *env_pass, *env_db;
+static struct tdb_env env;
 static MYSQL *db;
-
-static void db_exec(MYSQL *m, const char *sql)
-{
-    if (mysql_query(m, sql) != 0) {
-        fprintf(stderr, "%s: %s\n", sql, mysql_error(m));
-        exit(1);
-    }
-    MYSQL_RES *r = mysql_store_result(m);
-    if (r)
-        mysql_free_result(r);
-}
-
-/* The first column of the first row of sql, as an integer (0 when NULL). */
-static long long db_int(const char *sql)
-{
-    if (mysql_query(db, sql) != 0) {
-        fprintf(stderr, "%s: %s\n", sql, mysql_error(db));
-        exit(1);
-    }
-    MYSQL_RES *r = mysql_store_result(db);
-    MYSQL_ROW row = r ? mysql_fetch_row(r) : NULL;
-    long long v = row && row[0] ? atoll(row[0]) : 0;
-    if (r)
-        mysql_free_result(r);
-    return v;
-}
-
-static long long status(const char *name)
-{
-    char q[160];
-    snprintf(q, sizeof q,
-             "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE "
-             "VARIABLE_NAME='%s'",
-             name);
-    return db_int(q);
-}
-
-static MYSQL *connect_db(void)
-{
-    MYSQL *m = mysql_init(NULL);
-    if (!mysql_real_connect(m, env_host, env_user, env_pass, env_db, (unsigned)atoi(env_port), NULL,
-                            0)) {
-        fprintf(stderr, "cannot connect to %s:%s/%s: %s\n", env_host, env_port, env_db,
-                mysql_error(m));
-        exit(1);
-    }
-    return m;
-}
 
 struct run_result {
     struct pr_msg_kstat kst[PR_TC_K_COUNT_];
@@ -109,8 +62,6 @@ static bool dry_run;         /* bench: --mysql-dry-run (no server round trips) *
 static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
                        struct run_result *rr)
 {
-    static const char *hosts[1];
-    static uint16_t ports[1];
     struct ag_kv kv[] = {{"warehouses", warehouses},
                          {"max-retries", max_retries},
                          {"mysql-dry-run", dry_run ? "on" : "off"}};
@@ -123,17 +74,9 @@ static void run_engine(uint32_t conns, uint64_t events, const char *max_retries,
     if (wl == NULL)
         exit(TEST_END());
     CHECK(wl->fam->wl_set_share(wl, PR_PART_NONE, NULL, 0, &perr) == 0);
-    hosts[0] = env_host;
-    ports[0] = (uint16_t)atoi(env_port);
     memset(&cfg, 0, sizeof cfg);
+    tdb_engine_target(&env, &cfg);
     cfg.wl = wl;
-    cfg.hosts = hosts;
-    cfg.nhosts = 1;
-    cfg.ports = ports;
-    cfg.nports = 1;
-    cfg.user = env_user;
-    cfg.password = env_pass;
-    cfg.db = env_db;
     cfg.conns = conns;
     cfg.conns_total = conns;
     cfg.workers = workers;
@@ -183,19 +126,27 @@ static void run_free(struct run_result *rr)
 /* TPC-C consistency conditions 1-4 (spec §6): rows that break each. */
 static void check_conditions(void)
 {
-    long long c1 = db_int("SELECT count(*) FROM warehouse w WHERE w_ytd <> (SELECT sum(d_ytd) "
-                          "FROM district WHERE d_w_id = w.w_id)");
-    long long c2 = db_int("SELECT count(*) FROM district d WHERE d_next_o_id - 1 <> (SELECT "
-                          "max(o_id) FROM orders WHERE o_w_id = d.d_w_id AND o_d_id = d.d_id) OR "
-                          "d_next_o_id - 1 <> (SELECT max(no_o_id) FROM new_orders WHERE no_w_id "
-                          "= d.d_w_id AND no_d_id = d.d_id)");
-    long long c3 = db_int("SELECT count(*) FROM (SELECT no_w_id, no_d_id FROM new_orders GROUP BY "
-                          "no_w_id, no_d_id HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*)) "
-                          "x");
-    long long c4 = db_int(
+    long long c1 = tdb_int(db,
+                           "SELECT count(*) FROM warehouse w WHERE w_ytd <> (SELECT sum(d_ytd) "
+                           "FROM district WHERE d_w_id = w.w_id)",
+                           0);
+    long long c2 = tdb_int(db,
+                           "SELECT count(*) FROM district d WHERE d_next_o_id - 1 <> (SELECT "
+                           "max(o_id) FROM orders WHERE o_w_id = d.d_w_id AND o_d_id = d.d_id) OR "
+                           "d_next_o_id - 1 <> (SELECT max(no_o_id) FROM new_orders WHERE no_w_id "
+                           "= d.d_w_id AND no_d_id = d.d_id)",
+                           0);
+    long long c3 = tdb_int(db,
+                           "SELECT count(*) FROM (SELECT no_w_id, no_d_id FROM new_orders GROUP BY "
+                           "no_w_id, no_d_id HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*)) "
+                           "x",
+                           0);
+    long long c4 = tdb_int(
+        db,
         "SELECT count(*) FROM district d WHERE (SELECT sum(o_ol_cnt) FROM orders WHERE o_w_id = "
         "d.d_w_id AND o_d_id = d.d_id) <> (SELECT count(*) FROM order_line WHERE ol_w_id = "
-        "d.d_w_id AND ol_d_id = d.d_id)");
+        "d.d_w_id AND ol_d_id = d.d_id)",
+        0);
     printf("conditions 1-4: rows that fail: %lld %lld %lld %lld\n", c1, c2, c3, c4);
     CHECK_EQ_U64(c1, 0);
     CHECK_EQ_U64(c2, 0);
@@ -206,18 +157,18 @@ static void check_conditions(void)
 static void case_run(uint64_t events)
 {
     struct run_result rr;
-    long long com0 = status("COM_COMMIT") + status("COM_ROLLBACK");
-    long long next0 = db_int("SELECT sum(d_next_o_id) FROM district");
-    long long hist0 = db_int("SELECT count(*) FROM history");
-    long long no0 = db_int("SELECT count(*) FROM new_orders");
+    long long com0 = tdb_status(db, "COM_COMMIT") + tdb_status(db, "COM_ROLLBACK");
+    long long next0 = tdb_int(db, "SELECT sum(d_next_o_id) FROM district", 0);
+    long long hist0 = tdb_int(db, "SELECT count(*) FROM history", 0);
+    long long no0 = tdb_int(db, "SELECT count(*) FROM new_orders", 0);
 
     run_engine(2, events, "2000", &rr);
     const struct pr_msg_kstat *k = rr.kst;
-    long long com = status("COM_COMMIT") + status("COM_ROLLBACK") - com0;
-    long long next = db_int("SELECT sum(d_next_o_id) FROM district") - next0;
-    long long hist = db_int("SELECT count(*) FROM history") - hist0;
-    long long no = db_int("SELECT count(*) FROM new_orders") - no0;
-    long long invalid = db_int("SELECT count(*) FROM order_line WHERE ol_i_id > 100000");
+    long long com = tdb_status(db, "COM_COMMIT") + tdb_status(db, "COM_ROLLBACK") - com0;
+    long long next = tdb_int(db, "SELECT sum(d_next_o_id) FROM district", 0) - next0;
+    long long hist = tdb_int(db, "SELECT count(*) FROM history", 0) - hist0;
+    long long no = tdb_int(db, "SELECT count(*) FROM new_orders", 0) - no0;
+    long long invalid = tdb_int(db, "SELECT count(*) FROM order_line WHERE ol_i_id > 100000", 0);
     uint64_t txns = 0, fails = 0;
     for (int t = 0; t < PR_TC_TXN_COUNT_; t++) {
         txns += k[t].count;
@@ -290,7 +241,7 @@ static void *blocker(void *arg)
     MYSQL *m = arg;
     struct timespec ts = {hold_ms / 1000, (long)(hold_ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-    db_exec(m, "COMMIT");
+    tdb_exec(m, "COMMIT");
     return NULL;
 }
 
@@ -298,12 +249,12 @@ static void case_retry(const char *max, unsigned hold, uint64_t events)
 {
     struct run_result rr;
     pthread_t th;
-    MYSQL *m = connect_db();
+    MYSQL *m = tdb_connect(&env);
 
     /* tpcc_gen.py set the global innodb_lock_wait_timeout to 1 s */
-    CHECK_EQ_U64(db_int("SELECT @@GLOBAL.innodb_lock_wait_timeout"), 1);
-    db_exec(m, "START TRANSACTION");
-    db_exec(m, "SELECT d_id FROM district WHERE d_w_id = 1 FOR UPDATE");
+    CHECK_EQ_U64(tdb_int(db, "SELECT @@GLOBAL.innodb_lock_wait_timeout", 0), 1);
+    tdb_exec(m, "START TRANSACTION");
+    tdb_exec(m, "SELECT d_id FROM district WHERE d_w_id = 1 FOR UPDATE");
     hold_ms = hold;
     CHECK(pthread_create(&th, NULL, blocker, m) == 0);
     run_engine(1, events, max, &rr);
@@ -547,33 +498,23 @@ static const struct ag_family rw_family = {
 
 static void case_rows(void)
 {
-    static const char *hosts[1];
-    static uint16_t ports[1];
     struct ag_engine_config cfg;
     struct pr_error perr = {0};
     struct ag_engine_error err = {0};
     struct rw_wl *w = calloc(1, sizeof *w);
     char q[256];
 
-    db_exec(db, "DROP TABLE IF EXISTS rows_t");
-    db_exec(db, "CREATE TABLE rows_t (v INT PRIMARY KEY)");
-    db_exec(db, "INSERT INTO rows_t (v) SELECT seq FROM seq_1_to_2000");
+    tdb_exec(db, "DROP TABLE IF EXISTS rows_t");
+    tdb_exec(db, "CREATE TABLE rows_t (v INT PRIMARY KEY)");
+    tdb_exec(db, "INSERT INTO rows_t (v) SELECT seq FROM seq_1_to_2000");
     w->base.fam = &rw_family;
     w->stmt = (struct ag_stmt_def){
         .sql = "SELECT v FROM rows_t WHERE v <= ? ORDER BY v", .nparams = 1, .kind = "rows"};
     w->stmt.sql_len = strlen(w->stmt.sql);
     w->opts = pr_opts_new(-1);
-    hosts[0] = env_host;
-    ports[0] = (uint16_t)atoi(env_port);
     memset(&cfg, 0, sizeof cfg);
+    tdb_engine_target(&env, &cfg);
     cfg.wl = &w->base;
-    cfg.hosts = hosts;
-    cfg.nhosts = 1;
-    cfg.ports = ports;
-    cfg.nports = 1;
-    cfg.user = env_user;
-    cfg.password = env_pass;
-    cfg.db = env_db;
     cfg.conns = 1;
     cfg.workers = 1;
     cfg.events = 2 * ROWS_EVENTS;
@@ -595,25 +536,14 @@ static void case_rows(void)
     struct ag_wl *base = &w->base;
     rw_wl_destroy(&base);
     snprintf(q, sizeof q, "DROP TABLE rows_t");
-    db_exec(db, q);
+    tdb_exec(db, q);
 }
 
 int main(int argc, char **argv)
 {
-    env_host = getenv("STAMPEDE_TEST_MYSQL_HOST");
-    if (!env_host || !*env_host)
-        TEST_SKIP("STAMPEDE_TEST_MYSQL_HOST is not set");
-    env_port = getenv("STAMPEDE_TEST_MYSQL_PORT");
-    env_user = getenv("STAMPEDE_TEST_MYSQL_USER");
-    env_pass = getenv("STAMPEDE_TEST_MYSQL_PASSWORD");
-    env_db = getenv("STAMPEDE_TEST_TPCC_DB");
-    if (!env_port)
-        env_port = "3306";
-    if (!env_user)
-        env_user = "sbtest";
-    if (!env_pass)
-        env_pass = "";
-    if (!env_db || !*env_db) {
+    tdb_env_init(&env);
+    env.db = getenv("STAMPEDE_TEST_TPCC_DB");
+    if (!env.db || !*env.db) {
         fprintf(stderr, "STAMPEDE_TEST_TPCC_DB is not set: run me through tpcc_gen.py\n");
         return 2;
     }
@@ -622,7 +552,7 @@ int main(int argc, char **argv)
                         "EVENTS\n");
         return 2;
     }
-    db = connect_db();
+    db = tdb_connect(&env);
     if (strcmp(argv[1], "run") == 0 && argc == 3)
         case_run(strtoull(argv[2], NULL, 10));
     else if (strcmp(argv[1], "retry") == 0 && argc == 5)

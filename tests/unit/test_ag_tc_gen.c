@@ -14,33 +14,8 @@
 #include "ag_registry.h"
 #include "ag_tc_gen_int.h"
 #include "pr_tc_opts.h"
+#define TESTLIB_COUNT_ALLOCS /* nallocs: the library must not allocate per event */
 #include "testlib.h"
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-static uint64_t nallocs;
-
-void *__wrap_malloc(size_t n)
-{
-    nallocs++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t m)
-{
-    nallocs++;
-    return __real_calloc(n, m);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    nallocs++;
-    return __real_realloc(p, n);
-}
 
 /* ---- a fake database ------------------------------------------------------ */
 

@@ -7,34 +7,8 @@
 #include <stdlib.h>
 
 #include "ag_workload.h"
+#define TESTLIB_COUNT_ALLOCS /* nallocs: the library must not allocate per event */
 #include "testlib.h"
-
-/* ---- allocation counter (linker --wrap) ---- */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-static uint64_t nallocs;
-
-void *__wrap_malloc(size_t n)
-{
-    nallocs++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t m)
-{
-    nallocs++;
-    return __real_calloc(n, m);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    nallocs++;
-    return __real_realloc(p, n);
-}
 
 /* ---- helpers ---- */
 

@@ -133,8 +133,13 @@ static void test_start(void)
     translates((const char *[]){"tpcc_start", "-w", "2", NULL},
                "stampede tpcc run --mysql-port=3306 --mysql-db=tpcc --mysql-user=alice "
                "--warehouses=2 --threads=10 --warmup-time=10 --time=20 --rt-limits=5,5,5,80,20");
-    refused((const char *[]){"stampede", "tpcc_start", "-f", "rt.log", NULL}, "not supported yet");
-    refused((const char *[]){"stampede", "tpcc_start", "-t", "trx.log", NULL}, "not supported yet");
+    /* -f / -t: stampede's --report-file / --trx-file (co_tc_trx.h). */
+    translates((const char *[]){"stampede", "tpcc_start", "-f", "rt.log", "-ttrx.log", NULL},
+               "stampede tpcc run --mysql-port=3306 --mysql-db=tpcc --mysql-user=alice "
+               "--warehouses=1 --threads=10 --warmup-time=10 --time=20 --report-file=rt.log "
+               "--trx-file=trx.log --rt-limits=5,5,5,80,20");
+    refused((const char *[]){"stampede", "tpcc_start", "-f", "", NULL}, "-f: the report file");
+    refused((const char *[]){"stampede", "tpcc_start", "-t", NULL}, "-t: a value is required");
     refused((const char *[]){"stampede", "tpcc_start", "-m", "2", NULL}, "multi-schema");
     refused((const char *[]){"stampede", "tpcc_start", "-o", "1", NULL}, "multi-schema");
     refused((const char *[]){"stampede", "tpcc_start", "-n", "1", NULL}, "unknown option -n");

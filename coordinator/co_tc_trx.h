@@ -1,0 +1,59 @@
+/* co_tc_trx: tpcc_start's -f and -t files (`stampede tpcc run
+ * --report-file=FILE --trx-file=FILE`), written from the New-Order records
+ * the agents send in STATS.trx (proto/pr_msg_trx.h) as their STATS arrive.
+ *
+ * Formats (specs/tpcc-mysql.md §4.1, tpcc-mysql's driver.c / neword.c):
+ *   -f  "<time_count> <rt_ms>\n" (%d %.3f) per completed New-Order, the 1%
+ *       rolled back on purpose included, ramp-up and wind-down included;
+ *       time_count is tpcc_start's: 0 until the end of the first interval
+ *       after the ramp-up, then i, 2i, ... (-i), at most floor(-l / i) * i.
+ *   -t  "t_num: N finish: S NS start: S NS\n" per committed New-Order: the
+ *       connection's global index and CLOCK_REALTIME at the end and at the
+ *       start of its last attempt (taken on the agent's host).
+ * Lines come agent interval by agent interval, in end order within one.
+ * Thread: the coordinator's one thread. */
+#ifndef CO_TC_TRX_H
+#define CO_TC_TRX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pr_err.h"
+#include "pr_msg.h"
+
+typedef struct co_tc_trx co_tc_trx;
+
+/* What the files need to know of the run. */
+struct co_tc_trx_cfg {
+    const char *report_path; /* -f, or NULL / "": not written (borrowed) */
+    const char *trx_path;    /* -t, or NULL / "" */
+    uint32_t warmup_s;       /* --warmup-time (-r) */
+    uint32_t time_s;         /* --time (-l) */
+    uint32_t interval_s;     /* --report-interval (-i); 0: time_count stays 0 */
+};
+
+/* Check that the files can be written: each is created (truncated, as
+ * tpcc_start's "w+") and closed. 0, or PR_EINVAL with err naming the
+ * option, the path and the system's reason. */
+int co_tc_trx_check(const struct co_tc_trx_cfg *cfg, struct pr_error *err);
+
+/* Open the files (truncated). NULL when neither is asked for; NULL too with
+ * a message on stderr when one cannot be opened. Caller owns. */
+co_tc_trx *co_tc_trx_new(const struct co_tc_trx_cfg *cfg);
+
+/* Write s's records of kind `kind` (New-Order's index in READY.kinds). */
+void co_tc_trx_stats(co_tc_trx *t, const struct pr_msg_stats *s, int kind);
+
+/* Lines written so far to the -f and -t files. */
+uint64_t co_tc_trx_report_lines(const co_tc_trx *t);
+uint64_t co_tc_trx_trx_lines(const co_tc_trx *t);
+
+/* tpcc_start's time_count of a New-Order that ended end_us after t0. */
+uint32_t co_tc_trx_time_count(const struct co_tc_trx_cfg *cfg, uint64_t end_us);
+
+/* Flush and close the files, free; *t = NULL. 0, or a negative code with
+ * a message on stderr naming the file when a write failed. NULL: 0. */
+int co_tc_trx_destroy(co_tc_trx **t);
+
+#endif

@@ -1,0 +1,91 @@
+/* co_tc_trx: tpcc_start's -f / -t files from STATS.trx records: its
+ * time_count rule (0 through the ramp-up and the first measured interval,
+ * then i, 2i, ..., never past floor(time / i) * i), the two line formats,
+ * lines in end order, the rolled-back New-Order in -f only, other kinds
+ * left out, and a path that cannot be created refused up front. */
+#include <unistd.h>
+
+#include "co_tc_trx.h"
+#include "pr_msg_trx.h"
+#include "testlib.h"
+
+static void test_time_count(void)
+{
+    struct co_tc_trx_cfg c = {NULL, NULL, 2, 5, 2}; /* -r 2 -l 5 -i 2 */
+    static const struct {
+        uint64_t end_us;
+        uint32_t want;
+    } cases[] = {
+        {0, 0},         {1999999, 0}, {2000000, 0}, {3999999, 0}, {4000000, 2},
+        {5999999, 2},   {6000000, 4}, {7500000, 4}, /* wind-down: the last alarm's 4 */
+        {100000000, 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK_MSG(co_tc_trx_time_count(&c, cases[i].end_us) == cases[i].want,
+                  "end %" PRIu64 " us: %u, want %u", cases[i].end_us,
+                  co_tc_trx_time_count(&c, cases[i].end_us), cases[i].want);
+    c.interval_s = 0; /* no interval lines: tpcc_start's counter never moves */
+    CHECK(co_tc_trx_time_count(&c, 100000000) == 0);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    static char buf[4096];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+static void test_files(void)
+{
+    char dir[] = "/tmp/test_co_tc_trx.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char rp[64], tp[64];
+    snprintf(rp, sizeof rp, "%s/rt.txt", dir);
+    snprintf(tp, sizeof tp, "%s/trx.txt", dir);
+    struct co_tc_trx_cfg c = {rp, tp, 1, 4, 2};
+    struct pr_error err = {0};
+    CHECK(co_tc_trx_check(&c, &err) == 0);
+
+    co_tc_trx *t = co_tc_trx_new(&c);
+    CHECK(t != NULL);
+    /* Out of end order, one rolled back on purpose, one of another kind. */
+    struct pr_msg_trx recs[] = {
+        {3, 0, 0, 3500000, 12345, 1700000003000000001ull, 1700000003012345001ull},
+        {1, 0, 0, 500000, 999, 1700000000000000000ull, 1700000000000999000ull},
+        {2, 0, PR_TRX_ROLLED_BACK, 1200000, 1500, 1, 2},
+        {0, 1, 0, 1300000, 7777, 5, 6},
+    };
+    struct pr_msg_stats s = {.trx = recs, .n_trx = 4};
+    co_tc_trx_stats(t, &s, 0);
+    CHECK_EQ_U64(co_tc_trx_report_lines(t), 3);
+    CHECK_EQ_U64(co_tc_trx_trx_lines(t), 2);
+    CHECK(co_tc_trx_destroy(&t) == 0 && t == NULL);
+
+    const char *want_rt = "0 0.999\n0 1.500\n2 12.345\n";
+    const char *got = slurp(rp);
+    CHECK_MSG(strcmp(got, want_rt) == 0, "-f file:\n%s", got);
+    const char *want_trx = "t_num: 1 finish: 1700000000 999000 start: 1700000000 0\n"
+                           "t_num: 3 finish: 1700000003 12345001 start: 1700000003 1\n";
+    got = slurp(tp);
+    CHECK_MSG(strcmp(got, want_trx) == 0, "-t file:\n%s", got);
+
+    struct co_tc_trx_cfg bad = {"/nonexistent-dir/rt.txt", NULL, 0, 1, 1};
+    CHECK(co_tc_trx_check(&bad, &err) == PR_EINVAL);
+    CHECK_MSG(strstr(err.msg, "--report-file=/nonexistent-dir/rt.txt") != NULL, "%s", err.msg);
+    struct co_tc_trx_cfg none = {NULL, "", 0, 1, 1};
+    CHECK(co_tc_trx_new(&none) == NULL);
+    unlink(rp);
+    unlink(tp);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    test_time_count();
+    test_files();
+    return TEST_END();
+}
