@@ -78,8 +78,8 @@ static void make_plan(struct pr_msg *m, struct pr_msg_opt *opt, struct pr_msg_ta
 int main(void)
 {
     struct pr_msg plan, decoded;
-    struct pr_msg_opt opt;
-    struct pr_msg_table table;
+    struct pr_msg_opt opt = {0};
+    struct pr_msg_table table = {0};
     struct pr_error err = {0};
     msgpack_sbuffer sb;
 
