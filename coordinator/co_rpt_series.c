@@ -222,7 +222,13 @@ void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
 
 const char co__rpt_series_js[] =
     "function kser(r, what, k) {\n"
-    "  if (what === 'krate') return r.krate && r.krate[k];\n"
+    "  if (what === 'krate') {\n"
+    "    if (!r.krate) return null;\n"
+    "    if (r.krate[k]) return r.krate[k];\n"
+    "    /* a run without this kind: 0 where it has other kinds (as rate_series) */\n"
+    "    const any = Object.values(r.krate)[0];\n"
+    "    return any ? any.map(v => v === null ? null : 0) : null;\n"
+    "  }\n"
     "  const o = r.tc && r.tc[k];\n"
     "  return o && (what === 'tc-rate' ? o.rate : o.p95);\n"
     "}\n"
