@@ -4,13 +4,21 @@
 
 #include "pr_msg_int.h"
 
+/* The big-endian unsigned integer of w bytes at p. */
+static uint64_t be(const uint8_t *p, unsigned w)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < w; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
 static int scan_be(struct pr__msg_scan *s, unsigned width, uint64_t *v, struct pr_error *err)
 {
     if (s->len - s->off < width)
         return pr_error_set(err, PR_ETRUNCATED, "message truncated at offset %zu", s->off);
-    *v = 0;
-    for (unsigned i = 0; i < width; i++)
-        *v = (*v << 8) | s->p[s->off++];
+    *v = be(s->p + s->off, width);
+    s->off += width;
     return 0;
 }
 
@@ -85,15 +93,6 @@ int pr__msg_scan_obj(struct pr__msg_scan *s, unsigned depth, struct pr_error *er
     if (depth == 0 && mult == 2)
         s->top[n] = s->off;
     return 0;
-}
-
-/* The big-endian unsigned integer of w bytes at p. */
-static uint64_t be(const uint8_t *p, unsigned w)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < w; i++)
-        v = (v << 8) | p[i];
-    return v;
 }
 
 bool pr__mp_skip(const uint8_t *p, size_t len, size_t *off)
