@@ -136,8 +136,11 @@ function result_mt.free(self) end
 local con_mt = {}
 con_mt.__index = con_mt
 
--- The reply to a query: a result set, or an error raised as sysbench does.
-local function reply(query, errno, a, b, c, nf, gen)
+-- The reply to a query on connection con (nil: a sleep's): its result set,
+-- or an error raised as sysbench does. A connection has one result set,
+-- refilled by each query (sysbench's db_query() returns &con->rs too): no
+-- table made per query.
+local function reply(con, query, errno, a, b, c, nf, gen)
     if errno == nil or ctx.probe then
         return setmetatable({nrows = 0, nfields = 0, _fetched = 0, _gen = -1}, result_mt)
     end
@@ -150,13 +153,19 @@ local function reply(query, errno, a, b, c, nf, gen)
         end
         error(e, 3)
     end
-    return setmetatable({nrows = a, affected_rows = b, insert_id = c, nfields = nf,
-                         _fetched = 0, _gen = gen}, result_mt)
+    local rs = con and con._rs
+    if rs == nil then
+        rs = setmetatable({}, result_mt)
+        if con then con._rs = rs end
+    end
+    rs.nrows, rs.affected_rows, rs.insert_id, rs.nfields, rs._fetched, rs._gen =
+        a, b, c, nf, 0, gen
+    return rs
 end
 
 function con_mt.query(self, q)
     if type(q) ~= "string" then error("con:query() needs a string", 2) end
-    return reply(q, yield(1, q))
+    return reply(self, q, yield(1, q))
 end
 
 function con_mt.query_row(self, q)
@@ -185,7 +194,7 @@ function con_mt.bulk_insert_next(self, v)
         self._bv = {}
         self._blen = #self._bq
         bv = self._bv
-        reply(q, yield(1, q))
+        reply(self, q, yield(1, q))
     end
     if #bv > 0 then self._blen = self._blen + 1 end
     bv[#bv + 1] = v
@@ -196,7 +205,7 @@ function con_mt.bulk_insert_done(self)
     if bv ~= nil and #bv > 0 then
         local q = self._bq .. table.concat(bv, ",")
         self._bv = {}
-        reply(q, yield(1, q))
+        reply(self, q, yield(1, q))
     end
     self._bq = nil
 end
@@ -256,17 +265,17 @@ function stmt_mt.execute(self)
     if idx ~= nil and not ctx.probe then
         local ps = self._params
         local n = #ps
-        if n == 1 then return reply(self.sql, yield(2, idx, ps[1].value)) end
-        if n == 2 then return reply(self.sql, yield(2, idx, ps[1].value, ps[2].value)) end
-        return reply(self.sql, yield(2, idx, pvalues(ps, 1, n)))
+        if n == 1 then return reply(self._con, self.sql, yield(2, idx, ps[1].value)) end
+        if n == 2 then return reply(self._con, self.sql, yield(2, idx, ps[1].value, ps[2].value)) end
+        return reply(self._con, self.sql, yield(2, idx, pvalues(ps, 1, n)))
     end
     local q = render(self)
-    return reply(q, yield(1, q))
+    return reply(self._con, q, yield(1, q))
 end
 function stmt_mt.close(self) end
 
 function con_mt.prepare(self, q)
-    local s = setmetatable({sql = q, _types = {}, _params = {}}, stmt_mt)
+    local s = setmetatable({sql = q, _types = {}, _params = {}, _con = self}, stmt_mt)
     local pr = rawget(shared, "__sb_prepared")
     pr[#pr + 1] = s
     s._idx = rawget(shared, "__sb_stmt_index")[q]
@@ -304,7 +313,7 @@ local function sleep_s(s)
     if s == nil or s < 0 then error("a sleep of a number of seconds >= 0 is needed", 3) end
     if not ctx.probe and coroutine.running() ~= nil and host.row ~= nil then
         local q = fmt("DO SLEEP(%.6f)", s)
-        reply(q, yield(1, q))
+        reply(nil, q, yield(1, q))
     end
 end
 -- os.execute: only "sleep N" (tpcc_common.lua's sleep()); nothing else runs.

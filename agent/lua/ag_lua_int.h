@@ -59,6 +59,8 @@ struct ag__lua_state {
     int ctx_ref;                 /* registry ref of the prelude's __sb_ctx */
     int mt_ref;                  /* ... of _G's metatable (ctx.mt) */
     int shared_ref;              /* ... of the shared globals (ctx.shared) */
+    int key_ref[3];              /* ... of the strings "__index", "env", "tid" (no
+                                  * interning per resume) */
     unsigned refs;               /* coroutines using it (thread states) */
 };
 

@@ -269,6 +269,11 @@ struct ag__lua_state *ag__lua_state_new(const struct ag__lua_wl *wl, const char 
     lua_getfield(L, -1, "shared");
     st->shared_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     st->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    static const char *const keys[3] = {"__index", "env", "tid"};
+    for (int i = 0; i < 3; i++) {
+        lua_pushstring(L, keys[i]);
+        st->key_ref[i] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
     if (pr_lua_add_sources(L, wl->srcs, wl->n_srcs, err) < 0)
         goto fail;
     pr_lua_watchdog_start(L, AG__LUA_WATCHDOG_MS);
@@ -335,6 +340,16 @@ static void take_error(struct ag__lua_co *co)
     co->dead = true;
 }
 
+/* t[key k] = v, raw, for t at -2 and v on top (popped); k: st->key_ref's
+ * index. */
+static void rawset_key(struct ag__lua_state *st, int k)
+{
+    lua_State *L = st->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->key_ref[k]);
+    lua_insert(L, -2);
+    lua_rawset(L, -3);
+}
+
 /* Globals of coroutine env_ref from now on (LUA_NOREF: the shared ones):
  * ctx.env, _G's metatable __index and ctx.tid (pr_lua_prelude.lua). */
 static void switch_env(struct ag__lua_state *st, int env_ref, uint32_t tid)
@@ -350,11 +365,11 @@ static void switch_env(struct ag__lua_state *st, int env_ref, uint32_t tid)
         lua_rawgeti(L, LUA_REGISTRYINDEX, st->shared_ref);
     else
         lua_pushvalue(L, -2);
-    lua_rawset_str(L, "__index"); /* mt.__index = env or shared */
-    lua_pop(L, 1);                /* ctx env|nil */
-    lua_rawset_str(L, "env");
+    rawset_key(st, 0); /* mt.__index = env or shared */
+    lua_pop(L, 1);     /* ctx env|nil */
+    rawset_key(st, 1); /* ctx.env */
     lua_pushnumber(L, tid);
-    lua_rawset_str(L, "tid");
+    rawset_key(st, 2); /* ctx.tid */
     lua_pop(L, 1);
 }
 
