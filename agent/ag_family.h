@@ -112,6 +112,10 @@ struct ag_call {
     /* non-NULL (with want != AG_WANT_NONE): keep every row and column of the
      * result here (emptied first by its owner) */
     struct ag_rowset *rowset;
+    /* true: the event's clock starts at this statement; the ones before it
+     * in the event were the connection's setup (a Lua script's
+     * thread_init()), not the event's. The engine clears it. */
+    bool event_clock_start;
 };
 
 /* --db-ps-mode=disable rendering of a call to PS statement d (call->ival,
@@ -197,6 +201,12 @@ struct ag_piece {
     /* Optional: its statements' results keep every row and column here
      * (with result set), for a stream that reads them (a Lua command). */
     struct ag_rowset *rowset;
+    /* Optional (NULL: any error fails the command). A statement failed with
+     * a server error (after retry_locks' retries) on a connection still
+     * open: true when the stream took it and goes on with its next() (a Lua
+     * script's sysbench.hooks.sql_error_ignorable or its own pcall; counted
+     * as an ignored error), false: the command fails with the error. */
+    bool (*failed)(void *it, const struct ag_result *res);
 };
 
 #define AG_PIECE_RETRIES 100 /* attempts of a retry_locks statement after its first */
@@ -286,6 +296,11 @@ struct ag_family {
      * err_no met while connecting or preparing (tpcc: a missing table means
      * `stampede tpcc prepare`): a static string, or NULL for the engine's. */
     const char *(*wl_error_hint)(const struct ag_wl *wl, unsigned err_no);
+    /* Optional (NULL: none). Errors the family counted itself in the event
+     * that next() just ended (a Lua script's sb_counter_inc(tid,
+     * SB_CNT_ERROR), as sysbench: each one an ignored error; the event
+     * still ends as next() said). Called once per event, and resets. */
+    uint32_t (*event_errors)(struct ag_gen *g);
 };
 
 #endif

@@ -111,8 +111,11 @@ void ag_result_from_stmt(struct ag_result *r, char *buf, MYSQL_STMT *st, MYSQL_B
 
     r->rows = mysql_stmt_num_rows(st);
     r->ncols = 0;
-    if (r->rows == 0 || n == 0 || n < nf)
+    if (r->rows == 0 || n == 0 || n < nf) {
+        if (r->rowset && r->rows > 0 && n < nf) /* a Lua script's: every column */
+            ag_rowset_from_stmt_wide(r->rowset, st, nf);
         return; /* binding fewer columns than the result has is an error */
+    }
     memset(binds, 0, n * sizeof *binds);
     for (uint32_t i = 0; i < n; i++) {
         binds[i].buffer_type = MYSQL_TYPE_STRING;

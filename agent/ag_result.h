@@ -41,5 +41,9 @@ void ag_rowset_from_res(struct ag_rowset *rs, MYSQL_RES *res);
  * row. */
 void ag_rowset_from_stmt(struct ag_rowset *rs, MYSQL_STMT *st, MYSQL_BIND *binds, uint32_t n,
                          const unsigned long *len, const my_bool *null);
+/* The same for a stored statement result of nf columns, more than
+ * AG_RESULT_MAX_COLS (ag_result_from_stmt binds no row then): binds every
+ * column itself, values fetched by length. */
+void ag_rowset_from_stmt_wide(struct ag_rowset *rs, MYSQL_STMT *st, unsigned nf);
 
 #endif

@@ -85,7 +85,7 @@ void ag_rowset_from_stmt(struct ag_rowset *rs, MYSQL_STMT *st, MYSQL_BIND *binds
                 put(rs, i, NULL, 0);
                 continue;
             }
-            if (len[c] <= binds[c].buffer_length) {
+            if (len[c] <= binds[c].buffer_length && binds[c].buffer != NULL) {
                 put(rs, i, binds[c].buffer, len[c]);
                 continue;
             }
@@ -104,4 +104,23 @@ void ag_rowset_from_stmt(struct ag_rowset *rs, MYSQL_STMT *st, MYSQL_BIND *binds
         rs->nrows++;
     }
     mysql_stmt_data_seek(st, 0);
+}
+
+void ag_rowset_from_stmt_wide(struct ag_rowset *rs, MYSQL_STMT *st, unsigned nf)
+{
+    MYSQL_BIND *b = pr_xcalloc(nf, sizeof *b);
+    unsigned long *len = pr_xcalloc(nf, sizeof *len);
+    my_bool *null = pr_xcalloc(nf, sizeof *null);
+
+    ag_rowset_clear(rs);
+    for (unsigned c = 0; c < nf; c++) { /* no buffer: each value by its length */
+        b[c].buffer_type = MYSQL_TYPE_STRING;
+        b[c].length = &len[c];
+        b[c].is_null = &null[c];
+    }
+    if (mysql_stmt_bind_result(st, b) == 0)
+        ag_rowset_from_stmt(rs, st, b, nf, len, null);
+    free(null);
+    free(len);
+    free(b);
 }

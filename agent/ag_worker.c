@@ -256,6 +256,15 @@ static void count_piece(struct ag__wconn *wc)
 
 void ag__worker_exec(struct ag__wconn *wc)
 {
+    struct ag_call *call = ag_conn_call(wc->conn);
+    if (call->event_clock_start) { /* what came before was setup (ag_family.h) */
+        uint64_t now = uv_hrtime();
+        call->event_clock_start = false;
+        if (wc->w->rate <= 0)
+            wc->ev_start_ns = now; /* rate mode: the intended start stays */
+        wc->svc_start_ns = now;
+        wc->try_ns = now;
+    }
     int rc = ag_conn_exec(wc->conn);
     if (rc < 0)
         ag__worker_fatal_code(wc, "execute", rc);
@@ -310,6 +319,11 @@ void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64
 {
     ag_worker *w = wc->w;
 
+    if (wc->gen->fam->event_errors != NULL) { /* the family's own (ag_family.h) */
+        uint32_t n = wc->gen->fam->event_errors(wc->gen);
+        w->cur->ctr.errors += n;
+        w->run.ctr.errors += n;
+    }
     if (wc->gen->fam->event_kind == NULL)
         return;
     uint16_t k = wc->gen->fam->event_kind(wc->gen);
@@ -593,6 +607,13 @@ static void conn_cb(ag_conn *c, enum ag_conn_status st, void *data)
     case AG__WC_PIECE:
         if (st != AG_CONN_OK && piece_retry(wc, st))
             return;
+        if ((st == AG_CONN_IGNORED || st == AG_CONN_FATAL) && wc->piece->failed &&
+            !atomic_load(&wc->w->sh->abort) &&
+            wc->piece->failed(wc->piece->it, ag_conn_result(c))) {
+            AG__COUNT(wc->w, errors); /* the stream took it (ag_family.h) */
+            ag__worker_piece_next(wc);
+            return;
+        }
         if (st != AG_CONN_OK) {
             fatal(wc, ag_conn_error(c));
             return;

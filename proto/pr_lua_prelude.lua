@@ -340,13 +340,13 @@ local ffi_decls = {
     ["unsigned int sleep(unsigned int seconds)"] = "sleep",
     ["unsigned int sleep(unsigned int)"] = "sleep",
 }
-local CNT = {SB_CNT_OTHER = 0, SB_CNT_READ = 1, SB_CNT_WRITE = 2, SB_CNT_TRX = 3,
-             SB_CNT_ERROR = 4, SB_CNT_RECONNECT = 5}
+local CNT = {SB_CNT_OTHER = 0, SB_CNT_READ = 1, SB_CNT_WRITE = 2, SB_CNT_EVENT = 3,
+             SB_CNT_TRX = 3, SB_CNT_ERROR = 4, SB_CNT_RECONNECT = 5}
 local ffi_C_fns = {
     sb_counter_inc = function(_, kind)
         if kind ~= CNT.SB_CNT_ERROR then
-            error("ffi.C.sb_counter_inc: stampede counts only SB_CNT_ERROR (the event " ..
-                  "ends rolled back), not " .. tostring(kind), 2)
+            error("ffi.C.sb_counter_inc: stampede counts only SB_CNT_ERROR (one more " ..
+                  "ignored error, as in sysbench), not " .. tostring(kind), 2)
         end
         if host.event_error ~= nil then host.event_error() end
     end,

@@ -351,4 +351,5 @@ const struct ag_family ag_lua_family = {
     .wl_set_plan = lua_wl_set_plan,
     .gen_error = ag__lua_gen_error,
     .retry_fatal = ag__lua_retry_fatal,
+    .event_errors = ag__lua_event_errors,
 };

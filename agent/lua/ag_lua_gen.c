@@ -27,6 +27,8 @@ struct lua_gen {
     bool pending;                /* retry() resumed: last is the next step */
     bool finishing;              /* thread_done() is running */
     bool started;                /* the coroutine exists */
+    bool init_sent;              /* thread_init() sent statements (in the first event) */
+    bool clock_start;            /* the next statement starts the event's clock */
 };
 
 static _Thread_local struct ag__lua_state *tl_state;
@@ -76,6 +78,7 @@ static bool start(struct lua_gen *g)
     g->started = true;
     ag__lua_co_start(&g->co, tl_state, "__sb_thread_main", NULL, g->co.tid);
     g->last = ag__lua_co_resume(&g->co, &g->rng, 0); /* thread_init() */
+    g->init_sent = g->last == AG__LUA_Y_TEXT || g->last == AG__LUA_Y_STMT;
     return true;
 }
 
@@ -90,7 +93,10 @@ static enum ag__lua_yield run_event(struct lua_gen *g)
     lua_settop(g->co.co, 0);
     lua_pushnumber(g->co.co, 0);
     g->in_event = true;
-    g->rng.event_error = false;
+    /* sysbench starts the event's clock at event(): thread_init()'s
+     * statements, sent in the engine's first event, are not its */
+    g->clock_start = g->init_sent;
+    g->init_sent = false;
     return ag__lua_co_resume(&g->co, &g->rng, 1);
 }
 
@@ -103,13 +109,11 @@ static enum ag_step step_of(struct lua_gen *g, enum ag__lua_yield y, struct ag_c
         if (ag__lua_fill_call(&g->co, y, call) < 0)
             return AG_STEP_FAILED;
         ag__lua_want_rows(&g->rng, call);
+        call->event_clock_start = g->clock_start;
+        g->clock_start = false;
         return AG_STEP_STMT;
     case AG__LUA_Y_BOUNDARY:
         g->in_event = false;
-        if (g->rng.event_error) { /* the script counted it an error (sb_counter_inc) */
-            g->rng.event_error = false;
-            return AG_STEP_ROLLED_BACK;
-        }
         return AG_STEP_COMMITTED;
     case AG__LUA_Y_END:
         if (!g->co.err[0])
@@ -211,6 +215,15 @@ bool ag__lua_finish(struct ag_gen *gb, struct ag_call *call)
     return false;
 }
 
+/* The errors the script counted (sb_counter_inc) since the last call. */
+uint32_t ag__lua_event_errors(struct ag_gen *gb)
+{
+    struct lua_gen *g = GEN(gb);
+    uint32_t n = g->rng.event_errors;
+    g->rng.event_errors = 0;
+    return n;
+}
+
 const char *ag__lua_gen_error(struct ag_gen *g)
 {
     return GEN(g)->co.err[0] ? GEN(g)->co.err : NULL;
@@ -224,6 +237,8 @@ struct lua_piece {
     struct ag__lua_co co;        /* the command's coroutine */
     struct ag__lua_rng rng;      /* its streams */
     const struct ag_result *res; /* the last statement's result */
+    enum ag__lua_yield last;     /* what failed() resumed it to (pending) */
+    bool pending;                /* failed() resumed it: last is the next step */
     bool started;                /* resumed once */
 };
 
@@ -234,7 +249,10 @@ static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
     *rows = 0;
     if (p->co.dead)
         return false;
-    if (!p->started) {
+    if (p->pending) {
+        p->pending = false;
+        y = p->last;
+    } else if (!p->started) {
         p->started = true;
         y = ag__lua_co_resume(&p->co, &p->rng, 0);
     } else {
@@ -262,6 +280,22 @@ static const char *piece_result(void *it, const struct ag_result *res)
 {
     ((struct lua_piece *)it)->res = res;
     return NULL;
+}
+
+/* A statement failed: the script's query raises it (prelude: asking
+ * sysbench.hooks.sql_error_ignorable first, as sysbench's check_error());
+ * the stream goes on when the script caught it (pcall), or returned. */
+static bool piece_failed(void *it, const struct ag_result *res)
+{
+    struct lua_piece *p = it;
+    if (p->co.dead || !p->started || p->pending)
+        return false;
+    int n = ag__lua_push_result(p->co.co, res);
+    lua_pushboolean(p->co.co, 1);
+    p->last = ag__lua_co_resume(&p->co, &p->rng, n + 1);
+    p->res = NULL;
+    p->pending = true;
+    return p->last != AG__LUA_Y_ERROR;
 }
 
 static const char *piece_error(void *it)
@@ -295,7 +329,8 @@ static int add_piece(const struct ag__lua_wl *wl, const struct pr_msg_plan *plan
                              .next = piece_next,
                              .result = piece_result,
                              .error = piece_error,
-                             .rowset = &p->rng.rows};
+                             .rowset = &p->rng.rows,
+                             .failed = piece_failed};
     add(ctx, piece, piece_destroy);
     return 0;
 }

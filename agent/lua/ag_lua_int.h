@@ -42,12 +42,12 @@ struct ag__lua_wl {
 };
 
 /* The host data of one connection (or command stream): its random
- * streams, its last result's rows and its event's error flag. */
+ * streams, its last result's rows and its event's error count. */
 struct ag__lua_rng {
     struct ag_rand rng;         /* sysbench.rand.* */
     struct ag_rand_unique uniq; /* sysbench.rand.unique() */
     struct ag_rowset rows;      /* the last query's rows (rs:fetch_row()), gen its count */
-    bool event_error;           /* ffi.C.sb_counter_inc(tid, SB_CNT_ERROR) in this event */
+    uint32_t event_errors;      /* ffi.C.sb_counter_inc(tid, SB_CNT_ERROR) in this event */
 };
 
 /* A script state. */
@@ -126,6 +126,7 @@ bool ag__lua_retry(struct ag_gen *g, const struct ag_result *res);
 bool ag__lua_retry_fatal(struct ag_gen *g, const struct ag_result *res);
 bool ag__lua_finish(struct ag_gen *g, struct ag_call *call);
 const char *ag__lua_gen_error(struct ag_gen *g);
+uint32_t ag__lua_event_errors(struct ag_gen *g);
 int ag__lua_loads(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_piece_add_fn add,
                   void *ctx, struct pr_error *err);
 

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""e2e lua_api: sysbench Lua API semantics that real scripts rely on (issue 15).
+
+Each case is a small script of its own, run by stampede's Lua family against
+the sandbox MariaDB:
+  - init_latency: statements thread_init() sends are not part of the first
+    event's latency (sysbench starts the event clock at event()): a 1.5 s
+    sleep in thread_init, 20 fast events: the largest event latency stays
+    well under the sleep;
+  - counter_error: ffi.C.sb_counter_inc(tid, SB_CNT_ERROR) counts one ignored
+    error per call, the event still counting as a transaction (sysbench's
+    sb_counter semantics), never as rolled back;
+  - command_hook: sysbench.hooks.sql_error_ignorable is asked for an error in
+    a script's own command; with true the script's pcall takes the
+    RESTART_EVENT error and the command goes on; with false the command
+    ends with the server's error;
+  - wide_stmt: a prepared statement with 20 result columns gives its rows,
+    every column checked by the script.
+"""
+import os
+import re
+
+import e2elib as e
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def base(threads=1):
+    return ["--threads=%d" % threads, "--agents=1"] + e.local_opts() + e.db_opts()
+
+
+INIT_LUA = """
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  con:query("SELECT SLEEP(1.5)")
+end
+function event() con:query("SELECT 1") end
+"""
+
+
+def init_latency(d):
+    j = e.path("init.json")
+    p = e.run_ok([write(d, "init.lua", INIT_LUA), "run", "--events=20", "--time=0",
+                  "--json=" + j] + base(), "lua thread_init latency run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    tot = e.load_json(j)["totals"]
+    mx = tot["latency_ms"]["max"]
+    e.info("init_latency: %d events, %d statements, max event latency %.2f ms"
+           % (tot["transactions"], tot["queries"]["total"], mx))
+    e.check(tot["transactions"] == 20 and tot["queries"]["total"] == 21,
+            "20 events and 21 statements (thread_init's sleep included): %d, %d"
+            % (tot["transactions"], tot["queries"]["total"]))
+    e.check(mx < 750, "the first event's latency leaves thread_init's 1500 ms sleep out: "
+            "max %.2f ms (< 750)" % mx)
+
+
+COUNTER_LUA = """
+ffi = require("ffi")
+ffi.cdef("void sb_counter_inc(int, sb_counter_type);")
+function thread_init() con = sysbench.sql.driver():connect() n = 0 end
+function event()
+  n = n + 1
+  con:query("SELECT 1")
+  if n % 2 == 0 then ffi.C.sb_counter_inc(sysbench.tid, ffi.C.SB_CNT_ERROR) end
+  if n % 4 == 0 then ffi.C.sb_counter_inc(sysbench.tid, ffi.C.SB_CNT_ERROR) end
+end
+"""
+
+
+def counter_error(d):
+    j = e.path("counter.json")
+    p = e.run_ok([write(d, "counter.lua", COUNTER_LUA), "run", "--events=40", "--time=0",
+                  "--json=" + j] + base(), "lua sb_counter_inc run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    tot = e.load_json(j)["totals"]
+    c = tot["counters"]
+    e.info("counter_error: %d transactions, %d ignored errors, counters %r"
+           % (tot["transactions"], tot["ignored_errors"], c))
+    # 40 events: 20 even ones count one error each, 10 of them (n % 4 == 0) a second
+    e.check(tot["transactions"] == 40 and tot["ignored_errors"] == 30 and
+            c.get("rolled_back", 0) == 0 and c.get("failed", 0) == 0,
+            "SB_CNT_ERROR: 40 transactions, 30 ignored errors, none rolled back or failed: "
+            "%d, %d, %s, %s" % (tot["transactions"], tot["ignored_errors"],
+                                c.get("rolled_back"), c.get("failed")))
+
+
+COMMAND_LUA = """
+function sysbench.hooks.sql_error_ignorable(err)
+  print(string.format("HOOK errno=%%d", err.sql_errno))
+  return %s
+end
+function cmd_try()
+  local con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE IF NOT EXISTS lua_cmd_hook (v INT)")
+  local ok, err = pcall(con.query, con, "SELECT * FROM no_such_table_cmd")
+  print(string.format("CAUGHT restart=%%s", tostring(type(err) == "table" and
+        err.errcode == sysbench.error.RESTART_EVENT)))
+  con:query("INSERT INTO lua_cmd_hook VALUES (1)")
+end
+function cmd_plain()
+  local con = sysbench.sql.driver():connect()
+  con:query("SELECT * FROM no_such_table_cmd")
+  con:query("INSERT INTO lua_cmd_hook VALUES (2)")
+end
+sysbench.cmdline.commands = {try = {cmd_try}, plain = {cmd_plain}}
+"""
+
+
+def command_hook(d):
+    db = e.env("DB", "sbtest")
+    e.sql("DROP TABLE IF EXISTS %s.lua_cmd_hook" % db)
+    yes = write(d, "cmd_yes.lua", COMMAND_LUA % "true")
+    no = write(d, "cmd_no.lua", COMMAND_LUA % "false")
+    p = e.stampede([yes, "try"] + base())
+    rc = p.wait(60)
+    out = p.text("out") + p.text("err")
+    rows = [r[0] for r in e.sql("SELECT v FROM %s.lua_cmd_hook" % db)]
+    e.check(rc == 0 and out.count("HOOK errno=1146") == 1 and "CAUGHT restart=true" in out
+            and rows == ["1"],
+            "hook true in a command: asked once, the script's pcall took RESTART_EVENT, the "
+            "command went on: exit %s, rows %r, %r" % (rc, rows, out.strip()[-300:]))
+    p = e.stampede([no, "plain"] + base())
+    rc = p.wait(60)
+    out = p.text("out") + p.text("err")
+    rows = [r[0] for r in e.sql("SELECT v FROM %s.lua_cmd_hook" % db)]
+    e.check(rc not in (0, 2) and out.count("HOOK errno=1146") == 1 and "1146" in p.text("err")
+            .replace("HOOK errno=1146", "") and rows == ["1"],
+            "hook false in a command: asked once, the command ends with the server's error "
+            "and sends nothing more: exit %s, rows %r, %r" % (rc, rows, out.strip()[-300:]))
+    e.sql("DROP TABLE IF EXISTS %s.lua_cmd_hook" % db)
+
+
+WIDE_LUA = """
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  stmt = con:prepare("SELECT ? AS c1, %s")
+  p = stmt:bind_create(sysbench.sql.type.INT)
+  stmt:bind_param(p)
+  n = 0
+  ok = 0
+end
+function event()
+  n = n + 1
+  p:set(1000 + n)
+  local rs = stmt:execute()
+  assert(rs.nrows == 1, "nrows " .. tostring(rs.nrows))
+  assert(rs.nfields == 20, "nfields " .. tostring(rs.nfields))
+  local row = rs:fetch_row()
+  assert(row ~= nil, "no row")
+  assert(row[1] == tostring(1000 + n), "column 1: " .. tostring(row[1]))
+  for i = 2, 20 do
+    assert(row[i] == "v" .. i, "column " .. i .. ": " .. tostring(row[i]))
+  end
+  assert(rs:fetch_row() == nil, "a second row")
+  ok = ok + 1
+end
+function thread_done() print("WIDE VERIFIED " .. ok) end
+""" % ", ".join("'v%d' AS c%d" % (i, i) for i in range(2, 21))
+
+
+def wide_stmt(d):
+    before = e.status("Com_stmt_execute")["Com_stmt_execute"]
+    p = e.run_ok([write(d, "wide.lua", WIDE_LUA), "run", "--events=50", "--time=0"] + base(),
+                 "lua wide prepared statement run", timeout=60)
+    after = e.status("Com_stmt_execute")["Com_stmt_execute"]
+    if p.p.returncode != 0:
+        return
+    out = p.text("out") + p.text("err")
+    got = [int(x) for x in re.findall(r"WIDE VERIFIED (\d+)", out)]
+    e.info("wide_stmt: verified %r, Com_stmt_execute delta %d" % (got, after - before))
+    e.check(got == [50] and after - before == 50,
+            "50 events read all 20 columns of a prepared statement's row (%r), 50 server-side "
+            "executions (%d)" % (got, after - before))
+
+
+def main():
+    e.need_sandbox()
+    d = e.path("lua_api")
+    os.makedirs(d, exist_ok=True)
+    init_latency(d)
+    counter_error(d)
+    command_hook(d)
+    wide_stmt(d)
+    e.finish()
+
+
+if __name__ == "__main__":
+    main()
