@@ -116,6 +116,12 @@ struct ag_call {
      * in the event were the connection's setup (a Lua script's
      * thread_init()), not the event's. The engine clears it. */
     bool event_clock_start;
+    /* true: no statement but a new connection: the engine closes it and
+     * opens it again (statements prepared again; counted as a reconnect;
+     * a failed open retries, backing off, until the run ends), then calls
+     * next() with no result (a Lua script's con:reconnect(), in an event).
+     * The engine clears it. */
+    bool reconnect;
 };
 
 /* --db-ps-mode=disable rendering of a call to PS statement d (call->ival,

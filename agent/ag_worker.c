@@ -254,9 +254,19 @@ static void count_piece(struct ag__wconn *wc)
     count_ok(wc->w, wc->conn);
 }
 
+static void backoff_cb(uv_timer_t *t);
+
 void ag__worker_exec(struct ag__wconn *wc)
 {
     struct ag_call *call = ag_conn_call(wc->conn);
+    if (call->reconnect && wc->st == AG__WC_EVENT) { /* the family's (ag_family.h) */
+        call->reconnect = false;
+        call->event_clock_start = false;
+        ag_conn_close(wc->conn);
+        wc->reopen_next = true;
+        uv_timer_start(&wc->timer, backoff_cb, 0, 0); /* reopens on the next turn */
+        return;
+    }
     if (call->event_clock_start) { /* what came before was setup (ag_family.h) */
         uint64_t now = uv_hrtime();
         call->event_clock_start = false;
@@ -489,6 +499,11 @@ static void on_open(struct ag__wconn *wc, enum ag_conn_status st)
     wc->backoff_ms = 0;
     wc->stmt_ns = uv_hrtime();
     wc->st = AG__WC_EVENT;
+    if (wc->reopen_next) { /* the family asked for it: its event goes on */
+        wc->reopen_next = false;
+        next_stmt(wc);
+        return;
+    }
     retry_event(wc); /* the family restarts the event (sysbench: from its beginning) */
 }
 

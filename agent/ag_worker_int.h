@@ -43,6 +43,7 @@ struct ag__wconn {
     uint64_t piece_rows;    /* rows the stream's statement in flight inserts */
     uint32_t piece_retries; /* retry_locks: times the statement in flight was sent again */
     uv_timer_t timer;       /* backoff and yields */
+    bool reopen_next;       /* reopening for the family (ag_call.reconnect): next() goes on */
 };
 
 struct ag_worker {

@@ -15,6 +15,7 @@
 --                             1 (run thread_done() and end)
 --   yield(1, sql)             a text query
 --   yield(2, idx, p1, .., pn) prepared statement idx (0-based) of the set
+--   yield(3)                  con:reconnect(); resumed with nothing
 -- resumed after a query with (errno, nrows, affected, insert_id, ncols, gen)
 -- (the rows through host.row(gen, n)) or, on an error, (errno, message,
 -- sqlstate[, true when it is not ignorable]).
@@ -176,7 +177,13 @@ end
 
 function con_mt.disconnect(self) end
 function con_mt.close(self) end
-con_mt.reconnect = unsupported("con:reconnect()")
+-- A new connection (the statements prepared again), in thread_init() or
+-- event(): the agent closes the connection and opens it again (a reconnect
+-- in the figures), then resumes; in thread_done() it does nothing.
+function con_mt.reconnect(self)
+    if not ctx.probe and coroutine.running() ~= nil and host.row ~= nil then yield(3) end
+    return true
+end
 
 -- bulk insert: sysbench's db_bulk_insert_next: flush before a row when the
 -- statement, the row, a comma and the NUL would pass 512 KiB.

@@ -112,6 +112,10 @@ static enum ag_step step_of(struct lua_gen *g, enum ag__lua_yield y, struct ag_c
         call->event_clock_start = g->clock_start;
         g->clock_start = false;
         return AG_STEP_STMT;
+    case AG__LUA_Y_RECONNECT: /* the engine reopens, then next() resumes with nothing */
+        call->reconnect = true;
+        call->event_clock_start = false;
+        return AG_STEP_STMT;
     case AG__LUA_Y_BOUNDARY:
         g->in_event = false;
         return AG_STEP_COMMITTED;
@@ -206,6 +210,10 @@ bool ag__lua_finish(struct ag_gen *gb, struct ag_call *call)
         int n = ag__lua_push_result(g->co.co, g->res);
         y = ag__lua_co_resume(&g->co, &g->rng, n);
     }
+    while (y == AG__LUA_Y_RECONNECT) { /* thread_done(): its connection closes next */
+        lua_settop(g->co.co, 0);
+        y = ag__lua_co_resume(&g->co, &g->rng, 0);
+    }
     g->res = NULL;
     g->last = y;
     if ((y == AG__LUA_Y_TEXT || y == AG__LUA_Y_STMT) && ag__lua_fill_call(&g->co, y, call) == 0) {
@@ -263,6 +271,13 @@ static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
     while (y == AG__LUA_Y_BOUNDARY || y == AG__LUA_Y_STMT) {
         if (y == AG__LUA_Y_STMT) { /* commands prepare nothing: text only */
             snprintf(p->co.err, sizeof p->co.err, "a prepared statement in a command");
+            p->co.dead = true;
+            return false;
+        }
+        if (y == AG__LUA_Y_RECONNECT) {
+            snprintf(p->co.err, sizeof p->co.err,
+                     "stampede does not support con:reconnect() in a command, only in "
+                     "thread_init() and event() (README: Your own Lua scripts)");
             p->co.dead = true;
             return false;
         }

@@ -78,11 +78,12 @@ struct ag__lua_co {
 
 /* What a resume returned. */
 enum ag__lua_yield {
-    AG__LUA_Y_BOUNDARY, /* yield(0) */
-    AG__LUA_Y_TEXT,     /* yield(1, sql) */
-    AG__LUA_Y_STMT,     /* yield(2, idx, ...) */
-    AG__LUA_Y_END,      /* the coroutine returned */
-    AG__LUA_Y_ERROR,    /* it failed: co->err */
+    AG__LUA_Y_BOUNDARY,  /* yield(0) */
+    AG__LUA_Y_TEXT,      /* yield(1, sql) */
+    AG__LUA_Y_STMT,      /* yield(2, idx, ...) */
+    AG__LUA_Y_RECONNECT, /* yield(3): con:reconnect() */
+    AG__LUA_Y_END,       /* the coroutine returned */
+    AG__LUA_Y_ERROR,     /* it failed: co->err */
 };
 
 /* A new state for wl: sources loaded, options set, the main script run,

@@ -403,6 +403,8 @@ enum ag__lua_yield ag__lua_co_resume(struct ag__lua_co *co, struct ag__lua_rng *
         return AG__LUA_Y_TEXT;
     if (op == 2 && lua_isnumber(co->co, 2))
         return AG__LUA_Y_STMT;
+    if (op == 3)
+        return AG__LUA_Y_RECONNECT;
     snprintf(co->err, sizeof co->err,
              "the script yielded something that is not a query (coroutine.yield in a script "
              "is not supported)");

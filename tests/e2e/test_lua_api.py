@@ -15,7 +15,10 @@ the sandbox MariaDB:
     RESTART_EVENT error and the command goes on; with false the command
     ends with the server's error;
   - wide_stmt: a prepared statement with 20 result columns gives its rows,
-    every column checked by the script.
+    every column checked by the script;
+  - reconnect: con:reconnect() every 10th event makes a new server
+    connection (CONNECTION_ID() changes, the server's Connections counter
+    moves), the prepared statement prepared again, each counted a reconnect.
 """
 import os
 import re
@@ -180,6 +183,52 @@ def wide_stmt(d):
             "executions (%d)" % (got, after - before))
 
 
+RECONNECT_LUA = """
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  stmt = con:prepare("SELECT CONNECTION_ID() + ?")
+  p = stmt:bind_create(sysbench.sql.type.INT)
+  stmt:bind_param(p)
+  p:set(0)
+  n = 0
+  ids = {}
+  nids = 0
+end
+function event()
+  n = n + 1
+  if n % 10 == 0 then assert(con:reconnect()) end
+  local id = stmt:execute():fetch_row()[1]
+  if ids[id] == nil then ids[id] = true nids = nids + 1 end
+end
+function thread_done() print("RECONNECT IDS " .. nids) end
+"""
+
+
+def reconnect(d):
+    before = e.status("Connections", "Com_stmt_prepare")
+    j = e.path("reconnect.json")
+    p = e.run_ok([write(d, "reconnect.lua", RECONNECT_LUA), "run", "--events=50", "--time=0",
+                  "--json=" + j] + base(), "lua con:reconnect() run", timeout=60)
+    after = e.status("Connections", "Com_stmt_prepare")
+    if p.p.returncode != 0:
+        return
+    tot = e.load_json(j)["totals"]
+    out = p.text("out") + p.text("err")
+    ids = [int(x) for x in re.findall(r"RECONNECT IDS (\d+)", out)]
+    conns = after["Connections"] - before["Connections"]
+    prep = after["Com_stmt_prepare"] - before["Com_stmt_prepare"]
+    e.info("reconnect: %d events, %d reconnects, distinct connection ids %r, server "
+           "Connections delta %d, Com_stmt_prepare delta %d"
+           % (tot["transactions"], tot["reconnects"], ids, conns, prep))
+    # events 10, 20, 30, 40, 50 reconnect: 6 connections in all
+    e.check(tot["transactions"] == 50 and tot["reconnects"] == 5 and ids == [6],
+            "con:reconnect() 5 times: 50 events, %d reconnects, %r distinct CONNECTION_ID()s "
+            "(want 5, [6])" % (tot["reconnects"], ids))
+    e.check(conns >= 5 and prep >= 5,
+            "the server saw the new connections (%d >= 5) and the statement prepared again "
+            "(%d >= 5)" % (conns, prep))
+
+
 def main():
     e.need_sandbox()
     d = e.path("lua_api")
@@ -188,6 +237,7 @@ def main():
     counter_error(d)
     command_hook(d)
     wide_stmt(d)
+    reconnect(d)
     e.finish()
 
 
