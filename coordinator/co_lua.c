@@ -254,6 +254,7 @@ static const char *const supported[] = {"sysbench.cmdline.options",
                                         "sysbench.hooks.report_cumulative",
                                         "sysbench.hooks.sql_error_ignorable",
                                         "sysbench.report_default",
+                                        "sysbench.histogram.new",
                                         NULL};
 
 static bool api_known(const char *name, size_t len)

@@ -98,7 +98,6 @@ function r.varstring(min, max)
     for i = 1, n do t[i] = string.char(r.uniform(33, 126)) end
     return table.concat(t)
 end
-r.histgram = nil
 sb_rand = r.default
 sb_rand_uniform = r.uniform
 sb_rand_gaussian = r.gaussian
@@ -389,10 +388,51 @@ local ffi = {
 }
 package.preload.ffi = function() return ffi end
 
--- ---- unsupported parts, named when called ---------------------------------
-sysbench.histogram = setmetatable({}, {__index = function(_, k)
-    return unsupported("sysbench.histogram." .. tostring(k))
-end})
+-- ---- sysbench.histogram: bounded histograms (sysbench 1.0.20's API) ---------
+-- new(size, min, max): size buckets spaced logarithmically over [min, max]
+-- (a value goes to bucket floor((ln v - ln min) * (size-1) / (ln max - ln
+-- min) + 0.5), clamped); h:update(v); h:print(): one line per non-empty
+-- bucket, "%12.3f |%-40s %d" (its value, a bar scaled to the largest, its
+-- count) under sysbench's heading. A histogram belongs to the state that
+-- made it: made at the top level it is shared by the connections of one
+-- agent worker thread (sysbench: one per thread); made in thread_init(),
+-- one per connection.
+local hist_mt = {}
+hist_mt.__index = hist_mt
+local HIST_BAR = string.rep("*", 40)
+function hist_mt.update(self, v)
+    v = tonumber(v)
+    if v == nil then error("histogram:update() needs a number", 2) end
+    local i = math.floor((math.log(v) - self._deduct) * self._mult + 0.5)
+    if i ~= i or i < 0 then i = 0 elseif i >= self._size then i = self._size - 1 end
+    self._count[i] = (self._count[i] or 0) + 1
+end
+function hist_mt.print(self)
+    local max = 0
+    for _, c in pairs(self._count) do if c > max then max = c end end
+    if max == 0 then return end
+    print("       value  ------------- distribution ------------- count")
+    for i = 0, self._size - 1 do
+        local c = self._count[i]
+        if c ~= nil then
+            local w = math.floor(c * 40 / max + 0.5)
+            print(fmt("%12.3f |%-40s %d", math.exp(i / self._mult + self._deduct),
+                      HIST_BAR:sub(1, w), c))
+        end
+    end
+end
+sysbench.histogram = {}
+function sysbench.histogram.new(size, range_min, range_max)
+    size, range_min, range_max = tonumber(size), tonumber(range_min), tonumber(range_max)
+    if size == nil or size < 2 or size ~= math.floor(size) or range_min == nil or
+        range_max == nil or range_min <= 0 or range_max <= range_min then
+        error("sysbench.histogram.new(size, min, max) needs an integer size >= 2 and " ..
+              "0 < min < max", 2)
+    end
+    local d = math.log(range_min)
+    return setmetatable({_size = size, _deduct = d, _mult = (size - 1) / (math.log(range_max) - d),
+                         _count = {}}, hist_mt)
+end
 
 -- ---- reports (coordinator: sysbench.hooks.report_intermediate) ----------
 local function rates(stat)

@@ -18,7 +18,10 @@ the sandbox MariaDB:
     every column checked by the script;
   - reconnect: con:reconnect() every 10th event makes a new server
     connection (CONNECTION_ID() changes, the server's Connections counter
-    moves), the prepared statement prepared again, each counted a reconnect.
+    moves), the prepared statement prepared again, each counted a reconnect;
+  - histogram: sysbench.histogram.new/update/print in a script, over 2
+    threads: each thread with events prints its own histogram (made in
+    thread_init) as sysbench prints one, the counts adding up to the events.
 """
 import os
 import re
@@ -229,6 +232,42 @@ def reconnect(d):
             "(%d >= 5)" % (conns, prep))
 
 
+HIST_LUA = """
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  h = sysbench.histogram.new(16, 1, 1000)
+  n = 0
+end
+function event()
+  n = n + 1
+  con:query("SELECT 1")
+  h:update(({1, 10, 100})[n % 3 + 1])
+end
+function thread_done() print("HIST of " .. n) h:print() end
+"""
+
+
+def histogram(d):
+    p = e.run_ok([write(d, "hist.lua", HIST_LUA), "run", "--events=60", "--time=0",
+                  "--threads=2", "--agents=1"] + e.local_opts() + e.db_opts(),
+                 "lua sysbench.histogram run", timeout=60)
+    if p.p.returncode != 0:
+        return
+    out = p.text("out") + p.text("err")
+    heads = out.count("       value  ------------- distribution ------------- count")
+    ns = [int(x) for x in re.findall(r"HIST of (\d+)", out)]
+    of = sum(ns)
+    busy = len([n for n in ns if n > 0])  # an empty histogram prints nothing (sysbench)
+    rows = re.findall(r"^ *([\d.]+) \|(\**) *(\d+)$", out, re.M)
+    e.info("histogram: %d headings, rows %r" % (heads, rows))
+    e.check(len(ns) == 2 and heads == busy and of == 60 and sum(int(r[2]) for r in rows) == 60 and
+            {r[0] for r in rows} == {"1.000", "10.000", "100.000"},
+            "2 threads printed their histograms: %d headings for %d threads with events %r, "
+            "counts add to %d of %d events, buckets %s" % (heads, busy, ns,
+                                                        sum(int(r[2]) for r in rows), of,
+                            sorted({r[0] for r in rows})))
+
+
 def main():
     e.need_sandbox()
     d = e.path("lua_api")
@@ -238,6 +277,7 @@ def main():
     command_hook(d)
     wide_stmt(d)
     reconnect(d)
+    histogram(d)
     e.finish()
 
 

@@ -94,6 +94,33 @@ static void test_exec_ffi_subset(void)
     }
 }
 
+/* sysbench.histogram: buckets spaced logarithmically, values clamped into
+ * the range, printed as sysbench prints them (bars scaled to the largest). */
+static void test_histogram(void)
+{
+    static const char src[] =
+        "local out = {}\n"
+        "print = function(s) out[#out + 1] = s end\n"
+        "local h = sysbench.histogram.new(10, 1, 1000)\n"
+        "for _, v in ipairs({1, 10, 10, 100, 1000, 5000, 0.5}) do h:update(v) end\n"
+        "h:print()\n"
+        "local want = {\n"
+        "  '       value  ------------- distribution ------------- count',\n"
+        "  '       1.000 |' .. string.rep('*', 40) .. ' 2',\n"
+        "  '      10.000 |' .. string.rep('*', 40) .. ' 2',\n"
+        "  '     100.000 |' .. string.rep('*', 20) .. string.rep(' ', 20) .. ' 1',\n"
+        "  '    1000.000 |' .. string.rep('*', 40) .. ' 2'}\n"
+        "assert(#out == #want, 'lines: ' .. #out)\n"
+        "for i = 1, #want do assert(out[i] == want[i], 'line ' .. i .. ': ' .. out[i]) end\n"
+        "local e = sysbench.histogram.new(4, 1, 10) out = {} e:print()\n"
+        "assert(#out == 0, 'an empty histogram prints nothing')\n"
+        "assert(not pcall(sysbench.histogram.new, 10, 0, 10), 'min 0 refused')\n";
+    lua_State *L = state();
+    struct pr_error err = {0};
+    CHECK_MSG(run(L, src, &err) == 0, "%s", err.msg);
+    lua_close(L);
+}
+
 static void test_modules(void)
 {
     lua_State *L = state();
@@ -155,6 +182,7 @@ int main(void)
 {
     test_sandbox();
     test_exec_ffi_subset();
+    test_histogram();
     test_modules();
     test_errors();
     test_watchdog();
