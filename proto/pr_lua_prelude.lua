@@ -165,6 +165,7 @@ end
 
 function con_mt.query(self, q)
     if type(q) ~= "string" then error("con:query() needs a string", 2) end
+    if self._closed then closed_query(self) end
     return reply(self, q, yield(1, q))
 end
 
@@ -174,8 +175,18 @@ function con_mt.query_row(self, q)
     return host_row(rs._gen, 1)
 end
 
-function con_mt.disconnect(self) end
-function con_mt.close(self) end
+-- A thread has one live connection: disconnect() ends this object's use
+-- (its queries fail); a drv:connect() after it opens a new one.
+local function closed_query(self)
+    error("a query on a connection closed with con:disconnect()", 3)
+end
+function con_mt.disconnect(self)
+    if self._closed then return end
+    self._closed = true
+    local e = ctx.env
+    if e ~= nil and rawget(e, "__sb_con") == self then rawset(e, "__sb_con", false) end
+end
+con_mt.close = con_mt.disconnect
 -- A new connection (the statements prepared again), in thread_init() or
 -- event(): the agent closes the connection and opens it again (a reconnect
 -- in the figures), then resumes; in thread_done() it does nothing.
@@ -267,6 +278,7 @@ local function pvalues(ps, i, n)
 end
 
 function stmt_mt.execute(self)
+    if self._con ~= nil and self._con._closed then closed_query(self) end
     local idx = self._idx
     if idx ~= nil and not ctx.probe then
         local ps = self._params
@@ -290,14 +302,22 @@ end
 
 local drv_mt = {}
 drv_mt.__index = drv_mt
+-- The thread's connection: the agent's, already open for the first
+-- connect(); one after con:disconnect() is a new server connection (the
+-- agent reopens it: a reconnect in the figures). Two live at once are not
+-- supported.
 function drv_mt.connect(self)
     local e = ctx.env
-    if e ~= nil and rawget(e, "__sb_con") ~= nil then
-        error("stampede gives each thread one connection: a second drv:connect() is " ..
-              "not supported", 2)
+    local cur = e ~= nil and rawget(e, "__sb_con")
+    if cur then
+        error("stampede gives each thread one live connection: a second drv:connect() " ..
+              "before con:disconnect() is not supported", 2)
     end
     local c = setmetatable({}, con_mt)
-    if e ~= nil then rawset(e, "__sb_con", c) end
+    if e ~= nil then
+        if cur == false and not ctx.probe and host.row ~= nil then yield(3) end
+        rawset(e, "__sb_con", c)
+    end
     return c
 end
 function drv_mt.name(self) return "mysql" end

@@ -78,7 +78,8 @@ static bool start(struct lua_gen *g)
     g->started = true;
     ag__lua_co_start(&g->co, tl_state, "__sb_thread_main", NULL, g->co.tid);
     g->last = ag__lua_co_resume(&g->co, &g->rng, 0); /* thread_init() */
-    g->init_sent = g->last == AG__LUA_Y_TEXT || g->last == AG__LUA_Y_STMT;
+    g->init_sent =
+        g->last == AG__LUA_Y_TEXT || g->last == AG__LUA_Y_STMT || g->last == AG__LUA_Y_RECONNECT;
     return true;
 }
 
@@ -276,8 +277,9 @@ static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
         }
         if (y == AG__LUA_Y_RECONNECT) {
             snprintf(p->co.err, sizeof p->co.err,
-                     "stampede does not support con:reconnect() in a command, only in "
-                     "thread_init() and event() (README: Your own Lua scripts)");
+                     "stampede does not support con:reconnect() (or drv:connect() after "
+                     "con:disconnect()) in a command, only in thread_init() and event() "
+                     "(README: Your own Lua scripts)");
             p->co.dead = true;
             return false;
         }

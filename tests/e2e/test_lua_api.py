@@ -19,6 +19,8 @@ the sandbox MariaDB:
   - reconnect: con:reconnect() every 10th event makes a new server
     connection (CONNECTION_ID() changes, the server's Connections counter
     moves), the prepared statement prepared again, each counted a reconnect;
+    con:disconnect() then drv:connect() does the same; two live connections
+    in one thread are refused by name;
   - histogram: sysbench.histogram.new/update/print in a script, over 2
     threads: each thread with events prints its own histogram (made in
     thread_init) as sysbench prints one, the counts adding up to the events.
@@ -247,6 +249,49 @@ function thread_done() print("HIST of " .. n) h:print() end
 """
 
 
+SECOND_LUA = """
+function thread_init()
+  drv = sysbench.sql.driver()
+  con = drv:connect()
+  n = 0
+  ids = {}
+  nids = 0
+end
+function event()
+  n = n + 1
+  if n %% 5 == 0 then
+    con:disconnect()
+    local ok = pcall(con.query, con, "SELECT 1")
+    assert(not ok, "a query on a disconnected connection")
+    con = drv:connect()
+  end
+  local id = con:query_row("SELECT CONNECTION_ID()")
+  if ids[id] == nil then ids[id] = true nids = nids + 1 end
+  %s
+end
+function thread_done() print("SECOND IDS " .. nids) end
+"""
+
+
+def second_connect(d):
+    j = e.path("second.json")
+    p = e.run_ok([write(d, "second.lua", SECOND_LUA % ""), "run", "--events=20", "--time=0",
+                  "--json=" + j] + base(), "lua disconnect/connect run", timeout=60)
+    if p.p.returncode == 0:
+        tot = e.load_json(j)["totals"]
+        out = p.text("out") + p.text("err")
+        ids = [int(x) for x in re.findall(r"SECOND IDS (\d+)", out)]
+        e.check(tot["transactions"] == 20 and tot["reconnects"] == 4 and ids == [5],
+                "con:disconnect() + drv:connect() every 5th of 20 events: %d reconnects, %r "
+                "distinct CONNECTION_ID()s (want 4, [5])" % (tot["reconnects"], ids))
+    p = e.stampede([write(d, "two.lua", SECOND_LUA % "local c2 = drv:connect()"), "run",
+                    "--events=5", "--time=0"] + base())
+    rc = p.wait(60)
+    e.check(rc != 0 and "one live connection: a second drv:connect()" in p.text("err"),
+            "two live connections in a thread: refused by name: exit %s, %r"
+            % (rc, p.text("err").strip()[-200:]))
+
+
 def histogram(d):
     p = e.run_ok([write(d, "hist.lua", HIST_LUA), "run", "--events=60", "--time=0",
                   "--threads=2", "--agents=1"] + e.local_opts() + e.db_opts(),
@@ -277,6 +322,7 @@ def main():
     command_hook(d)
     wide_stmt(d)
     reconnect(d)
+    second_connect(d)
     histogram(d)
     e.finish()
 
