@@ -4,6 +4,7 @@
  * run timers in ag_worker_ctl.c. */
 #include "ag_worker.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,9 +260,13 @@ static void backoff_cb(uv_timer_t *t);
 void ag__worker_exec(struct ag__wconn *wc)
 {
     struct ag_call *call = ag_conn_call(wc->conn);
-    if (call->reconnect && wc->st == AG__WC_EVENT) { /* the family's (ag_family.h) */
+    if (call->reconnect) { /* the family's (ag_family.h): in an event only */
         call->reconnect = false;
         call->event_clock_start = false;
+        if (wc->st != AG__WC_EVENT) {
+            ag__worker_fatal_code(wc, "reconnect outside an event", -EINVAL);
+            return;
+        }
         ag_conn_close(wc->conn);
         wc->reopen_next = true;
         uv_timer_start(&wc->timer, backoff_cb, 0, 0); /* reopens on the next turn */
