@@ -141,8 +141,15 @@ void pr_hist_add_frozen(pr_hist *dst, const pr_hist_frozen *f)
     if (f->max == 0)
         return;
     const uint16_t *idx = frozen_idx(f);
-    for (uint32_t i = 0; i < f->n_buckets; i++)
-        dst->counts[idx[i]] += frozen_count_at(f, i);
+    uint64_t *counts = dst->counts;
+    if (!f->wide) { /* the common case, typed for the compiler: one add a bucket */
+        const uint32_t *c = (const uint32_t *)f->data;
+        for (uint32_t i = 0; i < f->n_buckets; i++)
+            counts[idx[i]] += c[i];
+    } else {
+        for (uint32_t i = 0; i < f->n_buckets; i++)
+            counts[idx[i]] += f->data[i];
+    }
     dst->total += f->total;
     dst->clamped += f->clamped;
     if (f->min < dst->min)
@@ -238,12 +245,44 @@ pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t tot
     return pr_xrealloc(f, pr_hist_frozen_size(f));
 }
 
+/* merge_sparse when f, src and g are all narrow: branch-free steps (two
+ * lists of mostly the same indexes defeat the branch predictor), with
+ * a sentinel past each list's end instead of bounds tests in the step. */
+static uint32_t merge_narrow(const pr_hist_frozen *f, const pr_hist_frozen *src, pr_hist_frozen *g)
+{
+    const uint16_t *fi = frozen_idx(f), *si = frozen_idx(src);
+    const uint32_t *fc = (const uint32_t *)f->data, *sc = (const uint32_t *)src->data;
+    uint16_t *gi = frozen_idx(g);
+    uint32_t *gc = (uint32_t *)g->data;
+    uint32_t i = 0, j = 0, n = 0, fn = f->n_buckets, sn = src->n_buckets;
+    while (i < fn && j < sn) {
+        uint32_t a = fi[i], b = si[j];
+        uint32_t take_f = a <= b, take_s = b <= a;
+        gi[n] = (uint16_t)(take_f ? a : b);
+        gc[n] = (take_f ? fc[i] : 0) + (take_s ? sc[j] : 0);
+        n++;
+        i += take_f;
+        j += take_s;
+    }
+    for (; i < fn; i++, n++) {
+        gi[n] = fi[i];
+        gc[n] = fc[i];
+    }
+    for (; j < sn; j++, n++) {
+        gi[n] = si[j];
+        gc[n] = sc[j];
+    }
+    return n;
+}
+
 /* f's and src's buckets merged in index order into g (room for both). */
 static uint32_t merge_sparse(const pr_hist_frozen *f, const pr_hist_frozen *src, pr_hist_frozen *g)
 {
     const uint16_t *fi = frozen_idx(f), *si = frozen_idx(src);
     uint16_t *gi = frozen_idx(g);
     uint32_t i = 0, j = 0, n = 0;
+    if (!f->wide && !src->wide && !g->wide)
+        return merge_narrow(f, src, g);
     while (i < f->n_buckets || j < src->n_buckets) {
         bool take_f = j >= src->n_buckets || (i < f->n_buckets && fi[i] <= si[j]);
         bool take_s = i >= f->n_buckets || (j < src->n_buckets && si[j] <= fi[i]);
@@ -260,9 +299,10 @@ void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src)
     if (src->max == 0 && *f != NULL)
         return;
     pr_hist_frozen *old = *f;
-    if (old == NULL) {
-        old = frozen_alloc(0, false);
-        frozen_summary(old, 0, 0, UINT64_MAX, 0, 0);
+    if (old == NULL) { /* a copy: the same bytes */
+        size_t size = pr_hist_frozen_size(src);
+        *f = memcpy(pr_xmalloc(size), src, size);
+        return;
     }
     uint64_t total = old->total + src->total;
     pr_hist_frozen *g = frozen_alloc(old->n_buckets + src->n_buckets, total > UINT32_MAX);
@@ -283,6 +323,24 @@ bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it)
     it->value_us = pr_hist_highest_equivalent(it->lowest_us);
     it->count = frozen_count_at(f, (uint32_t)i);
     return true;
+}
+
+uint64_t pr_hist_frozen_value_at_percentile(const pr_hist_frozen *f, double p)
+{
+    if (f->max == 0)
+        return 0;
+    if (!(p > 0.0))
+        return f->min;
+    uint64_t rank = pr__hist_rank(p, f->total), seen = 0;
+    const uint16_t *idx = frozen_idx(f);
+    for (uint32_t i = 0; i < f->n_buckets; i++) {
+        seen += frozen_count_at(f, i);
+        if (seen >= rank) {
+            uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
+            return v < f->max ? v : f->max;
+        }
+    }
+    return f->max;
 }
 
 uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)

@@ -65,6 +65,11 @@ static inline uint64_t pr__sat_mul(uint64_t a, uint64_t b)
     return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* The rank (1..total) of percentile p in (0, 100] (above 100 means 100)
+ * of total > 0 samples, as pr_hist_value_at_percentile() computes it
+ * (pr_hist.h): shared with the frozen form's (pr_hist_frozen.c). */
+uint64_t pr__hist_rank(double p, uint64_t total);
+
 /* ---- decoding: the checks both decoders share (pr_hist.c) ---- */
 
 /* The decoded map, before the cross-checks. */

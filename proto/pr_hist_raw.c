@@ -231,6 +231,65 @@ struct sink {
     uint64_t edge;     /* sparse: counts at indexes 1 and PR__COUNTS_LEN - 1 */
 };
 
+/* One unsigned integer as pr_hist_pack writes them (positive fixint or
+ * uint8..64) at p, with at least 9 bytes readable from p: no branch on
+ * its encoding (a histogram's counts switch between fixint and uint8
+ * at random, which the branch predictor cannot follow). *bad is set for
+ * any other encoding. Returns the bytes it took. */
+static inline size_t fast_uint(const uint8_t *p, uint64_t *v, bool *bad)
+{
+    uint8_t b = p[0];
+    unsigned d = (unsigned)b - 0xcc; /* 0..3 for uint8..64 */
+    bool isu = d < 4;
+    unsigned w = isu ? 1U << (d & 3) : 0;
+    uint64_t raw;
+    memcpy(&raw, p + 1, 8);
+    raw = __builtin_bswap64(raw) >> ((64 - 8 * w) & 63);
+    *v = isu ? raw : b;
+    *bad |= !isu & (b > 0x7f);
+    return 1 + w;
+}
+
+/* The sparse sink's pairs while 18 bytes (two integers of 9) are left
+ * and no check failed: the checks of pr__hist_check_bucket folded into
+ * one flag, tested once at the end. Returns the pairs read, or
+ * UINT32_MAX when any check failed or an encoding was not a plain uint
+ * (the caller then reads every pair again through the checked path, for
+ * the exact code and message). */
+static uint32_t fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs,
+                           struct pr__bucket_acc *a, uint16_t *idx, uint64_t *cnt, uint64_t *edge)
+{
+    const uint8_t *p = *pp;
+    int64_t prev = a->hi;
+    uint64_t total = a->total, e = 0;
+    bool bad = false;
+    uint32_t i = 0;
+    for (; i < pairs && end - p >= 18; i++) {
+        uint64_t x, c;
+        p += fast_uint(p, &x, &bad);
+        p += fast_uint(p, &c, &bad);
+        bad |= (x - 1) >= (uint64_t)(PR__COUNTS_LEN - 1); /* index 0 too */
+        bad |= (int64_t)x <= prev;
+        bad |= c == 0;
+        bad |= __builtin_add_overflow(total, c, &total);
+        e += ((x == 1) | (x == PR__COUNTS_LEN - 1)) ? c : 0;
+        idx[i] = (uint16_t)x;
+        cnt[i] = c;
+        prev = (int64_t)x;
+    }
+    if (bad)
+        return UINT32_MAX;
+    if (i > 0) {
+        if (a->hi < a->lo)
+            a->lo = idx[0];
+        a->hi = (int32_t)prev;
+    }
+    a->total = total;
+    *edge += e;
+    *pp = p;
+    return i;
+}
+
 /* The buckets of "b" (f->b_size elements at r), as unpack_buckets but
  * for the total, which waits for "n". On failure r is anywhere in "b".
  * The loop keeps its state in locals (a pointer, not r; a copy of a):
@@ -245,9 +304,16 @@ static inline int raw_buckets_to(struct sink *k, bool dense, struct rd *r,
     uint64_t v[2] = {0, 0};
     uint64_t *counts = dense ? k->h->counts : k->cnt;
     uint16_t *idx = k->idx;
-    uint32_t n = k->n;
+    uint32_t n = k->n, i = 0;
     int rc = 0;
-    for (uint32_t i = 0; rc == 0 && i < f->b_size; i += 2) {
+    if (!dense) {
+        uint32_t got = fast_pairs(&p, end, f->b_size / 2, &acc, idx + n, counts + n, &k->edge);
+        if (got != UINT32_MAX) {
+            n += got;
+            i = 2 * got;
+        }
+    }
+    for (; rc == 0 && i < f->b_size; i += 2) {
         const uint8_t *pair = p;
         if (p >= end || !rd_fast_uint(&p, end, &v[0]) || p >= end ||
             !rd_fast_uint(&p, end, &v[1])) {

@@ -18,7 +18,7 @@
  * their thousands of integers was most of its decode. */
 #define OBJ_RAW ((msgpack_object_type)0x7f)
 
-/* Top-level keys whose values stay raw: every FK_HIST field's key and
+/* Top-level keys whose values stay raw: every FK_HIST(F) field's key and
  * every FK_KSTATS one (read by pr_msg_kst.c), and only those (any other
  * kind would read OBJ_RAW as a wrong type). */
 static const char *const raw_keys[] = {"lat", "svc", "kst"};
@@ -316,6 +316,28 @@ static int get_hist(const msgpack_object *o, pr_hist **dst, const char *path, st
     return rc;
 }
 
+/* A histogram kept frozen (FK_HISTF): its bytes read straight into the
+ * frozen form (pr_hist_unpack_raw_frozen: no 186 KB histogram per STATS). */
+static int get_hist_frozen(const msgpack_object *o, pr_hist_frozen **dst, const char *path,
+                           struct pr_error *err)
+{
+    int rc;
+    if (o->type == OBJ_RAW) {
+        rc = pr_hist_unpack_raw_frozen(dst, o->via.bin.ptr, o->via.bin.size, err);
+    } else { /* not reached from pr_msg_decode: "lat" is a raw key */
+        pr_hist *h = pr_hist_new();
+        rc = pr_hist_unpack(h, o, err);
+        *dst = rc == 0 ? pr_hist_freeze(h) : NULL;
+        pr_hist_destroy(&h);
+    }
+    if (rc < 0 && err != NULL) {
+        char inner[sizeof(err->msg)];
+        memcpy(inner, err->msg, sizeof(inner));
+        pr_error_set(err, rc, "%s: %s", path, inner);
+    }
+    return rc;
+}
+
 static int decode_field(const struct field *f, const msgpack_object *o, char *base,
                         const char *path, struct pr_error *err)
 {
@@ -334,6 +356,8 @@ static int decode_field(const struct field *f, const msgpack_object *o, char *ba
         return decode_map(o, &pr__msg_ctr_table, dst, path, err);
     case FK_HIST:
         return get_hist(o, (pr_hist **)(void *)dst, path, err);
+    case FK_HISTF:
+        return get_hist_frozen(o, (pr_hist_frozen **)(void *)(base + f->off_n), path, err);
     case FK_MAP:
         return decode_map(o, f->sub, dst, path, err);
     case FK_STRS:

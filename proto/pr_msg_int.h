@@ -32,6 +32,7 @@ enum fkind {
     FK_TYPE,     /* "t": the envelope's type (decoded before the table) */
     FK_CTR,      /* struct pr_counters as a map */
     FK_HIST,     /* pr_hist * */
+    FK_HISTF,    /* pr_hist * to encode, or the pr_hist_frozen * at off_n; decoded frozen */
     FK_MAP,      /* an inline struct as a map of the table sub (optional: has) */
     FK_STRS,     /* char ** + uint32_t count at off_n; each <= elen */
     FK_U16S,     /* uint16_t * + count */
