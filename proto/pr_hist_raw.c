@@ -266,8 +266,18 @@ static uint32_t fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pair
     uint32_t i = 0;
     for (; i < pairs && end - p >= 18; i++) {
         uint64_t x, c;
-        p += fast_uint(p, &x, &bad);
-        p += fast_uint(p, &c, &bad);
+        /* An index past the first 256 values is always a uint16: a branch
+         * the predictor gets right, so the count's read need not wait. */
+        if (p[0] == 0xcd) {
+            x = (uint64_t)p[1] << 8 | p[2];
+            p += 3;
+        } else {
+            p += fast_uint(p, &x, &bad);
+        }
+        if (p[0] <= 0x7f) /* most counts: a fixint, again predictable */
+            c = *p++;
+        else
+            p += fast_uint(p, &c, &bad);
         bad |= (x - 1) >= (uint64_t)(PR__COUNTS_LEN - 1); /* index 0 too */
         bad |= (int64_t)x <= prev;
         bad |= c == 0;
