@@ -160,7 +160,12 @@ pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t tot
 /* pr_hist_unpack_raw_frozen() of the histogram that buf[0..len) starts
  * with (bytes may follow it): 0 with *used its length, or a negative code
  * and no message (the caller, on this rare path, decodes the exact bytes
- * again for the message). One pass where a skip then a decode was two. */
+ * again for the message). One pass where a skip then a decode was two.
+ * Stricter than the exact decode: a map of more than
+ * PR__HIST_PREFIX_MAX_KEYS keys, or holding an array or map anywhere but
+ * "b", is refused, so that what it accepts pr_msg's pre-scan accepts too
+ * (PR_MSG_MAX_KEYS, PR_MSG_MAX_DEPTH) and the pre-scan may skip it. */
+#define PR__HIST_PREFIX_MAX_KEYS 64
 int pr__hist_unpack_raw_frozen_prefix(pr_hist_frozen **out, const void *buf, size_t len,
                                       size_t *used);
 

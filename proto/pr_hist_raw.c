@@ -372,9 +372,15 @@ static int raw_fields(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
         return rd_fail(r, err);
     if (m.type != MSGPACK_OBJECT_MAP)
         return pr_error_set(err, PR_EBAD_TYPE, "hist: not a map");
+    /* The prefix decode (pr_hist_int.h) takes only a flat map of at most
+     * PR__HIST_PREFIX_MAX_KEYS keys: nothing pr_msg's pre-scan would refuse. */
+    if (prefix && m.via.map.size > PR__HIST_PREFIX_MAX_KEYS)
+        return PR_ETOO_BIG;
     for (uint32_t i = 0; i < m.via.map.size; i++) {
         if (!rd_head(r, &key) || !rd_skip_inside(r, &key) || !rd_head(r, &val))
             return rd_fail(r, err);
+        if (prefix && (key.type == MSGPACK_OBJECT_ARRAY || key.type == MSGPACK_OBJECT_MAP))
+            return PR_EBAD_TYPE;
         int k =
             key.type == MSGPACK_OBJECT_STR ? pr__hist_key(key.via.str.ptr, key.via.str.size) : -1;
         int rc = k < 0 ? 0 : pr__hist_field(f, k, &val, err);
@@ -384,6 +390,9 @@ static int raw_fields(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
         if (k == 5 && raw_buckets(sk, r, f, a, berr) == 0)
             continue;
         r->off = at;
+        if (prefix && k != 5 &&
+            (val.type == MSGPACK_OBJECT_ARRAY || val.type == MSGPACK_OBJECT_MAP))
+            return PR_EBAD_TYPE; /* nested: the prefix decode leaves it to the pre-scan */
         if (!rd_skip_inside(r, &val))
             return rd_fail(r, err);
     }
