@@ -84,7 +84,8 @@ void co_csv_write_header(FILE *f)
 {
     fputs(csv_header, f);
     co_srvstat_csv_header(f); /* appended columns */
-    fputs(",rolled_back_s,failed_s", f); /* the events' outcomes, added after them */
+    /* the events' outcomes, added after them */
+    fputs(",rolled_back_s,failed_s", f);
     fputc('\n', f);
 }
 
