@@ -245,34 +245,53 @@ pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t tot
     return pr_xrealloc(f, pr_hist_frozen_size(f));
 }
 
-/* merge_sparse when f, src and g are all narrow: branch-free steps (two
- * lists of mostly the same indexes defeat the branch predictor), with
- * a sentinel past each list's end instead of bounds tests in the step. */
-static uint32_t merge_narrow(const pr_hist_frozen *f, const pr_hist_frozen *src, pr_hist_frozen *g)
+/* *f += src's buckets when both are narrow and the sum stays narrow, f
+ * kept where it can be: a running sum (an agent's, over its STATS) holds
+ * most of each new histogram's buckets already, so src's counts are
+ * added in place, and only the buckets f lacks (found on the way, with
+ * where they go) are spliced in, by block copies into a new f. Returns
+ * the result: f itself, or a new one (f then the caller's to free). */
+static pr_hist_frozen *merge_in_place(pr_hist_frozen *f, const pr_hist_frozen *src)
 {
-    const uint16_t *fi = frozen_idx(f), *si = frozen_idx(src);
-    const uint32_t *fc = (const uint32_t *)f->data, *sc = (const uint32_t *)src->data;
+    uint16_t *fi = frozen_idx(f);
+    uint32_t *fc = (uint32_t *)f->data;
+    const uint16_t *si = frozen_idx(src);
+    const uint32_t *sc = (const uint32_t *)src->data;
+    uint32_t fn = f->n_buckets, sn = src->n_buckets, j = 0, m = 0;
+    uint32_t *miss = NULL; /* pairs: src position, f position it goes before */
+    for (uint32_t i = 0; i < sn; i++) {
+        uint16_t x = si[i];
+        while (j < fn && fi[j] < x)
+            j++;
+        if (j < fn && fi[j] == x) {
+            fc[j] += sc[i];
+            continue;
+        }
+        if (miss == NULL)
+            miss = pr_xmalloc(2 * (size_t)(sn - i) * sizeof(*miss));
+        miss[2 * m] = i;
+        miss[2 * m + 1] = j;
+        m++;
+    }
+    if (m == 0)
+        return f;
+    pr_hist_frozen *g = frozen_alloc(fn + m, false);
     uint16_t *gi = frozen_idx(g);
     uint32_t *gc = (uint32_t *)g->data;
-    uint32_t i = 0, j = 0, n = 0, fn = f->n_buckets, sn = src->n_buckets;
-    while (i < fn && j < sn) {
-        uint32_t a = fi[i], b = si[j];
-        uint32_t take_f = a <= b, take_s = b <= a;
-        gi[n] = (uint16_t)(take_f ? a : b);
-        gc[n] = (take_f ? fc[i] : 0) + (take_s ? sc[j] : 0);
-        n++;
-        i += take_f;
-        j += take_s;
+    uint32_t from = 0, n = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t at = miss[2 * k + 1], run = at - from;
+        memcpy(gi + n, fi + from, run * sizeof(*gi));
+        memcpy(gc + n, fc + from, run * sizeof(*gc));
+        n += run;
+        from = at;
+        gi[n] = si[miss[2 * k]];
+        gc[n++] = sc[miss[2 * k]];
     }
-    for (; i < fn; i++, n++) {
-        gi[n] = fi[i];
-        gc[n] = fc[i];
-    }
-    for (; j < sn; j++, n++) {
-        gi[n] = si[j];
-        gc[n] = sc[j];
-    }
-    return n;
+    memcpy(gi + n, fi + from, (fn - from) * sizeof(*gi));
+    memcpy(gc + n, fc + from, (fn - from) * sizeof(*gc));
+    free(miss);
+    return g;
 }
 
 /* f's and src's buckets merged in index order into g (room for both). */
@@ -281,8 +300,6 @@ static uint32_t merge_sparse(const pr_hist_frozen *f, const pr_hist_frozen *src,
     const uint16_t *fi = frozen_idx(f), *si = frozen_idx(src);
     uint16_t *gi = frozen_idx(g);
     uint32_t i = 0, j = 0, n = 0;
-    if (!f->wide && !src->wide && !g->wide)
-        return merge_narrow(f, src, g);
     while (i < f->n_buckets || j < src->n_buckets) {
         bool take_f = j >= src->n_buckets || (i < f->n_buckets && fi[i] <= si[j]);
         bool take_s = i >= f->n_buckets || (j < src->n_buckets && si[j] <= fi[i]);
@@ -305,11 +322,19 @@ void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src)
         return;
     }
     uint64_t total = old->total + src->total;
-    pr_hist_frozen *g = frozen_alloc(old->n_buckets + src->n_buckets, total > UINT32_MAX);
-    g = frozen_trim(g, merge_sparse(old, src, g));
-    frozen_summary(g, total, old->clamped + src->clamped, old->min < src->min ? old->min : src->min,
-                   old->max > src->max ? old->max : src->max, pr__sat_add(old->sum, src->sum));
-    free(old);
+    pr_hist_frozen *g;
+    if (!old->wide && !src->wide && total <= UINT32_MAX) {
+        g = merge_in_place(old, src); /* old itself, or a new one */
+    } else {
+        g = frozen_alloc(old->n_buckets + src->n_buckets, total > UINT32_MAX);
+        g = frozen_trim(g, merge_sparse(old, src, g));
+    }
+    uint64_t min = old->min < src->min ? old->min : src->min;
+    uint64_t max = old->max > src->max ? old->max : src->max;
+    uint64_t clamped = old->clamped + src->clamped, sum = pr__sat_add(old->sum, src->sum);
+    if (g != old)
+        free(old);
+    frozen_summary(g, total, clamped, min, max, sum);
     *f = g;
 }
 
