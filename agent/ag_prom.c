@@ -47,7 +47,7 @@ void ag_prom_msg(ag_prom *p, const struct pr_msg *m, int64_t clock_offset_ns)
         pr_prom_set_kinds(p->p, m->u.ready.kinds, m->u.ready.n_kinds);
         break;
     case PR_MSG_STATS:
-        if (m->u.stats.lat == NULL)
+        if (m->u.stats.lat == NULL && m->u.stats.lat_frozen == NULL)
             return;
         pr_prom_add_stats(p->p, 0, &m->u.stats);
         /* The metric is the agent's clock minus the coordinator's. */

@@ -63,6 +63,8 @@ static void csv_row(FILE *f, const struct co_interval_result *iv, pr_hist *scrat
     csv_num(f, lat_ms(svc, 95.0), false);
     csv_num(f, lat_ms(svc, 99.0), false);
     co_srvstat_csv_row(f, iv);
+    csv_num(f, rate(c->rolled_back, len), false); /* outcome columns: last (co_csv.h) */
+    csv_num(f, rate(c->failed, len), false);
     fputc('\n', f);
 }
 
@@ -82,6 +84,8 @@ void co_csv_write_header(FILE *f)
 {
     fputs(csv_header, f);
     co_srvstat_csv_header(f); /* appended columns */
+    /* the events' outcomes, added after them */
+    fputs(",rolled_back_s,failed_s", f);
     fputc('\n', f);
 }
 

@@ -26,8 +26,11 @@
 #include "co_srvstat.h"
 #include "pr_err.h"
 
-/* Columns of a row (and of the header). */
-#define CO_CSV_COLUMNS (22 + CO_SRVSTAT_N)
+/* Columns of a row (and of the header): 22, co_srvstat's, then the two
+ * outcome columns rolled_back_s and failed_s (events per second that
+ * rolled back on purpose / that the family gave up: pr_counters.h). */
+#define CO_CSV_OUTCOME_COLUMNS 2
+#define CO_CSV_COLUMNS         (22 + CO_SRVSTAT_N + CO_CSV_OUTCOME_COLUMNS)
 
 /* Write the header and r's interval rows to f (borrowed, not closed), then
  * fflush(f). Returns 0 or -EIO when the stream reports an error. */

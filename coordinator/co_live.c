@@ -15,6 +15,7 @@
 #include "co_report.h"
 #include "co_run_int.h"
 #include "co_stream.h"
+#include "pr_msg_lat.h"
 
 void co__srv_copy(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
                   uint32_t n_src)
@@ -116,7 +117,7 @@ static void after_release(struct run *r, const struct pr_msg_stats *st)
 {
     if (r->tot_lat == NULL)
         r->tot_lat = pr_hist_new();
-    pr_hist_add(r->tot_lat, st->lat);
+    pr_msg_stats_lat_add(r->tot_lat, st);
     if (st->svc != NULL && r->tot_svc == NULL)
         r->tot_svc = pr_hist_new();
     if (st->svc != NULL)
@@ -124,7 +125,7 @@ static void after_release(struct run *r, const struct pr_msg_stats *st)
     if (st->k >= r->cp_from_k) {
         if (r->cp_lat == NULL)
             r->cp_lat = pr_hist_new();
-        pr_hist_add(r->cp_lat, st->lat);
+        pr_msg_stats_lat_add(r->cp_lat, st);
         pr_counters_add(&r->cp_ctr, &st->ctr);
     }
 }
@@ -147,17 +148,17 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
         pr_counters_add(&r->res->cp_late_ctr, &st->ctr);
         if (r->res->cp_late_lat == NULL)
             r->res->cp_late_lat = pr_hist_new();
-        pr_hist_add(r->res->cp_late_lat, st->lat);
+        pr_msg_stats_lat_add(r->res->cp_late_lat, st);
     }
     if (released)
         after_release(r, st);
     if (r->res->fam_report != NULL) /* co_family.h */
         r->res->fam_report->stats(r->res->fam_state, i, st, released, r->interval_ms);
-    pr_hist_frozen_add(&ag->lat_acc, st->lat);
+    pr_msg_stats_lat_fold(&ag->lat_acc, st);
     if (r->prom)
         co_prom_add_stats(r->prom, i, st);
     pr_counters_add(&ag->sum, &st->ctr);
-    ag->lat_sum_us += pr_hist_sum(st->lat);
+    ag->lat_sum_us += pr_msg_stats_lat_sum(st);
     ag->cpu_sum += st->cpu_pct;
     if (st->cpu_pct > ar->cpu_pct_max)
         ar->cpu_pct_max = st->cpu_pct;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "co_kinds.h"
+#include "pr_msg_lat.h"
 
 struct slot {
     struct co_interval_result iv; /* merged figures */
@@ -113,10 +114,10 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
     struct co_interval_result *iv = &s->iv;
     pr_counters_add(&iv->ctr, &st->ctr);
     if (iv->lat != NULL)
-        pr_hist_add(iv->lat, st->lat);
+        pr_msg_stats_lat_add(iv->lat, st);
     else
-        pr_hist_frozen_add(&iv->lat_frozen, st->lat); /* a late one, long after */
-    if (st->svc != NULL && iv->lat != NULL) {         /* service time: kept as the latency is */
+        pr_msg_stats_lat_fold(&iv->lat_frozen, st); /* a late one, long after */
+    if (st->svc != NULL && iv->lat != NULL) {       /* service time: kept as the latency is */
         if (iv->svc == NULL)
             iv->svc = pr_hist_new();
         pr_hist_add(iv->svc, st->svc);
@@ -124,12 +125,12 @@ int co_merge_add(co_merge *m, uint32_t agent, const struct pr_msg_stats *st, boo
         pr_hist_frozen_add(&iv->svc_frozen, st->svc);
     }
     if (m->keep_agent_hists)
-        iv->agent_lat_frozen[agent] = pr_hist_freeze(st->lat);
+        iv->agent_lat_frozen[agent] = pr_msg_stats_lat_freeze(st);
     if (iv->agent_iv != NULL) /* the report's per-agent series */
-        iv->agent_iv[agent] = (struct co_agent_interval){
-            .transactions = st->ctr.transactions,
-            .p95_us = pr_hist_count(st->lat) ? pr_hist_value_at_percentile(st->lat, 95.0) : 0,
-            .reported = true};
+        iv->agent_iv[agent] =
+            (struct co_agent_interval){.transactions = st->ctr.transactions,
+                                       .p95_us = pr_msg_stats_lat_percentile(st, 95.0),
+                                       .reported = true};
     co_kinds_add(&iv->kinds, &iv->n_kinds, st->kst, st->n_kst, m->kind_names, m->n_kind_names,
                  iv->lat != NULL);
     if (s->kinds_folded) /* the interval's kinds are in the run's sums already: a late one */

@@ -168,17 +168,22 @@ static double ulp(double x)
     return ldexp(1.0, e - 1 - 52);
 }
 
+uint64_t pr__hist_rank(double p, uint64_t total)
+{
+    if (p > 100.0)
+        p = 100.0;
+    double x = p / 100.0 * (double)total;
+    double r = ceil(x - ulp(x));
+    return r < 1.0 ? 1 : r >= (double)total ? total : (uint64_t)r;
+}
+
 uint64_t pr_hist_value_at_percentile(const pr_hist *h, double p)
 {
     if (pr__hist_is_empty(h))
         return 0;
     if (!(p > 0.0))
         return h->min;
-    if (p > 100.0)
-        p = 100.0;
-    double x = p / 100.0 * (double)h->total;
-    double r = ceil(x - ulp(x));
-    uint64_t rank = r < 1.0 ? 1 : r >= (double)h->total ? h->total : (uint64_t)r;
+    uint64_t rank = pr__hist_rank(p, h->total);
     uint64_t seen = 0;
     int32_t hi = pr__hist_index_of(h->max);
     for (int32_t i = pr__hist_index_of(h->min); i <= hi; i++) {

@@ -174,6 +174,9 @@ void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src);
 /* Iterate f's buckets in increasing value order, as pr_hist_next() does
  * (start with PR_HIST_ITER_INIT; it->index is then a position in f). */
 bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it);
+/* pr_hist_value_at_percentile() of what was frozen, read from f's buckets
+ * (cost: its buckets up to the rank). */
+uint64_t pr_hist_frozen_value_at_percentile(const pr_hist_frozen *f, double p);
 /* Sum of the values in f (pr_hist_sum of what was frozen). */
 uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f);
 /* pr_hist_pack() of f, to the same bytes as pr_hist_pack() of f thawed. */

@@ -141,8 +141,15 @@ void pr_hist_add_frozen(pr_hist *dst, const pr_hist_frozen *f)
     if (f->max == 0)
         return;
     const uint16_t *idx = frozen_idx(f);
-    for (uint32_t i = 0; i < f->n_buckets; i++)
-        dst->counts[idx[i]] += frozen_count_at(f, i);
+    uint64_t *counts = dst->counts;
+    if (!f->wide) { /* the common case, typed for the compiler: one add a bucket */
+        const uint32_t *c = (const uint32_t *)f->data;
+        for (uint32_t i = 0; i < f->n_buckets; i++)
+            counts[idx[i]] += c[i];
+    } else {
+        for (uint32_t i = 0; i < f->n_buckets; i++)
+            counts[idx[i]] += f->data[i];
+    }
     dst->total += f->total;
     dst->clamped += f->clamped;
     if (f->min < dst->min)
@@ -238,6 +245,55 @@ pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t tot
     return pr_xrealloc(f, pr_hist_frozen_size(f));
 }
 
+/* *f += src's buckets when both are narrow and the sum stays narrow, f
+ * kept where it can be: a running sum (an agent's, over its STATS) holds
+ * most of each new histogram's buckets already, so src's counts are
+ * added in place, and only the buckets f lacks (found on the way, with
+ * where they go) are spliced in, by block copies into a new f. Returns
+ * the result: f itself, or a new one (f then the caller's to free). */
+static pr_hist_frozen *merge_in_place(pr_hist_frozen *f, const pr_hist_frozen *src)
+{
+    uint16_t *fi = frozen_idx(f);
+    uint32_t *fc = (uint32_t *)f->data;
+    const uint16_t *si = frozen_idx(src);
+    const uint32_t *sc = (const uint32_t *)src->data;
+    uint32_t fn = f->n_buckets, sn = src->n_buckets, j = 0, m = 0;
+    uint32_t *miss = NULL; /* pairs: src position, f position it goes before */
+    for (uint32_t i = 0; i < sn; i++) {
+        uint16_t x = si[i];
+        while (j < fn && fi[j] < x)
+            j++;
+        if (j < fn && fi[j] == x) {
+            fc[j] += sc[i];
+            continue;
+        }
+        if (miss == NULL)
+            miss = pr_xmalloc(2 * (size_t)(sn - i) * sizeof(*miss));
+        miss[2 * m] = i;
+        miss[2 * m + 1] = j;
+        m++;
+    }
+    if (m == 0)
+        return f;
+    pr_hist_frozen *g = frozen_alloc(fn + m, false);
+    uint16_t *gi = frozen_idx(g);
+    uint32_t *gc = (uint32_t *)g->data;
+    uint32_t from = 0, n = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t at = miss[2 * k + 1], run = at - from;
+        memcpy(gi + n, fi + from, run * sizeof(*gi));
+        memcpy(gc + n, fc + from, run * sizeof(*gc));
+        n += run;
+        from = at;
+        gi[n] = si[miss[2 * k]];
+        gc[n++] = sc[miss[2 * k]];
+    }
+    memcpy(gi + n, fi + from, (fn - from) * sizeof(*gi));
+    memcpy(gc + n, fc + from, (fn - from) * sizeof(*gc));
+    free(miss);
+    return g;
+}
+
 /* f's and src's buckets merged in index order into g (room for both). */
 static uint32_t merge_sparse(const pr_hist_frozen *f, const pr_hist_frozen *src, pr_hist_frozen *g)
 {
@@ -260,16 +316,25 @@ void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src)
     if (src->max == 0 && *f != NULL)
         return;
     pr_hist_frozen *old = *f;
-    if (old == NULL) {
-        old = frozen_alloc(0, false);
-        frozen_summary(old, 0, 0, UINT64_MAX, 0, 0);
+    if (old == NULL) { /* a copy: the same bytes */
+        size_t size = pr_hist_frozen_size(src);
+        *f = memcpy(pr_xmalloc(size), src, size);
+        return;
     }
     uint64_t total = old->total + src->total;
-    pr_hist_frozen *g = frozen_alloc(old->n_buckets + src->n_buckets, total > UINT32_MAX);
-    g = frozen_trim(g, merge_sparse(old, src, g));
-    frozen_summary(g, total, old->clamped + src->clamped, old->min < src->min ? old->min : src->min,
-                   old->max > src->max ? old->max : src->max, pr__sat_add(old->sum, src->sum));
-    free(old);
+    pr_hist_frozen *g;
+    if (!old->wide && !src->wide && total <= UINT32_MAX) {
+        g = merge_in_place(old, src); /* old itself, or a new one */
+    } else {
+        g = frozen_alloc(old->n_buckets + src->n_buckets, total > UINT32_MAX);
+        g = frozen_trim(g, merge_sparse(old, src, g));
+    }
+    uint64_t min = old->min < src->min ? old->min : src->min;
+    uint64_t max = old->max > src->max ? old->max : src->max;
+    uint64_t clamped = old->clamped + src->clamped, sum = pr__sat_add(old->sum, src->sum);
+    if (g != old)
+        free(old);
+    frozen_summary(g, total, clamped, min, max, sum);
     *f = g;
 }
 
@@ -283,6 +348,24 @@ bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it)
     it->value_us = pr_hist_highest_equivalent(it->lowest_us);
     it->count = frozen_count_at(f, (uint32_t)i);
     return true;
+}
+
+uint64_t pr_hist_frozen_value_at_percentile(const pr_hist_frozen *f, double p)
+{
+    if (f->max == 0)
+        return 0;
+    if (!(p > 0.0))
+        return f->min;
+    uint64_t rank = pr__hist_rank(p, f->total), seen = 0;
+    const uint16_t *idx = frozen_idx(f);
+    for (uint32_t i = 0; i < f->n_buckets; i++) {
+        seen += frozen_count_at(f, i);
+        if (seen >= rank) {
+            uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
+            return v < f->max ? v : f->max;
+        }
+    }
+    return f->max;
 }
 
 uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)

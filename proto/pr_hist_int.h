@@ -65,6 +65,11 @@ static inline uint64_t pr__sat_mul(uint64_t a, uint64_t b)
     return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* The rank (1..total) of percentile p in (0, 100] (above 100 means 100)
+ * of total > 0 samples, as pr_hist_value_at_percentile() computes it
+ * (pr_hist.h): shared with the frozen form's (pr_hist_frozen.c). */
+uint64_t pr__hist_rank(double p, uint64_t total);
+
 /* ---- decoding: the checks both decoders share (pr_hist.c) ---- */
 
 /* The decoded map, before the cross-checks. */
@@ -155,7 +160,12 @@ pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t tot
 /* pr_hist_unpack_raw_frozen() of the histogram that buf[0..len) starts
  * with (bytes may follow it): 0 with *used its length, or a negative code
  * and no message (the caller, on this rare path, decodes the exact bytes
- * again for the message). One pass where a skip then a decode was two. */
+ * again for the message). One pass where a skip then a decode was two.
+ * Stricter than the exact decode: a map of more than
+ * PR__HIST_PREFIX_MAX_KEYS keys, or holding an array or map anywhere but
+ * "b", is refused, so that what it accepts pr_msg's pre-scan accepts too
+ * (PR_MSG_MAX_KEYS, PR_MSG_MAX_DEPTH) and the pre-scan may skip it. */
+#define PR__HIST_PREFIX_MAX_KEYS 64
 int pr__hist_unpack_raw_frozen_prefix(pr_hist_frozen **out, const void *buf, size_t len,
                                       size_t *used);
 

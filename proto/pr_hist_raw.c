@@ -231,6 +231,75 @@ struct sink {
     uint64_t edge;     /* sparse: counts at indexes 1 and PR__COUNTS_LEN - 1 */
 };
 
+/* One unsigned integer as pr_hist_pack writes them (positive fixint or
+ * uint8..64) at p, with at least 9 bytes readable from p: no branch on
+ * its encoding (a histogram's counts switch between fixint and uint8
+ * at random, which the branch predictor cannot follow). *bad is set for
+ * any other encoding. Returns the bytes it took. */
+static inline size_t fast_uint(const uint8_t *p, uint64_t *v, bool *bad)
+{
+    uint8_t b = p[0];
+    unsigned d = (unsigned)b - 0xcc; /* 0..3 for uint8..64 */
+    bool isu = d < 4;
+    unsigned w = isu ? 1U << (d & 3) : 0;
+    uint64_t raw;
+    memcpy(&raw, p + 1, 8);
+    raw = __builtin_bswap64(raw) >> ((64 - 8 * w) & 63);
+    *v = isu ? raw : b;
+    *bad |= !isu & (b > 0x7f);
+    return 1 + w;
+}
+
+/* The sparse sink's pairs while 18 bytes (two integers of 9) are left
+ * and no check failed: the checks of pr__hist_check_bucket folded into
+ * one flag, tested once at the end. Returns the pairs read, or
+ * UINT32_MAX when any check failed or an encoding was not a plain uint
+ * (the caller then reads every pair again through the checked path, for
+ * the exact code and message). */
+static uint32_t fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs,
+                           struct pr__bucket_acc *a, uint16_t *idx, uint64_t *cnt, uint64_t *edge)
+{
+    const uint8_t *p = *pp;
+    int64_t prev = a->hi;
+    uint64_t total = a->total, e = 0;
+    bool bad = false;
+    uint32_t i = 0;
+    for (; i < pairs && end - p >= 18; i++) {
+        uint64_t x, c;
+        /* An index past the first 256 values is always a uint16: a branch
+         * the predictor gets right, so the count's read need not wait. */
+        if (p[0] == 0xcd) {
+            x = (uint64_t)p[1] << 8 | p[2];
+            p += 3;
+        } else {
+            p += fast_uint(p, &x, &bad);
+        }
+        if (p[0] <= 0x7f) /* most counts: a fixint, again predictable */
+            c = *p++;
+        else
+            p += fast_uint(p, &c, &bad);
+        bad |= (x - 1) >= (uint64_t)(PR__COUNTS_LEN - 1); /* index 0 too */
+        bad |= (int64_t)x <= prev;
+        bad |= c == 0;
+        bad |= __builtin_add_overflow(total, c, &total);
+        e += ((x == 1) | (x == PR__COUNTS_LEN - 1)) ? c : 0;
+        idx[i] = (uint16_t)x;
+        cnt[i] = c;
+        prev = (int64_t)x;
+    }
+    if (bad)
+        return UINT32_MAX;
+    if (i > 0) {
+        if (a->hi < a->lo)
+            a->lo = idx[0];
+        a->hi = (int32_t)prev;
+    }
+    a->total = total;
+    *edge += e;
+    *pp = p;
+    return i;
+}
+
 /* The buckets of "b" (f->b_size elements at r), as unpack_buckets but
  * for the total, which waits for "n". On failure r is anywhere in "b".
  * The loop keeps its state in locals (a pointer, not r; a copy of a):
@@ -245,9 +314,16 @@ static inline int raw_buckets_to(struct sink *k, bool dense, struct rd *r,
     uint64_t v[2] = {0, 0};
     uint64_t *counts = dense ? k->h->counts : k->cnt;
     uint16_t *idx = k->idx;
-    uint32_t n = k->n;
+    uint32_t n = k->n, i = 0;
     int rc = 0;
-    for (uint32_t i = 0; rc == 0 && i < f->b_size; i += 2) {
+    if (!dense) {
+        uint32_t got = fast_pairs(&p, end, f->b_size / 2, &acc, idx + n, counts + n, &k->edge);
+        if (got != UINT32_MAX) {
+            n += got;
+            i = 2 * got;
+        }
+    }
+    for (; rc == 0 && i < f->b_size; i += 2) {
         const uint8_t *pair = p;
         if (p >= end || !rd_fast_uint(&p, end, &v[0]) || p >= end ||
             !rd_fast_uint(&p, end, &v[1])) {
@@ -296,9 +372,15 @@ static int raw_fields(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
         return rd_fail(r, err);
     if (m.type != MSGPACK_OBJECT_MAP)
         return pr_error_set(err, PR_EBAD_TYPE, "hist: not a map");
+    /* The prefix decode (pr_hist_int.h) takes only a flat map of at most
+     * PR__HIST_PREFIX_MAX_KEYS keys: nothing pr_msg's pre-scan would refuse. */
+    if (prefix && m.via.map.size > PR__HIST_PREFIX_MAX_KEYS)
+        return PR_ETOO_BIG;
     for (uint32_t i = 0; i < m.via.map.size; i++) {
         if (!rd_head(r, &key) || !rd_skip_inside(r, &key) || !rd_head(r, &val))
             return rd_fail(r, err);
+        if (prefix && (key.type == MSGPACK_OBJECT_ARRAY || key.type == MSGPACK_OBJECT_MAP))
+            return PR_EBAD_TYPE;
         int k =
             key.type == MSGPACK_OBJECT_STR ? pr__hist_key(key.via.str.ptr, key.via.str.size) : -1;
         int rc = k < 0 ? 0 : pr__hist_field(f, k, &val, err);
@@ -308,6 +390,9 @@ static int raw_fields(struct sink *sk, struct rd *r, struct pr__hist_fields *f,
         if (k == 5 && raw_buckets(sk, r, f, a, berr) == 0)
             continue;
         r->off = at;
+        if (prefix && k != 5 &&
+            (val.type == MSGPACK_OBJECT_ARRAY || val.type == MSGPACK_OBJECT_MAP))
+            return PR_EBAD_TYPE; /* nested: the prefix decode leaves it to the pre-scan */
         if (!rd_skip_inside(r, &val))
             return rd_fail(r, err);
     }

@@ -200,7 +200,7 @@ static const struct field stats_fields[] = {
     HDR_FIELDS,
     FLD("k", FK_U64, true, 0, u.stats.k),
     FLD("ctr", FK_CTR, true, 0, u.stats.ctr),
-    FLD("lat", FK_HIST, true, 0, u.stats.lat),
+    LIST("lat", FK_HISTF, true, 0, 0, u.stats.lat, u.stats.lat_frozen), /* off_n: frozen */
     FLD("svc", FK_HIST, false, 0, u.stats.svc),
     FLD("cpu", FK_DBL, true, 0, u.stats.cpu_pct),
     FLD("lagmax", FK_U64, true, 0, u.stats.lag_max_us),
@@ -409,7 +409,10 @@ static void clear_fields(const struct table *t, char *base)
             free(p);
         else if (f->kind == FK_HIST)
             pr_hist_destroy((pr_hist **)(void *)(base + f->off));
-        else if (f->kind == FK_MAP)
+        else if (f->kind == FK_HISTF) {
+            pr_hist_destroy((pr_hist **)(void *)(base + f->off));
+            pr_hist_frozen_destroy((pr_hist_frozen **)(void *)(base + f->off_n));
+        } else if (f->kind == FK_MAP)
             clear_fields(f->sub, base + f->off);
         for (uint32_t i = 0; p != NULL && i < n; i++) {
             if (f->kind == FK_STRS) {

@@ -426,6 +426,12 @@ struct pr_msg_stats {
     struct pr_msg_trx *trx;   /* "trx" (opt, absent when 0) the interval's recorded
                                  events (pr_msg_trx.h), owned */
     uint32_t n_trx;           /* <= PR_MSG_MAX_TRX */
+    /* "lat" frozen: what pr_msg_decode() fills instead of lat (then NULL),
+     * as for the kinds (pr_msg_kstat): read from the wire's sorted pairs,
+     * no 186 KB histogram made per STATS. The encoder takes either (lat
+     * first: lat or lat_frozen is required); pr_msg_clear() frees both.
+     * pr_msg_lat.h reads whichever is there. */
+    pr_hist_frozen *lat_frozen;
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pr_hist_int.h"
 #include "pr_msg_int.h"
 #include "pr_msg_kst.h"
 #include "pr_msg_trx.h"
@@ -18,7 +19,76 @@
  * their thousands of integers was most of its decode. */
 #define OBJ_RAW ((msgpack_object_type)0x7f)
 
-/* Top-level keys whose values stay raw: every FK_HIST field's key and
+/* A top-level "lat" or "kst" value the pre-scan decoded already
+ * (pre_decode): via.bin.ptr points to its struct pre_val. decode_field
+ * takes the result where the field is the kind it was decoded for, else
+ * reads the value's bytes as OBJ_RAW. */
+#define OBJ_PRE ((msgpack_object_type)0x7e)
+
+/* Values decoded during the pre-scan, at most PRE_MAX per message. */
+#define PRE_MAX 4
+struct pre_val {
+    const uint8_t *raw;       /* the value's bytes in the message */
+    size_t len;               /* their length */
+    bool kst;                 /* "kst" entries (else a "lat" histogram) */
+    pr_hist_frozen *lat;      /* "lat": the histogram, until a field takes it */
+    struct pr_msg_kstat *arr; /* "kst": the entries, until a field takes them */
+    uint32_t n;               /* "kst": how many */
+};
+struct pre_set {
+    struct pre_val v[PRE_MAX];
+    uint32_t n;
+};
+
+/* The pre-scan's hook (pr_msg_int.h): a top-level value keyed "lat" or
+ * "kst" is read by its strict prefix decoder, in one pass (the scan would
+ * walk its thousands of integers, then the decoder again). Refused, the
+ * scan walks it and the field's decoder says what is wrong. */
+static bool pre_decode(struct pr__msg_scan *s, uint32_t i)
+{
+    struct pre_set *ps = s->pre_ctx;
+    size_t k0 = s->top[i - 1], klen = s->top[i] - k0;
+    bool lat = klen == 4 && memcmp(s->p + k0, "\xa3lat", 4) == 0;
+    bool kst = klen == 4 && memcmp(s->p + k0, "\xa3kst", 4) == 0;
+    if ((!lat && !kst) || ps->n >= PRE_MAX)
+        return false;
+    struct pre_val *v = &ps->v[ps->n];
+    const uint8_t *at = s->p + s->off;
+    size_t used = 0;
+    *v = (struct pre_val){.raw = at, .kst = kst};
+    int rc = lat ? pr__hist_unpack_raw_frozen_prefix(&v->lat, at, s->len - s->off, &used)
+                 : pr__msg_kst_unpack_raw_prefix(at, s->len - s->off, PR_MSG_MAX_KINDS, &v->arr,
+                                                 &v->n, &used);
+    if (rc != 0)
+        return false;
+    v->len = used;
+    s->off += used;
+    ps->n++;
+    return true;
+}
+
+static const struct pre_val *pre_find(const struct pre_set *ps, const uint8_t *at)
+{
+    for (uint32_t i = 0; ps != NULL && i < ps->n; i++)
+        if (ps->v[i].raw == at)
+            return &ps->v[i];
+    return NULL;
+}
+
+static void pre_free(struct pre_set *ps)
+{
+    for (uint32_t i = 0; i < ps->n; i++) {
+        struct pre_val *v = &ps->v[i];
+        pr_hist_frozen_destroy(&v->lat);
+        for (uint32_t j = 0; v->arr != NULL && j < v->n; j++)
+            pr_hist_frozen_destroy(&v->arr[j].lat_frozen);
+        free(v->arr);
+        v->arr = NULL;
+    }
+    ps->n = 0;
+}
+
+/* Top-level keys whose values stay raw: every FK_HIST(F) field's key and
  * every FK_KSTATS one (read by pr_msg_kst.c), and only those (any other
  * kind would read OBJ_RAW as a wrong type). */
 static const char *const raw_keys[] = {"lat", "svc", "kst"};
@@ -316,10 +386,53 @@ static int get_hist(const msgpack_object *o, pr_hist **dst, const char *path, st
     return rc;
 }
 
+/* A histogram kept frozen (FK_HISTF): its bytes read straight into the
+ * frozen form (pr_hist_unpack_raw_frozen: no 186 KB histogram per STATS). */
+static int get_hist_frozen(const msgpack_object *o, pr_hist_frozen **dst, const char *path,
+                           struct pr_error *err)
+{
+    int rc;
+    if (o->type == OBJ_RAW) {
+        rc = pr_hist_unpack_raw_frozen(dst, o->via.bin.ptr, o->via.bin.size, err);
+    } else { /* not reached from pr_msg_decode: "lat" is a raw key */
+        pr_hist *h = pr_hist_new();
+        rc = pr_hist_unpack(h, o, err);
+        *dst = rc == 0 ? pr_hist_freeze(h) : NULL;
+        pr_hist_destroy(&h);
+    }
+    if (rc < 0 && err != NULL) {
+        char inner[sizeof(err->msg)];
+        memcpy(inner, err->msg, sizeof(inner));
+        pr_error_set(err, rc, "%s: %s", path, inner);
+    }
+    return rc;
+}
+
 static int decode_field(const struct field *f, const msgpack_object *o, char *base,
                         const char *path, struct pr_error *err)
 {
     char *dst = base + f->off;
+    msgpack_object raw;
+
+    if (o->type == OBJ_PRE) { /* decoded by the pre-scan: take it, or read its bytes */
+        struct pre_val *v = (struct pre_val *)(uintptr_t)o->via.bin.ptr;
+        if (f->kind == FK_HISTF && !v->kst) {
+            *(pr_hist_frozen **)(void *)(base + f->off_n) = v->lat;
+            v->lat = NULL;
+            return 0;
+        }
+        if (f->kind == FK_KSTATS && v->kst && v->n <= f->cap) {
+            *(struct pr_msg_kstat **)(void *)dst = v->arr;
+            *(uint32_t *)(void *)(base + f->off_n) = v->n;
+            v->arr = NULL;
+            v->n = 0;
+            return 0;
+        }
+        raw.type = OBJ_RAW;
+        raw.via.bin.ptr = (const char *)v->raw;
+        raw.via.bin.size = (uint32_t)v->len;
+        o = &raw;
+    }
 
     switch (f->kind) {
     case FK_TYPE:
@@ -334,6 +447,8 @@ static int decode_field(const struct field *f, const msgpack_object *o, char *ba
         return decode_map(o, &pr__msg_ctr_table, dst, path, err);
     case FK_HIST:
         return get_hist(o, (pr_hist **)(void *)dst, path, err);
+    case FK_HISTF:
+        return get_hist_frozen(o, (pr_hist_frozen **)(void *)(base + f->off_n), path, err);
     case FK_MAP:
         return decode_map(o, f->sub, dst, path, err);
     case FK_STRS:
@@ -515,8 +630,9 @@ static bool unpack_tree(const struct pr__msg_scan *s, msgpack_zone *z, msgpack_o
                 return false;
             continue;
         }
-        kv[i].val.type = OBJ_RAW;
-        kv[i].val.via.bin.ptr = (const char *)s->p + at[1];
+        const struct pre_val *pv = pre_find(s->pre_ctx, s->p + at[1]);
+        kv[i].val.type = pv != NULL ? OBJ_PRE : OBJ_RAW;
+        kv[i].val.via.bin.ptr = pv != NULL ? (const char *)pv : (const char *)s->p + at[1];
         kv[i].val.via.bin.size = (uint32_t)(at[2] - at[1]);
     }
     return true;
@@ -525,12 +641,14 @@ static bool unpack_tree(const struct pr__msg_scan *s, msgpack_zone *z, msgpack_o
 int pr_msg_decode(struct pr_msg *m, const void *buf, size_t len, struct pr_error *err)
 {
     struct pr_error e = {0};
-    struct pr__msg_scan s = {buf, len, 0, false, 0, {0}};
+    struct pr__msg_scan s = {buf, len, 0, false, 0, {0}, pre_decode, NULL};
+    struct pre_set pre = {.n = 0};
     msgpack_zone z;
     msgpack_object o;
     int rc;
 
     memset(m, 0, sizeof(*m));
+    s.pre_ctx = &pre;
     if (len > PR_MSG_MAX_BYTES)
         rc = pr_error_set(&e, PR_ETOO_BIG, "message of %zu bytes (max %u)", len, PR_MSG_MAX_BYTES);
     else if ((rc = pr__msg_scan_obj(&s, 0, &e)) == 0 && s.off != len)
@@ -547,6 +665,7 @@ int pr_msg_decode(struct pr_msg *m, const void *buf, size_t len, struct pr_error
     if (rc < 0 && rc != PR_EVERSION)
         pr_msg_clear(m);
 out:
+    pre_free(&pre); /* what no field took */
     if (err != NULL)
         *err = rc < 0 ? e : (struct pr_error){0};
     return rc;

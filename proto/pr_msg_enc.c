@@ -157,6 +157,13 @@ static int encode_field(const struct field *f, msgpack_packer *pk, const struct 
             return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
         return pr_hist_pack(h, pk);
     }
+    case FK_HISTF: {
+        const pr_hist *h = *(pr_hist *const *)(const void *)src;
+        const pr_hist_frozen *hf = *(pr_hist_frozen *const *)(const void *)(base + f->off_n);
+        if (h == NULL && hf == NULL)
+            return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
+        return h ? pr_hist_pack(h, pk) : pr_hist_frozen_pack(hf, pk);
+    }
     case FK_MAP:
         return encode_map(pk, f->sub, NULL, src, path, err);
     case FK_STRS:

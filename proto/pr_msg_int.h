@@ -32,6 +32,7 @@ enum fkind {
     FK_TYPE,     /* "t": the envelope's type (decoded before the table) */
     FK_CTR,      /* struct pr_counters as a map */
     FK_HIST,     /* pr_hist * */
+    FK_HISTF,    /* pr_hist * to encode, or the pr_hist_frozen * at off_n; decoded frozen */
     FK_MAP,      /* an inline struct as a map of the table sub (optional: has) */
     FK_STRS,     /* char ** + uint32_t count at off_n; each <= elen */
     FK_U16S,     /* uint16_t * + count */
@@ -154,6 +155,13 @@ struct pr__msg_scan {
     uint32_t n_top;   /* its keys and values, counted */
     /* where each key and value of the top map starts, then its end */
     size_t top[2 * PR_MSG_MAX_KEYS + 1];
+    /* Optional: called for each value of the top map (i its position in
+     * top[], odd), before it is scanned. It may decode the value at s->off
+     * itself and return true with s->off past it (the scan then skips it:
+     * a STATS' histograms are walked once, not twice), only for a value
+     * the scan would accept; false leaves s->off and the scan goes on. */
+    bool (*pre)(struct pr__msg_scan *s, uint32_t i);
+    void *pre_ctx; /* pre's */
 };
 
 /* Scan the object at s->off (depth: its nesting, 0 for the message) and

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pr_hist.h"
@@ -16,6 +17,7 @@ struct kr {
     const uint8_t *p; /* input */
     size_t len;       /* input length */
     size_t off;       /* next byte */
+    bool strict;      /* the prefix decode: no fallback, no message needed */
 };
 
 /* The big-endian unsigned integer of w bytes at p. */
@@ -109,11 +111,15 @@ static int get_lat(struct kr *r, pr_hist_frozen **dst, const char *path, struct 
 {
     size_t from = r->off, used = 0;
     /* One pass: the decoder finds the end. Refused, the object is skipped
-     * then decoded exactly, for the message the two passes give. */
-    if (pr__hist_unpack_raw_frozen_prefix(dst, r->p + from, r->len - from, &used) == 0) {
+     * then decoded exactly, for the message the two passes give (not in
+     * the prefix decode, r->strict: it fails there). */
+    int prc = pr__hist_unpack_raw_frozen_prefix(dst, r->p + from, r->len - from, &used);
+    if (prc == 0) {
         r->off += used;
         return 0;
     }
+    if (r->strict)
+        return prc;
     if (!pr__mp_skip(r->p, r->len, &r->off))
         return truncated(r, path, err);
     int rc = pr_hist_unpack_raw_frozen(dst, r->p + from, r->off - from, err);
@@ -142,10 +148,42 @@ static int get_entry(struct kr *r, struct pr_msg_kstat *k, const char *path, str
     return rc < 0 ? rc : get_lat(r, &k->lat_frozen, path, err);
 }
 
+static int kst_unpack(struct kr *r0, uint32_t cap, struct pr_msg_kstat **arr, uint32_t *n,
+                      const char *path, struct pr_error *err);
+
 int pr__msg_kst_unpack_raw(const void *buf, size_t len, uint32_t cap, struct pr_msg_kstat **arr,
                            uint32_t *n, const char *path, struct pr_error *err)
 {
-    struct kr r = {buf, len, 0};
+    struct kr r = {buf, len, 0, false};
+    int rc = kst_unpack(&r, cap, arr, n, path, err);
+    if (rc == 0 && r.off != len)
+        return pr_error_set(err, PR_ETRAILING, "%s: %zu trailing bytes", path, len - r.off);
+    return rc;
+}
+
+int pr__msg_kst_unpack_raw_prefix(const void *buf, size_t len, uint32_t cap,
+                                  struct pr_msg_kstat **arr, uint32_t *n, size_t *used)
+{
+    struct kr r = {buf, len, 0, true};
+    int rc = kst_unpack(&r, cap, arr, n, "kst", NULL);
+    if (rc == 0) {
+        *used = r.off;
+        return 0;
+    }
+    for (uint32_t i = 0; *arr != NULL && i < *n; i++)
+        pr_hist_frozen_destroy(&(*arr)[i].lat_frozen);
+    free(*arr);
+    *arr = NULL;
+    *n = 0;
+    return rc;
+}
+
+/* The array at r0 (r0->off past it on success). */
+static int kst_unpack(struct kr *r0, uint32_t cap, struct pr_msg_kstat **arr, uint32_t *n,
+                      const char *path, struct pr_error *err)
+{
+    struct kr r = *r0;
+    size_t len = r.len;
     char epath[KST_PATH_LEN];
     uint64_t size = 0;
 
@@ -165,13 +203,14 @@ int pr__msg_kst_unpack_raw(const void *buf, size_t len, uint32_t cap, struct pr_
     *arr = size ? pr_xcalloc((size_t)size, sizeof(**arr)) : NULL;
     *n = (uint32_t)size;
     for (uint32_t i = 0; i < *n; i++) {
-        if (snprintf(epath, sizeof(epath), "%s[%" PRIu32 "]", path, i) >= (int)sizeof(epath))
+        if (r.strict) /* no message: no path */
+            epath[0] = '\0';
+        else if (snprintf(epath, sizeof(epath), "%s[%" PRIu32 "]", path, i) >= (int)sizeof(epath))
             epath[sizeof(epath) - 1] = '\0';
         int rc = get_entry(&r, &(*arr)[i], epath, err);
         if (rc < 0)
             return rc;
     }
-    if (r.off != len)
-        return pr_error_set(err, PR_ETRAILING, "%s: %zu trailing bytes", path, len - r.off);
+    r0->off = r.off;
     return 0;
 }

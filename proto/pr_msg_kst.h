@@ -28,4 +28,12 @@
 int pr__msg_kst_unpack_raw(const void *buf, size_t len, uint32_t cap, struct pr_msg_kstat **arr,
                            uint32_t *n, const char *path, struct pr_error *err);
 
+/* The same for the array that buf[0..len) starts with (bytes may follow):
+ * 0 with *used its length and *arr, *n the caller's, or a negative code
+ * (no message) with nothing left to free. As strict as
+ * pr__hist_unpack_raw_frozen_prefix (pr_hist_int.h): what it accepts,
+ * pr_msg's pre-scan accepts too, so the pre-scan may skip it. */
+int pr__msg_kst_unpack_raw_prefix(const void *buf, size_t len, uint32_t cap,
+                                  struct pr_msg_kstat **arr, uint32_t *n, size_t *used);
+
 #endif

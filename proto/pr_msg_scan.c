@@ -83,10 +83,13 @@ int pr__msg_scan_obj(struct pr__msg_scan *s, unsigned depth, struct pr_error *er
     if (depth == 0 && mult == 2)
         s->top_map = true, s->n_top = (uint32_t)n;
     for (uint64_t i = 0; i < n; i++) {
-        if (depth == 0 && mult == 2)
+        if (depth == 0 && mult == 2) {
             s->top[i] = s->off;
-        else if ((i += scan_ints(s, n - i)) == n)
+            if ((i & 1) && s->pre != NULL && s->pre(s, (uint32_t)i))
+                continue; /* decoded already, s->off past it */
+        } else if ((i += scan_ints(s, n - i)) == n) {
             break;
+        }
         if ((rc = pr__msg_scan_obj(s, depth + 1, err)) < 0)
             return rc;
     }

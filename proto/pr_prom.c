@@ -12,6 +12,8 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
+#include "pr_msg_lat.h"
+
 struct pr_prom {
     struct MHD_Daemon *mhd;               /* serving thread */
     pthread_mutex_t lock;                 /* guards snap */
@@ -58,10 +60,10 @@ void pr_prom_add_stats(pr_prom *p, uint32_t agent, const struct pr_msg_stats *st
     a->cpu_ratio = st->cpu_pct / 100.0;
     a->lag_max_s = (double)st->lag_max_us / 1e6;
     struct pr_hist_iter it = PR_HIST_ITER_INIT;
-    while (pr_hist_next(st->lat, &it))
+    while (pr_msg_stats_lat_next(st, &it))
         p->live.bucket[bucket_of(p, it.value_us)] += it.count;
-    p->live.count += pr_hist_count(st->lat);
-    p->live.sum_us += pr_hist_sum(st->lat);
+    p->live.count += pr_msg_stats_lat_count(st);
+    p->live.sum_us += pr_msg_stats_lat_sum(st);
     for (uint32_t k = 0; k < st->n_kst && k < p->live.n_kinds; k++) {
         struct pr__prom_kind *pk = &p->live.kinds[k];
         const struct pr_msg_kstat *ks = &st->kst[k];

@@ -76,6 +76,14 @@ static void totals(struct buf *b, const struct pr_counters *c)
     put(b, "stampede_errors_total %" PRIu64 "\n", c->errors);
     help(b, "stampede_reconnects_total", "counter", "Reconnections after a lost connection.");
     put(b, "stampede_reconnects_total %" PRIu64 "\n", c->reconnects);
+    /* The events' outcomes (PR_COUNTERS_OPT_FIELDS): 0 from an agent that
+     * does not send them. */
+    help(b, "stampede_rolled_back_total", "counter",
+         "Events that rolled back on purpose (counted in transactions too).");
+    put(b, "stampede_rolled_back_total %" PRIu64 "\n", c->rolled_back);
+    help(b, "stampede_failed_total", "counter",
+         "Events the workload family gave up (retries exhausted, a fatal result).");
+    put(b, "stampede_failed_total %" PRIu64 "\n", c->failed);
 }
 
 /* One series of the latency family. */
@@ -174,6 +182,12 @@ static void agent_family(struct buf *b, const struct pr__prom_snap *s, const cha
         case 6:
             put_num(b, a->lag_max_s);
             break;
+        case 8:
+            put(b, "%" PRIu64 "\n", a->ctr.rolled_back);
+            break;
+        case 9:
+            put(b, "%" PRIu64 "\n", a->ctr.failed);
+            break;
         default:
             put_num(b, a->clock_offset_s);
             break;
@@ -205,6 +219,10 @@ char *pr__prom_render(const struct pr__prom_snap *s, const char *kind, size_t *l
                  2);
     agent_family(&b, s, "stampede_agent_reconnects_total", "counter", "Reconnections of one agent.",
                  3);
+    agent_family(&b, s, "stampede_agent_rolled_back_total", "counter",
+                 "Events of one agent that rolled back on purpose.", 8);
+    agent_family(&b, s, "stampede_agent_failed_total", "counter",
+                 "Events of one agent its workload family gave up.", 9);
     agent_family(&b, s, "stampede_agent_up", "gauge",
                  "1 while the agent is in the run, 0 once lost.", 4);
     agent_family(&b, s, "stampede_agent_cpu_ratio", "gauge",

@@ -113,6 +113,7 @@ def scrape_checks(url):
             "run info gauge: %r" % info)
     for name in ("stampede_transactions_total", 'stampede_queries_total{type="read"}',
                  "stampede_errors_total", "stampede_reconnects_total",
+                 "stampede_rolled_back_total", "stampede_failed_total",
                  'stampede_latency_seconds_count{kind="all"}'):
         e.check(name in m, "scrape has %s (%s)" % (name, m.get(name)))
     kinds = [k for k in m if k.startswith("stampede_kind_count_total{")]
@@ -251,7 +252,9 @@ def agents_case():
             'stampede_queries_total{type="write"}': tot["queries"]["write"],
             'stampede_queries_total{type="other"}': tot["queries"]["other"],
             "stampede_errors_total": tot["ignored_errors"],
-            "stampede_reconnects_total": tot["reconnects"]}
+            "stampede_reconnects_total": tot["reconnects"],
+            "stampede_rolled_back_total": tot["counters"]["rolled_back"],
+            "stampede_failed_total": tot["counters"]["failed"]}
     for k, v in (tot.get("kinds") or {}).items():
         want['stampede_kind_count_total{kind="%s"}' % k] = v["count"]
     diff = {k: (sums.get(k), w) for k, w in want.items() if sums.get(k) != w}
@@ -295,6 +298,18 @@ def main():
     e.info("JSON total %d, Prometheus last stampede_transactions_total %s" % (total, last))
     e.check(last == total, "last scraped stampede_transactions_total %s == JSON total %d" %
             (last, total))
+    # The events' outcomes (rolled back on purpose, given up), through
+    # Prometheus as the JSON counts them (oltp_read_write has neither).
+    for metric, key in (("stampede_rolled_back_total", "rolled_back"),
+                        ("stampede_failed_total", "failed")):
+        got = query(base, "last_over_time(%s[5m])" % metric)
+        want = d["totals"]["counters"][key]
+        e.check(got and float(got[0]["value"][1]) == want,
+                "last scraped %s %s == JSON totals.counters.%s %d" %
+                (metric, got and got[0]["value"][1], key, want))
+        got = query(base, "sum(last_over_time(%s[5m]))" % metric.replace("stampede_", "stampede_agent_"))
+        e.check(got and float(got[0]["value"][1]) == want,
+                "per-agent %s sum to %d: %r" % (metric, want, got and got[0]["value"][1]))
     got = query(base, "sum(last_over_time(stampede_agent_transactions_total[5m]))")
     e.check(got and float(got[0]["value"][1]) == total,
             "per-agent transactions sum to the total: %r" % (got and got[0]["value"][1]))

@@ -318,8 +318,8 @@ static void test_run_counts(struct harness *h, bool ps)
             CHECK_EQ_U64(m.u.stats.k, n_stats);
             n_stats++;
             pr_counters_add(&sum, &m.u.stats.ctr);
-            hist_n += pr_hist_count(m.u.stats.lat);
-            pr_hist_add(lat_sum, m.u.stats.lat);
+            hist_n += pr_hist_frozen_count(m.u.stats.lat_frozen); /* decoded frozen */
+            pr_hist_add_frozen(lat_sum, m.u.stats.lat_frozen);
             have_end = srv_sums(m.u.stats.srv, m.u.stats.n_srv, &end) == 0;
         } else if (m.type == PR_MSG_DONE) {
             break;

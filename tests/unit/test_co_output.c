@@ -125,6 +125,8 @@ static void agent_interval(struct co_result *r, uint32_t k, uint32_t a, pr_hist 
     c->other = 2 * c->transactions;
     c->errors = k;
     c->reconnects = k == 2;
+    c->rolled_back = 3 * k + a + 1; /* outcomes: distinct per interval and agent */
+    c->failed = k + 2 * a;
     pr_counters_add(&r->agents[a].ctr, c);
     pr_hist_add(r->agents[a].lat, h);
 }
@@ -448,7 +450,7 @@ static void test_json_empty(void)
     CHECK(f != NULL && fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f));
     for (int i = 0; i < CO_SRVSTAT_N; i++) /* server status: unknown */
         strcat(want, ",");
-    strcat(want, "\n");
+    strcat(want, ",,\n"); /* outcomes per second: no length, no rate */
     CHECK_MSG(strcmp(line, want) == 0, "row %s", line);
     if (f != NULL)
         fclose(f);
@@ -499,6 +501,10 @@ static void check_csv_row(const struct co_result *r, uint32_t k, char **fld)
     CHECK(strtod(fld[19], NULL) == ms_at(iv->svc, 50));
     CHECK(strtod(fld[20], NULL) == ms_at(iv->svc, 95));
     CHECK(strtod(fld[21], NULL) == ms_at(iv->svc, 99));
+    /* the outcome columns, last */
+    CHECK(iv->ctr.rolled_back > 0);
+    CHECK(strtod(fld[CO_CSV_COLUMNS - 2], NULL) == (double)iv->ctr.rolled_back / iv->len_s);
+    CHECK(strtod(fld[CO_CSV_COLUMNS - 1], NULL) == (double)iv->ctr.failed / iv->len_s);
 }
 
 static void check_csv(const struct co_result *r, const char *path)
@@ -516,6 +522,10 @@ static void check_csv(const struct co_result *r, const char *path)
                               "late,partial,server_qps,printed,svc_p50_ms,svc_p95_ms,svc_p99_ms";
     CHECK(strncmp(line, old, sizeof(old) - 1) == 0); /* co_srvstat's columns follow */
     CHECK(strncmp(line + sizeof(old) - 1, ",srv_threads_running,", 21) == 0);
+    static const char outcomes[] = ",rolled_back_s,failed_s\n";
+    size_t ll = strlen(line);
+    CHECK(ll > sizeof(outcomes) &&
+          strcmp(line + ll - (sizeof(outcomes) - 1), outcomes) == 0); /* the last columns */
     while (fgets(line, sizeof(line), f) != NULL) {
         int n = split_csv(line, fld, CO_CSV_COLUMNS);
         CHECK_EQ_U64(n, CO_CSV_COLUMNS);

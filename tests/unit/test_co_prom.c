@@ -96,6 +96,8 @@ static void test_scrape(void)
     struct pr_msg_stats st = {.k = 0, .cpu_pct = 50.0, .lag_max_us = 2000};
     st.ctr.transactions = 10;
     st.ctr.reads = 140;
+    st.ctr.rolled_back = 3; /* the outcomes (PR_COUNTERS_OPT_FIELDS) */
+    st.ctr.failed = 1;
     st.lat = pr_hist_new();
     for (uint64_t v = 10; v <= 1000000; v *= 10) /* 10 us .. 1 s, 2 samples each */
         pr_hist_record(st.lat, v, 2);
@@ -105,7 +107,14 @@ static void test_scrape(void)
               "before a publish the scrape shows zero: %.300s", body);
     free(body);
 
-    co_prom_add_stats(p, 1, &st);
+    /* agent 1's STATS as pr_msg_decode leaves it: the latency frozen */
+    struct pr_msg_stats st1 = st;
+    st1.lat = NULL;
+    st1.lat_frozen = pr_hist_freeze(st.lat);
+    st1.ctr.rolled_back = 4;
+    st1.ctr.failed = 0;
+    co_prom_add_stats(p, 1, &st1);
+    pr_hist_frozen_destroy(&st1.lat_frozen);
     co_prom_agent_state(p, 1, false, -1500000);
     co_prom_publish(p);
     body = http(port, "GET", "/metrics");
@@ -124,6 +133,13 @@ static void test_scrape(void)
     CHECK(sample(body, "stampede_agent_up{agent=\"a\\\"b\\\\c\\nd\"}") == 1);
     CHECK(sample(body, "stampede_agent_clock_offset_seconds{agent=\"two\"}") == -0.0015);
     CHECK(sample(body, "stampede_agent_cpu_ratio{agent=\"two\"}") == 0.5);
+    CHECK(sample(body, "stampede_rolled_back_total") == 7);
+    CHECK(sample(body, "stampede_failed_total") == 1);
+    CHECK(sample(body, "stampede_agent_rolled_back_total{agent=\"two\"}") == 4);
+    CHECK(sample(body, "stampede_agent_failed_total{agent=\"a\\\"b\\\\c\\nd\"}") == 1);
+    CHECK(sample(body, "stampede_agent_failed_total{agent=\"two\"}") == 0);
+    CHECK(strstr(body, "# TYPE stampede_rolled_back_total counter\n") != NULL &&
+          strstr(body, "# TYPE stampede_agent_failed_total counter\n") != NULL);
     CHECK(strstr(body, "stampede_run_info{workload=\"oltp_read_write\",command=\"run\","
                        "run_id=\"abc-1\",version=\"0.1.0\"} 1\n") != NULL);
     CHECK(strstr(body, "Content-Type: text/plain; version=0.0.4") != NULL);

@@ -690,6 +690,13 @@ static void test_frozen(void)
         }
         CHECK_MSG(!more, "round %d: the frozen iterator ended early, after %" PRIu64, round, nb);
         CHECK(pr_hist_frozen_sum(f) == pr_hist_sum(h));
+        static const double pcts[] = {-1.0, 0.0, 1e-9, 25.0, 50.0, 95.0, 99.0, 99.9, 100.0, 150.0};
+        for (size_t q = 0; q < sizeof(pcts) / sizeof(pcts[0]); q++) /* percentiles: the same */
+            CHECK_MSG(pr_hist_frozen_value_at_percentile(f, pcts[q]) ==
+                          pr_hist_value_at_percentile(h, pcts[q]),
+                      "round %d p%g: frozen %" PRIu64 ", dense %" PRIu64, round, pcts[q],
+                      pr_hist_frozen_value_at_percentile(f, pcts[q]),
+                      pr_hist_value_at_percentile(h, pcts[q]));
         pr_hist_frozen_destroy(&f);
         if (round == 48) { /* the sum so far, narrow */
             pr_hist_thaw(back, acc);
@@ -726,6 +733,73 @@ static void test_frozen(void)
     pr_hist_destroy(&h);
 }
 
+/* The sparse decoder reads pairs on a fast path while 18 bytes are left
+ * and falls back to the checked one on anything unusual: a histogram of
+ * 600 buckets, broken (or encoded unusually) at pair `at`, far from both
+ * ends, decodes (or is refused) exactly as the dense and tree decoders
+ * decode it (decode() compares all three). */
+static void pack_fast_case(msgpack_sbuffer *sb, int what, uint32_t at)
+{
+    enum { NB = 600 };
+    uint64_t b[2 * NB], n = 0, sum = 0;
+    for (uint32_t i = 0; i < NB; i++) {
+        b[2 * i] = 2 + 3 * (uint64_t)i; /* increasing, some > 127 (uint16) */
+        b[2 * i + 1] = 1 + (i * 7919u) % (i % 3 ? 100 : 70000); /* fixint .. uint32 */
+    }
+    if (what == 1)
+        b[2 * at] = b[2 * at - 2]; /* index not increasing */
+    if (what == 2)
+        b[2 * at + 1] = 0; /* zero count */
+    if (what == 4)
+        b[2 * at] = (uint64_t)pr_hist_counts_len(); /* index out of range */
+    if (what == 5)
+        b[2 * at + 1] = b[2 * at + 3] = UINT64_MAX / 2 + 1; /* the total overflows */
+    for (uint32_t i = 0; i < NB; i++)
+        n += b[2 * i + 1], sum += b[2 * i + 1] * pr_hist_value_at_index((int32_t)b[2 * i]);
+    uint64_t min = pr_hist_value_at_index((int32_t)b[0]);
+    uint64_t max = pr_hist_value_at_index((int32_t)b[2 * NB - 2]);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 6);
+    const char *keys[5] = {"n", "min", "max", "sum", "clamp"};
+    uint64_t vals[5] = {n, min, max, sum, 0};
+    for (int k = 0; k < 5; k++) {
+        msgpack_pack_str_with_body(&pk, keys[k], strlen(keys[k]));
+        msgpack_pack_uint64(&pk, vals[k]);
+    }
+    msgpack_pack_str_with_body(&pk, "b", 1);
+    msgpack_pack_array(&pk, 2 * NB);
+    for (uint32_t i = 0; i < 2 * NB; i++) {
+        if (what == 3 && i == 2 * at + 1)
+            msgpack_pack_fix_int32(&pk, (int32_t)b[i]); /* valid: an int >= 0 */
+        else if (what == 6 && i == 2 * at)
+            msgpack_pack_fix_uint64(&pk, b[i]); /* valid: the widest uint */
+        else
+            msgpack_pack_uint64(&pk, b[i]);
+    }
+}
+
+static void test_unpack_fast_path(void)
+{
+    static const int want[7] = {0, PR_EBAD_HIST, PR_EBAD_HIST, 0, PR_ERANGE, PR_EBAD_HIST, 0};
+    pr_hist *h = pr_hist_new();
+    for (int what = 0; what < 7; what++) {
+        for (uint32_t at = 1; at < 600; at += 149) {
+            msgpack_sbuffer sb;
+            struct pr_error err = {0, ""};
+            msgpack_sbuffer_init(&sb);
+            pack_fast_case(&sb, what, at);
+            int rc = decode(h, sb.data, sb.size, &err);
+            CHECK_MSG(rc == want[what], "case %d at pair %u: %s (%s), want %s", what, at,
+                      pr_errname(rc), err.msg, pr_errname(want[what]));
+            if (rc == 0)
+                CHECK(pr_hist_count_at_index(h, 2 + 3 * (int32_t)at) > 0);
+            msgpack_sbuffer_destroy(&sb);
+        }
+    }
+    pr_hist_destroy(&h);
+}
+
 int main(void)
 {
     uint64_t *v = malloc(NSAMPLES * sizeof(*v));
@@ -739,6 +813,7 @@ int main(void)
     test_unpack_strict();
     test_unpack_raw_bytes();
     test_unpack_corrupt();
+    test_unpack_fast_path();
     free(v);
     return TEST_END();
 }

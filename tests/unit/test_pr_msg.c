@@ -306,7 +306,14 @@ static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats 
 {
     CHECK_EQ_U64(a->k, b->k);
     check_counters(&a->ctr, &b->ctr);
-    CHECK(b->lat != NULL && pr_hist_equal(a->lat, b->lat));
+    /* decoded: frozen (lat NULL), equal once thawed */
+    CHECK(b->lat == NULL && b->lat_frozen != NULL);
+    if (b->lat_frozen != NULL) {
+        pr_hist *h = pr_hist_new();
+        pr_hist_thaw(h, b->lat_frozen);
+        CHECK(pr_hist_equal(a->lat, h));
+        pr_hist_destroy(&h);
+    }
     CHECK((a->svc == NULL) == (b->svc == NULL));
     if (a->svc != NULL && b->svc != NULL)
         CHECK(pr_hist_equal(a->svc, b->svc));
@@ -604,7 +611,7 @@ static void test_minimal(void)
     m.u.stats.srv = NULL;
     CHECK(pr_msg_encode(&m, &sb, NULL) == 0);
     CHECK(pr_msg_decode(&d, sb.data, sb.size, NULL) == 0);
-    CHECK(d.u.stats.svc == NULL && d.u.stats.lat != NULL && d.u.stats.n_srv == 0);
+    CHECK(d.u.stats.svc == NULL && d.u.stats.lat_frozen != NULL && d.u.stats.n_srv == 0);
     pr_msg_clear(&d);
     msgpack_sbuffer_destroy(&sb);
 
@@ -1016,6 +1023,60 @@ static void test_version_type_dup(void)
     CHECK_MSG(msg_mentions(&err, "DONE.lat", "\"b\" is not an array"), "%s", err.msg);
 }
 
+/* The pre-scan skips a "lat" or "kst" value it decoded in one pass
+ * (pr_msg_dec.c, pre_decode) only when the scan would have accepted it:
+ * inside them, a map of more than PR_MSG_MAX_KEYS keys or nesting past
+ * PR_MSG_MAX_DEPTH is still refused as before; an unknown key within the
+ * limits is still ignored, and the values decoded are the same. */
+static void test_pre_decode_limits(void)
+{
+    struct pr_error err = {0};
+    msgpack_object_kv *kv = calloc(PR_MSG_MAX_KEYS + 1, sizeof(*kv));
+    static const char names[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-*/";
+    for (uint32_t i = 0; i <= PR_MSG_MAX_KEYS; i++) {
+        kv[i].key.type = MSGPACK_OBJECT_STR;
+        kv[i].key.via.str.ptr = names + i;
+        kv[i].key.via.str.size = 1;
+        kv[i].val.type = MSGPACK_OBJECT_NIL;
+    }
+    msgpack_object big = {.type = MSGPACK_OBJECT_MAP};
+    big.via.map.ptr = kv;
+    big.via.map.size = PR_MSG_MAX_KEYS + 1;
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_ADD, "lat.zz", &big, &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_ADD, "kst.0.2.zz", &big, &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_ADD, "kst.1.2.zz", &big, &err), PR_ETOO_BIG, err);
+    msgpack_object deep[PR_MSG_MAX_DEPTH + 2];
+    for (int i = 0; i < PR_MSG_MAX_DEPTH + 2; i++) {
+        deep[i].type = i == PR_MSG_MAX_DEPTH + 1 ? MSGPACK_OBJECT_NIL : MSGPACK_OBJECT_ARRAY;
+        deep[i].via.array.size = 1;
+        deep[i].via.array.ptr = &deep[i + 1];
+    }
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_ADD, "lat.zz", &deep[0], &err), PR_ETOO_BIG, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_ADD, "kst.2.2.zz", &deep[0], &err), PR_ETOO_BIG, err);
+    /* within the limits: accepted, nested (the scan's path) or flat (the
+     * pre-decode's), with the same histogram */
+    big.via.map.size = 3;
+    msgpack_object nil = {.type = MSGPACK_OBJECT_NIL};
+    const msgpack_object *ok[] = {&big, &nil, &deep[PR_MSG_MAX_DEPTH - 4]};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        struct pr_msg out;
+        struct edit e = {ED_ADD, "lat.zz", ok[i]};
+        CHECK_MSG(decode_edited(PR_MSG_STATS, &e, &out, &err) == 0, "case %zu: %s", i, err.msg);
+        pr_hist *h = pr_hist_new();
+        if (out.u.stats.lat_frozen != NULL)
+            pr_hist_thaw(h, out.u.stats.lat_frozen);
+        CHECK(out.u.stats.lat == NULL && pr_hist_equal(h, hist_lat));
+        pr_hist_destroy(&h);
+        pr_msg_clear(&out);
+        e.path = "kst.0.2.zz";
+        CHECK_MSG(decode_edited(PR_MSG_STATS, &e, &out, &err) == 0, "kst case %zu: %s", i, err.msg);
+        CHECK(out.u.stats.n_kst > 0 && out.u.stats.kst[0].lat_frozen != NULL);
+        pr_msg_clear(&out);
+    }
+    free(kv);
+}
+
 static void test_hostile(void)
 {
     struct pr_error err;
@@ -1282,6 +1343,7 @@ int main(void)
     test_version_type_dup();
     test_framing();
     test_hostile();
+    test_pre_decode_limits();
     test_garbage();
     test_seq_track();
     test_plan_hash();
