@@ -91,8 +91,7 @@ static BIO_METHOD *filter_method(void)
             BIO_meth_set_destroy(m, fbio_destroy)) {
             skip_bio_type = idx | BIO_TYPE_FILTER;
             skip_bio_method = m;
-        }
-        else if (m)
+        } else if (m)
             BIO_meth_free(m);
     }
     pthread_mutex_unlock(&init_mu);
@@ -115,7 +114,7 @@ static bool tls_skip(MARIADB_PVIO *p)
             BIO_free(f);
             return false;
         }
-        BIO_push(f, rb);     /* f holds the reference just taken */
+        BIO_push(f, rb);       /* f holds the reference just taken */
         SSL_set0_rbio(ssl, f); /* drops the SSL's read reference to rb */
         rb = f;
     }

@@ -25,12 +25,12 @@
  * server is loaded); the test wants under 0.2 per
  * query and ag_pvio_skipped() at least 0.9 per query, and prints both.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -214,8 +214,7 @@ int main(int argc, char **argv)
               s.ciphers, s.n);
     if (s.q_each > 0) {
         double per_q = s.q_done ? (double)(sock_eagain - s.eagain0) / (double)s.q_done : 99;
-        double skip_q =
-            s.q_done ? (double)(ag_pvio_skipped() - s.skipped0) / (double)s.q_done : 0;
+        double skip_q = s.q_done ? (double)(ag_pvio_skipped() - s.skipped0) / (double)s.q_done : 0;
         printf("%zu queries over TLS (%zu wrong): %.3f EAGAIN socket reads per query, "
                "%.3f reads skipped per query\n",
                s.q_done, s.q_bad, per_q, skip_q);
