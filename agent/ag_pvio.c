@@ -37,8 +37,8 @@ struct ag__ma_tls {
  * non-blocking TLS read then yields MYSQL_WAIT_READ as after a real
  * EAGAIN. Every other call passes to the socket BIO. Made once under
  * init_mu. */
-static BIO_METHOD *skip_bio_method;
-static int skip_bio_type; /* its BIO type (a new index, a filter) */
+static _Atomic(BIO_METHOD *) skip_bio_method;
+static int skip_bio_type; /* its BIO type (a new index, a filter); set before the method */
 
 static int fbio_read(BIO *b, char *buf, int len)
 {
@@ -82,20 +82,26 @@ static int fbio_destroy(BIO *b)
 
 static BIO_METHOD *filter_method(void)
 {
+    BIO_METHOD *m = atomic_load_explicit(&skip_bio_method, memory_order_acquire);
+    if (m != NULL)
+        return m;
     pthread_mutex_lock(&init_mu);
-    if (skip_bio_method == NULL) {
+    m = atomic_load_explicit(&skip_bio_method, memory_order_acquire);
+    if (m == NULL) {
         int idx = BIO_get_new_index();
-        BIO_METHOD *m = idx < 0 ? NULL : BIO_meth_new(idx | BIO_TYPE_FILTER, "stampede read skip");
+        m = idx < 0 ? NULL : BIO_meth_new(idx | BIO_TYPE_FILTER, "stampede read skip");
         if (m && BIO_meth_set_read(m, fbio_read) && BIO_meth_set_write(m, fbio_write) &&
             BIO_meth_set_ctrl(m, fbio_ctrl) && BIO_meth_set_create(m, fbio_create) &&
             BIO_meth_set_destroy(m, fbio_destroy)) {
             skip_bio_type = idx | BIO_TYPE_FILTER;
-            skip_bio_method = m;
-        } else if (m)
+            atomic_store_explicit(&skip_bio_method, m, memory_order_release);
+        } else if (m) {
             BIO_meth_free(m);
+            m = NULL;
+        }
     }
     pthread_mutex_unlock(&init_mu);
-    return skip_bio_method;
+    return m;
 }
 
 /* Arm the skip on a TLS connection, putting the filter in front of its
@@ -116,6 +122,12 @@ static bool tls_skip(MARIADB_PVIO *p)
         }
         BIO_push(f, rb);       /* f holds the reference just taken */
         SSL_set0_rbio(ssl, f); /* drops the SSL's read reference to rb */
+        /* Read ahead: one read(2) takes a whole reply (record header and
+         * body) instead of a 5-byte header read and then the body. What
+         * OpenSSL buffers beyond a record is handed out by the next
+         * SSL_read before it asks the BIO for more, so no wait is skipped
+         * over buffered data. */
+        SSL_set_read_ahead(ssl, 1);
         rb = f;
     }
     skip_bio = rb;
