@@ -27,11 +27,13 @@
  * (ag_pvio_skipped) and under 1.5 reads per query, and prints all three.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -48,10 +50,14 @@ static pthread_t loop_thread;
 
 ssize_t read(int fd, void *buf, size_t len)
 {
-    static ssize_t (*real)(int, void *, size_t);
+    typedef ssize_t (*read_fn)(int, void *, size_t);
+    static _Atomic(read_fn) real_read; /* the pool threads read too */
 
-    if (real == NULL)
+    read_fn real = atomic_load_explicit(&real_read, memory_order_acquire);
+    if (real == NULL) {
         *(void **)&real = dlsym(RTLD_NEXT, "read");
+        atomic_store_explicit(&real_read, real, memory_order_release);
+    }
     ssize_t r = real(fd, buf, len);
     int e = errno;
     struct stat st;
