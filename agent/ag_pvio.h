@@ -14,7 +14,11 @@
  * always correct on a non-blocking socket: if the reply is already there,
  * the (level-triggered) poll reports it at the next loop iteration.
  *
- * Only plain sockets are touched (not TLS: its reads go through OpenSSL).
+ * TLS connections: OpenSSL reads the socket itself (read(2) through its
+ * socket BIO), so there the skip is a filter BIO put in front of the SSL's
+ * read BIO at the first arming; it answers the first read after arming
+ * with "retry read" (SSL_ERROR_WANT_READ: the library yields
+ * MYSQL_WAIT_READ as after a real EAGAIN). Writes pass straight through.
  * Thread: the flag is per thread and lasts one _start call (set it just
  * before, clear it just after: ag_pvio_skip_clear). */
 #ifndef AG_PVIO_H
@@ -26,8 +30,8 @@
 
 /* The next read of m's connection on this thread (inside the _start call
  * that follows) returns EAGAIN without a system call. True when armed;
- * false when m has no plain socket (no connection, TLS, another
- * transport): then nothing changes. */
+ * false when m has no connection or another transport (or the TLS filter
+ * could not be made): then nothing changes. */
 bool ag_pvio_skip_read(MYSQL *m);
 
 /* Disarm whatever ag_pvio_skip_read armed on this thread (after the

@@ -169,6 +169,20 @@ const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char
     if (err_no == 1045 && !ag_tls_is_on(t))
         return "check --mysql-user and the password (MYSQL_PWD or --mysql-password); a user "
                "created REQUIRE SSL needs --mysql-ssl=required (or stronger)";
+    /* The server's verdict on this client's certificate: an alert when the
+     * client reads it, or (TLS 1.3: the server checks the certificate after
+     * the client's handshake is done) a reset when the server's close
+     * overtakes the alert, which then is lost with the reset. */
+    if (msg && strstr(msg, "alert certificate revoked"))
+        return "the server revoked this client's certificate (--mysql-ssl-cert is in the "
+               "server's ssl_crl): give the agent a certificate that is not revoked";
+    if (err_no == 2013 && ag_tls_is_on(t) && t->cert && msg &&
+        strstr(msg, "sending authentication information"))
+        return "the server closed the connection right after the TLS handshake, as it does "
+               "when it rejects this client's certificate (revoked by the server's ssl_crl, or "
+               "not from its ssl_ca; the server's error log says \"closed normally without "
+               "authentication\"): check --mysql-ssl-cert with openssl verify -crl_check "
+               "against the server's ssl_ca and ssl_crl";
     if (err_no != 2026) /* CR_SSL_CONNECTION_ERROR */
         return NULL;
     /* Connector/C's words when the chain is good but the name is not. */

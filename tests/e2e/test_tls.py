@@ -17,8 +17,11 @@ say per session whether it is encrypted and compressed) and checks:
   - reconnects after a server restart renegotiate TLS;
   - 200 TLS connects on one loop leave it free (tests/mysql/tls_loop.c: the
     handshakes run on the thread pool, agent/ag_tlsconn.h), by name too;
+    then 20 queries on each make no EAGAIN read after a send (ag_pvio.h);
   - --mysql-ssl-crl: a CRL that revokes the server's certificate (made with
     openssl ca) refuses it at setup, naming the CRL; an empty CRL passes;
+  - a client certificate revoked by the server's ssl_crl (openssl ca, then
+    FLUSH SSL) fails at setup, naming the reason; another one passes;
   - --mysql-ssl-cipher: the server's Ssl_cipher is the TLS 1.3 suite or TLS
     1.2 cipher asked for; a cipher OpenSSL lacks fails at setup with a hint;
   - an ed25519 user connects (mysql_native_password is every other test's);
@@ -43,11 +46,17 @@ def openssl(*args):
     subprocess.run(["openssl"] + list(args), check=True, capture_output=True)
 
 
-def make_cert(d, name, cn, san, ca="ca"):
-    """d/NAME-key.pem and d/NAME-cert.pem signed by d/CA."""
+def make_cert(d, name, cn, san, ca="ca", key_type="rsa:2048"):
+    """d/NAME-key.pem and d/NAME-cert.pem signed by d/CA. The servers'
+    keys are RSA (the TLS 1.2 cipher checked is ECDHE-RSA); the others are
+    EC P-256, made in a millisecond instead of a fraction of a second."""
     key, csr, cert = (os.path.join(d, name + s) for s in ("-key.pem", ".csr", "-cert.pem"))
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + cn, "-keyout", key,
-            "-out", csr)
+    if key_type == "ec":
+        openssl("ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", key)
+        key_args = ["-new", "-key", key]
+    else:
+        key_args = ["-newkey", key_type, "-nodes", "-keyout", key]
+    openssl("req", *key_args, "-subj", "/CN=" + cn, "-out", csr)
     ext = os.path.join(d, name + ".ext")
     with open(ext, "w") as f:
         f.write("subjectAltName=%s\n" % san if san else "basicConstraints=CA:FALSE\n")
@@ -68,16 +77,19 @@ def loop_name():
 
 def make_certs(d):
     os.makedirs(d)
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-            "/CN=stampede test CA", "-keyout", os.path.join(d, "ca-key.pem"), "-out",
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-nodes", "-days", "2", "-subj", "/CN=stampede test CA", "-keyout", os.path.join(d, "ca-key.pem"), "-out",
             os.path.join(d, "ca.pem"))
     name = loop_name()
     make_cert(d, "good", "127.0.0.1",
               "IP:127.0.0.1,DNS:localhost" + (",DNS:" + name if name else ""))
     make_cert(d, "other", "db.other.invalid", "DNS:db.other.invalid")
-    make_cert(d, "client", "stampede client", None)
-    # The server starts with the certificate for another name.
+    make_cert(d, "client", "stampede client", None, key_type="ec")
+    make_cert(d, "revoked-client", "stampede revoked client", None, key_type="ec")
+    # The server starts with the certificate for another name, and checks
+    # client certificates against server-crl.pem (empty until step 3e).
     serve(d, "other")
+    make_crl(d, "server-crl.pem")
 
 
 def serve(d, name):
@@ -114,7 +126,9 @@ class Server:
 
     def start(self):
         out = subprocess.run([SANDBOX, "start", self.d, "--tls=" + self.certs,
-                              "--mariadbd-arg=--performance-schema=ON", "--max-connections=500"],
+                              "--mariadbd-arg=--performance-schema=ON", "--max-connections=500",
+                              "--mariadbd-arg=--ssl-crl=" +
+                              os.path.join(self.certs, "server-crl.pem")],
                              capture_output=True, text=True, timeout=120)
         if out.returncode != 0:
             print(out.stdout + out.stderr)
@@ -191,7 +205,9 @@ def run(srv, args, what, ok=True, password=None, timeout=90, cwd=None):
         e.local_opts() + args
     env = dict(os.environ)
     env["MYSQL_PWD"] = srv.password if password is None else password
+    t0 = time.monotonic()
     out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
+    e.info("%s: %.1f s" % (what, time.monotonic() - t0))
     text = out.stdout + out.stderr
     if ok and not e.check(out.returncode == 0, "%s: exit %d (want 0)" % (what, out.returncode)):
         print(text)
@@ -206,7 +222,9 @@ def main():
         print("SKIP: openssl is not installed")
         sys.exit(e.SKIP)
     certs = e.path("certs")
+    t0 = time.monotonic()
     make_certs(certs)
+    e.info("certificates made in %.1f s" % (time.monotonic() - t0))
     ca = os.path.join(certs, "ca.pem")
     t0 = time.monotonic()
     srv = Server(e.path("db"), certs)
@@ -218,6 +236,14 @@ def main():
     e.finish()
 
 
+T0 = time.monotonic()
+
+
+def lap(step):
+    """Print when a step starts (seconds since the test began)."""
+    e.info("at %.1f s: %s" % (time.monotonic() - T0, step))
+
+
 def checks(srv, certs, ca):
     env = dict(os.environ, MYSQL_PWD=srv.password)
     p = subprocess.run([e.STAMPEDE, "oltp_point_select", "prepare", "--tables=1",
@@ -225,6 +251,7 @@ def checks(srv, certs, ca):
                        e.local_opts() + db(srv), capture_output=True, text=True, timeout=90, env=env)
     e.check(p.returncode == 0, "prepare over TLS: exit %d" % p.returncode) or print(p.stderr)
 
+    lap("step 1")
     # 1. verify_identity against a certificate for db.other.invalid.
     base = ["--agents=1", "--threads=2", "--time=1"] + db(srv)
     rc, text = run(srv, base + ["--mysql-ssl=verify_identity", "--mysql-ssl-ca=" + ca],
@@ -242,6 +269,7 @@ def checks(srv, certs, ca):
     serve(certs, "good")
     srv.sql("FLUSH SSL")
 
+    lap("step 2")
     # 2. A user created REQUIRE SSL.
     srv.sql("CREATE USER 'tlsuser'@'%' IDENTIFIED BY 'tlspw' REQUIRE SSL; "
             "GRANT ALL ON sbtest.* TO 'tlsuser'@'%'")
@@ -252,6 +280,7 @@ def checks(srv, certs, ca):
     run(srv, base_t + ["--mysql-ssl=required"], "REQUIRE SSL user with --mysql-ssl=required",
         password="tlspw")
 
+    lap("step 3")
     # 3. Every connection of every agent encrypted and compressed.
     agents, threads = 2, 8
     j = e.path("tls.json")
@@ -283,6 +312,7 @@ def checks(srv, certs, ca):
         q = e.load_json(j)["totals"]["queries"]["total"]
         e.check(q > 0, "queries over TLS and compression: %d" % q)
 
+    lap("step 3b")
     # 3b. Handshakes off the loop (agent/ag_tlsconn.h): many TLS connects on one
     # loop while a 1 ms timer measures its lag; by name with verify_identity too
     # (the library's own name lookup then runs off the loop as well).
@@ -291,14 +321,19 @@ def checks(srv, certs, ca):
     name = loop_name()
     if name is None:
         e.info("this host's name does not resolve to 127.0.0.1: verify_identity by address")
-    for host, n, mode in (("127.0.0.1", 200, "verify_ca"), (name or "127.0.0.1", 200,
-                                                             "verify_identity")):
-        out = subprocess.run([loop_helper, host, srv.port, ca, str(n), mode], capture_output=True,
+    # The first also runs 20 queries on each connection: no EAGAIN read after a
+    # send over TLS either (the read skip, agent/ag_pvio.h).
+    for host, n, mode, q in (("127.0.0.1", 200, "verify_ca", 20),
+                             (name or "127.0.0.1", 200, "verify_identity", 0)):
+        out = subprocess.run([loop_helper, host, srv.port, ca, str(n), mode, str(q)],
+                             capture_output=True,
                              text=True, timeout=120, env=env)
-        e.info(out.stdout.strip().splitlines()[0] if out.stdout.strip() else "tls_loop: no output")
+        for line in out.stdout.strip().splitlines()[:2] or ["tls_loop: no output"]:
+            e.info(line)
         e.check(out.returncode == 0, "%d TLS connects (%s) keep their loop free: exit %d" %
                 (n, mode, out.returncode)) or print(out.stdout + out.stderr)
 
+    lap("step 3c")
     # 3c. --mysql-ssl-crl: a CRL revoking nothing lets the connection through; one
     # revoking the server's certificate refuses it at setup, saying so.
     crl = make_crl(certs, "crl-empty.pem")
@@ -313,6 +348,30 @@ def checks(srv, certs, ca):
             "the revoked certificate is refused at setup, naming the CRL: %s" %
             [l for l in text.splitlines() if "2026" in l][:1])
 
+    lap("step 3e")
+    # 3e. A revoked client certificate: the server's ssl_crl (reloaded by FLUSH
+    # SSL) revokes it; the connection fails at setup, naming the reason.
+    make_crl(certs, "server-crl.pem", revoke="revoked-client")
+    srv.sql("FLUSH SSL")
+    cl = ["--mysql-ssl=verify_ca", "--mysql-ssl-ca=" + ca]
+    rc, text = run(srv, base + cl + ["--mysql-ssl-cert=" +
+                                     os.path.join(certs, "revoked-client-cert.pem"),
+                                     "--mysql-ssl-key=" +
+                                     os.path.join(certs, "revoked-client-key.pem")],
+                   "a client certificate the server's CRL revokes", ok=False)
+    # TLS 1.3: the server checks the certificate after the client's handshake
+    # is done; the client reads its alert (2026 "alert certificate revoked"),
+    # or its reset overtakes the alert (2013, reset at the authentication).
+    e.check(("revoked this client's certificate" in text or
+             "rejects this client's certificate (revoked by the server's ssl_crl" in text) and
+            "setup failed" in text and "queries:" not in text,
+            "the revoked client certificate is refused at setup, naming the reason: %s" %
+            [l for l in text.splitlines() if "error" in l][:1])
+    run(srv, base + cl + ["--mysql-ssl-cert=" + os.path.join(certs, "client-cert.pem"),
+                          "--mysql-ssl-key=" + os.path.join(certs, "client-key.pem")],
+        "a client certificate the same CRL does not revoke")
+
+    lap("step 3d")
     # 3d. --mysql-ssl-cipher: the server's Ssl_cipher is the one asked for, a TLS 1.3
     # suite or a TLS 1.2 cipher (which holds the connection to TLS 1.2: else
     # Connector/C leaves TLS 1.3's suites on and the server picks one of them).
@@ -332,6 +391,7 @@ def checks(srv, certs, ca):
             "an impossible cipher fails at setup, saying what to give: %s" %
             [l for l in text.splitlines() if "2026" in l][:1])
 
+    lap("step 4")
     # 4. --mysql-ssl=on: sysbench's file names in the working directory.
     wd = e.path("sysbench-wd")
     os.makedirs(wd)
@@ -348,6 +408,7 @@ def checks(srv, certs, ca):
     e.check(srv.ssl_accepts() - before == 3, "--mysql-ssl=on: Ssl_accepts delta %d == 2 threads "
             "+ 1 probe" % (srv.ssl_accepts() - before))
 
+    lap("step 5")
     # 5. Reconnects after a server restart renegotiate TLS.
     j = e.path("restart.json")
     p = e.Proc([e.STAMPEDE, "oltp_point_select", "run", "--tables=1", "--table-size=1000",
@@ -368,6 +429,7 @@ def checks(srv, certs, ca):
         rec = e.load_json(j).get("totals", {}).get("reconnects")
         e.check(rec is not None and rec >= 4, "reconnects in the report: %s (want >= 4)" % rec)
 
+    lap("step 6")
     # 6. An ed25519 user.
     srv.sql("INSTALL SONAME 'auth_ed25519'")
     srv.sql("CREATE USER 'eduser'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('edpw'); "
@@ -381,6 +443,7 @@ def checks(srv, certs, ca):
     run(srv, ["--agents=1", "--threads=2", "--time=1", "--mysql-ssl=required"] +
         db(srv, "eduser"), "ed25519 user connects over TLS", password="edpw")
 
+    lap("step 7")
     # 7. required against the suite's plain server.
     e.prepare(tables=1, table_size=1000)
     argv = [e.STAMPEDE, "oltp_point_select", "run", "--tables=1", "--table-size=1000",

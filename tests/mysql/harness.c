@@ -136,16 +136,19 @@ static void beat(struct harness *h)
 static int recv_one(struct harness *h, struct pr_msg *m, int wait_ms)
 {
     zmq_pollitem_t it = {h->router, 0, ZMQ_POLLIN, 0};
-    uint8_t buf[1 << 16];
+    zmq_msg_t frame; /* any size: a STATS at 1000 connections can pass 64 KiB */
     struct pr_error err = {0};
 
     if (zmq_poll(&it, 1, wait_ms) <= 0)
         return 1;
     int idn = zmq_recv(h->router, h->peer, sizeof(h->peer), 0);
     h->peer_len = idn > 0 ? (size_t)idn : 0;
-    int n = zmq_recv(h->router, buf, sizeof(buf), 0);
-    if (n < 0 || n > (int)sizeof(buf) || pr_msg_decode(m, buf, (size_t)n, &err) != 0) {
-        fprintf(stderr, "harness: bad frame from agent: %s\n", err.msg);
+    zmq_msg_init(&frame);
+    int n = zmq_msg_recv(&frame, h->router, 0);
+    int rc = n < 0 ? -1 : pr_msg_decode(m, zmq_msg_data(&frame), zmq_msg_size(&frame), &err);
+    zmq_msg_close(&frame);
+    if (rc != 0) {
+        fprintf(stderr, "harness: bad frame from agent (%d bytes): %s\n", n, err.msg);
         pr_msg_clear(m);
         return -1;
     }

@@ -134,6 +134,18 @@ static void test_hints(void)
     h = ag_tls_hint(&t, 2026, "TLS/SSL error: sslv3 alert handshake failure");
     CHECK(h && strstr(h, "README: TLS"));
     CHECK(ag_tls_hint(&t, 2013, "Lost connection") == NULL);
+    /* The server's verdict on the client's certificate: its alert, or the
+     * reset that overtook it (only with a client certificate). */
+    h = ag_tls_hint(&t, 2026, "TLS/SSL error: sslv3 alert certificate revoked");
+    CHECK(h && strstr(h, "revoked this client's certificate") && strstr(h, "ssl_crl"));
+    const char *lost = "Lost connection to server at 'sending authentication information', "
+                       "system error: 104";
+    CHECK(ag_tls_hint(&t, 2013, lost) == NULL);
+    t.cert = "client-cert.pem";
+    h = ag_tls_hint(&t, 2013, lost);
+    CHECK(h && strstr(h, "rejects this client's certificate") && strstr(h, "openssl verify"));
+    t.mode = PR_SSL_OFF;
+    CHECK(ag_tls_hint(&t, 2013, lost) == NULL);
 }
 
 /* A TLS 1.2 cipher list holds the connection to TLS 1.2 (else a TLS 1.3
