@@ -332,6 +332,8 @@ void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *r
     json_constraints(f, t);
     fputs(", \"server_check\": ", f);
     json_server(f, res);
+    fprintf(f, ", \"trx_records_lost\": %" PRIu64 ", \"trx_files_failed\": %s", t->trx_lost,
+            t->trx_failed ? "true" : "false");
     fputs(", \"agents\": [", f);
     for (uint32_t a = 0; a < t->n_agents; a++) {
         fputs(a ? ", {\"name\": " : "{\"name\": ", f);

@@ -426,6 +426,8 @@ struct pr_msg_stats {
     struct pr_msg_trx *trx;   /* "trx" (opt, absent when 0) the interval's recorded
                                  events (pr_msg_trx.h), owned */
     uint32_t n_trx;           /* <= PR_MSG_MAX_TRX */
+    uint64_t trx_lost;        /* "trxlost" (opt, 0 when absent) records the interval
+                                 could not carry (more than PR_MSG_MAX_TRX) */
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup
