@@ -64,9 +64,10 @@ static char letter_of(const char *name)
         const char *name;
         char opt;
     } map[] = {
-        {"mysql-host", 'h'},      {"mysql-port", 'P'},   {"mysql-db", 'd'},    {"mysql-user", 'u'},
-        {"warehouses", 'w'},      {"threads", 'c'},      {"warmup-time", 'r'}, {"time", 'l'},
-        {"report-interval", 'i'}, {"mysql-socket", 'S'},
+        {"mysql-host", 'h'},   {"mysql-port", 'P'},   {"mysql-db", 'd'},
+        {"mysql-user", 'u'},   {"warehouses", 'w'},   {"threads", 'c'},
+        {"warmup-time", 'r'},  {"time", 'l'},         {"report-interval", 'i'},
+        {"mysql-socket", 'S'}, {"multi-schema", 'm'}, {"multi-schema-offset", 'o'},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].name, name) == 0)
@@ -134,6 +135,10 @@ static void print_optline(FILE *out, const struct co_tc_report_cfg *cfg,
     const char *v = l->value ? l->value : "";
     if (l->opt == 'S')
         fprintf(out, "option S (socket) with value '%s'\n", v);
+    else if (l->opt == 'm')
+        fprintf(out, "option m (multiple schemas) with value '%s'\n", v);
+    else if (l->opt == 'o')
+        fprintf(out, "option o (multiple schemas offset) with value '%s'\n", v);
     else
         fprintf(out, "option %c with value '%s'\n", l->opt, v);
 }
