@@ -28,23 +28,25 @@ enum ag__wc_state {
 
 /* One connection slot. */
 struct ag__wconn {
-    ag_worker *w;             /* owner */
-    ag_conn *conn;            /* the connection */
-    struct ag_gen *gen;       /* its event generator (NULL in command mode) */
-    enum ag__wc_state st;     /* what it is doing */
-    uint32_t index;           /* global connection index */
-    uint64_t ev_start_ns;     /* event start: first send, or intended start (rate) */
-    uint64_t svc_start_ns;    /* rate mode: actual start */
-    uint64_t try_ns;          /* start of the event's last attempt (STATS.trx) */
-    uint64_t stmt_ns;         /* start of the statement in flight (end of the previous) */
-    uint32_t backoff_ms;      /* current reconnect backoff */
-    uint32_t empty_events;    /* consecutive events without statements */
-    struct ag_piece *piece;   /* command stream in progress */
-    uint64_t piece_rows;      /* rows the stream's statement in flight inserts */
-    uint32_t piece_retries;   /* retry_locks: times the statement in flight was sent again */
-    uv_timer_t timer;         /* backoff and yields */
-    struct ag_conn_opts opts; /* conn's options when the family names its database
-                                 (wl_conn_db); else conn uses sh->conn_opts */
+    ag_worker *w;           /* owner */
+    ag_conn *conn;          /* the connection */
+    struct ag_gen *gen;     /* its event generator (NULL in command mode) */
+    enum ag__wc_state st;   /* what it is doing */
+    uint32_t index;         /* global connection index */
+    uint64_t ev_start_ns;   /* event start: first send, or intended start (rate) */
+    uint64_t svc_start_ns;  /* rate mode: actual start */
+    uint64_t try_ns;        /* start of the event's last attempt (STATS.trx) */
+    uint64_t stmt_ns;       /* start of the statement in flight (end of the previous) */
+    uint32_t backoff_ms;    /* current reconnect backoff */
+    uint32_t empty_events;  /* consecutive events without statements */
+    struct ag_piece *piece; /* command stream in progress */
+    uint64_t piece_rows;    /* rows the stream's statement in flight inserts */
+    uint32_t piece_retries; /* retry_locks: times the statement in flight was sent again */
+    uv_timer_t timer;       /* backoff and yields */
+
+    /* conn's options when the family names its database (wl_conn_db);
+     * otherwise conn uses sh->conn_opts */
+    struct ag_conn_opts opts;
 };
 
 struct ag_worker {

@@ -64,14 +64,17 @@ static char letter_of(const char *name)
         const char *name;
         char opt;
     } map[] = {
-        {"mysql-host", 'h'},   {"mysql-port", 'P'},   {"mysql-db", 'd'},
-        {"mysql-user", 'u'},   {"warehouses", 'w'},   {"threads", 'c'},
-        {"warmup-time", 'r'},  {"time", 'l'},         {"report-interval", 'i'},
-        {"mysql-socket", 'S'}, {"multi-schema", 'm'}, {"multi-schema-offset", 'o'},
+        {"mysql-host", 'h'},      {"mysql-port", 'P'},   {"mysql-db", 'd'},    {"mysql-user", 'u'},
+        {"warehouses", 'w'},      {"threads", 'c'},      {"warmup-time", 'r'}, {"time", 'l'},
+        {"report-interval", 'i'}, {"mysql-socket", 'S'},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].name, name) == 0)
             return map[i].opt;
+    if (strcmp(name, "multi-schema") == 0)
+        return 'm';
+    if (strcmp(name, "multi-schema-offset") == 0)
+        return 'o';
     return 0;
 }
 

@@ -11,7 +11,8 @@
 #include "pr_err.h"
 #include "pr_opts.h"
 
-#define PR_TC_MAX_WAREHOUSES    32767      /* w_id is a smallint (create_table.sql) */
+#define PR_TC_MAX_WAREHOUSES 32767 /* w_id is a smallint (create_table.sql) */
+
 #define PR_TC_MAX_SCHEMAS       10000      /* --multi-schema: the agent keeps a name per schema */
 #define PR_TC_MAX_SCHEMA_OFFSET 1000000000 /* --multi-schema-offset */
 
