@@ -541,6 +541,45 @@ static void test_dry_run(void)
     f->wl_destroy(&wl);
 }
 
+/* tpcc_start -m 3 -o 2: connection t opens "<mysql-db>_<(t % 3) + 2>"
+ * (wl_conn_db), reconnects too; a missing schema's hint names the range and
+ * tpcc_load; without -m every connection takes PLAN.database (NULL). */
+static void test_conn_db(void)
+{
+    struct ag_kv kv[] = {{"warehouses", "4"},
+                         {"mysql-db", "tp"},
+                         {"multi-schema", "3"},
+                         {"multi-schema-offset", "2"}};
+    struct pr_error err = {0};
+    struct ag_wl *wl = ag_registry_wl_new("tpcc", kv, 4, &err);
+    CHECK_MSG(wl != NULL, "%s", err.msg);
+    if (wl == NULL)
+        return;
+    const struct ag_family *f = wl->fam;
+    static const char *const want[] = {"tp_2", "tp_3", "tp_4", "tp_2", "tp_3", "tp_4", "tp_2"};
+    for (uint32_t t = 0; t < 7; t++) {
+        const char *db = f->wl_conn_db(wl, t);
+        CHECK_MSG(db && strcmp(db, want[t]) == 0, "connection %u: %s, want %s", t, db ? db : "NULL",
+                  want[t]);
+    }
+    CHECK(f->wl_conn_db(wl, 1) == f->wl_conn_db(wl, 4)); /* one name per schema, kept */
+    const char *h = f->wl_error_hint(wl, 1049);
+    printf("hint: %s\n", h ? h : "NULL");
+    CHECK(h && strstr(h, "tp_2..tp_4") && strstr(h, "stampede tpcc_load -d") && strstr(h, "-w 4"));
+    CHECK(f->wl_error_hint(wl, 1146) == h);
+    f->wl_destroy(&wl);
+
+    struct ag_kv off[] = {{"warehouses", "1"}, {"mysql-db", "tp"}};
+    wl = ag_registry_wl_new("tpcc", off, 2, &err);
+    CHECK_MSG(wl != NULL, "%s", err.msg);
+    if (wl == NULL)
+        return;
+    CHECK(wl->fam->wl_conn_db(wl, 0) == NULL && wl->fam->wl_conn_db(wl, 5) == NULL);
+    CHECK(strstr(wl->fam->wl_error_hint(wl, 1146), "stampede tpcc prepare"));
+    CHECK(wl->fam->wl_error_hint(wl, 1049) == NULL);
+    wl->fam->wl_destroy(&wl);
+}
+
 /* ag__tc_money writes what snprintf("%.2f", (double)v) writes, for every
  * float tried: exact ties (k/8), negatives and -0, values that round to
  * -0.00, big amounts, tpcc's money range in random cents and random bit
@@ -592,5 +631,6 @@ int main(void)
     test_paths();
     test_share();
     test_dry_run();
+    test_conn_db();
     return TEST_END();
 }
