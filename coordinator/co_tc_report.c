@@ -100,6 +100,8 @@ void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg
     int64_t ri = pr_opts_int(po, "report-interval");
     cfg->interval_s = ri > 0 ? (uint32_t)ri : 0;
     memcpy(cfg->rt_limit_ms, o.rt_limit_ms, sizeof(cfg->rt_limit_ms));
+    cfg->schemas = o.schemas;
+    cfg->schema_offset = o.schema_offset;
 
     /* The options given, in the order given, as tpcc_start echoes its
      * argv; rt-limits is its five -0..-4 (the values from rt_limit_ms). */

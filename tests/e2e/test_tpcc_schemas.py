@@ -11,7 +11,8 @@ index t uses database <db>_<(t % N) + K>), against the sandbox MariaDB.
     orders; the -t file's commits of the even connections (0, 2) equal
     tpccms_1's new orders counted by the server, those of the odd ones
     (1, 3) tpccms_2's; the server's PROCESSLIST shows exactly 2 sessions in
-    tpccms_2 during the run; the banner echoes -m and -o as tpcc_start;
+    tpccms_2 during the run; the banner echoes -m and -o as tpcc_start,
+    the stampede section and --json tpcc.schemas name the two;
   - `-m 3` with tpccms_3 missing exits non-zero naming `tpccms_3` and saying
     to load it with tpcc_load; an empty tpccms_3 (no tables) the same way.
 """
@@ -101,6 +102,10 @@ def test_run():
             "PROCESSLIST: 2 sessions in %s (connections 1 and 3), >= 2 in %s, no other" %
             (SCHEMAS[1], SCHEMAS[0]))
     doc = e.load_json(j)
+    e.check(doc["tpcc"].get("schemas") == SCHEMAS and
+            "multi-schema (-m 2 -o 1): %s..%s" % (SCHEMAS[0], SCHEMAS[1]) in out,
+            "--json tpcc.schemas %s and the stampede section name the schemas" %
+            doc["tpcc"].get("schemas"))
     no = doc["totals"]["kinds"]["new_order"]["count"] - \
         doc["totals"]["kinds"].get("rollback", {}).get("count", 0)
     e.check(no == sum(delta.values()),
