@@ -300,13 +300,20 @@ struct ag_family {
     uint64_t (*wl_record_kinds)(const struct ag_wl *wl);
     /* Optional (NULL: the engine's advice). What to do about server error
      * err_no met while connecting or preparing (tpcc: a missing table means
-     * `stampede tpcc prepare`): a static string, or NULL for the engine's. */
+     * `stampede tpcc prepare`): a static string (or one owned by wl), or
+     * NULL for the engine's. */
     const char *(*wl_error_hint)(const struct ag_wl *wl, unsigned err_no);
     /* Optional (NULL: none). Errors the family counted itself in the event
      * that next() just ended (a Lua script's sb_counter_inc(tid,
      * SB_CNT_ERROR), as sysbench: each one an ignored error; the event
      * still ends as next() said). Called once per event, and resets. */
     uint32_t (*event_errors)(struct ag_gen *g);
+    /* Optional (NULL: every connection opens PLAN.database). The database
+     * the run's connection with global index conn_index opens (tpcc_start
+     * -m/-o: one schema per connection), owned by wl and valid for its
+     * life, or NULL for PLAN.database. Called once per connection, when
+     * the engine makes it; its reconnects open the same database. */
+    const char *(*wl_conn_db)(const struct ag_wl *wl, uint32_t conn_index);
 };
 
 #endif

@@ -166,6 +166,7 @@ static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
     iv->n_kst = 0;
     m.u.stats.trx = iv->trx;
     m.u.stats.n_trx = iv->n_trx;
+    m.u.stats.trx_lost = iv->trx_lost; /* the coordinator warns and counts it */
     iv->trx = NULL;
     iv->n_trx = 0;
     if (iv->trx_lost)

@@ -614,7 +614,16 @@ static void init_conns(ag_worker *w, const struct ag_worker_conn *conns)
         struct ag__wconn *wc = &w->wc[i];
         wc->w = w;
         wc->index = conns[i].index;
-        wc->conn = ag_conn_new(&w->loop, conns[i].target, sh->conn_opts, sh->wl, conn_cb, wc);
+        const struct ag_conn_opts *co = sh->conn_opts;
+        const char *db = sh->wl && sh->wl->fam->wl_conn_db
+                             ? sh->wl->fam->wl_conn_db(sh->wl, conns[i].index)
+                             : NULL;
+        if (db) { /* its own database (tpcc_start -m/-o) */
+            wc->opts = *sh->conn_opts;
+            wc->opts.db = db;
+            co = &wc->opts;
+        }
+        wc->conn = ag_conn_new(&w->loop, conns[i].target, co, sh->wl, conn_cb, wc);
         if (sh->wl)
             wc->gen = sh->wl->fam->gen_new(sh->wl, conns[i].seed, conns[i].index, w->conns_total);
         uv_timer_init(&w->loop, &wc->timer);

@@ -44,6 +44,10 @@ struct ag__wconn {
     uint32_t piece_retries; /* retry_locks: times the statement in flight was sent again */
     uv_timer_t timer;       /* backoff and yields */
     bool reopen_next;       /* reopening for the family (ag_call.reconnect): next() goes on */
+
+    /* conn's options when the family names its database (wl_conn_db);
+     * otherwise conn uses sh->conn_opts */
+    struct ag_conn_opts opts;
 };
 
 struct ag_worker {

@@ -9,6 +9,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "pr_tc_opts.h"
+
 #define MAX_WORDS 4096
 
 /* How one tpcc-mysql option's value is taken. */
@@ -63,12 +65,8 @@ static const struct copt start_opts[] = {
     {'4', K_LIMIT, NULL, 0, 86400000, "Stock-Level response-time limit (ms)"},
     {'f', K_TEXT, "report-file", 0, 0, "report file (a line per New-Order)"},
     {'t', K_TEXT, "trx-file", 0, 0, "trx file (a line per New-Order commit)"},
-    {'m', K_REFUSE, NULL, 0, 0,
-     "tpcc_start's multi-schema mode (-m, -o) is not supported yet: run one stampede per "
-     "database (--mysql-db)"},
-    {'o', K_REFUSE, NULL, 0, 0,
-     "tpcc_start's multi-schema mode (-m, -o) is not supported yet: run one stampede per "
-     "database (--mysql-db)"},
+    {'m', K_UINT, "multi-schema", 0, PR_TC_MAX_SCHEMAS, "number of schemas"},
+    {'o', K_UINT, "multi-schema-offset", 0, PR_TC_MAX_SCHEMA_OFFSET, "first schema's number"},
     {0, K_TEXT, NULL, 0, 0, NULL},
 };
 
@@ -85,12 +83,13 @@ static const char start_usage[] =
     "Usage: stampede tpcc_start -h server_host -P port -d database_name -u mysql_user\n"
     "                           -p mysql_password -w warehouses -c connections -r warmup_time\n"
     "                           -l running_time -i report_interval [-S socket]\n"
-    "                           [-f report_file] [-t trx_file]\n"
+    "                           [-f report_file] [-t trx_file] [-m schemas -o offset]\n"
     "                           [-0..-4 response-time limits in ms]\n"
     "                           [stampede options: --agents=N --json=FILE ...]\n"
     "Defaults: -P 3306 -d tpcc -w 1 -c 10 -r 10 -l 20 -i 10 (or -l when shorter),\n"
     "  -0 5 -1 5 -2 5 -3 80 -4 20, -u your login name; -h l means localhost; a socket is\n"
-    "  used only when -S names one. -m and -o are not supported yet.\n"
+    "  used only when -S names one. -m N -o K: connection t uses database\n"
+    "  <db>_<(t % N) + K> (-o defaults to 0; load each with tpcc_load -d <db>_<i>).\n"
     "The same as: stampede tpcc run --mysql-host=... --warehouses=W --threads=C\n"
     "  --warmup-time=R --time=L --report-interval=I --rt-limits=... [--report-file=F\n"
     "  --trx-file=F]; see `stampede tpcc help`.\n";
@@ -282,6 +281,10 @@ static void add_start(struct words *ws, const struct given *g)
         add(ws, "report-file", g->val['f']);
     if (g->val['t'])
         add(ws, "trx-file", g->val['t']);
+    if (g->val['m'])
+        add(ws, "multi-schema", g->val['m']);
+    if (g->val['o'])
+        add(ws, "multi-schema-offset", g->val['o']);
     for (int t = 0; t < 5; t++) {
         const char *v = g->val['0' + t] ? g->val['0' + t] : limits[t];
         size_t off = strlen(rt);

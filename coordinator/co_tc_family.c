@@ -99,6 +99,35 @@ static int check_trx_files(struct co_args *a, const struct pr_tc_opts *o, struct
     return co_tc_trx_check(&cfg, err);
 }
 
+/* tpcc_start -m/-o (--multi-schema, --multi-schema-offset): run only, an
+ * offset only with schemas, and every schema's name within MySQL's 64. */
+static int check_schemas(const struct co_args *a, const struct pr_tc_opts *o, struct pr_error *err)
+{
+    char last[256];
+    const char *db =
+        pr_opts_is_set(a->opts, "mysql-db") ? pr_opts_str(a->opts, "mysql-db") : "tpcc";
+
+    if (o->schemas == 0 && pr_opts_is_set(a->opts, "multi-schema-offset"))
+        return pr_error_set(err, PR_EINVAL,
+                            "--multi-schema-offset (tpcc_start -o) needs --multi-schema=N "
+                            "(tpcc_start -m N) too; tpcc_start ignores -o without -m");
+    if (o->schemas == 0)
+        return 0;
+    if (a->cmd != PR_CMD_RUN)
+        return pr_error_set(err, PR_EINVAL,
+                            "--multi-schema applies to run only (tpcc_start -m), as in "
+                            "tpcc-mysql: %s each schema on its own with --mysql-db=%s_<i> "
+                            "(stampede tpcc_load -d %s_<i>)",
+                            pr_plan_cmd_name(a->cmd), db, db);
+    int len = pr_tc_schema_db(db, o, o->schemas - 1, last, sizeof last);
+    if (len > 64)
+        return pr_error_set(err, PR_EINVAL,
+                            "--multi-schema: the database name '%.*s' is longer than MySQL's 64 "
+                            "characters; use a shorter --mysql-db (tpcc_start -d)",
+                            (int)(len < (int)sizeof last ? len : (int)sizeof last - 1), last);
+    return 0;
+}
+
 static int tc_check_options(struct co_args *a, struct pr_error *err)
 {
     struct pr_tc_opts o;
@@ -128,6 +157,8 @@ static int tc_check_options(struct co_args *a, struct pr_error *err)
                       "anyway",
                       pr_plan_cmd_name(a->cmd));
     rc = check_trx_files(a, &o, err);
+    if (rc == 0)
+        rc = check_schemas(a, &o, err);
     if (rc != 0)
         return rc;
     rc = co__args_set_default(a, "mysql-db", "tpcc", err);
@@ -204,7 +235,9 @@ static const char tc_help[] =
     "tpcc-mysql's command lines work too:\n"
     "  stampede tpcc_load -h HOST -P PORT -d DB -u USER -p PASS -w W [-l PART -m MIN -n MAX]\n"
     "  stampede tpcc_start -h HOST -P PORT -d DB -u USER -p PASS -w W -c C -r R -l L -i I\n"
-    "                      [-S SOCKET] [-0..-4 LIMIT_MS]\n";
+    "                      [-S SOCKET] [-0..-4 LIMIT_MS] [-m SCHEMAS -o OFFSET]\n"
+    "  run --multi-schema=N --multi-schema-offset=K (-m/-o): connection t uses database\n"
+    "                      <mysql-db>_<(t % N) + K>; load each schema with --mysql-db first\n";
 
 const struct co_family co_tc_family = {
     .name = "tpcc",

@@ -205,6 +205,13 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
         pl->time_s = (uint64_t)o->warmup_s + (uint64_t)pr_opts_int(a->opts, "time");
         pl->report_ms = 1000; /* tpcc's lines are cut from 1 s intervals */
         first += conns[i];
+        if (o->schemas > 0) { /* -m/-o: the probe's database is the first schema (conn 0's) */
+            int len = pr_tc_schema_db(pl->database, o, 0, NULL, 0);
+            char *db = pr_xmalloc((size_t)len + 1);
+            pr_tc_schema_db(pl->database, o, 0, db, (size_t)len + 1);
+            free(pl->database);
+            pl->database = db;
+        }
         if (a->part == PR_PART_WAREHOUSES)
             co__plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
     }

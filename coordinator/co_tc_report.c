@@ -9,6 +9,7 @@
 
 #include "co_kinds.h"
 #include "co_tc_report_int.h"
+#include "pr_msg_trx.h"
 
 static const uint32_t default_limits_ms[CO_TC_N] = {5, 5, 5, 80, 20};
 
@@ -47,6 +48,7 @@ void co_tc_report_destroy(co_tc_report **tp)
         for (size_t i = 0; i < CO_TC_N; i++)
             pr_hist_frozen_destroy(&t->agents[a].lat[i]);
     free(t->agents);
+    free(t->trx_end_us);
     co_tc_trx_destroy(&t->trx);
     pr_hist_destroy(&t->line_lat);
     pr_hist_destroy(&t->scratch);
@@ -69,6 +71,10 @@ static char letter_of(const char *name)
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].name, name) == 0)
             return map[i].opt;
+    if (strcmp(name, "multi-schema") == 0)
+        return 'm';
+    if (strcmp(name, "multi-schema-offset") == 0)
+        return 'o';
     return 0;
 }
 
@@ -94,6 +100,8 @@ void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg
     int64_t ri = pr_opts_int(po, "report-interval");
     cfg->interval_s = ri > 0 ? (uint32_t)ri : 0;
     memcpy(cfg->rt_limit_ms, o.rt_limit_ms, sizeof(cfg->rt_limit_ms));
+    cfg->schemas = o.schemas;
+    cfg->schema_offset = o.schema_offset;
 
     /* The options given, in the order given, as tpcc_start echoes its
      * argv; rt-limits is its five -0..-4 (the values from rt_limit_ms). */
@@ -132,6 +140,10 @@ static void print_optline(FILE *out, const struct co_tc_report_cfg *cfg,
     const char *v = l->value ? l->value : "";
     if (l->opt == 'S')
         fprintf(out, "option S (socket) with value '%s'\n", v);
+    else if (l->opt == 'm')
+        fprintf(out, "option m (multiple schemas) with value '%s'\n", v);
+    else if (l->opt == 'o')
+        fprintf(out, "option o (multiple schemas offset) with value '%s'\n", v);
     else
         fprintf(out, "option %c with value '%s'\n", l->opt, v);
 }
@@ -293,11 +305,45 @@ static struct co__tc_agent *agent_at(co_tc_report *t, uint32_t agent)
     return &t->agents[agent];
 }
 
+/* The -f / -t watermark: no live agent with connections can still send a
+ * record that ended before it (each sends its intervals in order). */
+static uint64_t trx_watermark(const co_tc_report *t)
+{
+    uint64_t w = UINT64_MAX;
+    const struct co_result *res = t->res;
+    for (uint32_t a = 0; res != NULL && a < res->n_agents; a++) {
+        const struct co_agent_result *ar = &res->agents[a];
+        if (ar->lost || ar->done || ar->threads == 0)
+            continue;
+        uint64_t e = a < t->n_trx_end ? t->trx_end_us[a] : 0;
+        w = e < w ? e : w;
+    }
+    return w;
+}
+
+static void trx_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_stats *st,
+                      uint32_t interval_ms)
+{
+    t->trx_lost += st->trx_lost;
+    if (t->trx == NULL)
+        return;
+    if (agent >= t->n_trx_end) {
+        t->trx_end_us = pr_xrealloc(t->trx_end_us, (agent + 1) * sizeof *t->trx_end_us);
+        memset(&t->trx_end_us[t->n_trx_end], 0, (agent + 1 - t->n_trx_end) * sizeof *t->trx_end_us);
+        t->n_trx_end = agent + 1;
+    }
+    uint64_t end = (st->k + 1) * (uint64_t)interval_ms * 1000u;
+    if (end > t->trx_end_us[agent])
+        t->trx_end_us[agent] = end;
+    co_tc_trx_stats(t->trx, st, t->kind_of[PR_TC_K_NEW_ORDER]);
+    co_tc_trx_flush(t->trx, trx_watermark(t));
+}
+
 void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_stats *st,
                         bool released, uint32_t interval_ms)
 {
     resolve_kinds(t);
-    co_tc_trx_stats(t->trx, st, t->kind_of[PR_TC_K_NEW_ORDER]);
+    trx_stats(t, agent, st, interval_ms);
     if (st->kst == NULL || !in_window(t, st->k * interval_ms))
         return;
     struct co__tc_agent *ag = agent_at(t, agent);
@@ -369,7 +415,20 @@ static void op_stats(void *st, uint32_t agent, const struct pr_msg_stats *s, boo
 static void op_final(void *st, FILE *out, const struct co_result *res)
 {
     co_tc_report *t = st;
-    co_tc_trx_destroy(&t->trx); /* the files are whole before the report ends */
+    /* The files are whole before the report ends; a failed write fails the
+     * run (exit 1), the report and --json still come. */
+    t->trx_failed = co_tc_trx_destroy(&t->trx) != 0;
+    if (t->trx_failed && t->res != NULL && t->res->exit_status == CO_EXIT_OK) {
+        t->res->exit_status = CO_EXIT_FAILED;
+        free(t->res->exit_reason);
+        t->res->exit_reason = pr_xstrdup("writing the --report-file / --trx-file failed");
+    }
+    if (t->trx_lost)
+        fprintf(stderr,
+                "stampede: warning: the agents dropped %" PRIu64 " New-Order records (more "
+                "than %u in one agent interval): the -f/-t files miss them; use a shorter "
+                "--report-interval or more agents\n",
+                t->trx_lost, PR_MSG_MAX_TRX);
     co_tc_report_final(st, out, res);
 }
 

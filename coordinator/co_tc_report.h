@@ -67,6 +67,7 @@ struct co_tc_report_cfg {
     uint32_t rt_limit_ms[PR_TC_TXN_COUNT_];
     const struct co_tc_optline *optlines; /* the header's option lines, in order */
     uint32_t n_optlines;
+    uint32_t schemas, schema_offset; /* tpcc_start -m/-o (pr_tc_opts); schemas 0: off */
 };
 
 typedef struct co_tc_report co_tc_report;

@@ -213,6 +213,17 @@ static void print_section(FILE *out, const co_tc_report *t, const struct co_resu
             "    whole run (warm-up included): %" PRIu64 " New-Orders, %" PRIu64
             " rolled back on purpose (the 1%%), %" PRIu64 " committed\n",
             no, rb, no > rb ? no - rb : 0);
+    if (t->cfg.schemas > 0) {
+        char first[160], last[160];
+        struct pr_tc_opts o = {.schemas = t->cfg.schemas, .schema_offset = t->cfg.schema_offset};
+        pr_tc_schema_db(t->cfg.db ? t->cfg.db : "", &o, 0, first, sizeof first);
+        pr_tc_schema_db(t->cfg.db ? t->cfg.db : "", &o, o.schemas - 1, last, sizeof last);
+        fprintf(out,
+                "    multi-schema (-m %" PRIu32 " -o %" PRIu32 "): %s..%s, connection t in "
+                "%s_<(t %% %" PRIu32 ") + %" PRIu32 ">; the figures are over all of them\n",
+                o.schemas, o.schema_offset, first, last, t->cfg.db ? t->cfg.db : "", o.schemas,
+                o.schema_offset);
+    }
     fprintf(out, "Differences from tpcc_start (fixes, README \"TPC-C output\"): counters without "
                  "races; limits compared in ms as given; percentiles from the exact merged "
                  "histograms, warm-up excluded; avg_rt over the measured window only.\n");
@@ -332,6 +343,17 @@ void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *r
     json_constraints(f, t);
     fputs(", \"server_check\": ", f);
     json_server(f, res);
+    fprintf(f, ", \"trx_records_lost\": %" PRIu64 ", \"trx_files_failed\": %s", t->trx_lost,
+            t->trx_failed ? "true" : "false");
+    fputs(", \"schemas\": [", f); /* -m/-o: the databases, connection t's at t % N */
+    for (uint32_t i = 0; i < t->cfg.schemas; i++) {
+        char db[160];
+        struct pr_tc_opts o = {.schemas = t->cfg.schemas, .schema_offset = t->cfg.schema_offset};
+        pr_tc_schema_db(t->cfg.db ? t->cfg.db : "", &o, i, db, sizeof db);
+        fputs(i ? ", " : "", f);
+        co__json_string(f, db);
+    }
+    fputc(']', f);
     fputs(", \"agents\": [", f);
     for (uint32_t a = 0; a < t->n_agents; a++) {
         fputs(a ? ", {\"name\": " : "{\"name\": ", f);

@@ -51,6 +51,10 @@ struct co_tc_report {
     uint64_t intervals_in;  /* intervals handed in inside the window */
     pr_hist *scratch;       /* where a frozen kind histogram is expanded */
     co_tc_trx *trx;         /* the -f / -t files (co_tc_trx.h), or NULL */
+    uint64_t *trx_end_us;   /* per agent: the end of its last STATS (µs since t0), n_trx_end */
+    uint32_t n_trx_end;
+    uint64_t trx_lost; /* New-Order records the agents dropped (STATS.trxlost) */
+    bool trx_failed;   /* writing the -f / -t files failed */
 };
 
 /* Txn x's figures from its errors (fl), its statements' errors and the

@@ -8,10 +8,10 @@
 
 #include "pr_msg_trx.h"
 
-/* A record's place in end order. */
-struct end_key {
-    uint64_t end_us; /* its end */
-    uint32_t i;      /* its index in STATS.trx */
+/* A held record and its arrival number (the last tie-break). */
+struct held {
+    struct pr_msg_trx r;
+    uint64_t seq;
 };
 
 struct co_tc_trx {
@@ -20,8 +20,10 @@ struct co_tc_trx {
     FILE *trx;                /* -t, or NULL */
     uint64_t report_lines;    /* lines written to report */
     uint64_t trx_lines;       /* lines written to trx */
-    struct end_key *order;    /* scratch: the records of one STATS in end order */
-    uint32_t order_cap;
+    struct held *held;        /* records not written yet, n_held (sorted at a flush) */
+    uint32_t n_held, held_cap;
+    uint64_t seq;      /* records taken so far */
+    bool warned_early; /* the CO_TC_TRX_MAX_HELD warning was printed */
 };
 
 static bool given(const char *p)
@@ -87,10 +89,12 @@ uint32_t co_tc_trx_time_count(const struct co_tc_trx_cfg *cfg, uint64_t end_us)
 
 static int by_end(const void *a, const void *b)
 {
-    const struct end_key *x = a, *y = b;
-    if (x->end_us != y->end_us)
-        return x->end_us < y->end_us ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    const struct held *x = a, *y = b;
+    if (x->r.end_us != y->r.end_us)
+        return x->r.end_us < y->r.end_us ? -1 : 1;
+    if (x->r.conn != y->r.conn)
+        return x->r.conn < y->r.conn ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static void write_one(co_tc_trx *t, const struct pr_msg_trx *r)
@@ -110,22 +114,59 @@ static void write_one(co_tc_trx *t, const struct pr_msg_trx *r)
     }
 }
 
+/* Sort the held records, write the first n, keep the rest. */
+static void write_first(co_tc_trx *t, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        write_one(t, &t->held[i].r);
+    memmove(t->held, t->held + n, (size_t)(t->n_held - n) * sizeof *t->held);
+    t->n_held -= n;
+}
+
+void co_tc_trx_flush(co_tc_trx *t, uint64_t upto_us)
+{
+    if (t == NULL || t->n_held == 0)
+        return;
+    qsort(t->held, t->n_held, sizeof *t->held, by_end);
+    uint32_t n = 0;
+    while (n < t->n_held && t->held[n].r.end_us < upto_us)
+        n++;
+    write_first(t, n);
+}
+
 void co_tc_trx_stats(co_tc_trx *t, const struct pr_msg_stats *s, int kind)
 {
     if (t == NULL || s->n_trx == 0 || kind < 0)
         return;
-    if (s->n_trx > t->order_cap) {
-        t->order_cap = s->n_trx;
-        t->order = pr_xrealloc(t->order, (size_t)t->order_cap * sizeof *t->order);
+    uint32_t want = 0;
+    for (uint32_t i = 0; i < s->n_trx; i++)
+        want += s->trx[i].kind == (uint16_t)kind;
+    if (t->n_held + want > CO_TC_TRX_MAX_HELD) { /* bounded: the oldest go out early */
+        if (!t->warned_early)
+            fprintf(stderr,
+                    "stampede: more than %u New-Order records wait for a slow agent: "
+                    "the oldest are written now, the -f/-t files may be out of "
+                    "order from here\n",
+                    CO_TC_TRX_MAX_HELD);
+        t->warned_early = true;
+        qsort(t->held, t->n_held, sizeof *t->held, by_end);
+        uint32_t keep = CO_TC_TRX_MAX_HELD - want;
+        write_first(t, t->n_held > keep ? t->n_held - keep : 0);
+    }
+    if (t->n_held + want > t->held_cap) {
+        t->held_cap = 2 * (t->n_held + want);
+        if (t->held_cap > CO_TC_TRX_MAX_HELD)
+            t->held_cap = CO_TC_TRX_MAX_HELD;
+        t->held = pr_xrealloc(t->held, (size_t)t->held_cap * sizeof *t->held);
     }
     for (uint32_t i = 0; i < s->n_trx; i++)
-        t->order[i] = (struct end_key){s->trx[i].end_us, i};
-    qsort(t->order, s->n_trx, sizeof *t->order, by_end);
-    for (uint32_t i = 0; i < s->n_trx; i++) {
-        const struct pr_msg_trx *r = &s->trx[t->order[i].i];
-        if (r->kind == (uint16_t)kind)
-            write_one(t, r);
-    }
+        if (s->trx[i].kind == (uint16_t)kind)
+            t->held[t->n_held++] = (struct held){s->trx[i], t->seq++};
+}
+
+uint32_t co_tc_trx_held(const co_tc_trx *t)
+{
+    return t ? t->n_held : 0;
 }
 
 uint64_t co_tc_trx_report_lines(const co_tc_trx *t)
@@ -157,9 +198,10 @@ int co_tc_trx_destroy(co_tc_trx **tp)
     co_tc_trx *t = *tp;
     if (t == NULL)
         return 0;
+    co_tc_trx_flush(t, UINT64_MAX);
     int rc = close_one(&t->report, "report-file", t->cfg.report_path);
     int rc2 = close_one(&t->trx, "trx-file", t->cfg.trx_path);
-    free(t->order);
+    free(t->held);
     free(t);
     *tp = NULL;
     return rc ? rc : rc2;

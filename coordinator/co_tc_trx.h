@@ -10,7 +10,12 @@
  *   -t  "t_num: N finish: S NS start: S NS\n" per committed New-Order: the
  *       connection's global index and CLOCK_REALTIME at the end and at the
  *       start of its last attempt (taken on the agent's host).
- * Lines come agent interval by agent interval, in end order within one.
+ * Lines come in global end order, as tpcc_start writes them: records are
+ * held here and written once no agent can still send an earlier one
+ * (co_tc_trx_flush's watermark: the lowest interval end over the live
+ * agents), all of them at the end. Memory is bounded: past
+ * CO_TC_TRX_MAX_HELD held records the oldest are written ahead of the
+ * watermark (a warning says the order may then be off).
  * Thread: the coordinator's one thread. */
 #ifndef CO_TC_TRX_H
 #define CO_TC_TRX_H
@@ -23,6 +28,8 @@
 #include "pr_msg.h"
 
 typedef struct co_tc_trx co_tc_trx;
+
+#define CO_TC_TRX_MAX_HELD (1u << 20) /* records held for ordering (~48 MB) */
 
 /* What the files need to know of the run. */
 struct co_tc_trx_cfg {
@@ -42,8 +49,16 @@ int co_tc_trx_check(const struct co_tc_trx_cfg *cfg, struct pr_error *err);
  * a message on stderr when one cannot be opened. Caller owns. */
 co_tc_trx *co_tc_trx_new(const struct co_tc_trx_cfg *cfg);
 
-/* Write s's records of kind `kind` (New-Order's index in READY.kinds). */
+/* Take s's records of kind `kind` (New-Order's index in READY.kinds): held
+ * until a flush writes them. NULL t: nothing. */
 void co_tc_trx_stats(co_tc_trx *t, const struct pr_msg_stats *s, int kind);
+
+/* Write the held records that ended before upto_us (µs since t0;
+ * UINT64_MAX: all), in end order (ties: connection, then arrival). */
+void co_tc_trx_flush(co_tc_trx *t, uint64_t upto_us);
+
+/* Records held, not yet written. */
+uint32_t co_tc_trx_held(const co_tc_trx *t);
 
 /* Lines written so far to the -f and -t files. */
 uint64_t co_tc_trx_report_lines(const co_tc_trx *t);
@@ -52,7 +67,7 @@ uint64_t co_tc_trx_trx_lines(const co_tc_trx *t);
 /* tpcc_start's time_count of a New-Order that ended end_us after t0. */
 uint32_t co_tc_trx_time_count(const struct co_tc_trx_cfg *cfg, uint64_t end_us);
 
-/* Flush and close the files, free; *t = NULL. 0, or a negative code with
+/* Write every held record, flush and close the files, free; *t = NULL. 0, or a negative code with
  * a message on stderr naming the file when a write failed. NULL: 0. */
 int co_tc_trx_destroy(co_tc_trx **t);
 

@@ -210,6 +210,7 @@ static const struct field stats_fields[] = {
     FLD("rows", FK_U64, false, 0, u.stats.rows),
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.stats.kst, u.stats.n_kst),
     LIST("trx", FK_TRX, false, PR_MSG_MAX_TRX, 0, u.stats.trx, u.stats.n_trx),
+    FLD("trxlost", FK_U64, false, 0, u.stats.trx_lost),
 };
 static const struct field done_fields[] = {
     HDR_FIELDS,

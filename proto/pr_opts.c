@@ -166,6 +166,11 @@ static const struct pr_opt_def schema[] = {
     T("trx-file", STRING, NULL,
       "run: write tpcc_start's -t file: a line \"t_num: N finish: s ns start: s ns\" per "
       "committed New-Order (tpcc_start -t)"),
+    T("multi-schema", INT, "0",
+      "run: N schemas, connection t uses database <mysql-db>_<(t % N) + offset>, 0: off "
+      "(tpcc_start -m)"),
+    T("multi-schema-offset", INT, "0",
+      "run: the number of the first schema of --multi-schema (tpcc_start -o)"),
 };
 
 #define NSCHEMA (sizeof schema / sizeof schema[0])

@@ -1,6 +1,7 @@
 /* pr_tc_opts: see pr_tc_opts.h. */
 #include "pr_tc_opts.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,9 @@ int pr_tc_opts_get(const pr_opts *o, struct pr_tc_opts *out, struct pr_error *er
         get_range(o, "max-retries", 1, 1000000, &out->max_retries, err) < 0 ||
         get_range(o, "warehouse-first", 1, PR_TC_MAX_WAREHOUSES, &out->wh_first, err) < 0 ||
         get_range(o, "warehouse-last", 0, PR_TC_MAX_WAREHOUSES, &out->wh_last, err) < 0 ||
+        get_range(o, "multi-schema", 0, PR_TC_MAX_SCHEMAS, &out->schemas, err) < 0 ||
+        get_range(o, "multi-schema-offset", 0, PR_TC_MAX_SCHEMA_OFFSET, &out->schema_offset, err) <
+            0 ||
         get_limits(o, out, err) < 0 || get_parts(o, out, err) < 0)
         return PR_EINVAL;
     if (out->wh_last == 0)
@@ -123,4 +127,10 @@ int pr_tc_opts_get(const pr_opts *o, struct pr_tc_opts *out, struct pr_error *er
     out->check_all = pr_opts_bool(o, "check-all");
     out->record_new_order = *pr_opts_str(o, "report-file") || *pr_opts_str(o, "trx-file");
     return 0;
+}
+
+int pr_tc_schema_db(const char *base, const struct pr_tc_opts *o, uint64_t t, char *buf, size_t cap)
+{
+    uint64_t n = o->schemas ? o->schemas : 1;
+    return snprintf(buf, cap, "%s_%llu", base, (unsigned long long)(t % n + o->schema_offset));
 }

@@ -13,6 +13,9 @@
 
 #define PR_TC_MAX_WAREHOUSES 32767 /* w_id is a smallint (create_table.sql) */
 
+#define PR_TC_MAX_SCHEMAS       10000      /* --multi-schema: the agent keeps a name per schema */
+#define PR_TC_MAX_SCHEMA_OFFSET 1000000000 /* --multi-schema-offset */
+
 /* TPC-C's row counts (specs/tpcc-mysql.md §2.4). */
 #define PR_TC_ITEMS         100000u
 #define PR_TC_DIST_PER_WARE 10u
@@ -88,10 +91,21 @@ struct pr_tc_opts {
     bool check_all;                         /* --check-all */
     bool record_new_order;                  /* --report-file or --trx-file given: the
                                                agents record every New-Order (STATS.trx) */
+    uint32_t schemas;                       /* --multi-schema (tpcc_start -m), 0..
+                                               PR_TC_MAX_SCHEMAS; 0: off */
+    uint32_t schema_offset;                 /* --multi-schema-offset (-o), 0..
+                                               PR_TC_MAX_SCHEMA_OFFSET */
 };
 
 /* Read o's tpcc options into *out. Returns 0, or PR_EINVAL with err naming
  * the option, the bad value and what is allowed. */
 int pr_tc_opts_get(const pr_opts *o, struct pr_tc_opts *out, struct pr_error *err);
+
+/* tpcc_start's multi-schema mode (-m N -o K, o->schemas > 0): the database
+ * of the connection with global index t, "<base>_<(t % N) + K>", written
+ * into buf (cap bytes, NUL included). Returns its length, as snprintf: a
+ * result >= cap means it was cut. */
+int pr_tc_schema_db(const char *base, const struct pr_tc_opts *o, uint64_t t, char *buf,
+                    size_t cap);
 
 #endif

@@ -2,6 +2,7 @@
  * the generator begin with struct ag_wl / struct ag_gen. */
 #include "ag_tc_family.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,9 +23,39 @@ static void tc_wl_destroy(struct ag_wl **wl)
 {
     if (*wl == NULL)
         return;
+    for (uint32_t i = 0; WL(*wl)->schema_db && i < WL(*wl)->tc.schemas; i++)
+        free(WL(*wl)->schema_db[i]);
+    free(WL(*wl)->schema_db);
+    free(WL(*wl)->schema_hint);
     pr_opts_destroy(&WL(*wl)->opts);
     free(*wl);
     *wl = NULL;
+}
+
+/* tpcc_start -m N -o K: the N databases "<mysql-db>_<K + i>" (connection t
+ * opens schema t % N) and the hint for one that does not exist. */
+static void schemas_init(struct ag_tc_wl *wl)
+{
+    const char *base = pr_opts_str(wl->opts, "mysql-db");
+    const struct pr_tc_opts *o = &wl->tc;
+    char first[160], last[160];
+
+    wl->schema_db = pr_xcalloc(o->schemas, sizeof(*wl->schema_db));
+    for (uint32_t i = 0; i < o->schemas; i++) {
+        int len = pr_tc_schema_db(base, o, i, NULL, 0);
+        wl->schema_db[i] = pr_xmalloc((size_t)len + 1);
+        pr_tc_schema_db(base, o, i, wl->schema_db[i], (size_t)len + 1);
+    }
+    pr_tc_schema_db(base, o, 0, first, sizeof first);
+    pr_tc_schema_db(base, o, o->schemas - 1, last, sizeof last);
+    size_t cap = 2 * sizeof first + 400;
+    wl->schema_hint = pr_xmalloc(cap);
+    snprintf(wl->schema_hint, cap,
+             "tpcc_start -m %u -o %u needs the %u schemas %s..%s (connection t opens %s_<(t %% "
+             "%u) + %u>), each created and loaded first: stampede tpcc_load -d DATABASE -w %u "
+             "for each",
+             o->schemas, o->schema_offset, o->schemas, first, last, base, o->schemas,
+             o->schema_offset, o->warehouses);
 }
 
 static struct ag_wl *tc_wl_new(const char *name, const struct ag_kv *opts, size_t nopts,
@@ -46,6 +77,8 @@ static struct ag_wl *tc_wl_new(const char *name, const struct ag_kv *opts, size_
     wl->dry_run = pr_opts_bool(wl->opts, "mysql-dry-run");
     ag_tc_consts_init(&wl->consts, 0); /* the loader's: fixed for every agent and run */
     ag_tc_wl_stmts_init(wl);
+    if (wl->tc.schemas > 0)
+        schemas_init(wl);
     return base;
 fail:
     tc_wl_destroy(&base);
@@ -119,7 +152,8 @@ static uint64_t tc_wl_record_kinds(const struct ag_wl *wl)
  * tpcc-mysql's: the server's error says which; the cure is tpcc's. */
 static const char *tc_wl_error_hint(const struct ag_wl *wl, unsigned err_no)
 {
-    (void)wl;
+    if (CWL(wl)->schema_hint && (err_no == 1049 || err_no == 1146)) /* a schema of -m/-o */
+        return CWL(wl)->schema_hint;
     switch (err_no) {
     case 1146: /* ER_NO_SUCH_TABLE */
         return "the TPC-C tables do not exist: run `stampede tpcc prepare` first (it creates "
@@ -131,6 +165,13 @@ static const char *tc_wl_error_hint(const struct ag_wl *wl, unsigned err_no)
     default:
         return NULL;
     }
+}
+
+/* tpcc_start -m/-o: connection t opens "<db>_<(t % N) + K>" (spec §4.1). */
+static const char *tc_wl_conn_db(const struct ag_wl *wl, uint32_t conn_index)
+{
+    const struct ag_tc_wl *w = CWL(wl);
+    return w->schema_db ? w->schema_db[conn_index % w->tc.schemas] : NULL;
 }
 
 static struct ag_gen *tc_gen_new(const struct ag_wl *wl, uint64_t seed, uint32_t conn_index,
@@ -167,4 +208,5 @@ const struct ag_family ag_tc_family = {
     .event_kind = ag_tc_gen_event_kind,
     .wl_record_kinds = tc_wl_record_kinds,
     .wl_error_hint = tc_wl_error_hint,
+    .wl_conn_db = tc_wl_conn_db,
 };

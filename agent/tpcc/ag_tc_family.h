@@ -11,6 +11,11 @@
  * Share (--partition): none (every w_id from 1..W), or warehouses with one
  * PLAN.tables entry {n = 1, lo..hi}: this agent's home warehouses; its
  * connection with global index i uses warehouse lo + i % (hi - lo + 1).
+ *
+ * Multi-schema (tpcc_start -m N -o K: --multi-schema, --multi-schema-offset,
+ * run only): the run's connection with global index t opens database
+ * "<mysql-db>_<(t % N) + K>" (wl_conn_db); PLAN.database is then the first
+ * one, "<mysql-db>_<K>" (co_tc_plan.c), for the agent's probe.
  */
 #ifndef AG_TC_FAMILY_H
 #define AG_TC_FAMILY_H

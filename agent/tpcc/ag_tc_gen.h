@@ -75,6 +75,9 @@ struct ag_tc_wl {
     uint32_t home_lo, home_hi;  /* --partition=warehouses: this agent's home warehouses;
                                    home_lo == 0: none (every w_id from 1..W) */
     struct ag_stmt_def stmts[AG_TC_NSTMTS];
+    char **schema_db;  /* tpcc_start -m/-o: schema i's database (tc.schemas of them), or
+                          NULL when off (every connection opens PLAN.database) */
+    char *schema_hint; /* -m/-o: what to do about a missing schema (wl_error_hint) */
 };
 
 /* Fill wl->stmts (tpcc_start's 35 statements, kind ids set). */

@@ -259,12 +259,44 @@ def trx_files():
     e.check(ok, "-t: finish after start, nanoseconds < 1e9, wall-clock times of this run")
     e.check(nums <= set(range(c)) and len(nums) == c,
             "-t t_num covers the %d connections of both agents: %s" % (c, sorted(nums)))
+    # Global completion order over both agents (one host, one clock): a line
+    # that finished more than 50 ms before the line above it would be an
+    # agent's interval written after the other's.
+    fin = [x[1] * 10**9 + x[2] for x in t]
+    back = [(a - b) / 1e6 for a, b in zip(fin, fin[1:]) if a - b > 50 * 10**6]
+    e.info("-t: %d lines, %d step back more than 50 ms (largest %.1f ms)" %
+           (len(fin), len(back), max(back) if back else 0.0))
+    e.check(len(fin) > 10 and not back,
+            "-t lines in global finish order across the 2 agents (%d steps back > 50 ms)" %
+            len(back))
+    e.check(e.load_json(j)["tpcc"].get("trx_records_lost") == 0,
+            "--json tpcc.trx_records_lost is there: 0 records dropped")
+    full_files()
     bad = e.path("no-such-dir/trx.txt")
     p = e.stampede(["tpcc_start", "-t", bad, "-w", "2"] + e.local_opts())
     rc = p.wait(30)
     e.check(rc == 2 and ("--trx-file=" + bad) in p.text("err") and "cannot create" in p.text("err"),
             "-t in a missing directory: exit %s before anything runs: %s" %
             (rc, p.text("err").strip().splitlines()[:1]))
+
+
+def full_files():
+    """-f /dev/full: the write fails at the close; exit 1 naming the file,
+    the report still printed and --json still written."""
+    j = e.path("full.json")
+    args = ["tpcc_start", "-h", e.env("HOST", "127.0.0.1"), "-P", e.env("PORT"), "-d", DB, "-u",
+            e.env("USER", "sbtest"), "-w", "2", "-c", "2", "-r", "0", "-l", "2", "-i", "1", "-f",
+            "/dev/full", "--agents=1", "--json=" + j] + e.local_opts()
+    p = e.stampede(args)
+    rc = p.wait(120)
+    err, out = p.text("err"), p.text("out")
+    e.check(rc == 1 and "--report-file=/dev/full" in err and "writing the file failed" in err,
+            "-f /dev/full: exit %s, %s" % (rc, [x for x in err.splitlines() if "full" in x][:1]))
+    doc = e.load_json(j) if os.path.exists(j) else {}
+    e.check("<TpmC>" in out and doc.get("tpcc", {}).get("trx_files_failed") is True and
+            doc.get("tpcc", {}).get("new_orders", 0) > 0,
+            "-f /dev/full: <TpmC> printed, --json written (new_orders %s, trx_files_failed %s)" %
+            (doc.get("tpcc", {}).get("new_orders"), doc.get("tpcc", {}).get("trx_files_failed")))
 
 
 def test_cleanup_and_missing():

@@ -5,8 +5,10 @@
  * Payment's by-name choice, Stock-Level's per-item loop, Delivery's
  * per-district commits, home warehouses, the share and option errors, the
  * final COMMIT, --mysql-dry-run's empty results, and no allocation per statement
- * (--wrap=malloc,calloc, realloc).
+ * (--wrap=malloc,calloc, realloc); ag__tc_money against snprintf("%.2f").
  */
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,8 +541,89 @@ static void test_dry_run(void)
     f->wl_destroy(&wl);
 }
 
+/* tpcc_start -m 3 -o 2: connection t opens "<mysql-db>_<(t % 3) + 2>"
+ * (wl_conn_db), reconnects too; a missing schema's hint names the range and
+ * tpcc_load; without -m every connection takes PLAN.database (NULL). */
+static void test_conn_db(void)
+{
+    struct ag_kv kv[] = {{"warehouses", "4"},
+                         {"mysql-db", "tp"},
+                         {"multi-schema", "3"},
+                         {"multi-schema-offset", "2"}};
+    struct pr_error err = {0};
+    struct ag_wl *wl = ag_registry_wl_new("tpcc", kv, 4, &err);
+    CHECK_MSG(wl != NULL, "%s", err.msg);
+    if (wl == NULL)
+        return;
+    const struct ag_family *f = wl->fam;
+    static const char *const want[] = {"tp_2", "tp_3", "tp_4", "tp_2", "tp_3", "tp_4", "tp_2"};
+    for (uint32_t t = 0; t < 7; t++) {
+        const char *db = f->wl_conn_db(wl, t);
+        CHECK_MSG(db && strcmp(db, want[t]) == 0, "connection %u: %s, want %s", t, db ? db : "NULL",
+                  want[t]);
+    }
+    CHECK(f->wl_conn_db(wl, 1) == f->wl_conn_db(wl, 4)); /* one name per schema, kept */
+    const char *h = f->wl_error_hint(wl, 1049);
+    printf("hint: %s\n", h ? h : "NULL");
+    CHECK(h && strstr(h, "tp_2..tp_4") && strstr(h, "stampede tpcc_load -d") && strstr(h, "-w 4"));
+    CHECK(f->wl_error_hint(wl, 1146) == h);
+    f->wl_destroy(&wl);
+
+    struct ag_kv off[] = {{"warehouses", "1"}, {"mysql-db", "tp"}};
+    wl = ag_registry_wl_new("tpcc", off, 2, &err);
+    CHECK_MSG(wl != NULL, "%s", err.msg);
+    if (wl == NULL)
+        return;
+    CHECK(wl->fam->wl_conn_db(wl, 0) == NULL && wl->fam->wl_conn_db(wl, 5) == NULL);
+    CHECK(strstr(wl->fam->wl_error_hint(wl, 1146), "stampede tpcc prepare"));
+    CHECK(wl->fam->wl_error_hint(wl, 1049) == NULL);
+    wl->fam->wl_destroy(&wl);
+}
+
+/* ag__tc_money writes what snprintf("%.2f", (double)v) writes, for every
+ * float tried: exact ties (k/8), negatives and -0, values that round to
+ * -0.00, big amounts, tpcc's money range in random cents and random bit
+ * patterns; its fast path is not printf. */
+static void test_money(void)
+{
+    static const float edge[] = {0.0f,    -0.0f,  0.125f,     0.375f,  0.625f,   2.5f,    -0.125f,
+                                 -0.004f, 0.005f, 0.015f,     1.005f,  9.995f,   99.995f, 5000.0f,
+                                 -10.0f,  1e7f,   123456.78f, 3.4e38f, -3.4e38f, 1e-30f};
+    char a[AG_TC_NUM], b[AG_TC_NUM];
+    uint64_t tried = 0, bad = 0;
+    uint64_t x = 88172645463325252ull;
+    for (uint32_t i = 0; i < sizeof edge / sizeof edge[0] + 400000; i++) {
+        float v;
+        if (i < sizeof edge / sizeof edge[0]) {
+            v = edge[i];
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+            if (i % 4 == 0) {                        /* any bit pattern, NaN and inf left out */
+                uint32_t bits = (uint32_t)x;
+                memcpy(&v, &bits, sizeof v);
+                if (!isfinite(v))
+                    continue;
+            } else if (i % 4 == 1) {
+                v = (float)((int64_t)(x % 2000001) - 1000000) / 8.0f; /* ties */
+            } else {
+                v = (float)((int64_t)(x % 10000001) - 5000000) / 100.0f; /* cents */
+            }
+        }
+        uint32_t n = ag__tc_money(a, v);
+        snprintf(b, sizeof b, "%.2f", (double)v);
+        tried++;
+        if (strcmp(a, b) != 0 || n != strlen(b)) {
+            if (bad++ < 5)
+                fprintf(stderr, "money %a: \"%s\" (%u), snprintf \"%s\"\n", (double)v, a, n, b);
+        }
+    }
+    printf("money: %" PRIu64 " floats, %" PRIu64 " differ from snprintf\n", tried, bad);
+    CHECK(tried > 300000 && bad == 0);
+}
+
 int main(void)
 {
+    test_money();
     test_stmts();
     test_deck_and_calls();
     test_retry_keeps_inputs();
@@ -548,5 +631,6 @@ int main(void)
     test_paths();
     test_share();
     test_dry_run();
+    test_conn_db();
     return TEST_END();
 }

@@ -3,6 +3,7 @@
  * (co_args) to the values tpcc-mysql would use. */
 #include "co_args.h"
 #include "co_tc_compat.h"
+#include "pr_tc_opts.h"
 #include "testlib.h"
 
 static int translate(const char *const *argv, struct co_tc_argv *out, struct pr_error *err)
@@ -140,8 +141,14 @@ static void test_start(void)
                "--trx-file=trx.log --rt-limits=5,5,5,80,20");
     refused((const char *[]){"stampede", "tpcc_start", "-f", "", NULL}, "-f: the report file");
     refused((const char *[]){"stampede", "tpcc_start", "-t", NULL}, "-t: a value is required");
-    refused((const char *[]){"stampede", "tpcc_start", "-m", "2", NULL}, "multi-schema");
-    refused((const char *[]){"stampede", "tpcc_start", "-o", "1", NULL}, "multi-schema");
+    /* -m / -o: --multi-schema / --multi-schema-offset. */
+    translates((const char *[]){"stampede", "tpcc_start", "-m", "2", "-o1", NULL},
+               "stampede tpcc run --mysql-port=3306 --mysql-db=tpcc --mysql-user=alice "
+               "--warehouses=1 --threads=10 --warmup-time=10 --time=20 --multi-schema=2 "
+               "--multi-schema-offset=1 --rt-limits=5,5,5,80,20");
+    refused((const char *[]){"stampede", "tpcc_start", "-m", "x", NULL}, "-m 'x'");
+    refused((const char *[]){"stampede", "tpcc_start", "-m", "10001", NULL}, "0..10000");
+    refused((const char *[]){"stampede", "tpcc_start", "-o", "-1", NULL}, "-o '-1'");
     refused((const char *[]){"stampede", "tpcc_start", "-n", "1", NULL}, "unknown option -n");
     refused((const char *[]){"stampede", "tpcc_start", "-c", "0", NULL}, "-c '0'");
     refused((const char *[]){"stampede", "tpcc_start", "-l", "0", NULL}, "-l '0'");
@@ -201,11 +208,75 @@ static void test_parses(void)
     co_tc_compat_free(&t);
 }
 
+/* argv (translated, or stampede's own when not tpcc-mysql's) parses, or
+ * is refused by co_args with a message holding want. */
+static int parse_words(const char *const *argv, struct co_args *a, const char *want)
+{
+    struct co_tc_argv t;
+    struct pr_error err;
+    int rc = translate(argv, &t, &err);
+    CHECK_MSG(rc >= 0, "%s", err.msg);
+    if (rc < 0)
+        return rc;
+    int n = 0;
+    while (rc == 0 && argv[n])
+        n++;
+    memset(&err, 0, sizeof err);
+    int prc = rc ? co_args_parse(a, t.argc, t.argv, NULL, &err)
+                 : co_args_parse(a, n, (char **)argv, NULL, &err);
+    if (want)
+        CHECK_MSG(prc != 0 && strstr(err.msg, want), "rc %d, message '%s' lacks '%s'", prc, err.msg,
+                  want);
+    else
+        CHECK_MSG(prc == 0, "%s", err.msg);
+    if (rc)
+        co_tc_compat_free(&t);
+    if (prc == 0 && want)
+        co_args_clear(a);
+    return prc;
+}
+
+/* -m/-o parse to the tpcc options; -o alone, a schema name beyond MySQL's
+ * 64 characters and --multi-schema outside run are refused with the reason. */
+static void test_multi_schema(void)
+{
+    struct co_args a;
+    if (parse_words(
+            (const char *[]){"stampede", "tpcc_start", "-d", "db", "-m", "3", "-o", "7", NULL}, &a,
+            NULL) == 0) {
+        struct pr_tc_opts o;
+        struct pr_error err = {0};
+        CHECK(pr_tc_opts_get(a.opts, &o, &err) == 0);
+        CHECK_EQ_U64(o.schemas, 3);
+        CHECK_EQ_U64(o.schema_offset, 7);
+        char name[32];
+        CHECK(pr_tc_schema_db("db", &o, 0, name, sizeof name) == 4 && strcmp(name, "db_7") == 0);
+        CHECK(pr_tc_schema_db("db", &o, 5, name, sizeof name) == 4 && strcmp(name, "db_9") == 0);
+        CHECK(pr_tc_schema_db("db", &o, 6, name, sizeof name) == 4 && strcmp(name, "db_7") == 0);
+        CHECK(pr_tc_schema_db("db", &o, 6, name, 3) == 4 && strcmp(name, "db") == 0);
+        co_args_clear(&a);
+    }
+    parse_words((const char *[]){"stampede", "tpcc_start", "-o", "1", NULL}, &a,
+                "needs --multi-schema");
+    parse_words((const char *[]){"stampede", "tpcc_start", "-m", "0", "-o", "1", NULL}, &a,
+                "needs --multi-schema");
+    parse_words((const char *[]){"stampede", "tpcc_start", "-m", "2", "-d",
+                                 "a123456789b123456789c123456789d123456789e123456789f123456789012",
+                                 NULL},
+                &a, "longer than MySQL's 64");
+    parse_words((const char *[]){"stampede", "tpcc", "prepare", "--multi-schema=2", NULL}, &a,
+                "applies to run only");
+    parse_words(
+        (const char *[]){"stampede", "tpcc", "check", "--multi-schema=2", "--mysql-db=x", NULL}, &a,
+        "--mysql-db=x_<i>");
+}
+
 int main(void)
 {
     test_not_compat();
     test_load();
     test_start();
     test_parses();
+    test_multi_schema();
     return TEST_END();
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <unistd.h>
 
 #include "co_args.h"
 #include "co_json.h"
@@ -28,6 +29,7 @@
 #include "co_summary.h"
 #include "co_tc_report.h"
 #include "co_tc_report_int.h"
+#include "pr_msg_trx.h"
 #include "testlib.h"
 
 #define NK     PR_TC_K_COUNT_
@@ -698,9 +700,63 @@ static void test_header_from_args(void)
     co_args_clear(&a);
 }
 
+/* The -f file's watermark: a record is written once every live agent with
+ * connections has sent a later interval; a lost agent stops holding it
+ * back; the end writes the rest. */
+static void test_trx_watermark(void)
+{
+    char path[] = "/tmp/test_co_tc_report_trx.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    struct co_result res;
+    struct co_tc_report_cfg cfg;
+    result(&res);
+    res.agents[0].threads = res.agents[1].threads = 1;
+    cfg_of(&cfg);
+    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    struct co_tc_trx_cfg tc = {path, NULL, cfg.warmup_s, cfg.time_s, cfg.interval_s};
+    t->trx = co_tc_trx_new(&tc);
+    CHECK(t->trx != NULL);
+    struct pr_msg_trx r = {.kind = PR_TC_K_NEW_ORDER, .rt_us = 1000};
+    struct pr_msg_stats st = {.trx = &r, .n_trx = 1};
+
+    r.conn = 0, r.end_us = 500000, r.rt_us = 5000, st.k = 0; /* agent 0, interval 0 */
+    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    CHECK_EQ_U64(co_tc_trx_report_lines(t->trx), 0); /* agent 1 may still send earlier */
+    r.conn = 1, r.end_us = 300000, r.rt_us = 3000;   /* agent 1, interval 0 */
+    co_tc_report_stats(t, 1, &st, false, IVL_MS);
+    CHECK_EQ_U64(co_tc_trx_report_lines(t->trx), 2); /* both before 1 s: written */
+    r.conn = 0, r.end_us = 1200000, r.rt_us = 12000, st.k = 1;
+    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    CHECK_EQ_U64(co_tc_trx_held(t->trx), 1); /* agent 1 is at 1 s */
+    res.agents[1].lost = true;
+    r.conn = 0, r.end_us = 2100000, r.rt_us = 21000, st.k = 2;
+    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    CHECK_EQ_U64(co_tc_trx_report_lines(t->trx), 4); /* agent 1 lost: up to 3 s */
+    st.trx_lost = 7;
+    st.n_trx = 0;
+    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    CHECK_EQ_U64(t->trx_lost, 7);
+    CHECK(co_tc_trx_destroy(&t->trx) == 0);
+    FILE *f = fopen(path, "r");
+    char buf[256] = {0};
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+    /* end order: 0.3 s (agent 1) before 0.5 s (agent 0) */
+    CHECK_MSG(strcmp(buf, "0 3.000\n0 5.000\n0 12.000\n0 21.000\n") == 0, "%s", buf);
+    unlink(path);
+    co_tc_report_destroy(&t);
+    co_result_clear(&res);
+}
+
 int main(void)
 {
     build_stats();
+    test_trx_watermark();
     test_timeline();
     test_late_stats();
     test_early_end();

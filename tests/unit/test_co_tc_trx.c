@@ -1,8 +1,10 @@
 /* co_tc_trx: tpcc_start's -f / -t files from STATS.trx records: its
  * time_count rule (0 through the ramp-up and the first measured interval,
  * then i, 2i, ..., never past floor(time / i) * i), the two line formats,
- * lines in end order, the rolled-back New-Order in -f only, other kinds
- * left out, and a path that cannot be created refused up front. */
+ * lines in global end order across STATS (held until the watermark), the
+ * rolled-back New-Order in -f only, other kinds left out, a path that
+ * cannot be created refused up front, and a write that fails (/dev/full)
+ * reported by destroy. */
 #include <unistd.h>
 
 #include "co_tc_trx.h"
@@ -61,14 +63,28 @@ static void test_files(void)
     };
     struct pr_msg_stats s = {.trx = recs, .n_trx = 4};
     co_tc_trx_stats(t, &s, 0);
-    CHECK_EQ_U64(co_tc_trx_report_lines(t), 3);
-    CHECK_EQ_U64(co_tc_trx_trx_lines(t), 2);
-    CHECK(co_tc_trx_destroy(&t) == 0 && t == NULL);
+    CHECK_EQ_U64(co_tc_trx_report_lines(t), 0); /* held until a flush */
+    CHECK_EQ_U64(co_tc_trx_held(t), 3);
+    co_tc_trx_flush(t, 1300000); /* the watermark: the two that ended before it */
+    CHECK_EQ_U64(co_tc_trx_report_lines(t), 2);
+    CHECK_EQ_U64(co_tc_trx_trx_lines(t), 1);
+    CHECK_EQ_U64(co_tc_trx_held(t), 1);
+    /* Another agent's STATS: its record ended before the held 3.5 s one
+     * and must come first; equal ends go by connection. */
+    struct pr_msg_trx more[] = {
+        {9, 0, 0, 2000000, 4000, 1700000002000000000ull, 1700000002004000000ull},
+        {4, 0, 0, 2000000, 3000, 1700000002000000000ull, 1700000002003000000ull},
+    };
+    struct pr_msg_stats s2 = {.trx = more, .n_trx = 2};
+    co_tc_trx_stats(t, &s2, 0);
+    CHECK(co_tc_trx_destroy(&t) == 0 && t == NULL); /* writes the rest, in order */
 
-    const char *want_rt = "0 0.999\n0 1.500\n2 12.345\n";
+    const char *want_rt = "0 0.999\n0 1.500\n0 3.000\n0 4.000\n2 12.345\n";
     const char *got = slurp(rp);
     CHECK_MSG(strcmp(got, want_rt) == 0, "-f file:\n%s", got);
     const char *want_trx = "t_num: 1 finish: 1700000000 999000 start: 1700000000 0\n"
+                           "t_num: 4 finish: 1700000002 3000000 start: 1700000002 0\n"
+                           "t_num: 9 finish: 1700000002 4000000 start: 1700000002 0\n"
                            "t_num: 3 finish: 1700000003 12345001 start: 1700000003 1\n";
     got = slurp(tp);
     CHECK_MSG(strcmp(got, want_trx) == 0, "-t file:\n%s", got);
@@ -83,9 +99,29 @@ static void test_files(void)
     rmdir(dir);
 }
 
+/* A write that fails at the close (/dev/full: ENOSPC) makes destroy fail. */
+static void test_full(void)
+{
+    if (access("/dev/full", W_OK) != 0) {
+        fprintf(stderr, "no writable /dev/full: test_full not run\n");
+        CHECK(0);
+        return;
+    }
+    struct co_tc_trx_cfg c = {"/dev/full", NULL, 0, 4, 2};
+    struct pr_error err = {0};
+    CHECK(co_tc_trx_check(&c, &err) == 0);
+    co_tc_trx *t = co_tc_trx_new(&c);
+    CHECK(t != NULL);
+    struct pr_msg_trx r = {0, 0, 0, 100, 1000, 1, 2};
+    struct pr_msg_stats s = {.trx = &r, .n_trx = 1};
+    co_tc_trx_stats(t, &s, 0);
+    CHECK(co_tc_trx_destroy(&t) < 0 && t == NULL);
+}
+
 int main(void)
 {
     test_time_count();
     test_files();
+    test_full();
     return TEST_END();
 }

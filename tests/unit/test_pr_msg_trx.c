@@ -55,10 +55,13 @@ static void test_roundtrip(void)
     m.u.stats.trx = pr_xcalloc(3, sizeof recs[0]);
     memcpy(m.u.stats.trx, recs, sizeof recs);
     m.u.stats.n_trx = 3;
+    m.u.stats.trx_lost = 70001; /* records the agent dropped: the coordinator is told */
     EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
     CHECK(has_key(&sb, "trx"));
+    CHECK(has_key(&sb, "trxlost"));
     EXPECT_CODE(pr_msg_decode(&back, sb.data, sb.size, &err), 0, err);
     CHECK_EQ_U64(back.u.stats.n_trx, 3);
+    CHECK_EQ_U64(back.u.stats.trx_lost, 70001);
     for (uint32_t i = 0; back.u.stats.trx && i < 3 && i < back.u.stats.n_trx; i++) {
         const struct pr_msg_trx *a = &recs[i], *b = &back.u.stats.trx[i];
         CHECK_EQ_U64(b->conn, a->conn);
