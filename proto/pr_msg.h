@@ -432,8 +432,8 @@ struct pr_msg_stats {
      * first: lat or lat_frozen is required); pr_msg_clear() frees both.
      * pr_msg_lat.h reads whichever is there. */
     pr_hist_frozen *lat_frozen;
-    uint64_t trx_lost;        /* "trxlost" (opt, 0 when absent) records the interval
-                                 could not carry (more than PR_MSG_MAX_TRX) */
+    uint64_t trx_lost; /* "trxlost" (opt, 0 when absent) records the interval
+                          could not carry (more than PR_MSG_MAX_TRX) */
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup

@@ -11,6 +11,7 @@
 
 #include "pr_parse.h"
 #include "pr_ssl.h"
+#include "pr_tc_opts.h"
 
 #define OLTP_WLS                                                                                   \
     ((1u << PR_WL_OLTP_READ_WRITE) | (1u << PR_WL_OLTP_READ_ONLY) |                                \
@@ -36,7 +37,8 @@
         n, PR_OPT_##t, PR_OPT_SCRIPT, d, h, OLTP_WLS, NULL                                         \
     }
 
-/* The tpcc family's options (tpcc-mysql's tpcc_load and tpcc_start). */
+/* A tpcc family option (tpcc-mysql's tpcc_load and tpcc_start): its rows
+ * are PR_TC_OPT_ROWS, in pr_tc_opts.h. */
 #define T(n, t, d, h)                                                                              \
     {                                                                                              \
         n, PR_OPT_##t, PR_OPT_SCRIPT, d, h, 1u << PR_WL_TPCC, NULL                                 \
@@ -142,35 +144,7 @@ static const struct pr_opt_def schema[] = {
      "Number of random BETWEEN ranges per SELECT", 1u << PR_WL_SELECT_RANDOM_RANGES, NULL},
     {"delta", PR_OPT_INT, PR_OPT_SCRIPT, "5", "Size of BETWEEN ranges",
      1u << PR_WL_SELECT_RANDOM_RANGES, NULL},
-    T("warehouses", INT, "1", "number of warehouses (tpcc_load/tpcc_start -w)"),
-    T("warmup-time", INT, "10",
-      "ramp-up seconds before measuring starts: transactions run but are not counted "
-      "(tpcc_start -r)"),
-    T("rt-limits", LIST, "5,5,5,80,20",
-      "response-time limits in ms for New-Order, Payment, Order-Status, Delivery and "
-      "Stock-Level: a transaction at or above its limit counts as late (tpcc_start -0..-4)"),
-    T("max-retries", INT, "2000",
-      "attempts of one transaction, with identical inputs, before it counts as failed"),
-    T("load-parts", LIST, "items,warehouse,customer,orders",
-      "what prepare loads: items (item), warehouse (warehouse, stock, district), customer "
-      "(customer, history), orders (orders, new_orders, order_line) (tpcc_load -l)"),
-    T("warehouse-first", INT, "1", "first warehouse prepare loads (tpcc_load -m)"),
-    T("warehouse-last", INT, "0", "last warehouse prepare loads, 0: --warehouses (tpcc_load -n)"),
-    T("foreign-keys", BOOL, "on",
-      "after the load, add add_fkey_idx.sql's secondary indexes and foreign keys"),
-    T("check-all", BOOL, "off",
-      "check: every TPC-C consistency condition (clause 3.3.2.1-12), not only 1-4"),
-    T("report-file", STRING, NULL,
-      "run: write tpcc_start's -f file: a line \"<time_count> <rt_ms>\" per completed "
-      "New-Order (tpcc_start -f)"),
-    T("trx-file", STRING, NULL,
-      "run: write tpcc_start's -t file: a line \"t_num: N finish: s ns start: s ns\" per "
-      "committed New-Order (tpcc_start -t)"),
-    T("multi-schema", INT, "0",
-      "run: N schemas, connection t uses database <mysql-db>_<(t % N) + offset>, 0: off "
-      "(tpcc_start -m)"),
-    T("multi-schema-offset", INT, "0",
-      "run: the number of the first schema of --multi-schema (tpcc_start -o)"),
+    PR_TC_OPT_ROWS(T),
 };
 
 #define NSCHEMA (sizeof schema / sizeof schema[0])

@@ -1,7 +1,8 @@
 /* pr_opts: sysbench 1.0.20's option schema and a parser for it.
  *
  * One const table describes every general, mysql-driver and OLTP script
- * option (name, type, default, help, which workloads declare it), plus the
+ * option (name, type, default, help, which workloads declare it; the tpcc
+ * family's rows come from pr_tc_opts.h), plus the
  * deprecated aliases (--num-threads, --max-requests, --max-time, --tx-rate).
  * Both the coordinator (command line) and the agent (PLAN key/values) parse
  * through it, so defaults and errors are identical on both sides. Pure data
