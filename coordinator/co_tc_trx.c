@@ -22,8 +22,10 @@ struct co_tc_trx {
     uint64_t trx_lines;       /* lines written to trx */
     struct held *held;        /* records not written yet, n_held (sorted at a flush) */
     uint32_t n_held, held_cap;
-    uint64_t seq;      /* records taken so far */
-    bool warned_early; /* the CO_TC_TRX_MAX_HELD warning was printed */
+    uint64_t min_end_us; /* the earliest end in held (when n_held > 0): a flush
+                            up to it or below has nothing to write */
+    uint64_t seq;        /* records taken so far */
+    bool warned_early;   /* the CO_TC_TRX_MAX_HELD warning was printed */
 };
 
 static bool given(const char *p)
@@ -115,18 +117,21 @@ static void write_one(co_tc_trx *t, const struct pr_msg_trx *r)
 }
 
 /* Sort the held records, write the first n, keep the rest. */
+/* Write held's first n records; held is sorted (by_end). */
 static void write_first(co_tc_trx *t, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         write_one(t, &t->held[i].r);
     memmove(t->held, t->held + n, (size_t)(t->n_held - n) * sizeof *t->held);
     t->n_held -= n;
+    if (t->n_held > 0)
+        t->min_end_us = t->held[0].r.end_us;
 }
 
 void co_tc_trx_flush(co_tc_trx *t, uint64_t upto_us)
 {
-    if (t == NULL || t->n_held == 0)
-        return;
+    if (t == NULL || t->n_held == 0 || upto_us <= t->min_end_us)
+        return; /* most STATS: the watermark waits for a slower agent */
     qsort(t->held, t->n_held, sizeof *t->held, by_end);
     uint32_t n = 0;
     while (n < t->n_held && t->held[n].r.end_us < upto_us)
@@ -160,8 +165,11 @@ void co_tc_trx_stats(co_tc_trx *t, const struct pr_msg_stats *s, int kind)
         t->held = pr_xrealloc(t->held, (size_t)t->held_cap * sizeof *t->held);
     }
     for (uint32_t i = 0; i < s->n_trx; i++)
-        if (s->trx[i].kind == (uint16_t)kind)
+        if (s->trx[i].kind == (uint16_t)kind) {
+            if (t->n_held == 0 || s->trx[i].end_us < t->min_end_us)
+                t->min_end_us = s->trx[i].end_us;
             t->held[t->n_held++] = (struct held){s->trx[i], t->seq++};
+        }
 }
 
 uint32_t co_tc_trx_held(const co_tc_trx *t)
