@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "co_args_int.h"
-#include "co_lua.h"
+#include "co_family.h"
 #include "co_sweep.h"
 #include "pr_endpoint.h"
 #include "pr_parse.h"
@@ -468,17 +468,16 @@ static int apply_sysbench(struct co_args *a, const char *name, const char *value
 {
     const struct pr_opt_def *def = pr_opts_find(name);
 
-    if (a->lua) { /* the script's own options, checked against its declarations */
+    const struct co_family *fam = co_registry_find(a->workload);
+    if (fam && fam->option) { /* the family's own options (a script's declarations) */
         const char *canon = NULL;
-        int lrc = co_lua_option(a->lua, name, value, &canon, err);
+        int lrc = fam->option(a, name, value, def && def->group != PR_OPT_SCRIPT, &canon, err);
         if (lrc < 0)
             return lrc;
         if (lrc == 1) {
             add_passthrough(a, canon, value ? value : "on");
             return 0;
         }
-        if (!def || def->group == PR_OPT_SCRIPT)
-            return co_lua_unknown_option(a->lua, name, err);
     }
     if (!def)
         return unknown_option(a, name, false, err);
@@ -712,7 +711,9 @@ int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_pass
 
 void co_args_clear(struct co_args *a)
 {
-    co_lua_destroy(&a->lua);
+    if (a->fam_args && a->fam_args_free)
+        a->fam_args_free(a->fam_args);
+    a->fam_args = NULL;
     free(a->workload);
     pr_opts_destroy(&a->opts);
     free(a->keygen_dir);

@@ -145,8 +145,11 @@ struct co_args {
     uint32_t repeat;          /* --repeat, runs per point; 0 when not given (one) */
     uint32_t sweep_pause_s;   /* --sweep-pause, seconds between a sweep's runs */
 
-    struct co_lua *lua; /* a Lua script workload (co_lua.h; workload "lua:NAME"), else NULL */
-    bool lua_forced;    /* --lua: a built-in name runs its .lua script */
+    /* A family's state from the WORKLOAD word (co_family.h parse_word: the
+     * Lua family's script, co_lua.h), freed by fam_args_free; else NULL. */
+    void *fam_args;
+    void (*fam_args_free)(void *fam_args);
+    bool lua_forced; /* --lua: a built-in name runs its .lua script */
 };
 
 /* Parse argv (argv[0] skipped) into *a (overwritten). Returns 0, or

@@ -1,5 +1,5 @@
-/* co_args_words: the positional words (WORKLOAD, command, keygen, a Lua
- * script's name) and the rules between options once all are in; see
+/* co_args_words: the positional words (WORKLOAD, command, keygen, a
+ * family's own word) and the rules between options once all are in; see
  * co_args_int.h. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,6 @@
 
 #include "co_args_int.h"
 #include "co_family.h"
-#include "co_lua.h"
 #include "pr_endpoint.h"
 
 #define COMMANDS_MSG "Supported commands: prepare, prewarm, run, cleanup, help"
@@ -48,34 +47,6 @@ int co__args_parse_keygen(struct co_args *a, char **argv, const struct co__args_
     return 0;
 }
 
-/* The Lua script WORKLOAD names (co_lua_find), loaded for the command word
- * c: 1 when a script is to run, 0 for a built-in workload, else an error. */
-static int parse_lua_word(struct co_args *a, const char *w, const char *c, struct pr_error *err)
-{
-    bool builtin = pr_workload_from_name(w) >= 0;
-    enum pr_plan_cmd cmd;
-    if (!co_lua_wants(w, builtin, a->lua_forced) || parse_command(w, &cmd) == 0 ||
-        strcmp(w, "help") == 0)
-        return 0;
-    char *path = co_lua_find(w);
-    if (path == NULL) {
-        size_t n = strlen(w);
-        if (builtin || strchr(w, '/') || (n > 4 && strcmp(w + n - 4, ".lua") == 0))
-            return pr_error_set(err, PR_EINVAL,
-                                "script %s not found (looked for %s%s in ./, $SYSBENCH_PATH and "
-                                "/usr/share/sysbench)",
-                                w, w, strchr(w, '/') || strstr(w, ".lua") ? "" : ".lua");
-        return 0; /* the unknown workload's message */
-    }
-    a->lua = co_lua_load(path, c && strcmp(c, "help") ? c : "help", err);
-    free(path);
-    if (a->lua == NULL)
-        return PR_EINVAL;
-    a->wl = -1;
-    a->workload = pr_xstrdup(co_lua_workload(a->lua));
-    return 1;
-}
-
 /* WORKLOAD and command from the positional words. */
 int co__args_parse_words(struct co_args *a, char **argv, const struct co__args_scan *s,
                          struct pr_error *err)
@@ -84,7 +55,8 @@ int co__args_parse_words(struct co_args *a, char **argv, const struct co__args_s
     char list[256];
     enum pr_plan_cmd cmd;
 
-    int lrc = parse_lua_word(a, w, s->npos > 1 ? argv[s->pos[1]] : NULL, err);
+    /* a family's own word first (a script's name) */
+    int lrc = co_registry_parse_word(a, w, s->npos > 1 ? argv[s->pos[1]] : NULL, err);
     if (lrc < 0)
         return lrc;
     a->wl = lrc ? -1 : pr_workload_from_name(w);
@@ -100,9 +72,10 @@ int co__args_parse_words(struct co_args *a, char **argv, const struct co__args_s
     if (s->npos < 2)
         return pr_error_set(err, PR_EINVAL, "Command is required. " COMMANDS_MSG);
     const char *c = argv[s->pos[1]];
+    const struct co_family *fam = co_registry_find(a->workload);
     if (strcmp(c, "help") == 0)
         a->action = CO_ACTION_WL_HELP;
-    else if (a->lua && co_lua_custom_command(a->lua)) /* the script's own command */
+    else if (fam && fam->custom_command && fam->custom_command(a)) /* the family's own command */
         a->cmd = PR_CMD_CHECK;
     else if (parse_command(c, &a->cmd) < 0)
         return pr_error_set(err, PR_EINVAL, "unknown command '%s'. " COMMANDS_MSG, c);

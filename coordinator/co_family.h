@@ -6,14 +6,18 @@
 #define CO_FAMILY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "co_args.h"
 #include "co_plan.h"
+#include "co_report.h"
 #include "co_result.h"
 #include "pr_err.h"
 #include "pr_msg.h"
+
+struct co_rpt_family;
 
 /* A family's own run report, in place of sysbench's (co_report) where the
  * family has one (tpcc: tpcc_start's output, co_tc_report.h). Every op is
@@ -87,7 +91,49 @@ struct co_family {
     const char *kinds_title;
     /* Optional: the family's own run report; NULL: sysbench's (co_report). */
     const struct co_family_report *report;
+
+    /* Script families (a WORKLOAD word names a file the family loads; the
+     * Lua family, co_lua_family.c). Every op below is optional; the
+     * generic code calls it only when set and names no family. */
+    /* Claim the WORKLOAD word w before the built-in names are looked up
+     * (c: the command word, or NULL): 1 claimed (a->workload and
+     * a->fam_args set, a->fam_args_free to free it), 0 not the family's
+     * word, PR_EINVAL with err (a named script that cannot load). */
+    int (*parse_word)(struct co_args *a, const char *w, const char *c, struct pr_error *err);
+    /* The family's own option `name` (general: a general stampede option
+     * of that name exists): 1 the family's (*canon its spelling, passed
+     * through, borrowed), 0 a general option, PR_EINVAL with err. */
+    int (*option)(const struct co_args *a, const char *name, const char *value, bool general,
+                  const char **canon, struct pr_error *err);
+    /* The command word the family's state was loaded for when it is none
+     * of stampede's (it runs as PR_CMD_CHECK does), else NULL. Borrowed. */
+    const char *(*custom_command)(const struct co_args *a);
+    /* Whether a command other than run runs in every thread (planned as a
+     * run is), rather than once. */
+    bool (*cmd_parallel)(const struct co_args *a);
+    /* `stampede WORKLOAD help`: the text in place of the option list, or
+     * NULL. Caller frees. */
+    char *(*usage)(const struct co_args *a);
+    /* Put the family's payload into every PLAN pl (after the options). */
+    void (*plan_fill)(const struct co_args *a, struct pr_msg_plan *pl);
+    /* An interval line is due (co_live, not in --report-format=sysbench):
+     * 1 when the family printed its own in place of the default line, 0
+     * or -1 (said on stderr) for the default line. */
+    int (*report_interval)(const struct co_args *a, const struct co_report_interval *v,
+                           uint32_t percentile);
+    /* After sysbench's final report (co_summary_print_final) of a run. */
+    void (*report_after)(const struct co_args *a, const struct co_result *res);
+
+    /* Optional: the report tool's ops (co_rpt_family.h), or NULL. */
+    const struct co_rpt_family *rpt;
 };
+
+/* The i-th family of the registry (0, 1, ...), NULL past the last. */
+const struct co_family *co_registry_at(size_t i);
+
+/* Offer the WORKLOAD word w to every family's parse_word, in registry
+ * order: the first non-zero answer, or 0 when none claims it. */
+int co_registry_parse_word(struct co_args *a, const char *w, const char *c, struct pr_error *err);
 
 /* The family of workload `name`, or NULL. */
 const struct co_family *co_registry_find(const char *name);

@@ -10,7 +10,6 @@
 #endif
 
 #include "co_family.h"
-#include "co_lua.h"
 #include "co_prom.h"
 #include "co_report.h"
 #include "co_run_int.h"
@@ -174,22 +173,6 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
         co__live_release(r, false); /* it may have completed an interval */
 }
 
-/* A Lua script's sysbench.hooks.report_intermediate in place of the line. */
-static int report_hook(struct co_lua *l, const struct co_report_interval *v, uint32_t pct)
-{
-    const struct pr_counters *c = &v->counters;
-    struct co_lua_stat s = {
-        .threads_running = v->threads_running,
-        .time_interval = v->interval_s,
-        .time_total = v->time_s,
-        .latency_pct_s = pct ? (double)pr_hist_value_at_percentile(v->hist, pct) / 1e6 : 0.0,
-        .queue_length = v->queue_len,
-        .concurrency = v->concurrency,
-    };
-    co_lua_stat_counters(&s, c);
-    return co_lua_report_intermediate(l, &s);
-}
-
 static void print_interval(struct run *r, uint64_t k)
 {
     const struct co_interval_result *iv = co_merge_get(r->merge, k);
@@ -225,7 +208,9 @@ static void print_interval(struct run *r, uint64_t k)
         line.marks |= CO_REPORT_LATE;
     if (lost > 0 && reporting < r->n)
         line.marks |= CO_REPORT_PARTIAL;
-    if (a->lua && !o.strict && report_hook(a->lua, &line, o.percentile) == 1) {
+    const struct co_family *fam = co_registry_find(a->workload);
+    if (fam && fam->report_interval && !o.strict &&
+        fam->report_interval(a, &line, o.percentile) == 1) {
         pr_hist_destroy(&empty);
         return;
     }

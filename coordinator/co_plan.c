@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "co_family.h"
-#include "co_lua.h"
 #include "co_plan_int.h"
 #include "pr_parse.h"
 #include "pr_split.h"
@@ -85,8 +84,9 @@ int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uin
     int64_t ri = pr_opts_int(a->opts, "report-interval");
     pl->report_ms = ri > 0 ? (uint32_t)ri * 1000u : 1000u;
     set_opts(pl, a);
-    if (a->lua)
-        co_lua_plan_fill(a->lua, pl);
+    const struct co_family *fam = co_registry_find(a->workload);
+    if (fam && fam->plan_fill) /* the family's payload (a script's sources) */
+        fam->plan_fill(a, pl);
     return set_targets(pl, a, err);
 }
 
@@ -250,10 +250,10 @@ co_plan *co_plan_new(const struct co_args *a, uint32_t n_agents, const uint64_t 
     p->n_phases = 1;
     p->names[0] = pr_plan_cmd_name(a->cmd);
     const struct co_family *fam = co_registry_find(a->workload);
-    if (a->lua && a->cmd != PR_CMD_RUN) { /* the script's command: in every thread, or one */
+    if (fam && fam->cmd_parallel && a->cmd != PR_CMD_RUN) { /* in every thread, or one */
         p->msgs[0] = pr_xcalloc(n_agents, sizeof(struct pr_msg));
-        rc = co_lua_cmd_parallel(a->lua) ? plan_run(p, a, weights, seed, err)
-                                         : plan_single(p, a, seed, err);
+        rc = fam->cmd_parallel(a) ? plan_run(p, a, weights, seed, err)
+                                  : plan_single(p, a, seed, err);
     } else if (fam && fam->plan) { /* the family's own plan rules (co_family.h) */
         rc = fam->plan(p, a, weights, seed, err);
     } else if (a->cmd == PR_CMD_PREPARE) {

@@ -17,3 +17,19 @@ const struct co_family *co_registry_find(const char *name)
             return families[i];
     return NULL;
 }
+
+const struct co_family *co_registry_at(size_t i)
+{
+    return i < sizeof families / sizeof families[0] ? families[i] : NULL;
+}
+
+int co_registry_parse_word(struct co_args *a, const char *w, const char *c, struct pr_error *err)
+{
+    const struct co_family *f;
+    for (size_t i = 0; (f = co_registry_at(i)) != NULL; i++) {
+        int rc = f->parse_word ? f->parse_word(a, w, c, err) : 0;
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}

@@ -9,7 +9,6 @@
 #include "co_family.h"
 #include "co_kinds.h"
 #include "co_kinds_out.h"
-#include "co_lua.h"
 #include "co_report.h"
 #include "co_run_int.h"
 #include "co_summary.h"
@@ -169,10 +168,7 @@ void co__run_print_phase(struct run *r, uint32_t phase)
         fflush(r->out);
         return;
     }
-    if (a->lua)
-        fprintf(r->out, "Running %s's %s command through %u agent(s)...\n", a->workload + 4,
-                co_lua_custom_command(a->lua) ? co_lua_custom_command(a->lua) : name, busy);
-    else if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
+    if (a->cmd == PR_CMD_PREPARE && a->wl == PR_WL_BULK_INSERT)
         fprintf(r->out,
                 "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",
                 tables, tables, busy);
@@ -208,7 +204,9 @@ void co__run_print_end(struct run *r)
     } else if (a->cmd == PR_CMD_RUN && r->t0_ns) {
         co_summary_print_final(out, a, res);
         fflush(out);
-        co_lua_report_final(a->lua, a, res);               /* the script's report_cumulative */
+        const struct co_family *fam = co_registry_find(a->workload);
+        if (fam && fam->report_after) /* a script's report_cumulative */
+            fam->report_after(a, res);
         if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* per kind (co_kinds_out.h) */
             co_kinds_out_text(out, res);
         if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "co_args.h"
+#include "co_family.h"
 #include "co_keys.h"
-#include "co_lua.h"
 #include "co_output.h"
 #include "co_result.h"
 #include "co_rpt.h"
@@ -32,8 +32,9 @@ static int keygen(const struct co_args *a)
 
 static int help(const struct co_args *a)
 {
+    const struct co_family *fam = co_registry_find(a->workload);
     char *text = a->action == CO_ACTION_HELP ? co_args_usage()
-                 : a->lua                    ? co_lua_usage(a->lua)
+                 : fam && fam->usage         ? fam->usage(a)
                                              : co_args_workload_usage(a->workload);
     if (text == NULL) {
         fprintf(stderr, "stampede: unknown workload '%s'\n", a->workload);

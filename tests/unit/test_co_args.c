@@ -864,19 +864,19 @@ static void test_lua(void)
     snprintf(none, sizeof none, "%s/none.lua", tmpdir);
     CHECK_MSG(PARSE(&a, &err, path, "run", "--rows=5", "--fast", "--threads=2") == 0, "%s",
               err.msg);
-    CHECK(a.lua != NULL && a.wl == -1 && strcmp(a.workload, "lua:mine") == 0);
+    CHECK(a.fam_args != NULL && a.wl == -1 && strcmp(a.workload, "lua:mine") == 0);
     CHECK(has_pass(&a, "rows=5") && has_pass(&a, "fast=on") && has_pass(&a, "threads=2"));
     co_args_clear(&a);
     EXPECT_ERR("--rows", "not a number", path, "run", "--rows=x");
     EXPECT_ERR("--tables", "does not declare", path, "run", "--tables=2");
     EXPECT_ERR("not found", "none.lua", none, "run");
     EXPECT_ERR("bad.lua:2:", "", bad, "run");
-    CHECK(PARSE(&a, &err, "oltp_read_write", "run") == 0 && a.lua == NULL);
+    CHECK(PARSE(&a, &err, "oltp_read_write", "run") == 0 && a.fam_args == NULL);
     co_args_clear(&a);
     if (access("/usr/share/sysbench/oltp_point_select.lua", R_OK) == 0) {
         CHECK_MSG(PARSE(&a, &err, "--lua", "oltp_point_select", "run", "--tables=3") == 0, "%s",
                   err.msg);
-        CHECK(a.lua != NULL && strcmp(a.workload, "lua:oltp_point_select") == 0 &&
+        CHECK(a.fam_args != NULL && strcmp(a.workload, "lua:oltp_point_select") == 0 &&
               has_pass(&a, "tables=3"));
         co_args_clear(&a);
     } else {
