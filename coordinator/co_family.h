@@ -141,5 +141,6 @@ const struct co_family *co_registry_find(const char *name);
 extern const struct co_family co_sb_family;
 extern const struct co_family co_lua_family;
 extern const struct co_family co_tc_family;
+extern const struct co_rpt_family co_tc_rpt_family; /* co_tc_rpt.c */
 
 #endif

@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "co_family.h"
+#include "co_rpt_family.h"
 
 static const struct co_family *const families[] = {
     &co_sb_family,
@@ -32,4 +33,18 @@ int co_registry_parse_word(struct co_args *a, const char *w, const char *c, stru
             return rc;
     }
     return 0;
+}
+
+const struct co_rpt_family *co_rpt_family_at(size_t i)
+{
+    const struct co_family *f;
+    for (size_t j = 0; (f = co_registry_at(j)) != NULL; j++)
+        if (f->rpt != NULL && i-- == 0)
+            return f->rpt;
+    return NULL;
+}
+
+bool co_rpt_family_in(const struct co_rpt_family *f, const json_t *root)
+{
+    return f->json_key != NULL && json_is_object(json_object_get(root, f->json_key));
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "co_rpt.h"
+#include "co_rpt_family.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_page.h"
 #include "co_rpt_section.h"
@@ -168,6 +169,23 @@ static json_t *run_data(const struct co_rpt_file *whole)
     return r;
 }
 
+/* A family's headline (tpmC) of sweep point p into the chart data s:
+ * s[head] = {"mean": [...], "min": [...], "max": [...]}. */
+static void headline_point(json_t *s, const json_t *p, const char *head)
+{
+    static const char *const stats[] = {"mean", "min", "max"};
+    json_t *o = json_object_get(s, head);
+    if (o == NULL) {
+        o = json_pack("{s:[],s:[],s:[]}", "mean", "min", "max");
+        json_object_set_new(s, head, o);
+    }
+    for (size_t j = 0; j < 3; j++) {
+        char path[64];
+        snprintf(path, sizeof(path), "%s.%s", head, stats[j]);
+        json_array_append_new(json_object_get(o, stats[j]), num_or_null(p, path));
+    }
+}
+
 static json_t *sweep_data(const struct co_rpt_file *f)
 {
     static const char *const keys[] = {"tps", "p95_ms"};
@@ -193,18 +211,10 @@ static json_t *sweep_data(const struct co_rpt_file *f)
                 json_array_append_new(co_rpt_get(json_object_get(s, keys[k]), stats[j]),
                                       num_or_null(p, path));
             }
-        if (co_rpt_get(p, "tpmC") != NULL) {
-            json_t *o = json_object_get(s, "tpmC");
-            if (o == NULL) {
-                o = json_pack("{s:[],s:[],s:[]}", "mean", "min", "max");
-                json_object_set_new(s, "tpmC", o);
-            }
-            for (size_t j = 0; j < 3; j++) {
-                char path[64];
-                snprintf(path, sizeof(path), "tpmC.%s", stats[j]);
-                json_array_append_new(json_object_get(o, stats[j]), num_or_null(p, path));
-            }
-        }
+        const struct co_rpt_family *fam;
+        for (size_t fi = 0; (fam = co_rpt_family_at(fi)) != NULL; fi++)
+            if (fam->headline && co_rpt_get(p, fam->headline) != NULL)
+                headline_point(s, p, fam->headline);
     }
     return s;
 }
@@ -337,8 +347,12 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     for (size_t i = 0; i < nr; i++)
         co__rpt_run(f, runs[i], i);
-    fprintf(f, "<script>\n%s%s%s</script>\n</body></html>\n", co__rpt_js, co__rpt_kinds_js,
-            co__rpt_series_js);
+    fprintf(f, "<script>\n%s%s", co__rpt_js, co__rpt_kinds_js);
+    const struct co_rpt_family *fam;
+    for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
+        if (fam->js)
+            fputs(fam->js, f);
+    fprintf(f, "%s</script>\n</body></html>\n", co__rpt_series_js);
     free(runs);
     return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

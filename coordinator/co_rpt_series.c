@@ -1,4 +1,4 @@
-/* co_rpt_series: per-kind and per-transaction-type series over time (see
+/* co_rpt_series: per-kind and the families' series over time (see
  * co_rpt_series.h). */
 #include "co_rpt_series.h"
 
@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "co_rpt_family.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_section.h"
 
@@ -33,7 +34,7 @@ static void kind_names(json_t *names, const json_t *root)
 /* Kind name's count per interval times scale, divided by the interval's
  * length: 0 where the interval has kinds but not this one, null where it
  * has none or no length. */
-static json_t *rate_series(const json_t *ivs, const char *name, double scale)
+json_t *co__rpt_rate_series(const json_t *ivs, const char *name, double scale)
 {
     json_t *a = json_array();
     size_t i;
@@ -53,7 +54,7 @@ static json_t *rate_series(const json_t *ivs, const char *name, double scale)
 }
 
 /* Kind name's p95 per interval, null where the interval lacks it. */
-static json_t *p95_series(const json_t *ivs, const char *name)
+json_t *co__rpt_p95_series(const json_t *ivs, const char *name)
 {
     json_t *a = json_array();
     size_t i;
@@ -65,11 +66,6 @@ static json_t *p95_series(const json_t *ivs, const char *name)
         json_array_append_new(a, isfinite(v) ? json_real(v) : json_null());
     }
     return a;
-}
-
-static bool is_tpcc(const json_t *root)
-{
-    return json_is_object(json_object_get(root, "tpcc"));
 }
 
 static bool has_per_agent(const json_t *ivs)
@@ -126,20 +122,13 @@ void co__rpt_series_data(json_t *r, const struct co_rpt_file *run)
     kind_names(names, run->root);
     const char *name;
     json_t *v;
-    json_object_foreach(names, name, v) json_object_set_new(krate, name, rate_series(ivs, name, 1));
+    json_object_foreach(names, name, v)
+        json_object_set_new(krate, name, co__rpt_rate_series(ivs, name, 1));
     json_object_set_new(r, "krate", krate);
-    if (is_tpcc(run->root)) {
-        json_t *tc = json_object();
-        for (size_t t = 0; t < CO__RPT_N_TC_TYPES; t++) {
-            const char *ty = co__rpt_tc_types[t];
-            if (json_object_get(names, ty) == NULL)
-                continue;
-            json_object_set_new(tc, ty,
-                                json_pack("{s:o,s:o}", "rate", rate_series(ivs, ty, 60), "p95",
-                                          p95_series(ivs, ty)));
-        }
-        json_object_set_new(r, "tc", tc);
-    }
+    const struct co_rpt_family *fam;
+    for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
+        if (fam->series_data && co_rpt_family_in(fam, run->root))
+            fam->series_data(r, run, names);
     json_decref(names);
 }
 
@@ -152,25 +141,15 @@ void co__rpt_series_run(FILE *f, const struct co_rpt_file *run, size_t n)
         snprintf(id, sizeof(id), "krate-%zu", n);
         co__rpt_canvas(f, id, "Per kind: count per second over time");
     }
-    if (is_tpcc(run->root) && json_object_get(names, "new_order") != NULL) {
-        snprintf(id, sizeof(id), "tc-rate-%zu", n);
-        co__rpt_canvas(f, id,
-                       "TPC-C: transactions per minute by type over time (new_order: tpmC over "
-                       "time)");
-        snprintf(id, sizeof(id), "tc-p95-%zu", n);
-        co__rpt_canvas(f, id, "TPC-C: p95 latency by transaction type over time");
-        fputs("<p class=\"note\">Over time the warm-up is included; the tpmC in the tables counts "
-              "the measured window only.</p>\n",
-              f);
-    }
+    const struct co_rpt_family *fam;
+    for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
+        if (fam->series_run && co_rpt_family_in(fam, run->root))
+            fam->series_run(f, names, n);
     json_decref(names);
 }
 
-/* A small chart of the grid: its id, which series the script draws
- * (series: krate, tc-rate, tc-p95) for which kind, under a title of the
- * kind's name and unit. */
-static void grid_canvas(FILE *f, const char *id, const char *series, const char *kind,
-                        const char *unit)
+void co__rpt_grid_canvas(FILE *f, const char *id, const char *series, const char *kind,
+                         const char *unit)
 {
     fputs("<div><h4>", f);
     co__rpt_esc(f, kind);
@@ -184,26 +163,16 @@ static void grid_canvas(FILE *f, const char *id, const char *series, const char 
 void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
 {
     json_t *names = json_object();
-    bool tpcc = false;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         kind_names(names, runs[i]->root);
-        tpcc = tpcc || is_tpcc(runs[i]->root);
-    }
     char id[48];
-    if (tpcc && json_object_get(names, "new_order") != NULL) {
-        co__rpt_canvas(f, "cmp-tpmc", "TPC-C: tpmC over time (new_order per minute)");
-        fputs("<h3>TPC-C by transaction type over time: rate (left), p95 (right)</h3>\n"
-              "<div class=\"grid pairs\">\n",
-              f);
-        for (size_t t = 0; t < CO__RPT_N_TC_TYPES; t++) {
-            if (json_object_get(names, co__rpt_tc_types[t]) == NULL)
-                continue;
-            snprintf(id, sizeof(id), "cmp-tc-rate-%zu", t);
-            grid_canvas(f, id, "tc-rate", co__rpt_tc_types[t], "per minute");
-            snprintf(id, sizeof(id), "cmp-tc-p95-%zu", t);
-            grid_canvas(f, id, "tc-p95", co__rpt_tc_types[t], "p95 ms");
-        }
-        fputs("</div>\n", f);
+    const struct co_rpt_family *fam;
+    for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++) {
+        bool in = false;
+        for (size_t r = 0; r < n; r++)
+            in = in || co_rpt_family_in(fam, runs[r]->root);
+        if (fam->series_cmp && in)
+            fam->series_cmp(f, names);
     }
     if (json_object_size(names) > 0) {
         fputs("<h3>Per kind: count per second over time</h3>\n<div class=\"grid\">\n", f);
@@ -213,7 +182,7 @@ void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
         json_object_foreach(names, name, v)
         {
             snprintf(id, sizeof(id), "cmp-krate-%zu", k++);
-            grid_canvas(f, id, "krate", name, "per second");
+            co__rpt_grid_canvas(f, id, "krate", name, "per second");
         }
         fputs("</div>\n", f);
     }
@@ -229,8 +198,7 @@ const char co__rpt_series_js[] =
     "    const any = Object.values(r.krate)[0];\n"
     "    return any ? any.map(v => v === null ? null : 0) : null;\n"
     "  }\n"
-    "  const o = r.tc && r.tc[k];\n"
-    "  return o && (what === 'tc-rate' ? o.rate : o.p95);\n"
+    "  return KSER[what] ? KSER[what](r, k) : null;\n"
     "}\n"
     "D.runs.forEach(function (r, n) {\n"
     "  if (r.agent_t) {\n"
@@ -243,20 +211,8 @@ const char co__rpt_series_js[] =
     "  if (names.length) chart('krate-' + n, 'line', names.map((k, i) => ds(k, xy(r.t, "
     "r.krate[k]),\n"
     "    i)), 'seconds', 'per second');\n"
-    "  const types = Object.keys(r.tc || {});\n"
-    "  if (!types.length) return;\n"
-    "  chart('tc-rate-' + n, 'line', types.map((k, i) => ds(k === 'new_order' ? 'new_order "
-    "(tpmC)' : k,\n"
-    "    xy(r.t, r.tc[k].rate), i)), 'seconds', 'per minute');\n"
-    "  chart('tc-p95-' + n, 'line', types.map((k, i) => ds(k + ' p95', xy(r.t, r.tc[k].p95), "
-    "i)),\n"
-    "    'seconds', 'ms');\n"
     "});\n"
     "if (D.runs.length > 1) {\n"
-    "  const tm = D.runs.filter(r => r.tc && r.tc.new_order);\n"
-    "  if (tm.length) chart('cmp-tpmc', 'line', D.runs.map((r, i) => r.tc && r.tc.new_order ?\n"
-    "    ds(r.label, xy(r.t, r.tc.new_order.rate), i) : null).filter(d => d), 'seconds', "
-    "'tpmC');\n"
     "  document.querySelectorAll('canvas[data-what]').forEach(function (c) {\n"
     "    const what = c.getAttribute('data-what'), k = c.getAttribute('data-kind');\n"
     "    const sets = [];\n"
@@ -264,8 +220,7 @@ const char co__rpt_series_js[] =
     "      const y = kser(r, what, k);\n"
     "      if (y) sets.push(ds(r.label, xy(r.t, y), i));\n"
     "    });\n"
-    "    chart(c.id, 'line', sets, 'seconds', what === 'tc-p95' ? 'ms' : what === 'tc-rate' ?\n"
-    "      'per minute' : 'per second');\n"
+    "    chart(c.id, 'line', sets, 'seconds', KUNIT[what] || 'per second');\n"
     "  });\n"
     "}\n"
     "document.body.setAttribute('data-series-done', '1');\n";

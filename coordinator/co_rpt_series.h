@@ -1,20 +1,19 @@
-/* co_rpt_series: the report's per-kind and per-transaction-type figures
- * over time (README "Reports and comparisons"), drawn from the run JSON's
- * intervals[].kinds (count and latency per statement kind per interval).
+/* co_rpt_series: the report's per-kind series over time (README
+ * "Reports and comparisons"), drawn from the run JSON's intervals[].kinds
+ * (count and latency per statement kind per interval), and the families'
+ * series (co_rpt_family.h: the tpcc family's rate per minute and p95 per
+ * transaction type).
  *
  * One run: each agent's tps and p95 over time (intervals[].per_agent;
- * agent-tps-N, agent-p95-N), each kind's count per second over time (chart krate-N); for a
- * tpcc run also each transaction type's rate per minute over time
- * (new_order's is tpmC over time; tc-rate-N) and its p95 over time
- * (tc-p95-N). Several runs: the same overlaid run by run, one small chart
- * per kind (cmp-krate-I), tpmC over time (cmp-tpmc) and one chart per
- * transaction type for its rate and its p95 (cmp-tc-rate-T, cmp-tc-p95-T).
+ * agent-tps-N, agent-p95-N), each kind's count per second over time
+ * (chart krate-N), then each family's canvases. Several runs: the same
+ * overlaid run by run, the families' overlaid canvases, then one small
+ * chart per kind (cmp-krate-I).
  *
  * An interval that has kinds but not a given one counted none of it (the
  * JSON leaves unused kinds out): its rate is 0; its latency is null. An
  * interval without kinds is null throughout. The series cover the whole
- * run, the warm-up included: tpcc's tpmC in the tables counts the
- * measured window only.
+ * run, the warm-up included.
  *
  * Internal to co_rpt_html. Thread: the caller's; writes only to the FILE
  * given.
@@ -32,12 +31,10 @@
 /* Add to the run's chart data r: "agent_t" (per agent, agents[] order:
  * {"tps": [...], "p95": [...]} from intervals[].per_agent; absent when the
  * JSON has none), "krate" ({kind: [per second, one entry per interval]})
- * and, for a tpcc run, "tc" ({type: {"rate": [per
- * minute], "p95": [ms]}} for the five transaction types it has). */
+ * and each family's own (co_rpt_family.series_data; tpcc: "tc"). */
 void co__rpt_series_data(json_t *r, const struct co_rpt_file *run);
 
-/* Run n's canvases: krate-n when it has kinds, tc-rate-n and tc-p95-n
- * when it is a tpcc run. */
+/* Run n's canvases: krate-n when it has kinds, then its families'. */
 void co__rpt_series_run(FILE *f, const struct co_rpt_file *run, size_t n);
 
 /* Run n's per-agent series canvases (agent-tps-n, agent-p95-n) when its
@@ -45,10 +42,25 @@ void co__rpt_series_run(FILE *f, const struct co_rpt_file *run, size_t n);
  * one) has per-agent totals only. */
 void co__rpt_series_agents(FILE *f, const struct co_rpt_file *run, size_t n);
 
-/* The overlaid canvases for n runs (n > 1): one per kind any run has
- * (data-what="krate", data-kind=NAME), and for tpcc runs cmp-tpmc and one
- * per transaction type (data-what="tc-rate" / "tc-p95"). */
+/* The overlaid canvases for n runs (n > 1): the families' (a family's
+ * run is in the set), then one per kind any run has (data-what="krate",
+ * data-kind=NAME). */
 void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n);
+
+/* Kind name's count per interval of ivs times scale, divided by the
+ * interval's length: 0 where the interval has kinds but not this one,
+ * null where it has none or no length. Caller owns. */
+json_t *co__rpt_rate_series(const json_t *ivs, const char *name, double scale);
+
+/* Kind name's p95 per interval, null where the interval lacks it. Caller
+ * owns. */
+json_t *co__rpt_p95_series(const json_t *ivs, const char *name);
+
+/* A small chart of the overlaid grid: its id, which series the script
+ * draws (series: "krate", or a family's KSER key) for which kind, under
+ * a title of the kind's name and unit. */
+void co__rpt_grid_canvas(FILE *f, const char *id, const char *series, const char *kind,
+                         const char *unit);
 
 /* The page script drawing them (after co__rpt_js). */
 extern const char co__rpt_series_js[];

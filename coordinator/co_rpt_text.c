@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "co_rpt.h"
+#include "co_rpt_family.h"
 
 const struct co_rpt_metric co_rpt_metrics[] = {
     {"tps", "totals.tps", 2},
@@ -70,22 +71,26 @@ static void table_print(FILE *out, const struct table *t)
         put_row(out, t, r, w);
 }
 
-/* tpcc runs: tpmC and its ratio as the last two columns. */
-static void tpmc_cols(struct table *t, const struct co_rpt_file **runs, size_t n)
+/* A family's headline (fam->json_key.headline, tpcc's tpmC) and its
+ * ratio as the last two columns, when a run has it. */
+static void headline_cols(struct table *t, const struct co_rpt_family *fam,
+                          const struct co_rpt_file **runs, size_t n)
 {
-    bool tpcc = false;
+    char path[96];
+    snprintf(path, sizeof(path), "%s.%s", fam->json_key, fam->headline);
+    bool has = false;
     for (size_t i = 0; i < n; i++)
-        tpcc = tpcc || co_rpt_get(runs[i]->root, "tpcc.tpmC") != NULL;
-    if (!tpcc)
+        has = has || co_rpt_get(runs[i]->root, path) != NULL;
+    if (!has || t->cols + 2 > MAX_COLS)
         return;
     size_t c = t->cols;
     t->cols += 2;
-    snprintf(t->cell[0][c], CELL, "tpmC");
+    snprintf(t->cell[0][c], CELL, "%s", fam->headline);
     snprintf(t->cell[0][c + 1], CELL, "vs 1st");
-    double first = co_rpt_num(runs[0]->root, "tpcc.tpmC");
+    double first = co_rpt_num(runs[0]->root, path);
     for (size_t i = 0; i < n; i++) {
-        double v = co_rpt_num(runs[i]->root, "tpcc.tpmC");
-        co_rpt_fmt(t->cell[i + 1][c], CELL, v, 3);
+        double v = co_rpt_num(runs[i]->root, path);
+        co_rpt_fmt(t->cell[i + 1][c], CELL, v, fam->headline_dec);
         co_rpt_fmt_ratio(t->cell[i + 1][c + 1], CELL, v, first);
     }
 }
@@ -108,7 +113,10 @@ static void print_runs(FILE *out, const struct co_rpt_file **runs, size_t n)
             co_rpt_fmt_ratio(t.cell[i + 1][2 + 2 * m], CELL, v, first);
         }
     }
-    tpmc_cols(&t, runs, n);
+    const struct co_rpt_family *fam;
+    for (size_t f = 0; (fam = co_rpt_family_at(f)) != NULL; f++)
+        if (fam->json_key && fam->headline)
+            headline_cols(&t, fam, runs, n);
     table_print(out, &t);
     free(t.cell);
 }
@@ -147,13 +155,20 @@ static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
 }
 
 static const char *const sweep_stats[] = {"mean", "stddev", "min", "max"};
-static const char *const sweep_keys[] = {"tps", "qps", "p95_ms", "p99_ms", "tpmC"};
+#define N_SWEEP_KEYS 6 /* the four below and at most two families' headlines */
 
 void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label)
 {
     const json_t *points = json_object_get(sweep, "points");
-    /* tpcc sweeps have tpmC too */
-    size_t nk = co_rpt_get(json_array_get(points, 0), "tpmC") != NULL ? 5 : 4;
+    const char *sweep_keys[N_SWEEP_KEYS] = {"tps", "qps", "p95_ms", "p99_ms"};
+    int dec[N_SWEEP_KEYS] = {2, 2, 3, 3};
+    size_t nk = 4;
+    const struct co_rpt_family *fam;
+    for (size_t f = 0; (fam = co_rpt_family_at(f)) != NULL && nk < N_SWEEP_KEYS; f++)
+        if (fam->headline && co_rpt_get(json_array_get(points, 0), fam->headline) != NULL) {
+            dec[nk] = fam->headline_dec; /* a family's sweep has its headline too */
+            sweep_keys[nk++] = fam->headline;
+        }
     struct table t = {.rows = json_array_size(points) + 1, .cols = 2 + nk * 4};
     t.cell = pr_xcalloc(t.rows, sizeof(*t.cell));
     snprintf(t.cell[0][0], CELL, "threads");
@@ -171,7 +186,7 @@ void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label)
             for (size_t s = 0; s < 4; s++) {
                 char path[64];
                 snprintf(path, sizeof(path), "%s.%s", sweep_keys[k], sweep_stats[s]);
-                co_rpt_fmt(t.cell[i + 1][2 + 4 * k + s], CELL, co_rpt_num(p, path), k < 2 ? 2 : 3);
+                co_rpt_fmt(t.cell[i + 1][2 + 4 * k + s], CELL, co_rpt_num(p, path), dec[k]);
             }
     }
     fprintf(out, "Sweep %s:\n", label);

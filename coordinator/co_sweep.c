@@ -12,6 +12,7 @@
 
 #include "co_json.h"
 #include "co_output.h"
+#include "co_rpt_family.h"
 #include "co_rpt_text.h"
 #include "co_run.h"
 #include "pr_parse.h"
@@ -157,17 +158,24 @@ static json_t *stats(const double *v, size_t n)
 /* The points of the summary, from the runs that finished (status 0). */
 static json_t *points_of(const json_t *runs, const uint32_t *threads, uint32_t n_points)
 {
-    static const char *const keys[] = {"tps", "qps", "p95_ms", "p99_ms", "tpmC"};
-    bool tpcc = false; /* a tpcc sweep: tpmC per point too */
-    size_t ri;
-    json_t *rr;
-    json_array_foreach(runs, ri, rr) tpcc = tpcc || json_object_get(rr, "tpmC") != NULL;
+    const char *keys[6] = {"tps", "qps", "p95_ms", "p99_ms"};
+    size_t nk = 4;
+    const struct co_rpt_family *fam;
+    for (size_t f = 0; (fam = co_rpt_family_at(f)) != NULL && nk < 6; f++) {
+        bool has = false; /* a family's sweep: its headline per point too */
+        size_t ri;
+        json_t *rr;
+        json_array_foreach(runs, ri, rr) has =
+            has || (fam->headline && json_object_get(rr, fam->headline) != NULL);
+        if (has)
+            keys[nk++] = fam->headline;
+    }
     json_t *points = json_array();
     double *v = pr_xcalloc(json_array_size(runs) + 1, sizeof(*v));
     for (uint32_t p = 0; p < n_points; p++) {
         json_t *pt = json_pack("{s:i}", "threads", (json_int_t)threads[p]);
         size_t used = 0;
-        for (size_t k = 0; k < (tpcc ? 5u : 4u); k++) {
+        for (size_t k = 0; k < nk; k++) {
             size_t i, m = 0;
             json_t *r;
             json_array_foreach(runs, i, r)
@@ -230,15 +238,21 @@ struct sweep {
     bool in_run;     /* the interrupt stopped a run (not a pause) */
 };
 
-/* A tpcc run's tpmC, from the JSON it wrote, into the run's entry o. */
-static void tpmc_of(json_t *o, const char *json_path)
+/* A family's headline (tpcc's tpmC: root.tpcc.tpmC), from the JSON the
+ * run wrote, into the run's entry o under the headline's name. */
+static void headlines_of(json_t *o, const char *json_path)
 {
     if (json_path == NULL || strcmp(json_path, "-") == 0)
         return;
     json_t *root = json_load_file(json_path, 0, NULL);
-    json_t *v = json_object_get(json_object_get(root, "tpcc"), "tpmC");
-    if (json_is_number(v))
-        json_object_set_new(o, "tpmC", json_real(json_number_value(v)));
+    const struct co_rpt_family *fam;
+    for (size_t f = 0; (fam = co_rpt_family_at(f)) != NULL; f++) {
+        if (!fam->json_key || !fam->headline)
+            continue;
+        json_t *v = json_object_get(json_object_get(root, fam->json_key), fam->headline);
+        if (json_is_number(v))
+            json_object_set_new(o, fam->headline, json_real(json_number_value(v)));
+    }
     json_decref(root);
 }
 
@@ -267,7 +281,7 @@ static bool one_run(struct sweep *s, uint32_t p, uint32_t r, const char *self_ex
     json_object_set_new(o, "p95_ms", num(fg.p95_ms));
     json_object_set_new(o, "p99_ms", num(fg.p99_ms));
     json_object_set_new(o, "err_s", num(fg.err_s));
-    tpmc_of(o, a->json_path);
+    headlines_of(o, a->json_path);
     json_array_append_new(s->runs, o);
     co_result_clear(&res);
     for (int i = 0; i < 3; i++) {

@@ -7,6 +7,7 @@
 
 #include "co_args_int.h"
 #include "co_family.h"
+#include "co_rpt_family.h"
 #include "co_tc_plan.h"
 #include "co_tc_report.h"
 #include "co_tc_trx.h"
@@ -250,4 +251,5 @@ const struct co_family co_tc_family = {
     .kinds_title = "Latency by kind (ms): the five transactions (first attempt to success), "
                    "their statements (<txn>_stmt), COMMIT and ROLLBACK:",
     .report = &co_tc_family_report,
+    .rpt = &co_tc_rpt_family,
 };
