@@ -13,6 +13,7 @@
 
 #include "ag_cpus.h"
 #include "ag_prom.h"
+#include "ag_registry.h"
 #include "ag_session.h"
 #include "pr_clock.h"
 #include "pr_msg.h"
@@ -265,12 +266,14 @@ static void on_plan(struct ctl *c, const struct pr_msg *m)
         send_error(c, PR_PHASE_PLAN, herr.code, herr.msg);
         return;
     }
-    if (p->n_lua_names > 0 && !c->cfg->allow_scripts) {
+    const struct ag_family *fam = ag_registry_find(p->workload);
+    const char *script = fam && fam->plan_script ? fam->plan_script(p) : NULL;
+    if (script != NULL && !c->cfg->allow_scripts) { /* the family's script (ag_family.h) */
         char why[512];
         snprintf(why, sizeof(why),
                  "agent %s refuses Lua scripts (%s.lua): its config does not say "
                  "allow-scripts = yes",
-                 c->cfg->name, p->lua_names[0]);
+                 c->cfg->name, script);
         logf_(c, 1, "run %s: %s", c->run, why);
         send_error(c, PR_PHASE_PLAN, PR_EINVAL, why);
         return;

@@ -314,6 +314,11 @@ struct ag_family {
      * life, or NULL for PLAN.database. Called once per connection, when
      * the engine makes it; its reconnects open the same database. */
     const char *(*wl_conn_db)(const struct ag_wl *wl, uint32_t conn_index);
+    /* Optional (NULL: never). The name of the script a PLAN of the family
+     * carries to run (borrowed from plan), or NULL: such a plan is refused
+     * unless the agent's config says allow-scripts = yes (ag_ctl). Called
+     * on the control thread before anything of the plan is made. */
+    const char *(*plan_script)(const struct pr_msg_plan *plan);
 };
 
 #endif

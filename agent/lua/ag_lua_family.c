@@ -329,6 +329,16 @@ static int lua_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct 
     return rc;
 }
 
+/* Every PLAN of the family runs a script: its first source's name (the
+ * script; the workload's name when the PLAN lacks sources, which
+ * wl_set_plan refuses later). */
+static const char *lua_plan_script(const struct pr_msg_plan *p)
+{
+    if (p->n_lua_names > 0)
+        return p->lua_names[0];
+    return strncmp(p->workload, "lua:", 4) == 0 ? p->workload + 4 : p->workload;
+}
+
 const struct ag_family ag_lua_family = {
     .name = "lua",
     .has_workload = lua_has_workload,
@@ -352,4 +362,5 @@ const struct ag_family ag_lua_family = {
     .gen_error = ag__lua_gen_error,
     .retry_fatal = ag__lua_retry_fatal,
     .event_errors = ag__lua_event_errors,
+    .plan_script = lua_plan_script,
 };
