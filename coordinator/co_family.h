@@ -63,6 +63,17 @@ struct co_family_report {
     void (*destroy)(void *st);
 };
 
+/* Another tool's command line a family translated into stampede's
+ * (co_family.argv_translate; tpcc: tpcc_load / tpcc_start). */
+struct co_family_argv {
+    int argc;          /* words in argv */
+    char **argv;       /* NULL terminated, argv[0] "stampede"; owned through st */
+    bool help;         /* the tool's --help: print usage, exit 0 */
+    const char *usage; /* the tool's usage text (static), also after an error */
+    void *st;          /* the family's, freed by free_fn */
+    void (*free_fn)(struct co_family_argv *fa);
+};
+
 struct co_family {
     const char *name; /* "sysbench" */
     /* True when workload `name` belongs to the family. */
@@ -124,12 +135,26 @@ struct co_family {
     /* After sysbench's final report (co_summary_print_final) of a run. */
     void (*report_after)(const struct co_args *a, const struct co_result *res);
 
+    /* Optional: translate argv when it is another tool's command line
+     * (argv[0]'s name): 1 translated (*out filled; free with
+     * co_family_argv_free), 0 not the family's tool (*out zeroed),
+     * PR_EINVAL with err (out->usage set, *out still to be freed). */
+    int (*argv_translate)(int argc, char **argv, struct co_family_argv *out, struct pr_error *err);
+
     /* Optional: the report tool's ops (co_rpt_family.h), or NULL. */
     const struct co_rpt_family *rpt;
 };
 
 /* The i-th family of the registry (0, 1, ...), NULL past the last. */
 const struct co_family *co_registry_at(size_t i);
+
+/* Offer argv to every family's argv_translate, in registry order: the
+ * first non-zero answer, or 0 (out zeroed). */
+int co_registry_argv_translate(int argc, char **argv, struct co_family_argv *out,
+                               struct pr_error *err);
+
+/* Free what fa holds and zero it. Safe twice. */
+void co_family_argv_free(struct co_family_argv *fa);
 
 /* Offer the WORKLOAD word w to every family's parse_word, in registry
  * order: the first non-zero answer, or 0 when none claims it. */

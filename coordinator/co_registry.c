@@ -48,3 +48,23 @@ bool co_rpt_family_in(const struct co_rpt_family *f, const json_t *root)
 {
     return f->json_key != NULL && json_is_object(json_object_get(root, f->json_key));
 }
+
+int co_registry_argv_translate(int argc, char **argv, struct co_family_argv *out,
+                               struct pr_error *err)
+{
+    const struct co_family *f;
+    *out = (struct co_family_argv){0};
+    for (size_t i = 0; (f = co_registry_at(i)) != NULL; i++) {
+        int rc = f->argv_translate ? f->argv_translate(argc, argv, out, err) : 0;
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+void co_family_argv_free(struct co_family_argv *fa)
+{
+    if (fa->free_fn)
+        fa->free_fn(fa);
+    *fa = (struct co_family_argv){0};
+}

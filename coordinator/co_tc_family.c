@@ -3,11 +3,13 @@
  * (co_tc_plan.c), the lines before a phase and its help text. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "co_args_int.h"
 #include "co_family.h"
 #include "co_rpt_family.h"
+#include "co_tc_compat.h"
 #include "co_tc_plan.h"
 #include "co_tc_report.h"
 #include "co_tc_trx.h"
@@ -240,6 +242,31 @@ static const char tc_help[] =
     "  run --multi-schema=N --multi-schema-offset=K (-m/-o): connection t uses database\n"
     "                      <mysql-db>_<(t % N) + K>; load each schema with --mysql-db first\n";
 
+static void tc_argv_free(struct co_family_argv *fa)
+{
+    struct co_tc_argv *t = fa->st;
+    if (t != NULL)
+        co_tc_compat_free(t);
+    free(t);
+}
+
+/* tpcc_load / tpcc_start command lines: the tpcc family's words. */
+static int tc_argv_translate(int argc, char **argv, struct co_family_argv *out,
+                             struct pr_error *err)
+{
+    struct co_tc_argv *t = pr_xcalloc(1, sizeof *t);
+    int rc = co_tc_compat_translate(argc, argv, NULL, t, err);
+    *out = (struct co_family_argv){.argc = t->argc,
+                                   .argv = t->argv,
+                                   .help = t->help,
+                                   .usage = t->which ? co_tc_compat_usage(t->which) : NULL,
+                                   .st = t,
+                                   .free_fn = tc_argv_free};
+    if (rc == 0)
+        co_family_argv_free(out);
+    return rc;
+}
+
 const struct co_family co_tc_family = {
     .name = "tpcc",
     .has_workload = tc_has_workload,
@@ -251,5 +278,6 @@ const struct co_family co_tc_family = {
     .kinds_title = "Latency by kind (ms): the five transactions (first attempt to success), "
                    "their statements (<txn>_stmt), COMMIT and ROLLBACK:",
     .report = &co_tc_family_report,
+    .argv_translate = tc_argv_translate,
     .rpt = &co_tc_rpt_family,
 };

@@ -14,7 +14,6 @@
 #include "co_rpt.h"
 #include "co_run.h"
 #include "co_sweep.h"
-#include "co_tc_compat.h"
 
 static int keygen(const struct co_args *a)
 {
@@ -61,13 +60,13 @@ int main(int argc, char **argv)
 
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return co_rpt_main(argc - 1, argv + 1);
-    /* tpcc_load / tpcc_start command lines: the tpcc family's words. */
-    struct co_tc_argv tc;
-    int trc = co_tc_compat_translate(argc, argv, NULL, &tc, &err);
+    /* another tool's command line (tpcc_start ...): a family's words */
+    struct co_family_argv tc;
+    int trc = co_registry_argv_translate(argc, argv, &tc, &err);
     if (trc < 0 || (trc > 0 && tc.help)) {
         fprintf(trc < 0 ? stderr : stdout, "%s%s%s%s", trc < 0 ? "stampede: " : "",
-                trc < 0 ? err.msg : "", trc < 0 ? "\n" : "", co_tc_compat_usage(tc.which));
-        co_tc_compat_free(&tc);
+                trc < 0 ? err.msg : "", trc < 0 ? "\n" : "", tc.usage ? tc.usage : "");
+        co_family_argv_free(&tc);
         return trc < 0 ? 2 : 0;
     }
     if (trc > 0) {
@@ -76,7 +75,7 @@ int main(int argc, char **argv)
     }
     if (co_args_parse(&a, argc, argv, getenv("MYSQL_PWD"), &err) != 0) {
         fprintf(stderr, "stampede: %s\n", err.msg);
-        co_tc_compat_free(&tc);
+        co_family_argv_free(&tc);
         return 2;
     }
     if (a.warnings && *a.warnings)
@@ -106,6 +105,6 @@ int main(int argc, char **argv)
         break;
     }
     co_args_clear(&a);
-    co_tc_compat_free(&tc);
+    co_family_argv_free(&tc);
     return rc;
 }
