@@ -331,12 +331,12 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     return 0;
 }
 
-/* --lua: parse_all reads it before the workload word (co_lua.h). */
-static int set_lua(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+/* --lua: parse_all reads it before the workload word (a family's parse_word). */
+static int set_script_forced(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
     if (v == NULL)
-        return a->lua_forced = true, 0;
-    if (pr_parse_bool(v, &a->lua_forced))
+        return a->script_forced = true, 0;
+    if (pr_parse_bool(v, &a->script_forced))
         return 0;
     return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not a boolean (on/off)", n, v);
 }
@@ -392,7 +392,8 @@ static const struct co__own_opt own_opts[] = {
      co_sweep_set_repeat},
     {"sweep-pause", "=SECONDS", "0", "pause between the runs of a sweep", co_sweep_set_pause},
     {"lua", "[=on|off]", "off",
-     "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in", set_lua},
+     "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in",
+     set_script_forced},
 };
 
 #define N_OWN (sizeof own_opts / sizeof own_opts[0])
@@ -603,7 +604,7 @@ static bool wants_value(const char *arg)
         return false;
     const struct co__own_opt *own = find_own(arg + 2, strlen(arg + 2));
     if (own)
-        return own->set != set_plaintext && own->set != set_lua;
+        return own->set != set_plaintext && own->set != set_script_forced;
     const struct pr_opt_def *def = pr_opts_find(arg);
     return def && def->type != PR_OPT_BOOL;
 }
@@ -669,7 +670,7 @@ static int parse_all(struct co_args *a, int argc, char **argv, const char *env_p
         return co__args_parse_keygen(a, argv, &s, err);
     for (int i = 1; i < argc && rc == 0; i++) /* --lua decides what WORKLOAD names */
         if (strncmp(argv[i], "--lua", 5) == 0 && (argv[i][5] == '\0' || argv[i][5] == '='))
-            rc = set_lua(a, "lua", argv[i][5] ? argv[i] + 6 : NULL, err);
+            rc = set_script_forced(a, "lua", argv[i][5] ? argv[i] + 6 : NULL, err);
     if (rc < 0)
         return rc;
     rc = co__args_parse_words(a, argv, &s, err);

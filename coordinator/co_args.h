@@ -149,7 +149,7 @@ struct co_args {
      * Lua family's script, co_lua.h), freed by fam_args_free; else NULL. */
     void *fam_args;
     void (*fam_args_free)(void *fam_args);
-    bool lua_forced; /* --lua: a built-in name runs its .lua script */
+    bool script_forced; /* --lua: a built-in WORKLOAD name runs its script (parse_word) */
 };
 
 /* Parse argv (argv[0] skipped) into *a (overwritten). Returns 0, or

@@ -54,7 +54,7 @@ static const char *lua_partition_unfit(const struct co_args *a, enum pr_partitio
 static int lua_parse_word(struct co_args *a, const char *w, const char *c, struct pr_error *err)
 {
     bool builtin = pr_workload_from_name(w) >= 0;
-    if (!co_lua_wants(w, builtin, a->lua_forced) || strcmp(w, "help") == 0)
+    if (!co_lua_wants(w, builtin, a->script_forced) || strcmp(w, "help") == 0)
         return 0;
     for (int i = 0; i < PR_CMD_COUNT_; i++)
         if (strcmp(w, pr_plan_cmd_name((enum pr_plan_cmd)i)) == 0)
