@@ -40,7 +40,8 @@ static void test_walk(void)
     CHECK(co_registry_find("no_such_workload") == NULL);
 }
 
-/* A run JSON with figures under member key (generic parts and kinds). */
+/* A run JSON with figures under member key (generic parts and kinds);
+ * key NULL: without the member. */
 static json_t *run_json(const char *key, double scale)
 {
     json_t *root = json_loads(
@@ -58,7 +59,10 @@ static json_t *run_json(const char *key, double scale)
     for (size_t k = 0; (r = co_rpt_family_at(k)) != NULL; k++)
         if (r->headline)
             json_object_set_new(member, r->headline, json_real(777.25 * scale));
-    json_object_set_new(root, key, member);
+    if (key != NULL)
+        json_object_set_new(root, key, member);
+    else
+        json_decref(member);
     return root;
 }
 
@@ -87,6 +91,11 @@ static void test_unclaimed(void)
     struct co_rpt_file files[2];
     char *page = render("widgets", true, files), *text = render("widgets", false, files);
     char *fpage = render(fam->json_key, true, files), *ftext = render(fam->json_key, false, files);
+    char *bare = render(NULL, true, files), *btext = render(NULL, false, files);
+    /* a member no family claims changes nothing: byte for byte the page and
+     * the text of the same runs without it */
+    CHECK_MSG(strcmp(page, bare) == 0, "an unclaimed member changed the page");
+    CHECK_MSG(strcmp(text, btext) == 0, "an unclaimed member changed the text:\n%s", text);
     /* the generic sections are there in both */
     CHECK(strstr(page, "id=\"kinds-table-0\"") && strstr(page, "id=\"krate-0\"") &&
           strstr(page, "id=\"kinds-cmp-table\""));
@@ -98,6 +107,17 @@ static void test_unclaimed(void)
            fam->json_key);
     CHECK(strlen(fpage) > strlen(page));
     CHECK_MSG(strstr(page, "777.250") == NULL, "an unclaimed member's figure is drawn");
+    /* the markup (the page script, every family's, is always there) names
+     * neither the family's member nor its headline when no run has it */
+    char *script = strstr(page, "<script>\n"), *last = script;
+    while (last && (last = strstr(last + 1, "<script>\n")) != NULL)
+        script = last;
+    if (script)
+        *script = '\0';
+    CHECK_MSG(strstr(page, fam->json_key) == NULL, "\"%s\" drawn without its member",
+              fam->json_key);
+    CHECK_MSG(!fam->headline || strstr(page, fam->headline) == NULL,
+              "\"%s\" drawn without its member", fam->headline);
     CHECK_MSG(strstr(fpage, "777.250") != NULL, "the family's figure is not drawn");
     if (fam->headline) {
         CHECK_MSG(strstr(text, fam->headline) == NULL, "headline column without its family:\n%s",
@@ -110,6 +130,8 @@ static void test_unclaimed(void)
     free(text);
     free(fpage);
     free(ftext);
+    free(bare);
+    free(btext);
 }
 
 static void test_sweep(void)
