@@ -102,8 +102,10 @@ static int check_trx_files(struct co_args *a, const struct pr_tc_opts *o, struct
     return co_tc_trx_check(&cfg, err);
 }
 
-/* tpcc_start -m/-o (--multi-schema, --multi-schema-offset): run only, an
- * offset only with schemas, and every schema's name within MySQL's 64. */
+/* tpcc_start -m/-o (--multi-schema, --multi-schema-offset): an offset only
+ * with schemas, and every schema's name within MySQL's 64. run: connection
+ * t in schema (t % N) + K; prepare, check and cleanup: every schema, one
+ * after the other (tpcc_load -d loads one schema; stampede loops). */
 static int check_schemas(const struct co_args *a, const struct pr_tc_opts *o, struct pr_error *err)
 {
     char last[256];
@@ -116,12 +118,6 @@ static int check_schemas(const struct co_args *a, const struct pr_tc_opts *o, st
                             "(tpcc_start -m N) too; tpcc_start ignores -o without -m");
     if (o->schemas == 0)
         return 0;
-    if (a->cmd != PR_CMD_RUN)
-        return pr_error_set(err, PR_EINVAL,
-                            "--multi-schema applies to run only (tpcc_start -m), as in "
-                            "tpcc-mysql: %s each schema on its own with --mysql-db=%s_<i> "
-                            "(stampede tpcc_load -d %s_<i>)",
-                            pr_plan_cmd_name(a->cmd), db, db);
     int len = pr_tc_schema_db(db, o, o->schemas - 1, last, sizeof last);
     if (len > 64)
         return pr_error_set(err, PR_EINVAL,
@@ -205,6 +201,13 @@ static void tc_phase_line(FILE *out, const struct co_args *a, const char *phase,
 
     if (pr_tc_opts_get(a->opts, &o, &err) != 0)
         return;
+    if (o.schemas > 0 && strcmp(phase, "run") != 0) {
+        char first[256], last[256];
+        pr_tc_schema_db(db, &o, 0, first, sizeof first);
+        pr_tc_schema_db(db, &o, o.schemas - 1, last, sizeof last);
+        fprintf(out, "%s: %u schemas, %s..%s (--multi-schema), one after the other:\n", phase,
+                o.schemas, first, last);
+    }
     if (strcmp(phase, "create") == 0)
         fprintf(out, "create: the 9 TPC-C tables in '%s' through agent %s...\n", db, agent0);
     else if (strcmp(phase, "load") == 0 && (o.parts & ~PR_TC_PART_ITEMS))
@@ -240,7 +243,9 @@ static const char tc_help[] =
     "  stampede tpcc_start -h HOST -P PORT -d DB -u USER -p PASS -w W -c C -r R -l L -i I\n"
     "                      [-S SOCKET] [-0..-4 LIMIT_MS] [-m SCHEMAS -o OFFSET]\n"
     "  run --multi-schema=N --multi-schema-offset=K (-m/-o): connection t uses database\n"
-    "                      <mysql-db>_<(t % N) + K>; load each schema with --mysql-db first\n";
+    "                      <mysql-db>_<(t % N) + K>\n"
+    "  prepare|check|cleanup --multi-schema=N --multi-schema-offset=K: each of the\n"
+    "                      databases <mysql-db>_<K>..<mysql-db>_<K + N - 1> (they must exist)\n";
 
 static void tc_argv_free(struct co_family_argv *fa)
 {

@@ -53,6 +53,22 @@ uint64_t co_tc_plan_load_conns(const struct co_args *a, const struct pr_tc_opts 
     return streams < MAX_LOAD_CONNS ? (streams ? streams : 1) : MAX_LOAD_CONNS;
 }
 
+/* -m/-o: every connection opens the first schema (run: connection 0's and
+ * the probe's; prepare, check, cleanup: each stream then USEs its own). */
+static void first_schema(struct pr_msg_plan *pl, const struct co_args *a)
+{
+    struct pr_tc_opts o;
+    struct pr_error err = {0};
+
+    if (pr_tc_opts_get(a->opts, &o, &err) != 0 || o.schemas == 0)
+        return;
+    int len = pr_tc_schema_db(pl->database, &o, 0, NULL, 0);
+    char *db = pr_xmalloc((size_t)len + 1);
+    pr_tc_schema_db(pl->database, &o, 0, db, (size_t)len + 1);
+    free(pl->database);
+    pl->database = db;
+}
+
 /* Agent i's PLAN in phase ph, made on first use. */
 static struct pr_msg_plan *plan_at(co_plan *p, uint32_t ph, uint32_t i, const struct co_args *a,
                                    uint64_t seed, int *rc, struct pr_error *err)
@@ -63,6 +79,7 @@ static struct pr_msg_plan *plan_at(co_plan *p, uint32_t ph, uint32_t i, const st
         if (*rc == 0)
             *rc = r;
         m->u.plan.part = a->cmd == PR_CMD_RUN ? a->part : PR_PART_NONE;
+        first_schema(&m->u.plan, a);
     }
     return &m->u.plan;
 }
@@ -140,7 +157,8 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const struct pr_tc_
         co__plan_add_table(pl, TC_WAREHOUSE, 1, 0, false, true);
         set_conns(pl, conns[0]);
     }
-    p->rows_total = co_tc_plan_rows(o->parts, whs ? o->wh_last - o->wh_first + 1 : 0);
+    p->rows_total = co_tc_plan_rows(o->parts, whs ? o->wh_last - o->wh_first + 1 : 0) *
+                    (o->schemas ? o->schemas : 1); /* -m: every schema */
     free(spans);
     free(conns);
     return rc;
@@ -205,13 +223,6 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
         pl->time_s = (uint64_t)o->warmup_s + (uint64_t)pr_opts_int(a->opts, "time");
         pl->report_ms = 1000; /* tpcc's lines are cut from 1 s intervals */
         first += conns[i];
-        if (o->schemas > 0) { /* -m/-o: the probe's database is the first schema (conn 0's) */
-            int len = pr_tc_schema_db(pl->database, o, 0, NULL, 0);
-            char *db = pr_xmalloc((size_t)len + 1);
-            pr_tc_schema_db(pl->database, o, 0, db, (size_t)len + 1);
-            free(pl->database);
-            pl->database = db;
-        }
         if (a->part == PR_PART_WAREHOUSES)
             co__plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
     }

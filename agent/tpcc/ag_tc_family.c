@@ -8,6 +8,7 @@
 
 #include "ag_tc_gen.h"
 #include "ag_tc_load.h"
+#include "ag_tc_multi.h"
 #include "ag_tc_rand.h"
 #include "pr_tc_opts.h"
 
@@ -27,6 +28,7 @@ static void tc_wl_destroy(struct ag_wl **wl)
         free(WL(*wl)->schema_db[i]);
     free(WL(*wl)->schema_db);
     free(WL(*wl)->schema_hint);
+    free(WL(*wl)->grant_hint);
     pr_opts_destroy(&WL(*wl)->opts);
     free(*wl);
     *wl = NULL;
@@ -48,14 +50,15 @@ static void schemas_init(struct ag_tc_wl *wl)
     }
     pr_tc_schema_db(base, o, 0, first, sizeof first);
     pr_tc_schema_db(base, o, o->schemas - 1, last, sizeof last);
-    size_t cap = 2 * sizeof first + 400;
+    size_t cap = 2 * sizeof first + 800;
     wl->schema_hint = pr_xmalloc(cap);
     snprintf(wl->schema_hint, cap,
              "tpcc_start -m %u -o %u needs the %u schemas %s..%s (connection t opens %s_<(t %% "
              "%u) + %u>), each created and loaded first: stampede tpcc_load -d DATABASE -w %u "
-             "for each",
+             "for each, or `stampede tpcc prepare --mysql-db=%s --multi-schema=%u "
+             "--multi-schema-offset=%u`",
              o->schemas, o->schema_offset, o->schemas, first, last, base, o->schemas,
-             o->schema_offset, o->warehouses);
+             o->schema_offset, o->warehouses, base, o->schemas, o->schema_offset);
 }
 
 static struct ag_wl *tc_wl_new(const char *name, const struct ag_kv *opts, size_t nopts,
@@ -152,8 +155,11 @@ static uint64_t tc_wl_record_kinds(const struct ag_wl *wl)
  * tpcc-mysql's: the server's error says which; the cure is tpcc's. */
 static const char *tc_wl_error_hint(const struct ag_wl *wl, unsigned err_no)
 {
-    if (CWL(wl)->schema_hint && (err_no == 1049 || err_no == 1146)) /* a schema of -m/-o */
-        return CWL(wl)->schema_hint;
+    const struct ag_tc_wl *w = CWL(wl);
+    if (w->grant_hint && (err_no == 1044 || err_no == 1045 || err_no == 1142))
+        return w->grant_hint; /* access denied: to a schema, a table, or the user */
+    if (w->schema_hint && (err_no == 1049 || err_no == 1146)) /* a schema of -m/-o */
+        return w->schema_hint;
     switch (err_no) {
     case 1146: /* ER_NO_SUCH_TABLE */
         return "the TPC-C tables do not exist: run `stampede tpcc prepare` first (it creates "
@@ -165,6 +171,52 @@ static const char *tc_wl_error_hint(const struct ag_wl *wl, unsigned err_no)
     default:
         return NULL;
     }
+}
+
+/* The hints that depend on the command and the user (PLAN.cmd, .user):
+ * access denied (1044 to a database, 1142 to a table, 1045 the user) names
+ * the schemas and the GRANT to give; with -m/-o, prepare's missing schema
+ * (1049) says to create them (as for tpcc_load -d, prepare does not). */
+static int tc_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct pr_error *err)
+{
+    struct ag_tc_wl *wl = WL(w);
+    const char *base = pr_opts_str(wl->opts, "mysql-db");
+    const char *user = p->user && p->user[0] ? p->user : pr_opts_str(wl->opts, "mysql-user");
+    char on[200], dbs[200];
+    size_t cap = 1200;
+
+    (void)err;
+    const char *db = p->database && p->database[0] ? p->database : base;
+    uint32_t n = wl->tc.schemas;
+    if (n > 0)
+        snprintf(on, sizeof on, "`%s\\_%%`.*", base); /* every <db>_<i> */
+    else
+        snprintf(on, sizeof on, "`%s`.*", db);
+    if (n > 1)
+        snprintf(dbs, sizeof dbs, "the schemas %s..%s (--multi-schema=%u)", wl->schema_db[0],
+                 wl->schema_db[n - 1], n);
+    else
+        snprintf(dbs, sizeof dbs, "the database %s", n ? wl->schema_db[0] : db);
+    const char *privs = p->cmd == PR_CMD_RUN     ? "SELECT, INSERT, UPDATE, DELETE"
+                        : p->cmd == PR_CMD_CHECK ? "SELECT"
+                                                 : "SELECT, INSERT, CREATE, DROP, INDEX, ALTER, "
+                                                   "REFERENCES";
+    free(wl->grant_hint);
+    wl->grant_hint = pr_xmalloc(cap);
+    snprintf(wl->grant_hint, cap,
+             "user '%s' may not use %s: check --mysql-user and its password (MYSQL_PWD or "
+             "--mysql-password), and have an administrator run GRANT ALL ON %s TO '%s'@'%%' "
+             "(tpcc %s needs at least %s)",
+             user, dbs, on, user, pr_plan_cmd_name(p->cmd), privs);
+    if (wl->tc.schemas > 0 && p->cmd == PR_CMD_PREPARE) {
+        free(wl->schema_hint);
+        wl->schema_hint = pr_xmalloc(cap);
+        snprintf(wl->schema_hint, cap,
+                 "tpcc prepare --multi-schema=%u loads %s, which must exist first (as for "
+                 "tpcc_load -d): CREATE DATABASE for each, and GRANT ALL ON %s TO '%s'@'%%'",
+                 wl->tc.schemas, dbs, on, user);
+    }
+    return 0;
 }
 
 /* tpcc_start -m/-o: connection t opens "<db>_<(t % N) + K>" (spec §4.1). */
@@ -183,7 +235,9 @@ static struct ag_gen *tc_gen_new(const struct ag_wl *wl, uint64_t seed, uint32_t
 static int tc_loads(const struct ag_wl *wl, const struct pr_msg_plan *plan, ag_piece_add_fn add,
                     void *ctx, struct pr_error *err)
 {
-    return ag_tc_loads(&CWL(wl)->tc, CWL(wl)->opts, plan, add, ctx, err);
+    const struct ag_tc_wl *w = CWL(wl);
+    return ag_tc_multi_loads((const char *const *)w->schema_db, w->schema_db ? w->tc.schemas : 0,
+                             &w->tc, w->opts, plan, add, ctx, err);
 }
 
 const struct ag_family ag_tc_family = {
@@ -209,4 +263,5 @@ const struct ag_family ag_tc_family = {
     .wl_record_kinds = tc_wl_record_kinds,
     .wl_error_hint = tc_wl_error_hint,
     .wl_conn_db = tc_wl_conn_db,
+    .wl_set_plan = tc_wl_set_plan,
 };

@@ -78,6 +78,8 @@ struct ag_tc_wl {
     char **schema_db;  /* tpcc_start -m/-o: schema i's database (tc.schemas of them), or
                           NULL when off (every connection opens PLAN.database) */
     char *schema_hint; /* -m/-o: what to do about a missing schema (wl_error_hint) */
+    char *grant_hint;  /* access denied (1044, 1045, 1142): the GRANT to give, from
+                          wl_set_plan, or NULL before it */
 };
 
 /* Fill wl->stmts (tpcc_start's 35 statements, kind ids set). */

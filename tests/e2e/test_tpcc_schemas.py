@@ -2,9 +2,11 @@
 """e2e: tpcc_start's multi-schema mode (-m N -o K: the connection with global
 index t uses database <db>_<(t % N) + K>), against the sandbox MariaDB.
 
-  - two 1-warehouse schemas loaded the tpcc-mysql way, `stampede tpcc_load
-    -d tpccms_1` and `-d tpccms_2`; the base database `tpccms` does not
-    exist (tpcc_start does not need it either);
+  - `stampede tpcc prepare --mysql-db=tpccms --multi-schema=2
+    --multi-schema-offset=1 --warehouses=1 --agents=2` loads both schemas
+    in one command (each gets tpcc_load's 30,000 orders and 100,000 items;
+    the base database `tpccms` does not exist, tpcc_start does not need it
+    either), and `stampede tpcc check` with the same -m checks both;
   - `stampede tpcc_start -d tpccms -m 2 -o 1 -c 4 -t FILE --agents=3` (the
     connections split 2/1/1: agent 3's only connection has global index 3,
     so a per-agent index would put it on tpccms_1): both schemas gain
@@ -13,8 +15,14 @@ index t uses database <db>_<(t % N) + K>), against the sandbox MariaDB.
     (1, 3) tpccms_2's; the server's PROCESSLIST shows exactly 2 sessions in
     tpccms_2 during the run; the banner echoes -m and -o as tpcc_start,
     the stampede section and --json tpcc.schemas name the two;
+  - one district of tpccms_2 corrupted: check -m 2 exits 1 naming tpccms_2
+    (tpccms_1 alone still passes);
   - `-m 3` with tpccms_3 missing exits non-zero naming `tpccms_3` and saying
-    to load it with tpcc_load; an empty tpccms_3 (no tables) the same way.
+    to load it; an empty tpccms_3 (no tables) the same way; prepare of a
+    missing schema says to create it;
+  - a schema the user may not use (error 1044) gets the hint naming it and
+    the GRANT to give;
+  - `stampede tpcc cleanup` with -m 2 drops the 9 tables of both.
 """
 import re
 import threading
@@ -36,15 +44,76 @@ def start_args(m, extra=()):
         list(extra) + e.local_opts()
 
 
+def ms(cmd, m=2, extra=(), offset=1):
+    """stampede tpcc CMD over schemas tpccms_<offset>..tpccms_<offset + m - 1>."""
+    return ["tpcc", cmd, "--mysql-host=" + e.env("HOST", "127.0.0.1"),
+            "--mysql-port=" + e.env("PORT"), "--mysql-user=" + e.env("USER", "sbtest"),
+            "--mysql-db=" + BASE, "--multi-schema=%d" % m, "--multi-schema-offset=%d" % offset,
+            "--warehouses=1"] + list(extra) + e.local_opts()
+
+
+def tables_in(db):
+    return int(e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='%s'" %
+                     db)[0][0])
+
+
 def load_schemas():
+    t = time.monotonic()
+    p = e.run_ok(ms("prepare", extra=["--agents=2", "--threads=4"]),
+                 "stampede tpcc prepare --multi-schema=2 (one command)", timeout=300)
+    e.info("tpcc prepare -m 2 -w 1 took %.1f s" % (time.monotonic() - t))
+    out = p.text()
+    e.check("2 schemas, %s..%s" % (SCHEMAS[0], SCHEMAS[1]) in out,
+            "prepare names the schemas it loads")
     for db in SCHEMAS:
-        t = time.monotonic()
-        e.run_ok(["tpcc_load", "-h", e.env("HOST", "127.0.0.1"), "-P", e.env("PORT"), "-d", db,
-                  "-u", e.env("USER", "sbtest"), "-w", "1", "--agents=1", "--threads=4"] +
-                 e.local_opts(), "stampede tpcc_load -d %s -w 1" % db, timeout=300)
-        e.info("tpcc_load -d %s -w 1 took %.1f s" % (db, time.monotonic() - t))
-        n = orders(db)
-        e.check(n == 30000, "%s loaded: %d orders (tpcc_load's 30000 per warehouse)" % (db, n))
+        n, items = orders(db), int(e.sql("SELECT COUNT(*) FROM %s.item" % db)[0][0])
+        e.check(n == 30000 and items == 100000,
+                "%s loaded: %d orders, %d items (tpcc_load's 30000, 100000)" % (db, n, items))
+    p = e.run_ok(ms("check", extra=["--agents=2"]), "stampede tpcc check --multi-schema=2")
+    e.check("2 schemas" in p.text(), "check names the schemas it checks")
+
+
+def check_corrupt():
+    """One district of the second schema off: check -m 2 fails naming it."""
+    e.sql("UPDATE %s.district SET d_next_o_id = d_next_o_id + 5 WHERE d_w_id=1 AND d_id=3" %
+          SCHEMAS[1])
+    p = e.stampede(ms("check", extra=["--agents=1"]))
+    rc = p.wait(120)
+    err = p.text("err") + p.text()
+    why = [l for l in err.splitlines() if SCHEMAS[1] + ":" in l][:1]
+    e.check(rc == 1 and why != [], "check -m 2 with %s corrupted: exit %s, names it: %s" %
+            (SCHEMAS[1], rc, why))
+    e.run_ok(ms("check", m=1, extra=["--agents=1"]), "check -m 1 (%s alone) passes" % SCHEMAS[0])
+
+
+def test_denied():
+    """A schema the user has no grant on: 1044, and the GRANT to give."""
+    a = ["tpcc", "check", "--mysql-host=" + e.env("HOST", "127.0.0.1"),
+         "--mysql-port=" + e.env("PORT"), "--mysql-user=" + e.env("USER", "sbtest"),
+         "--mysql-db=tpccdenied", "--multi-schema=1", "--warehouses=1", "--agents=1"] + \
+        e.local_opts()
+    p = e.stampede(a)
+    rc = p.wait(60)
+    err = p.text("err")
+    why = [l for l in err.splitlines() if "1044" in l][:1]
+    e.check(rc != 0 and why and "tpccdenied_0" in why[0] and
+            "GRANT ALL ON `tpccdenied\\_%`.* TO" in why[0],
+            "a schema without a grant: exit %s, names it and the GRANT: %s" % (rc, why))
+
+
+def test_prepare_missing():
+    """prepare of a schema that does not exist says to create it."""
+    p = e.stampede(ms("prepare", m=1, extra=["--agents=1"], offset=7))
+    rc = p.wait(60)
+    why = [l for l in p.text("err").splitlines() if "%s_7" % BASE in l][:1]
+    e.check(rc != 0 and why and "CREATE DATABASE" in why[0],
+            "prepare of missing %s_7: exit %s, says to create it: %s" % (BASE, rc, why))
+
+
+def test_cleanup():
+    e.run_ok(ms("cleanup", extra=["--agents=2"]), "stampede tpcc cleanup --multi-schema=2")
+    left = {db: tables_in(db) for db in SCHEMAS}
+    e.check(left == {db: 0 for db in SCHEMAS}, "cleanup -m 2 dropped both: tables left %s" % left)
 
 
 def sample_sessions(stop, seen):
@@ -140,7 +209,11 @@ def main():
           (BASE, user, BASE, user))
     load_schemas()
     test_run()
+    check_corrupt()
     test_missing()
+    test_prepare_missing()
+    test_denied()
+    test_cleanup()
     for db in SCHEMAS:
         e.sql("DROP DATABASE IF EXISTS %s" % db)
     e.finish()

@@ -567,6 +567,25 @@ static void test_conn_db(void)
     printf("hint: %s\n", h ? h : "NULL");
     CHECK(h && strstr(h, "tp_2..tp_4") && strstr(h, "stampede tpcc_load -d") && strstr(h, "-w 4"));
     CHECK(f->wl_error_hint(wl, 1146) == h);
+    CHECK(f->wl_error_hint(wl, 1044) == NULL); /* the engine's advice until the PLAN is in */
+    /* The PLAN says the command and the user: access denied names the
+     * schemas and the GRANT; prepare's missing schema says to create it. */
+    struct pr_msg_plan pl = {.cmd = PR_CMD_PREPARE, .user = "bob", .database = "tp_2"};
+    CHECK(f->wl_set_plan(wl, &pl, &err) == 0);
+    for (unsigned e = 0; e < 3; e++) {
+        const char *g = f->wl_error_hint(wl, (unsigned[]){1044, 1045, 1142}[e]);
+        if (e == 0)
+            printf("grant hint: %s\n", g ? g : "NULL");
+        CHECK(g && strstr(g, "user 'bob'") && strstr(g, "tp_2..tp_4") &&
+              strstr(g, "GRANT ALL ON `tp\\_%`.* TO 'bob'@'%'") && strstr(g, "CREATE"));
+    }
+    h = f->wl_error_hint(wl, 1049);
+    printf("prepare hint: %s\n", h ? h : "NULL");
+    CHECK(h && strstr(h, "CREATE DATABASE") && strstr(h, "tp_2..tp_4"));
+    pl.cmd = PR_CMD_CHECK;
+    CHECK(f->wl_set_plan(wl, &pl, &err) == 0);
+    h = f->wl_error_hint(wl, 1142);
+    CHECK(h && strstr(h, "tpcc check needs at least SELECT)"));
     f->wl_destroy(&wl);
 
     struct ag_kv off[] = {{"warehouses", "1"}, {"mysql-db", "tp"}};
@@ -577,6 +596,10 @@ static void test_conn_db(void)
     CHECK(wl->fam->wl_conn_db(wl, 0) == NULL && wl->fam->wl_conn_db(wl, 5) == NULL);
     CHECK(strstr(wl->fam->wl_error_hint(wl, 1146), "stampede tpcc prepare"));
     CHECK(wl->fam->wl_error_hint(wl, 1049) == NULL);
+    struct pr_msg_plan one = {.cmd = PR_CMD_RUN, .user = "bob", .database = "tp"};
+    CHECK(wl->fam->wl_set_plan(wl, &one, &err) == 0);
+    h = wl->fam->wl_error_hint(wl, 1044);
+    CHECK(h && strstr(h, "the database tp:") && strstr(h, "GRANT ALL ON `tp`.* TO 'bob'@'%'"));
     wl->fam->wl_destroy(&wl);
 }
 

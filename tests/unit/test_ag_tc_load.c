@@ -10,6 +10,7 @@
 
 #include "ag_tc_load.h"
 #include "ag_tc_load_int.h"
+#include "ag_tc_multi.h"
 #include "pr_opts.h"
 #include "pr_tc_opts.h"
 #include "testlib.h"
@@ -279,6 +280,63 @@ static void test_probe_message(void)
     CHECK(strstr(m, "table stock has 4 columns, tpcc-mysql's has 17") != NULL);
 }
 
+/* --multi-schema (ag_tc_multi): every stream once per schema, its first
+ * statement USE `<schema>`, the USE's result not handed to the stream, the
+ * stream's messages prefixed with the schema. */
+static void test_multi(void)
+{
+    static const char *const dbs[] = {"s_1", "s_2"};
+    struct sink s = {0};
+    struct pr_error err = {0};
+    pr_opts *po = pr_opts_new(PR_WL_TPCC);
+    struct pr_tc_opts o;
+    struct pr_msg_table ct = {1, 1, 0, true, false}, w1 = {1, 1, 1, false, false};
+    const char *sql;
+    size_t len;
+    uint64_t rows;
+
+    CHECK(pr_tc_opts_get(po, &o, &err) == 0);
+    struct pr_msg_plan plan = {.cmd = PR_CMD_CLEANUP, .seed = 1, .tables = &ct, .n_tables = 1};
+    CHECK(ag_tc_multi_loads(dbs, 2, &o, po, &plan, sink_add, &s, &err) == 0);
+    CHECK_EQ_U64(s.n, 2);
+    for (size_t i = 0; i < s.n && i < 2; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "USE `%s`", dbs[i]);
+        CHECK(s.p[i].next(s.p[i].it, &sql, &len, &rows) && len == strlen(want) &&
+              memcmp(sql, want, len) == 0 && rows == 0);
+        CHECK_EQ_U64(statements(s.p[i]), 1 + 9); /* then cleanup's own: SET, 9 DROPs */
+    }
+    sink_free(&s);
+
+    /* One warehouse's load: 3 parts' streams, twice; a probe that finds a
+     * table missing fails naming the schema. */
+    plan.cmd = PR_CMD_PREPARE;
+    plan.tables = &w1;
+    size_t single = 0;
+    CHECK(ag_tc_multi_loads(dbs, 0, &o, po, &plan, sink_add, &s, &err) == 0);
+    single = s.n;
+    sink_free(&s);
+    CHECK(ag_tc_multi_loads(dbs, 2, &o, po, &plan, sink_add, &s, &err) == 0);
+    CHECK_MSG(single > 0 && s.n == 2 * single, "%zu streams, %zu without -m", s.n, single);
+    struct ag_piece *p = &s.p[s.n - 1]; /* the second schema's */
+    struct ag_result missing = {.rows = 1, .ncols = 3};
+    missing.col[0] = "stock";
+    missing.col[1] = "17";
+    missing.col[2] = "0";
+    missing.is_num[1] = missing.is_num[2] = true;
+    missing.ival[1] = 17;
+    CHECK(p->next(p->it, &sql, &len, &rows) && strncmp(sql, "USE `s_2`", len) == 0);
+    CHECK(p->result(p->it, &missing) == NULL); /* the USE's: not the stream's */
+    CHECK(p->next(p->it, &sql, &len, &rows) && strncmp(sql, "SET ", 4) == 0);
+    CHECK(p->result(p->it, &ok_result) == NULL);
+    CHECK(p->next(p->it, &sql, &len, &rows)); /* the probe */
+    const char *m = p->result(p->it, &missing);
+    printf("probe message: %s\n", m ? m : "NULL");
+    CHECK(m && strncmp(m, "s_2: table stock does not exist", 31) == 0);
+    sink_free(&s);
+    pr_opts_destroy(&po);
+}
+
 int main(void)
 {
     test_one_warehouse();
@@ -287,5 +345,6 @@ int main(void)
     test_commands();
     test_bad();
     test_probe_message();
+    test_multi();
     return TEST_END();
 }

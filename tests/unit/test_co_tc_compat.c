@@ -237,7 +237,8 @@ static int parse_words(const char *const *argv, struct co_args *a, const char *w
 }
 
 /* -m/-o parse to the tpcc options; -o alone, a schema name beyond MySQL's
- * 64 characters and --multi-schema outside run are refused with the reason. */
+ * 64 characters are refused with the reason; prepare, check and cleanup
+ * take --multi-schema. */
 static void test_multi_schema(void)
 {
     struct co_args a;
@@ -264,11 +265,18 @@ static void test_multi_schema(void)
                                  "a123456789b123456789c123456789d123456789e123456789f123456789012",
                                  NULL},
                 &a, "longer than MySQL's 64");
-    parse_words((const char *[]){"stampede", "tpcc", "prepare", "--multi-schema=2", NULL}, &a,
-                "applies to run only");
-    parse_words(
-        (const char *[]){"stampede", "tpcc", "check", "--multi-schema=2", "--mysql-db=x", NULL}, &a,
-        "--mysql-db=x_<i>");
+    /* prepare, check and cleanup loop over the schemas (co_tc_plan). */
+    static const char *const cmds[] = {"prepare", "check", "cleanup"};
+    for (int i = 0; i < 3; i++)
+        if (parse_words((const char *[]){"stampede", "tpcc", cmds[i], "--multi-schema=2",
+                                         "--mysql-db=x", NULL},
+                        &a, NULL) == 0)
+            co_args_clear(&a);
+    parse_words((const char *[]){"stampede", "tpcc", "cleanup", "--multi-schema=2",
+                                 "--mysql-db="
+                                 "a123456789b123456789c123456789d123456789e123456789f123456789012",
+                                 NULL},
+                &a, "longer than MySQL's 64");
 }
 
 int main(void)

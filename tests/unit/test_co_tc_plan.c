@@ -386,6 +386,40 @@ static void test_helpers(void)
     co_args_clear(&a);
 }
 
+/* --multi-schema=N --multi-schema-offset=K outside run: every agent's PLAN
+ * opens the first schema <db>_<K> (its streams USE each, agent/tpcc), the
+ * schemas go in PLAN.opts, and prepare's progress counts N schemas. */
+static void test_multi_schema(void)
+{
+    static const char *const cmds[] = {"prepare", "check", "cleanup"};
+    for (int c = 0; c < 3; c++) {
+        struct co_args a;
+        if (!parse_ok(&a, (const char *[]){"stampede", "tpcc", cmds[c], "--warehouses=2",
+                                           "--mysql-db=ms", "--multi-schema=3",
+                                           "--multi-schema-offset=4", NULL}))
+            continue;
+        co_plan *p = plan_new(&a, 2, NULL);
+        uint32_t plans = 0;
+        for (uint32_t ph = 0; p && ph < co_plan_phases(p); ph++)
+            for (uint32_t i = 0; i < 2; i++) {
+                const struct pr_msg_plan *pl = plan_of(p, ph, i);
+                if (!pl)
+                    continue;
+                plans++;
+                CHECK_MSG(strcmp(pl->database, "ms_4") == 0, "%s: database %s", cmds[c],
+                          pl->database);
+                CHECK(opt_of(pl, "multi-schema") && strcmp(opt_of(pl, "multi-schema"), "3") == 0);
+                CHECK(opt_of(pl, "multi-schema-offset") &&
+                      strcmp(opt_of(pl, "multi-schema-offset"), "4") == 0);
+            }
+        CHECK_MSG(plans >= 1, "%s: %u plans", cmds[c], plans);
+        if (p && c == 0)
+            CHECK_EQ_U64(co_plan_rows_total(p), 3u * (100000u + 2u * (100011u + 60000u + 339000u)));
+        co_plan_destroy(&p);
+        co_args_clear(&a);
+    }
+}
+
 int main(void)
 {
     test_registry();
@@ -396,5 +430,6 @@ int main(void)
     test_run();
     test_check_cleanup();
     test_helpers();
+    test_multi_schema();
     return TEST_END();
 }
