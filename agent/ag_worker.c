@@ -47,21 +47,17 @@ void ag__worker_record_us(pr_hist *h, uint64_t ns)
 void ag__worker_record_lat(ag_worker *w, uint64_t ns)
 {
     ag__worker_record_us(w->cur->lat, ns);
-    ag__worker_record_us(w->run.lat, ns);
 }
 
 void ag__worker_record_svc(ag_worker *w, uint64_t ns)
 {
     ag__worker_record_us(w->cur->svc, ns);
-    ag__worker_record_us(w->run.svc, ns);
 }
 
 void ag__worker_record_slip(ag_worker *w, uint64_t us)
 {
     if (us > w->cur->slip_max_us)
         w->cur->slip_max_us = us;
-    if (us > w->run.slip_max_us)
-        w->run.slip_max_us = us;
 }
 
 /* ---- lifecycle of connections ----------------------------------------- */
@@ -175,7 +171,6 @@ static void count_piece(struct ag__wconn *wc)
     if (wc->piece_rows > 0) {
         AG__COUNT(w, writes);
         w->cur->rows += wc->piece_rows;
-        w->run.rows += wc->piece_rows;
         return;
     }
     count_ok(wc->w, wc->conn);
@@ -263,7 +258,6 @@ void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64
     if (wc->gen->fam->event_errors != NULL) { /* the family's own (ag_family.h) */
         uint32_t n = wc->gen->fam->event_errors(wc->gen);
         w->cur->ctr.errors += n;
-        w->run.ctr.errors += n;
     }
     if (wc->gen->fam->event_kind == NULL)
         return;
@@ -272,16 +266,15 @@ void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64
         return;
     if (step == AG_STEP_FAILED) {
         w->cur->kst[k].errors++;
-        w->run.kst[k].errors++;
         return;
     }
     w->cur->kst[k].count++;
-    w->run.kst[k].count++;
     ag__worker_record_us(w->cur->kst[k].lat, ns);
-    ag__worker_record_us(w->run.kst[k].lat, ns);
     if ((w->sh->record_kinds >> k) & 1u)
         record_trx(wc, k, step, ns);
 }
+
+static void next_event_at(struct ag__wconn *wc, uint64_t now);
 
 static void event_done(struct ag__wconn *wc, enum ag_step step)
 {
@@ -297,7 +290,7 @@ static void event_done(struct ag__wconn *wc, enum ag_step step)
         return;
     }
     wc->st = AG__WC_IDLE;
-    ag__worker_next_event(wc);
+    next_event_at(wc, now); /* the instant that ends this event begins the next */
 }
 
 static void next_stmt(struct ag__wconn *wc)
@@ -326,10 +319,15 @@ static void retry_event(struct ag__wconn *wc)
 /* Closed loop: begin the next event on an idle connection, or end it. */
 void ag__worker_next_event(struct ag__wconn *wc)
 {
+    next_event_at(wc, uv_hrtime());
+}
+
+/* ag__worker_next_event with the clock already read (now). */
+static void next_event_at(struct ag__wconn *wc, uint64_t now)
+{
     ag_worker *w = wc->w;
 
-    for (;;) {
-        uint64_t now = uv_hrtime();
+    for (;; now = uv_hrtime()) {
         if (!ag__worker_may_start(w, now)) {
             ag__worker_conn_end(wc);
             return;
@@ -449,12 +447,9 @@ static void record_stmt(struct ag__wconn *wc, bool ok)
     if (k < w->run.nk) {
         if (ok) {
             w->cur->kst[k].count++;
-            w->run.kst[k].count++;
             ag__worker_record_us(w->cur->kst[k].lat, now - wc->stmt_ns);
-            ag__worker_record_us(w->run.kst[k].lat, now - wc->stmt_ns);
         } else {
             w->cur->kst[k].errors++;
-            w->run.kst[k].errors++;
         }
     }
     wc->stmt_ns = now;

@@ -62,6 +62,9 @@ void ag_wstats_init(struct ag_wstats *s, size_t nk);
 void ag_wstats_close(struct ag_wstats *s);
 void ag_wstats_reset(struct ag_wstats *s);
 void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src);
+/* dst += src without the event records (trx, trx_lost): an interval into
+ * its worker's run totals. */
+void ag_wstats_fold(struct ag_wstats *dst, const struct ag_wstats *src);
 /* Append one record (copied) to s (dropped into trx_lost when full). */
 void ag_wstats_add_trx(struct ag_wstats *s, const struct pr_msg_trx *t);
 

@@ -17,7 +17,6 @@ void ag__worker_lag_cb(uv_timer_t *t)
 
     uint64_t lag = now > w->lag_expect_ns ? now - w->lag_expect_ns : 0;
     ag__worker_record_us(w->cur->lag, lag);
-    ag__worker_record_us(w->run.lag, lag);
     w->lag_expect_ns = now + LAG_PERIOD_MS * 1000000ULL;
     uv_timer_start(&w->lag_timer, ag__worker_lag_cb, LAG_PERIOD_MS, 0);
 }
@@ -157,6 +156,7 @@ void ag__worker_async_cb(uv_async_t *a)
     bool immediate = w->cmd_immediate;
     struct ag_wstats *fresh = w->swap_in;
     if (cmd & CMD_SWAP) {
+        ag_wstats_fold(&w->run, w->cur); /* the run = the intervals handed over */
         w->swap_out = w->cur;
         w->cur = fresh;
         if (w->swap_run != NULL) { /* the run's totals, copied on this thread */

@@ -66,9 +66,10 @@ struct ag_worker {
     size_t n;                    /* their number */
     uint32_t conns_total;        /* global connection count */
     struct ag_wstats *cur;       /* interval stats being filled (hot path, no lock) */
-    struct ag_wstats run;        /* whole-run stats, counted apart from cur at record
-                                    time (never swapped), so the intervals summing to
-                                    them checks that none was lost or doubled */
+    struct ag_wstats run;        /* whole-run stats: each interval (cur) is folded in as
+                                    it is handed over (never swapped), so the intervals
+                                    the engine and the coordinator sum must equal them:
+                                    that checks none was lost or doubled past the swap */
     size_t n_open;               /* setup: connections open */
     size_t n_done;               /* connections in AG__WC_DONE */
     size_t n_pieces_busy;        /* connections running a stream */
@@ -130,9 +131,10 @@ bool ag__worker_family_failed(struct ag__wconn *wc, enum ag_step step);
 /* A command stream failed on its own (ag_piece.error): the run fails. */
 void ag__worker_piece_failed(struct ag__wconn *wc, const char *why);
 
-/* Hot-path recording: every figure goes into the interval (w->cur) and the
- * run (w->run) at once; no allocation, one extra add or histogram record. */
-#define AG__COUNT(w, field) ((void)((w)->cur->ctr.field++, (w)->run.ctr.field++))
+/* Hot-path recording: every figure goes into the interval (w->cur) only,
+ * one add or histogram record, no allocation; the run (w->run) gets it when
+ * the interval is swapped out (ag_wstats_fold). */
+#define AG__COUNT(w, field) ((void)((w)->cur->ctr.field++))
 void ag__worker_record_lat(ag_worker *w, uint64_t ns);  /* an event's latency */
 void ag__worker_record_svc(ag_worker *w, uint64_t ns);  /* rate mode: its service time */
 void ag__worker_record_slip(ag_worker *w, uint64_t us); /* rate mode: a start's slip */

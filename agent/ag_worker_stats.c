@@ -49,7 +49,7 @@ void ag_wstats_reset(struct ag_wstats *s)
     }
 }
 
-void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
+void ag_wstats_fold(struct ag_wstats *dst, const struct ag_wstats *src)
 {
     pr_counters_add(&dst->ctr, &src->ctr);
     pr_hist_add(dst->lat, src->lat);
@@ -63,6 +63,11 @@ void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
         dst->kst[i].errors += src->kst[i].errors;
         pr_hist_add(dst->kst[i].lat, src->kst[i].lat);
     }
+}
+
+void ag_wstats_add(struct ag_wstats *dst, const struct ag_wstats *src)
+{
+    ag_wstats_fold(dst, src);
     dst->trx_lost += src->trx_lost;
     for (uint32_t i = 0; i < src->n_trx; i++)
         ag_wstats_add_trx(dst, &src->trx[i]);
