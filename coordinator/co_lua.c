@@ -15,7 +15,7 @@
 
 #define SYSTEM_DIR  "/usr/share/sysbench"
 #define LOAD_MS     5000 /* longest the script's top level may run here */
-#define MAX_SOURCES PR_MSG_MAX_LUA
+#define MAX_SOURCES PR_MSG_MAX_SCRIPTS
 
 /* One option the script declares. */
 struct lopt {
@@ -155,9 +155,9 @@ static bool add_source(co_lua *l, const char *name, char *text)
         free(text);
         return false;
     }
-    if (strlen(text) > PR_MSG_LUA_MAX || strlen(name) > PR_MSG_NAME_MAX) {
+    if (strlen(text) > PR_MSG_SCRIPT_MAX || strlen(name) > PR_MSG_NAME_MAX) {
         snprintf(l->why, sizeof l->why, "%s.lua: larger than %u bytes (or its name is too long)",
-                 name, PR_MSG_LUA_MAX);
+                 name, PR_MSG_SCRIPT_MAX);
         free(text);
         return false;
     }
@@ -544,16 +544,17 @@ bool co_lua_cmd_parallel(const co_lua *l)
 
 void co_lua_plan_fill(const co_lua *l, struct pr_msg_plan *pl)
 {
-    pl->lua_names = pr_xcalloc(l->n, sizeof(char *));
-    pl->lua_srcs = pr_xcalloc(l->n, sizeof(char *));
+    pl->script_names = pr_xcalloc(l->n, sizeof(char *));
+    pl->script_srcs = pr_xcalloc(l->n, sizeof(char *));
     for (size_t i = 0; i < l->n; i++) {
-        pl->lua_names[i] = pr_xstrdup(l->names[i]);
-        pl->lua_srcs[i] = pr_xstrdup(l->texts[i]);
+        pl->script_names[i] = pr_xstrdup(l->names[i]);
+        pl->script_srcs[i] = pr_xstrdup(l->texts[i]);
     }
-    pl->n_lua_names = pl->n_lua_srcs = (uint32_t)l->n;
-    pl->lua_hash = pr_lua_hash((const char *const *)l->names, (const char *const *)l->texts, l->n);
+    pl->n_script_names = pl->n_script_srcs = (uint32_t)l->n;
+    pl->script_hash =
+        pr_lua_hash((const char *const *)l->names, (const char *const *)l->texts, l->n);
     if (co_lua_custom_command(l))
-        pl->lua_cmd = pr_xstrdup(l->cmd);
+        pl->script_cmd = pr_xstrdup(l->cmd);
 }
 
 const char *co_lua_custom_command(const co_lua *l)

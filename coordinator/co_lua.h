@@ -56,9 +56,9 @@ bool co_lua_has_command(const co_lua *l);
 /* The script's own command it was loaded for, when that is none of
  * stampede's (prepare, run, cleanup, prewarm, check, help) and the script
  * has it (sysbench.cmdline.commands): it runs as PR_CMD_CHECK does, the
- * PLAN naming it (PLAN.lua_cmd). Else NULL. Borrowed. */
+ * PLAN naming it (PLAN.script_cmd). Else NULL. Borrowed. */
 const char *co_lua_custom_command(const co_lua *l);
-/* Copy the sources into pl (PLAN.lua_*), with their hash (and lua_cmd). */
+/* Copy the sources into pl (PLAN.script_*), with their hash (and script_cmd). */
 void co_lua_plan_fill(const co_lua *l, struct pr_msg_plan *pl);
 
 /* Set sysbench.opt in the kept state (for the report hook): the general

@@ -5,12 +5,6 @@
 #include "pr_opts.h"
 #include "pr_sb_schema.h"
 
-static bool sb_has_workload(const char *name)
-{
-    int wl = pr_workload_from_name(name);
-    return wl >= 0 && wl != PR_WL_TPCC;
-}
-
 static const char *sb_partition_unfit(const struct co_args *a, enum pr_partition part)
 {
     return pr_sb_partition_unfit(a->wl, part);
@@ -18,7 +12,7 @@ static const char *sb_partition_unfit(const struct co_args *a, enum pr_partition
 
 const struct co_family co_sb_family = {
     .name = "sysbench",
-    .has_workload = sb_has_workload,
+    .has_workload = pr_sb_has_workload,
     .check_options = co__args_sysbench_rules,
     .partition_unfit = sb_partition_unfit,
 };

@@ -78,7 +78,7 @@ void pr_lua_watchdog_start(lua_State *L, uint32_t limit_ms);
 struct pr_opts;
 void pr_lua_push_general_opts(lua_State *L, const struct pr_opts *o);
 
-/* FNV-1a 64 over the names and texts of the n sources (PLAN.lua_hash). */
+/* FNV-1a 64 over the names and texts of the n sources (PLAN.script_hash). */
 uint64_t pr_lua_hash(const char *const *names, const char *const *texts, size_t n);
 
 /* Build: the prelude's text (generated from pr_lua_prelude.lua). */

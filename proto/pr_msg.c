@@ -114,12 +114,12 @@ static const struct field plan_fields[] = {
     FLD("pw", FK_STR, true, PR_MSG_TEXT_MAX, u.plan.password),
     FLD("hash", FK_U64, true, 0, u.plan.plan_hash),
     ENUM_OPT("rmode", u.plan.rate_mode, rate_mode_names),
-    LIST("luan", FK_STRS, false, PR_MSG_MAX_LUA, PR_MSG_NAME_MAX, u.plan.lua_names,
-         u.plan.n_lua_names),
-    LIST("luas", FK_STRS, false, PR_MSG_MAX_LUA, PR_MSG_LUA_MAX, u.plan.lua_srcs,
-         u.plan.n_lua_srcs),
-    FLD("luah", FK_U64, false, 0, u.plan.lua_hash),
-    FLD("luac", FK_STR, false, PR_MSG_NAME_MAX, u.plan.lua_cmd),
+    LIST("scrn", FK_STRS, false, PR_MSG_MAX_SCRIPTS, PR_MSG_NAME_MAX, u.plan.script_names,
+         u.plan.n_script_names),
+    LIST("scrs", FK_STRS, false, PR_MSG_MAX_SCRIPTS, PR_MSG_SCRIPT_MAX, u.plan.script_srcs,
+         u.plan.n_script_srcs),
+    FLD("scrh", FK_U64, false, 0, u.plan.script_hash),
+    FLD("scrc", FK_STR, false, PR_MSG_NAME_MAX, u.plan.script_cmd),
 };
 /* READY.env, its "srv" and the data set's tables. */
 #undef OFF

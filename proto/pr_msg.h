@@ -73,7 +73,7 @@
 #include "pr_err.h"
 #include "pr_hist.h"
 
-#define PR_PROTO_VERSION 2 /* 2: READY.kinds, STATS/DONE.kst (per-kind figures) */
+#define PR_PROTO_VERSION 3 /* 2: READY.kinds, STATS/DONE.kst; 3: PLAN scr* (was lua*) */
 
 /* Limits, enforced by both encoder and decoder (lengths in bytes, without
  * the terminating NUL). */
@@ -96,9 +96,9 @@ struct pr_msg_trx;                /* STATS.trx records: pr_msg_trx.h */
 #define PR_MSG_MAX_ENV_VARS 256   /* READY.env: vars and unread lists each */
 #define PR_MSG_MAX_ENV_TABS 1024  /* READY.env.srv.tabs */
 
-#define PR_MSG_MAX_NOTES 64             /* DONE.notes */
-#define PR_MSG_MAX_LUA   64             /* PLAN.luan, PLAN.luas: a Lua script and its modules */
-#define PR_MSG_LUA_MAX   (1024u * 1024) /* bytes of one Lua source */
+#define PR_MSG_MAX_NOTES   64             /* DONE.notes */
+#define PR_MSG_MAX_SCRIPTS 64             /* PLAN.scrn, PLAN.scrs: a script and its modules */
+#define PR_MSG_SCRIPT_MAX  (1024u * 1024) /* bytes of one script source */
 
 enum pr_msg_type {
     PR_MSG_NONE = 0, /* an empty or cleared struct; never on the wire */
@@ -259,18 +259,19 @@ struct pr_msg_plan {
                                     match its contents, a coordinator a READY that
                                     echoes another */
     enum pr_rate_mode rate_mode; /* "rmode" (opt) arrivals when rate > 0 */
-    /* A Lua workload's sources (optional; none for the built-in families):
-     * module names ("oltp_common"; the first is the main script) and their
-     * texts, in the same order, and pr_lua_hash() over them. */
-    char **lua_names;     /* "luan" (opt) each <= PR_MSG_NAME_MAX */
-    uint32_t n_lua_names; /* <= PR_MSG_MAX_LUA */
-    char **lua_srcs;      /* "luas" (opt) each <= PR_MSG_LUA_MAX bytes */
-    uint32_t n_lua_srcs;  /* == n_lua_names */
-    uint64_t lua_hash;    /* "luah" (opt) */
-    /* A Lua script's own command (sysbench.cmdline.commands) that is none of
+    /* A scripted family's sources (optional; none for the built-in
+     * families), which only that family reads: module names ("oltp_common";
+     * the first is the main script) and their texts, in the same order, and
+     * the family's hash over them (the Lua family's: pr_lua_hash()). */
+    char **script_names;     /* "scrn" (opt) each <= PR_MSG_NAME_MAX */
+    uint32_t n_script_names; /* <= PR_MSG_MAX_SCRIPTS */
+    char **script_srcs;      /* "scrs" (opt) each <= PR_MSG_SCRIPT_MAX bytes */
+    uint32_t n_script_srcs;  /* == n_script_names */
+    uint64_t script_hash;    /* "scrh" (opt) */
+    /* A script's own command (Lua: sysbench.cmdline.commands) that is none of
      * prepare/run/cleanup/prewarm/check: its name; cmd is then
      * PR_CMD_CHECK, which runs command streams the same way. */
-    char *lua_cmd; /* "luac" (opt) <= PR_MSG_NAME_MAX */
+    char *script_cmd; /* "scrc" (opt) <= PR_MSG_NAME_MAX */
 };
 
 /* One table of the data set under test (READY.env.srv "tabs"). Wire: map

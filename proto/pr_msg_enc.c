@@ -190,7 +190,7 @@ static bool is_absent(const struct field *f, const char *base)
         return *(const uint32_t *)(const void *)(base + f->off_n) == 0;
     if (f->kind == FK_U64 && !f->req) /* an optional count at 0 ("rows", "trxlost", ...) */
         return *(const uint64_t *)(const void *)(base + f->off) == 0;
-    if (f->kind == FK_STR && !f->req) /* an optional text left NULL (PLAN "luac") */
+    if (f->kind == FK_STR && !f->req) /* an optional text left NULL (PLAN "scrc") */
         return *(char *const *)(const void *)(base + f->off) == NULL;
     return f->kind == FK_HIST && !f->req &&
            *(pr_hist *const *)(const void *)(base + f->off) == NULL;

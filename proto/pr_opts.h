@@ -50,6 +50,7 @@ enum pr_workload {
     PR_WL_SELECT_RANDOM_POINTS,
     PR_WL_SELECT_RANDOM_RANGES,
     PR_WL_BULK_INSERT,
+    PR_WL_SB_LAST_ = PR_WL_BULK_INSERT, /* the sysbench family's are 0..PR_WL_SB_LAST_ */
     PR_WL_TPCC, /* the tpcc family (tpcc-mysql's TPC-C), not a sysbench script */
     PR_WL_COUNT_
 };

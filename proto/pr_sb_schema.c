@@ -9,6 +9,12 @@ static const char *const kind_names[PR_SB_K_COUNT_] = {
 #undef PR__SB_KIND_NAME
 };
 
+bool pr_sb_has_workload(const char *name)
+{
+    int wl = pr_workload_from_name(name);
+    return wl >= 0 && wl <= PR_WL_SB_LAST_;
+}
+
 const char *pr_sb_kind_name(enum pr_sb_kind k)
 {
     return (unsigned)k < PR_SB_K_COUNT_ ? kind_names[k] : "?";

@@ -5,6 +5,7 @@
 #ifndef PR_SB_SCHEMA_H
 #define PR_SB_SCHEMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pr_msg.h"
@@ -33,6 +34,10 @@ enum pr_sb_kind {
 #undef PR__SB_KIND_ENUM
         PR_SB_K_COUNT_
 };
+
+/* True when workload `name` is one of the family's 11 built-in scripts
+ * (pr_opts' PR_WL_* up to PR_WL_SB_LAST_). */
+bool pr_sb_has_workload(const char *name);
 
 /* Name of kind k (< PR_SB_K_COUNT_): static string. */
 const char *pr_sb_kind_name(enum pr_sb_kind k);

@@ -1,6 +1,6 @@
 /* ag_lua_family: users' own sysbench Lua scripts as a workload family
  * (ag_family.h). The workload is "lua:NAME"; its sources come in the PLAN
- * (PLAN.lua_*), never from this machine's disk.
+ * (PLAN.script_*), never from this machine's disk.
  *
  * wl_set_plan runs a probe: one state loads the script, runs init() and,
  * for run, thread_init() as thread 0 with every query answered empty and
@@ -278,21 +278,21 @@ static int probe_command(struct ag__lua_wl *wl, struct ag__lua_state *st, struct
 
 static int copy_sources(struct ag__lua_wl *wl, const struct pr_msg_plan *p, struct pr_error *err)
 {
-    if (p->n_lua_names == 0 || p->n_lua_names != p->n_lua_srcs)
+    if (p->n_script_names == 0 || p->n_script_names != p->n_script_srcs)
         return pr_error_set(err, PR_EINVAL, "the plan for %s carries no script sources", wl->name);
-    uint64_t h = pr_lua_hash((const char *const *)p->lua_names, (const char *const *)p->lua_srcs,
-                             p->n_lua_names);
-    if (h != p->lua_hash)
+    uint64_t h = pr_lua_hash((const char *const *)p->script_names,
+                             (const char *const *)p->script_srcs, p->n_script_names);
+    if (h != p->script_hash)
         return pr_error_set(err, PR_EINVAL,
                             "the script sources hash to %016llx, the plan says %016llx",
-                            (unsigned long long)h, (unsigned long long)p->lua_hash);
-    wl->srcs = pr_xcalloc(p->n_lua_names, sizeof *wl->srcs);
-    for (uint32_t i = 0; i < p->n_lua_names; i++) {
-        wl->srcs[i].name = pr_xstrdup(p->lua_names[i]);
-        wl->srcs[i].text = pr_xstrdup(p->lua_srcs[i]);
-        wl->srcs[i].len = strlen(p->lua_srcs[i]);
+                            (unsigned long long)h, (unsigned long long)p->script_hash);
+    wl->srcs = pr_xcalloc(p->n_script_names, sizeof *wl->srcs);
+    for (uint32_t i = 0; i < p->n_script_names; i++) {
+        wl->srcs[i].name = pr_xstrdup(p->script_names[i]);
+        wl->srcs[i].text = pr_xstrdup(p->script_srcs[i]);
+        wl->srcs[i].len = strlen(p->script_srcs[i]);
     }
-    wl->n_srcs = p->n_lua_names;
+    wl->n_srcs = p->n_script_names;
     return 0;
 }
 
@@ -302,8 +302,8 @@ static int lua_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct 
     int rc = copy_sources(wl, p, err);
     if (rc < 0)
         return rc;
-    wl->cmd =
-        pr_xstrdup(p->lua_cmd && p->cmd == PR_CMD_CHECK ? p->lua_cmd : pr_plan_cmd_name(p->cmd));
+    wl->cmd = pr_xstrdup(p->script_cmd && p->cmd == PR_CMD_CHECK ? p->script_cmd
+                                                                 : pr_plan_cmd_name(p->cmd));
     wl->kinds = pr_xcalloc(PR_MSG_MAX_KINDS, sizeof *wl->kinds);
     for (size_t k = 0; k < N_TEXT_KINDS; k++)
         wl->kinds[k] = (char *)text_kinds[k];
@@ -334,8 +334,8 @@ static int lua_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct 
  * wl_set_plan refuses later). */
 static const char *lua_plan_script(const struct pr_msg_plan *p)
 {
-    if (p->n_lua_names > 0)
-        return p->lua_names[0];
+    if (p->n_script_names > 0)
+        return p->script_names[0];
     return strncmp(p->workload, "lua:", 4) == 0 ? p->workload + 4 : p->workload;
 }
 

@@ -27,12 +27,6 @@ ag_cursor *ag_sb_cursor(struct ag_gen *g)
     return CUR(g);
 }
 
-static bool sb_has_workload(const char *name)
-{
-    int wl = pr_workload_from_name(name);
-    return wl >= 0 && wl != PR_WL_TPCC;
-}
-
 static struct ag_wl *sb_wl_new(const char *name, const struct ag_kv *opts, size_t nopts,
                                struct pr_error *err)
 {
@@ -208,7 +202,7 @@ static int sb_loads(const struct ag_wl *w, const struct pr_msg_plan *p, ag_piece
 
 const struct ag_family ag_sb_family = {
     .name = "sysbench",
-    .has_workload = sb_has_workload,
+    .has_workload = pr_sb_has_workload,
     .wl_new = sb_wl_new,
     .wl_destroy = sb_wl_destroy,
     .wl_opts = sb_wl_opts,

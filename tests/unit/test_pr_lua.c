@@ -172,7 +172,9 @@ static void test_watchdog(void)
 static void test_hash(void)
 {
     const char *n[2] = {"a", "b"}, *t[2] = {"x", "y"}, *t2[2] = {"x", "z"}, *n2[2] = {"ax", ""};
-    CHECK(pr_lua_hash(n, t, 2) == pr_lua_hash(n, t, 2));
+    char a[] = "a", b[] = "b", x[] = "x", y[] = "y"; /* the same texts elsewhere */
+    const char *nc[2] = {a, b}, *tc[2] = {x, y};
+    CHECK(pr_lua_hash(n, t, 2) == pr_lua_hash(nc, tc, 2)); /* by content, not address */
     CHECK(pr_lua_hash(n, t, 2) != pr_lua_hash(n, t2, 2));
     CHECK(pr_lua_hash(n, t, 1) != pr_lua_hash(n2, t, 1)); /* "a"+"x" vs "ax"+"x" */
     CHECK(pr_lua_hash(n, t, 2) != pr_lua_hash(n, t, 1));
