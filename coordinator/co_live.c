@@ -153,7 +153,9 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
         after_release(r, st);
     if (r->res->fam_report != NULL) /* co_family.h */
         r->res->fam_report->stats(r->res->fam_state, i, st, released, r->interval_ms);
-    pr_msg_stats_lat_fold(&ag->lat_acc, st);
+    if (r->fold_scratch == NULL) /* kept empty: the fold's working memory */
+        r->fold_scratch = pr_hist_new();
+    pr_msg_stats_lat_fold_scratch(&ag->lat_acc, st, r->fold_scratch);
     if (r->prom)
         co_prom_add_stats(r->prom, i, st);
     pr_counters_add(&ag->sum, &st->ctr);

@@ -573,6 +573,7 @@ static void free_run(struct run *r)
     pr_hist_destroy(&r->tot_svc);
     pr_hist_destroy(&r->cp_lat);
     pr_hist_destroy(&r->scratch);
+    pr_hist_destroy(&r->fold_scratch);
     co_prom_stop(&r->prom);
     co__srv_copy(&r->srv0, &r->n_srv0, NULL, 0);
     co__srv_copy(&r->srv_last, &r->n_srv_last, NULL, 0);

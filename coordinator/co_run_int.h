@@ -82,6 +82,7 @@ struct run {
     pr_hist *cp_lat;           /* released intervals of the current checkpoint window */
     struct pr_counters cp_ctr; /* their counters */
     pr_hist *scratch;          /* where a frozen interval is expanded */
+    pr_hist *fold_scratch;     /* empty between calls: the per-agent fold's (co__live_stats) */
     bool stream_opened;        /* res->stream was opened (at the first release) */
     struct co_prom *prom;      /* --prometheus endpoint, or NULL */
     uint64_t prom_pub_ns;      /* when a snapshot was last published */

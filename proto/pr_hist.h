@@ -171,6 +171,13 @@ void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src);
  * sorted bucket lists (a NULL *f becomes a copy of src). Cost: their
  * buckets, no span walked, no 186 KB array. */
 void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src);
+/* pr_hist_frozen_merge(f, src) for a running sum that holds most of
+ * src's buckets already (an agent's sum over its STATS): the same result,
+ * at a cost of f's and src's buckets without a comparison per pair.
+ * scratch: an empty histogram (pr_hist_new, or pr_hist_reset), used as
+ * working memory and left empty; a non-empty one makes this the plain
+ * merge. */
+void pr_hist_frozen_fold(pr_hist_frozen **f, const pr_hist_frozen *src, pr_hist *scratch);
 /* Iterate f's buckets in increasing value order, as pr_hist_next() does
  * (start with PR_HIST_ITER_INIT; it->index is then a position in f). */
 bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it);

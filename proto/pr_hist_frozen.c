@@ -338,6 +338,83 @@ void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src)
     *f = g;
 }
 
+/* f's buckets with src's at positions miss[0..m) (src positions, whose
+ * indexes f lacks, increasing) spliced in, by block copies: a new f. */
+static pr_hist_frozen *splice_missing(const pr_hist_frozen *f, const pr_hist_frozen *src,
+                                      const uint32_t *miss, uint32_t m)
+{
+    const uint16_t *fi = frozen_idx(f), *si = frozen_idx(src);
+    const uint32_t *fc = (const uint32_t *)f->data, *sc = (const uint32_t *)src->data;
+    uint32_t fn = f->n_buckets, from = 0, n = 0;
+    pr_hist_frozen *g = frozen_alloc(fn + m, false);
+    uint16_t *gi = frozen_idx(g);
+    uint32_t *gc = (uint32_t *)g->data;
+    for (uint32_t k = 0; k < m; k++) {
+        uint16_t x = si[miss[k]];
+        uint32_t lo = from, hi = fn; /* f's first index above x, from where the last went */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (fi[mid] < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memcpy(gi + n, fi + from, (lo - from) * sizeof(*gi));
+        memcpy(gc + n, fc + from, (lo - from) * sizeof(*gc));
+        n += lo - from;
+        from = lo;
+        gi[n] = x;
+        gc[n++] = sc[miss[k]];
+    }
+    memcpy(gi + n, fi + from, (fn - from) * sizeof(*gi));
+    memcpy(gc + n, fc + from, (fn - from) * sizeof(*gc));
+    return g;
+}
+
+void pr_hist_frozen_fold(pr_hist_frozen **f, const pr_hist_frozen *src, pr_hist *scratch)
+{
+    pr_hist_frozen *old = *f;
+    if (old == NULL || src->max == 0 || old->wide || src->wide ||
+        old->total + src->total > UINT32_MAX || !pr__hist_is_empty(scratch)) {
+        pr_hist_frozen_merge(f, src); /* the general path */
+        return;
+    }
+    /* src's counts scattered into the (zeroed) scratch, gathered back at
+     * f's indexes: no comparisons, so nothing for the branch predictor to
+     * miss; what stays in the scratch is what f lacks. */
+    uint64_t *tmp = scratch->counts;
+    const uint16_t *si = frozen_idx(src), *fi = frozen_idx(old);
+    const uint32_t *sc = (const uint32_t *)src->data;
+    uint32_t *fc = (uint32_t *)old->data, sn = src->n_buckets, fn = old->n_buckets, hit = 0;
+    for (uint32_t i = 0; i < sn; i++)
+        tmp[si[i]] = sc[i];
+    for (uint32_t j = 0; j < fn; j++) {
+        uint64_t c = tmp[fi[j]];
+        fc[j] += (uint32_t)c;
+        hit += c != 0;
+        tmp[fi[j]] = 0;
+    }
+    pr_hist_frozen *g = old;
+    if (hit < sn) {
+        uint32_t *miss = pr_xmalloc((size_t)(sn - hit) * sizeof(*miss)), m = 0;
+        for (uint32_t i = 0; i < sn; i++)
+            if (tmp[si[i]] != 0) {
+                miss[m++] = i;
+                tmp[si[i]] = 0;
+            }
+        g = splice_missing(old, src, miss, m);
+        free(miss);
+    }
+    uint64_t min = old->min < src->min ? old->min : src->min;
+    uint64_t max = old->max > src->max ? old->max : src->max;
+    uint64_t total = old->total + src->total, clamped = old->clamped + src->clamped;
+    uint64_t sum = pr__sat_add(old->sum, src->sum);
+    if (g != old)
+        free(old);
+    frozen_summary(g, total, clamped, min, max, sum);
+    *f = g;
+}
+
 bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it)
 {
     int64_t i = it->index + 1;

@@ -78,6 +78,7 @@
 #include "co_run_int.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
+#include "pr_msg_lat.h"
 #include "pr_split.h"
 
 #define INTERVAL_MS       1000
@@ -627,11 +628,13 @@ struct coord {
     uint64_t cpu_proc[MAX_INTERVALS + 1];
     uint64_t wall[MAX_INTERVALS + 1];
     uint32_t reporting_at_print[MAX_INTERVALS]; /* agents merged when line k was printed */
+    uint32_t stats_at[MAX_INTERVALS + 1];       /* STATS handled: [0] at START, [k + 1] at line k */
     double idle_next_us; /* co_fleet_next(timeout 0) with nothing to read, N peers */
     uint64_t wait_ns;    /* coordinator thread's runqueue wait over the intervals */
     size_t heap_join;    /* malloc'ed bytes in use (all arenas) after the join */
     size_t heap_end;     /* ... after the last line */
     struct sections sec;
+    char load_start[48], load_end[48]; /* /proc/loadavg at START and at the last line */
     /* --interval-ms: sampled at every LONG_SAMPLE_K lines printed */
     struct long_sample {
         uint32_t k;             /* lines printed */
@@ -760,7 +763,20 @@ static void count_lines(struct coord *c)
         c->cpu_thread[c->printed] = cpu;
         c->cpu_proc[c->printed] = proc;
         c->wall[c->printed] = wall;
+        c->stats_at[c->printed] = c->stats_events;
     }
+}
+
+/* The 1, 5 and 15 minute load averages, as /proc/loadavg says them. */
+static void loadavg(char *buf, size_t len)
+{
+    snprintf(buf, len, "?");
+    FILE *f = fopen("/proc/loadavg", "r");
+    double a, b, d;
+    if (f != NULL && fscanf(f, "%lf %lf %lf", &a, &b, &d) == 3)
+        snprintf(buf, len, "%.2f %.2f %.2f", a, b, d);
+    if (f != NULL)
+        fclose(f);
 }
 
 static long rss_kb(void)
@@ -867,6 +883,7 @@ static int start_run(struct coord *c)
     c->cpu_proc[0] = process_cpu_ns();
     c->wait_ns = runqueue_wait_ns();
     c->wall[0] = co_fleet_now_ns();
+    loadavg(c->load_start, sizeof(c->load_start));
     for (uint32_t i = 0; i < c->n; i++) {
         struct pr_msg m;
         pr_msg_init(&m, PR_MSG_START, NULL, 0);
@@ -997,6 +1014,7 @@ static double sum_intervals(struct coord *c, uint64_t *samples)
 struct micro {
     double decode_us, hist_read_us, hist_alloc_us, merge_add_us, live_stats_us, clock_read_us;
     double beat_decode_us;
+    double fold_us, fold_old_us; /* the per-agent running sum: pr_hist_frozen_fold, _merge */
 };
 
 static double per_op_us(uint64_t t0, uint64_t ops)
@@ -1030,6 +1048,10 @@ static double micro_live_stats(const struct coord *c, struct pr_msg *msgs, int r
         }
     double us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
     co_merge_destroy(&r.merge);
+    for (uint32_t i = 0; i < MICRO_STATS; i++)
+        pr_hist_frozen_destroy(&r.agents[i].lat_acc);
+    pr_hist_destroy(&r.fold_scratch);
+    pr_hist_destroy(&r.scratch);
     free(r.agents);
     co__srv_copy(&r.srv0, &r.n_srv0, NULL, 0);
     co__srv_copy(&r.srv_last, &r.n_srv_last, NULL, 0);
@@ -1104,6 +1126,40 @@ static void micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
     mb->merge_add_us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
     co_merge_destroy(&m);
     mb->live_stats_us = micro_live_stats(c, msgs, reps);
+
+    /* the per-agent running sum (co__live_stats' fold), each of the 64
+     * agents' STATS reps times (each rep its own interval), both ways */
+    pr_hist *fs = pr_hist_new();
+    for (int way = 0; way < 2; way++) {
+        pr_hist_frozen *acc[MICRO_STATS] = {0};
+        struct pr_msg one[1];
+        t = thread_cpu_ns();
+        uint64_t spent = 0;
+        for (int r = 0; r < reps; r++) {
+            for (uint32_t i = 0; i < MICRO_STATS; i++) {
+                gen_interval(seed, i + 1, (uint64_t)r, h, &ctr);
+                if (encode_stats((uint64_t)r, h, &ctr, false, &sb[i], &off, &koff) != 0)
+                    exit(1);
+            }
+            for (uint32_t i = 0; i < MICRO_STATS; i++) {
+                pr_msg_decode(&one[0], sb[i].data, sb[i].size, NULL);
+                uint64_t t1 = thread_cpu_ns();
+                if (way == 0)
+                    pr_msg_stats_lat_fold_scratch(&acc[i], &one[0].u.stats, fs);
+                else
+                    pr_msg_stats_lat_fold(&acc[i], &one[0].u.stats);
+                spent += thread_cpu_ns() - t1;
+                pr_msg_clear(&one[0]);
+                msgpack_sbuffer_clear(&sb[i]);
+            }
+        }
+        (void)t;
+        *(way == 0 ? &mb->fold_us : &mb->fold_old_us) =
+            (double)spent / 1e3 / ((double)reps * MICRO_STATS);
+        for (uint32_t i = 0; i < MICRO_STATS; i++)
+            pr_hist_frozen_destroy(&acc[i]);
+    }
+    pr_hist_destroy(&fs);
 
     t = thread_cpu_ns();
     for (int r = 0; r < 100000; r++)
@@ -1216,6 +1272,23 @@ static void tally(const struct coord *c, uint32_t *rejected, uint32_t *tails, ui
         *bad_qps += co__srv_qps_get(r, k) != 1e6;
 }
 
+/* The thread's CPU per STATS handled: over all intervals, and the worst
+ * interval's (its CPU over the STATS handled in it). */
+static void stats_us(const struct coord *c, double *mean, double *max)
+{
+    uint64_t cpu = 0, n = 0;
+    *max = 0;
+    for (uint32_t k = 0; k < c->printed; k++) {
+        uint64_t dc = c->cpu_thread[k + 1] - c->cpu_thread[k];
+        uint64_t dn = c->stats_at[k + 1] - c->stats_at[k];
+        cpu += dc;
+        n += dn;
+        double us = dn ? (double)dc / 1e3 / (double)dn : 0.0;
+        *max = us > *max ? us : *max;
+    }
+    *mean = n ? (double)cpu / 1e3 / (double)n : 0.0;
+}
+
 static void report(struct coord *c, const struct sim_report *rep, const struct micro *mb,
                    uint64_t join_cpu_ns, double join_s, long rss_join_kb, long rss_end_kb,
                    long peak_kb)
@@ -1251,6 +1324,12 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
     printf("  coordinator thread CPU per interval: mean %.2f ms, max %.2f ms = %.2f%% (max %.2f%%) "
            "of one core; goal for 1000 agents: < 10%%\n",
            mean, max, mean / INTERVAL_MS * 100.0, max / INTERVAL_MS * 100.0);
+    double us_mean = 0, us_max = 0;
+    stats_us(c, &us_mean, &us_max);
+    printf("  coordinator thread CPU per STATS handled (all of the thread's work, heartbeats "
+           "included): mean %.2f us, worst interval %.2f us; load average at START %s, at the "
+           "last line %s\n",
+           us_mean, us_max, c->load_start, c->load_end);
     printf("  process CPU per interval (with ZeroMQ's I/O thread): mean %.2f ms, max %.2f ms = "
            "%.2f%% of one core\n",
            pmean, pmax, pmean / INTERVAL_MS * 100.0);
@@ -1312,19 +1391,26 @@ static void report(struct coord *c, const struct sim_report *rep, const struct m
     printf("  join: %u agents (HELLO + %d clock pings each) in %.2f s wall, %.1f ms coordinator "
            "thread CPU\n",
            c->n, CO_FLEET_PINGS, join_s, join_cpu_ns / 1e6);
+    printf("  per agent's running sum (co__live_stats' fold, isolated, %d agents x 20 STATS): "
+           "%.2f us per STATS (pr_hist_frozen_fold; pr_hist_frozen_merge, as before: %.2f us)\n",
+           MICRO_STATS, mb->fold_us, mb->fold_old_us);
     printf("  per interval: k, thread CPU ms, with I/O thread ms, agents merged when the line was "
-           "printed, line printed after the boundary (ms), exact and on time\n");
+           "printed, line printed after the boundary (ms), exact and on time, STATS handled, "
+           "thread CPU us per STATS\n");
     for (uint32_t k = 0; k < kk; k++) {
         const struct co_interval_result *iv = co_merge_get(c->r.merge, k);
         int64_t delay =
             (int64_t)c->wall[k + 1] - (int64_t)(c->r.t0_ns + (k + 1) * INTERVAL_MS * 1000000ull);
-        printf("    %3u %9.2f %9.2f %6u %8.1f  %s\n", k,
+        uint64_t dn = c->stats_at[k + 1] - c->stats_at[k];
+        double dc = (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]);
+        printf("    %3u %9.2f %9.2f %6u %8.1f  %-16s %6" PRIu64 " %7.2f\n", k,
                (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6,
                (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6, c->reporting_at_print[k],
                (double)delay / 1e6,
                exact_at_print(c, rep, k) ? "yes"
                : iv && iv->late          ? "no (late STATS)"
-                                         : "no");
+                                         : "no",
+               dn, dn ? dc / 1e3 / (double)dn : 0.0);
     }
     size_t ll = 0;
     const char *line = last_line(c->out_buf, c->out_len, &ll);
@@ -1353,6 +1439,8 @@ static void result_line(struct coord *c, const struct sim_report *rep, const str
     double in_s = window_s > 0 ? (double)(rep->sent_window + rep->stats_sent) / window_s : 0.0;
     double out_s = window_s > 0 ? (double)rep->recv_window / window_s : 0.0;
     double sum_ms = sum_intervals(c, &got); /* moves the intervals out of co_merge: last */
+    double us_mean = 0, us_max = 0;
+    stats_us(c, &us_mean, &us_max);
     printf("  end of run: co_merge_take + co__live_sum_intervals (run latency from %u "
            "intervals) %.2f ms thread CPU; %" PRIu64 " samples, %s what was sent\n",
            c->res.n_intervals, sum_ms, got, got == expect ? "equal to" : "NOT equal to");
@@ -1360,10 +1448,10 @@ static void result_line(struct coord *c, const struct sim_report *rep, const str
         "RESULT agents=%u intervals=%u hdr_log=%d cpu_ms_mean=%.2f cpu_ms_max=%.2f "
         "core_pct=%.2f core_pct_max=%.2f proc_core_pct=%.2f msgs_in_s=%.0f msgs_out_s=%.0f "
         "complete=%u/%u peak_rss_mb=%.1f rss_growth_kb=%.1f decode_us=%.1f sum_intervals_ms=%.2f "
-        "cpu_wait_ms=%.1f\n",
+        "cpu_wait_ms=%.1f stats_us_mean=%.2f stats_us_max=%.2f fold_us=%.2f\n",
         c->n, kk, c->keep_hists, mean, max, mean / INTERVAL_MS * 100.0, max / INTERVAL_MS * 100.0,
         pmean / INTERVAL_MS * 100.0, in_s, out_s, complete, c->k_count, peak_kb / 1024.0, growth,
-        mb->decode_us, sum_ms, kk ? c->wait_ns / 1e6 / kk : 0.0);
+        mb->decode_us, sum_ms, kk ? c->wait_ns / 1e6 / kk : 0.0, us_mean, us_max, mb->fold_us);
 }
 
 /* The simulated agents' own lateness over intervals [k0, k1): the mean
@@ -1636,6 +1724,7 @@ int main(int argc, char **argv)
         long rss_join = rss_kb();
         c.heap_join = mallinfo2().uordblks;
         drive(&c);
+        loadavg(c.load_end, sizeof(c.load_end));
         c.wait_ns = runqueue_wait_ns() - c.wait_ns;
         long rss_end = rss_kb(), peak = peak_rss_kb();
         c.heap_end = mallinfo2().uordblks;
@@ -1666,6 +1755,10 @@ int main(int argc, char **argv)
     co_fleet_destroy(&c.r.fleet);
     unlink(path);
     co_merge_destroy(&c.r.merge);
+    for (uint32_t i = 0; c.r.agents && i < c.r.n; i++)
+        pr_hist_frozen_destroy(&c.r.agents[i].lat_acc);
+    pr_hist_destroy(&c.r.fold_scratch);
+    pr_hist_destroy(&c.r.scratch);
     free(c.r.agents);
     co__srv_copy(&c.r.srv0, &c.r.n_srv0, NULL, 0);
     co__srv_copy(&c.r.srv_last, &c.r.n_srv_last, NULL, 0);

@@ -144,6 +144,7 @@ int main(void)
         pr_hist_frozen_destroy(&r.agents[i].lat_acc);
     free(r.agents);
     pr_hist_destroy(&r.scratch);
+    pr_hist_destroy(&r.fold_scratch);
     pr_hist_destroy(&r.tot_lat);
     pr_hist_destroy(&r.cp_lat);
     free(r.srv_qps);
