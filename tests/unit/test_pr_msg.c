@@ -944,16 +944,20 @@ static void test_version_type_dup(void)
 {
     struct pr_error err;
     struct pr_msg out;
-    msgpack_object two = obj_uint(1), foo = obj_str("FOO", 3), x = obj_uint(7);
+    msgpack_object two = obj_uint(PR_PROTO_VERSION - 1), foo = obj_str("FOO", 3), x = obj_uint(7);
     msgpack_object lower = obj_str("hello", 5);
 
     struct edit e = {ED_SET, "v", &two};
     int rc = decode_edited(PR_MSG_HELLO, &e, &out, &err);
     EXPECT_CODE(rc, PR_EVERSION, err);
-    /* An old (version 1) agent's HELLO: refused, naming both versions. */
-    CHECK(out.v == 1 && out.type == PR_MSG_HELLO && out.seq == 4242);
+    /* An agent of the protocol before this one: its HELLO is refused, naming
+     * both versions. */
+    CHECK(out.v == PR_PROTO_VERSION - 1 && out.type == PR_MSG_HELLO && out.seq == 4242);
     CHECK(out.u.hello.name != NULL && strcmp(out.u.hello.name, "agent-eu-1") == 0);
-    CHECK_MSG(msg_mentions(&err, "version 1", "expected 2"), "%s", err.msg);
+    char was[32], want[32];
+    snprintf(was, sizeof was, "version %d", PR_PROTO_VERSION - 1);
+    snprintf(want, sizeof want, "expected %d", PR_PROTO_VERSION);
+    CHECK_MSG(msg_mentions(&err, was, want), "%s", err.msg);
     pr_msg_clear(&out);
     /* A mismatched version wins over anything else wrong. */
     e.path = "v";
@@ -983,34 +987,53 @@ static void test_version_type_dup(void)
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_DUP, "ctr.writes", NULL, &err), PR_EDUP_KEY, err);
 
     /* Duplicate unknown key and a non-string key, built by hand. */
-    const uint8_t dup_unknown[] = {0x86, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B', 'Y',
-                                   'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
-                                   'q',  0x01, 0xa1, 'z',  0x01, 0xa1, 'z',  0x02};
+    const uint8_t dup_unknown[] = {0x86, 0xa1, 'v',  PR_PROTO_VERSION,
+                                   0xa1, 't',  0xa3, 'B',
+                                   'Y',  'E',  0xa3, 'r',
+                                   'u',  'n',  0xa0, 0xa3,
+                                   's',  'e',  'q',  0x01,
+                                   0xa1, 'z',  0x01, 0xa1,
+                                   'z',  0x02};
     rc = pr_msg_decode(&out, dup_unknown, sizeof(dup_unknown), &err);
     EXPECT_CODE(rc, PR_EDUP_KEY, err);
-    const uint8_t int_key[] = {0x86, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B',  'Y',
-                               'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's',  'e',
-                               'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa0, 0x07, 0x01};
+    const uint8_t int_key[] = {0x86, 0xa1, 'v',  PR_PROTO_VERSION,
+                               0xa1, 't',  0xa3, 'B',
+                               'Y',  'E',  0xa3, 'r',
+                               'u',  'n',  0xa0, 0xa3,
+                               's',  'e',  'q',  0x01,
+                               0xa3, 'w',  'h',  'y',
+                               0xa0, 0x07, 0x01};
     rc = pr_msg_decode(&out, int_key, sizeof(int_key), &err);
     EXPECT_CODE(rc, PR_EBAD_TYPE, err);
-    const uint8_t bye_ok[] = {0x85, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B', 'Y',
-                              'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
-                              'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa2, 'o', 'k'};
+    const uint8_t bye_ok[] = {0x85, 0xa1, 'v',  PR_PROTO_VERSION,
+                              0xa1, 't',  0xa3, 'B',
+                              'Y',  'E',  0xa3, 'r',
+                              'u',  'n',  0xa0, 0xa3,
+                              's',  'e',  'q',  0x01,
+                              0xa3, 'w',  'h',  'y',
+                              0xa2, 'o',  'k'};
     rc = pr_msg_decode(&out, bye_ok, sizeof(bye_ok), &err);
     EXPECT_CODE(rc, 0, err);
     CHECK(out.type == PR_MSG_BYE && strcmp(out.u.bye.reason, "ok") == 0);
     pr_msg_clear(&out);
     /* Empty strings (msgpack-c may point them at NULL), an empty key twice. */
-    const uint8_t bye_empty[] = {0x85, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B', 'Y',
-                                 'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3, 's', 'e',
-                                 'q',  0x01, 0xa3, 'w',  'h',  'y',  0xa0};
+    const uint8_t bye_empty[] = {0x85, 0xa1, 'v',  PR_PROTO_VERSION,
+                                 0xa1, 't',  0xa3, 'B',
+                                 'Y',  'E',  0xa3, 'r',
+                                 'u',  'n',  0xa0, 0xa3,
+                                 's',  'e',  'q',  0x01,
+                                 0xa3, 'w',  'h',  'y',
+                                 0xa0};
     rc = pr_msg_decode(&out, bye_empty, sizeof(bye_empty), &err);
     EXPECT_CODE(rc, 0, err);
     CHECK(out.run[0] == '\0' && strcmp(out.u.bye.reason, "") == 0);
     pr_msg_clear(&out);
-    const uint8_t dup_empty[] = {0x86, 0xa1, 'v',  0x02, 0xa1, 't',  0xa3, 'B',
-                                 'Y',  'E',  0xa3, 'r',  'u',  'n',  0xa0, 0xa3,
-                                 's',  'e',  'q',  0x01, 0xa0, 0x01, 0xa0, 0x02};
+    const uint8_t dup_empty[] = {0x86, 0xa1, 'v',  PR_PROTO_VERSION,
+                                 0xa1, 't',  0xa3, 'B',
+                                 'Y',  'E',  0xa3, 'r',
+                                 'u',  'n',  0xa0, 0xa3,
+                                 's',  'e',  'q',  0x01,
+                                 0xa0, 0x01, 0xa0, 0x02};
     rc = pr_msg_decode(&out, dup_empty, sizeof(dup_empty), &err);
     EXPECT_CODE(rc, PR_EDUP_KEY, err);
     /* Histogram keys are read from the bytes, not msgpack-c's tree: as an
@@ -1077,6 +1100,9 @@ static void test_pre_decode_limits(void)
     free(kv);
 }
 
+/* The frames below are written by hand with this protocol's version. */
+_Static_assert(PR_PROTO_VERSION == 3, "test_hostile: update the version bytes");
+
 static void test_hostile(void)
 {
     struct pr_error err;
@@ -1096,13 +1122,13 @@ static void test_hostile(void)
         {"\x93\x01\x02\x03", 4, PR_ENOTMAP},
         {"\xc0", 1, PR_ENOTMAP},
         {"\x80", 1, PR_EMISSING_KEY},
-        {"\x81\xa1v\x03", 4, PR_EVERSION},
+        {"\x81\xa1v\x04", 4, PR_EVERSION},
         {"\x81\xa1v\x01", 4, PR_EVERSION},
         {"\x81\xa1v\xcc\xff", 5, PR_EVERSION},
         {"\x81\xa1v\xd0\xff", 5, PR_ERANGE},
-        {"\x81\xa1v\x02", 4, PR_EMISSING_KEY},
-        {"\x82\xa1v\x02\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
-        {"\x82\xa1v\x02\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
+        {"\x81\xa1v\x03", 4, PR_EMISSING_KEY},
+        {"\x82\xa1v\x03\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
+        {"\x82\xa1v\x03\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
         {"", 0, PR_ETRUNCATED},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
