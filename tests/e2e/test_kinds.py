@@ -20,6 +20,7 @@ Two local agents run oltp_read_only (3 s) with --json and --hdr-log:
 """
 import csv
 import os
+import re
 import shutil
 import subprocess
 
@@ -93,13 +94,20 @@ def old_agent_case():
         co.stop()
         return
     z = zmtp.Session(port)
-    hello = (b"\x85" + mp_str(b"v") + b"\x01" + mp_str(b"t") + mp_str(b"HELLO") +
+    # The agent of the protocol before this one (PR_PROTO_VERSION, read from
+    # the header the programs were built from).
+    hdr = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto", "pr_msg.h")
+    with open(hdr) as f:
+        cur = int(re.search(r"#define PR_PROTO_VERSION (\d+)", f.read()).group(1))
+    old = cur - 1
+    hello = (b"\x85" + mp_str(b"v") + bytes([old]) + mp_str(b"t") + mp_str(b"HELLO") +
              mp_str(b"run") + mp_str(b"") + mp_str(b"seq") + b"\x01" + mp_str(b"name") +
              mp_str(b"old-agent"))
     z.send(hello)
     flags, body = zmtp._recv_frame(z.s)
     z.close()
-    e.check(b"BYE" in body and b"speaks protocol 1, this coordinator 2" in body,
+    want = b"speaks protocol %d, this coordinator %d" % (old, cur)
+    e.check(b"BYE" in body and want in body,
             "old agent: the reply is a BYE naming both versions: %r" % body[:160])
     ag = e.agent(["--coordinator=" + ep, "--plaintext", "--workers=1", "--once"], "new-agent")
     rc = co.wait(60)
