@@ -32,6 +32,7 @@ struct co_fleet {
     uint32_t max_agents;         /* admit at most this many */
     char run[PR_RUN_ID_MAX + 1]; /* run id on outgoing messages */
     uint64_t next_beat_ns;       /* next heartbeat round */
+    uint64_t next_loss_ns;       /* no peer can be lost before this (0: scan) */
     uint64_t bad_frames;         /* malformed frames and failed handshakes */
     uint64_t accepted;           /* connections accepted (monitor) */
     uint64_t handshaken;         /* ... that completed or failed a handshake */
@@ -455,6 +456,13 @@ static bool timers(co_fleet *f, struct co_fleet_event *ev)
     bool queued =
         zmq_getsockopt(f->router, ZMQ_EVENTS, &zevents, &zlen) == 0 && (zevents & ZMQ_POLLIN);
 
+    /* A peer's loss deadline only moves later when it is heard, and a new or
+     * revived peer's is at least now + CO_FLEET_LOSS_MS, so the earliest
+     * deadline of the last scan is a safe lower bound: no scan before it. */
+    if (!beat && now < f->next_loss_ns)
+        return false;
+    uint64_t loss_ns = (uint64_t)CO_FLEET_LOSS_MS * 1000000u;
+    uint64_t earliest = now + loss_ns;
     if (beat)
         f->next_beat_ns = now + (uint64_t)CO_FLEET_HEARTBEAT_MS * 1000000u;
     for (size_t i = 0; i < f->n_peers; i++) {
@@ -467,11 +475,16 @@ static bool timers(co_fleet *f, struct co_fleet_event *ev)
             ev->peer = (int)i;
             snprintf(ev->text, sizeof(ev->text), "no message for %.1f s",
                      (double)(now - p->pub.last_heard_ns) / 1e9);
+            f->next_loss_ns = 0; /* the rest are checked on the next call */
             return true;
         }
+        if (p->pub.last_heard_ns + loss_ns < earliest)
+            earliest = p->pub.last_heard_ns + loss_ns;
         if (beat)
             send_simple(f, (int)i, PR_MSG_HEARTBEAT, NULL, false);
     }
+    /* While messages are queued no loss is judged: look again next call. */
+    f->next_loss_ns = queued ? 0 : earliest;
     return false;
 }
 
