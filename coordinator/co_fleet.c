@@ -31,6 +31,7 @@ struct co_fleet {
     size_t n_peers;
     uint32_t max_agents;         /* admit at most this many */
     char run[PR_RUN_ID_MAX + 1]; /* run id on outgoing messages */
+    size_t run_len;              /* strlen(run), kept by co_fleet_set_run */
     uint64_t next_beat_ns;       /* next heartbeat round */
     uint64_t next_loss_ns;       /* no peer can be lost before this (0: scan) */
     uint64_t bad_frames;         /* malformed frames and failed handshakes */
@@ -123,7 +124,7 @@ static int send_to(co_fleet *f, const uint8_t *rid, size_t rid_len, uint64_t seq
     struct pr_error err = {0};
 
     m->seq = seq;
-    snprintf(m->run, sizeof(m->run), "%s", f->run);
+    memcpy(m->run, f->run, f->run_len + 1); /* once per message: no formatting */
     msgpack_sbuffer_init(&sb);
     int rc = pr_msg_encode(m, &sb, &err);
     if (rc == 0) {
@@ -176,6 +177,7 @@ void co_fleet_broadcast_abort_now(co_fleet *f, const char *reason)
 void co_fleet_set_run(co_fleet *f, const char *run)
 {
     snprintf(f->run, sizeof(f->run), "%s", run ? run : "");
+    f->run_len = strlen(f->run);
 }
 
 void co_fleet_ping(co_fleet *f, int peer)
