@@ -50,8 +50,8 @@ struct ag_conn {
     int poll_events;                     /* events poll is started with (0: stopped) */
     uv_timer_t timer;                    /* library timeouts and deferred completions */
     bool timer_armed;                    /* timer started for a library timeout */
-    uint64_t timer_due_ns;               /* when the armed timer fires (uv_hrtime) */
-    uint64_t timeout_due_ns;             /* the current wait's library deadline, 0: none */
+    uint64_t timer_due_ms;               /* when the armed timer fires (loop time, uv_now) */
+    uint64_t timeout_due_ms;             /* the current wait's deadline (uv_now), 0: none */
     bool in_request;                     /* inside ag_conn_open/exec: defer completion */
     bool deferred;                       /* a completion waits for the zero timer */
     enum ag_conn_status deferred_status; /* its status */
