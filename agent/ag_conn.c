@@ -63,6 +63,7 @@ static void set_error(ag_conn *c, unsigned err_no, const char *state, const char
 {
     c->err.err_no = err_no;
     c->res.err_no = err_no ? err_no : CR_UNKNOWN_ERROR;
+    c->res_err = true;
     c->res.errmsg = c->err.msg;
     snprintf(c->err.sqlstate, sizeof c->err.sqlstate, "%s", state ? state : "HY000");
     snprintf(c->err.msg, sizeof c->err.msg, "%s", msg ? msg : "");
@@ -484,7 +485,12 @@ ag_conn *ag_conn_new(uv_loop_t *loop, const struct ag_conn_target *target,
                      const struct ag_conn_opts *opts, const struct ag_wl *wl, ag_conn_cb cb,
                      void *data)
 {
-    ag_conn *c = pr_xcalloc(1, sizeof *c);
+    ag_conn *c = NULL;
+
+    /* 64-byte aligned, so the hot head is whole cache lines (ag_conn_int.h) */
+    if (posix_memalign((void **)&c, 64, sizeof *c) != 0)
+        abort();
+    memset(c, 0, sizeof *c);
 
     c->loop = loop;
     c->target = target;
