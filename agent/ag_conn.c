@@ -30,7 +30,7 @@
 
 static void run(ag_conn *c, int status);
 static void timer_cb(uv_timer_t *t);
-static void arm_timer(ag_conn *c, uint64_t left_ns);
+static void arm_timer(ag_conn *c, uint64_t left_ms);
 
 bool ag_conn_errno_is_lost(unsigned err_no)
 {
@@ -63,6 +63,7 @@ static void set_error(ag_conn *c, unsigned err_no, const char *state, const char
 {
     c->err.err_no = err_no;
     c->res.err_no = err_no ? err_no : CR_UNKNOWN_ERROR;
+    c->res_err = true;
     c->res.errmsg = c->err.msg;
     snprintf(c->err.sqlstate, sizeof c->err.sqlstate, "%s", state ? state : "HY000");
     snprintf(c->err.msg, sizeof c->err.msg, "%s", msg ? msg : "");
@@ -191,7 +192,7 @@ static void complete(ag_conn *c, enum ag_conn_status status)
     enum req req = c->req;
 
     c->op = OP_NONE;
-    c->timeout_due_ns = 0; /* an armed timer stays armed: the callback ignores it */
+    c->timeout_due_ms = 0; /* an armed timer stays armed: the callback ignores it */
     if (status == AG_CONN_LOST || (req == REQ_OPEN && status != AG_CONN_OK))
         teardown(c);
     else if (req == REQ_OPEN)
@@ -386,23 +387,24 @@ static void timer_cb(uv_timer_t *t)
         deliver(c, c->deferred_status);
         return;
     }
-    if (c->op == OP_NONE || c->timeout_due_ns == 0)
+    if (c->op == OP_NONE || c->timeout_due_ms == 0)
         return; /* armed for an earlier wait */
-    uint64_t now = uv_hrtime();
-    if (now < c->timeout_due_ns) { /* armed for an earlier, sooner deadline */
-        arm_timer(c, c->timeout_due_ns - now);
+    uint64_t now = uv_now(c->loop);
+    if (now < c->timeout_due_ms) { /* armed for an earlier, sooner deadline */
+        arm_timer(c, c->timeout_due_ms - now);
         return;
     }
     run(c, op_cont(c, MYSQL_WAIT_TIMEOUT));
 }
 
-/* Arm the timeout timer to fire in left_ns (rounded up to whole ms, so never
- * before the library's deadline). */
-static void arm_timer(ag_conn *c, uint64_t left_ns)
+/* Arm the timeout timer to fire in left_ms of loop time: its due time is
+ * libuv's own (uv_now + left_ms), so the deadlines below need no clock
+ * read. */
+static void arm_timer(ag_conn *c, uint64_t left_ms)
 {
-    uv_timer_start(&c->timer, timer_cb, (left_ns + 999999) / 1000000, 0);
+    uv_timer_start(&c->timer, timer_cb, left_ms, 0);
     c->timer_armed = true;
-    c->timer_due_ns = uv_hrtime() + left_ns;
+    c->timer_due_ms = uv_now(c->loop) + left_ms;
 }
 
 /* Wait for what the library asked: poll the (possibly new) socket, arm the
@@ -446,16 +448,20 @@ static int wait_for(ag_conn *c, int status)
             return rc;
         c->poll_events = ev;
     }
-    c->timeout_due_ns = 0;
+    c->timeout_due_ms = 0;
     if (status & MYSQL_WAIT_TIMEOUT) {
-        uint64_t left_ns = (uint64_t)mysql_get_timeout_value_ms(c->mysql) * 1000000ULL;
-        c->timeout_due_ns = uv_hrtime() + left_ns;
+        /* The deadline is in loop time (uv_now, read once per loop turn),
+         * as libuv's timers are: no clock read per statement. It can come
+         * up to one loop turn before the wait's real start plus the
+         * timeout, milliseconds on timeouts of seconds. */
+        uint64_t left_ms = mysql_get_timeout_value_ms(c->mysql);
+        c->timeout_due_ms = uv_now(c->loop) + left_ms;
         /* Restarting the timer on every wait costs two heap operations per
          * statement. A timer armed for an earlier wait fires no later than
          * needed (its callback re-arms for the rest); restart only when it
          * would fire too late. */
-        if (!c->timer_armed || c->timer_due_ns > c->timeout_due_ns + 1000000ULL)
-            arm_timer(c, left_ns);
+        if (!c->timer_armed || c->timer_due_ms > c->timeout_due_ms)
+            arm_timer(c, left_ms);
     }
     return 0;
 }
@@ -479,7 +485,12 @@ ag_conn *ag_conn_new(uv_loop_t *loop, const struct ag_conn_target *target,
                      const struct ag_conn_opts *opts, const struct ag_wl *wl, ag_conn_cb cb,
                      void *data)
 {
-    ag_conn *c = pr_xcalloc(1, sizeof *c);
+    ag_conn *c = NULL;
+
+    /* 64-byte aligned, so the hot head is whole cache lines (ag_conn_int.h) */
+    if (posix_memalign((void **)&c, 64, sizeof *c) != 0)
+        abort();
+    memset(c, 0, sizeof *c);
 
     c->loop = loop;
     c->target = target;

@@ -145,7 +145,10 @@ const struct ag_result *ag_conn_result(const ag_conn *c)
 /* A new request's result: only err_no unless the call wants more. */
 static void result_start(ag_conn *c)
 {
-    c->res.err_no = 0;
+    if (c->res_err) { /* only an error sets it: no store into res per statement */
+        c->res.err_no = 0;
+        c->res_err = false;
+    }
     if (c->call.want == AG_WANT_NONE)
         return;
     if (c->res_buf == NULL) { /* once per connection */

@@ -38,45 +38,53 @@ struct ag__stmt {
     bool emulated;                 /* the server refused to prepare it (1295): sent as text */
 };
 
+/* The fields every statement touches come first, in the struct's first
+ * three cache lines (ag_conn_new allocates it 64-byte aligned): cb through
+ * dry_pending, then the head of call (ag_family.h puts its small fields
+ * before the parameter arrays). A wake then reads two or three lines of
+ * our own state instead of seven; what only connects, errors, results that
+ * are kept, and deferred completions use follows. */
 struct ag_conn {
-    uv_loop_t *loop;                     /* the owning loop */
-    const struct ag_conn_target *target; /* borrowed */
-    const struct ag_conn_opts *opts;     /* borrowed */
-    ag_conn_cb cb;                       /* completion callback */
-    void *data;                          /* callback data */
-    MYSQL *mysql;                        /* NULL when closed */
-    uv_poll_t *poll;                     /* poll on the current socket; freed in its close cb */
-    int poll_fd;                         /* fd poll watches, -1 if none */
-    int poll_events;                     /* events poll is started with (0: stopped) */
-    uv_timer_t timer;                    /* library timeouts and deferred completions */
-    bool timer_armed;                    /* timer started for a library timeout */
-    uint64_t timer_due_ns;               /* when the armed timer fires (uv_hrtime) */
-    uint64_t timeout_due_ns;             /* the current wait's library deadline, 0: none */
-    bool in_request;                     /* inside ag_conn_open/exec: defer completion */
-    bool deferred;                       /* a completion waits for the zero timer */
-    enum ag_conn_status deferred_status; /* its status */
-    enum req req;                        /* request in flight */
-    enum op op;                          /* library operation in flight */
-    bool open;                           /* connected and prepared */
-    bool first_result;                   /* text query: classify by the first result */
-    int32_t cur_stmt;                    /* statement of the operation, -1 for text */
-    size_t nstmts;                       /* size of the statement set (0: text only) */
-    struct ag__stmt *stmts;              /* the set */
-    int ret_int;                         /* _start/_cont results, by type */
+    ag_conn_cb cb;                   /* completion callback */
+    void *data;                      /* callback data */
+    MYSQL *mysql;                    /* NULL when closed */
+    uv_poll_t *poll;                 /* poll on the current socket; freed in its close cb */
+    struct ag__stmt *stmts;          /* the set */
+    const struct ag_conn_opts *opts; /* borrowed */
+    uv_loop_t *loop;                 /* the owning loop */
+    MYSQL_RES *ret_res;              /* _start/_cont results, by type */
+    uint64_t timer_due_ms;           /* when the armed timer fires (loop time, uv_now) */
+    uint64_t timeout_due_ms;         /* the current wait's library deadline (uv_now), 0: none */
+    size_t nstmts;                   /* size of the statement set (0: text only) */
+    int poll_fd;                     /* fd poll watches, -1 if none */
+    int poll_events;                 /* events poll is started with (0: stopped) */
+    enum req req;                    /* request in flight */
+    enum op op;                      /* library operation in flight */
+    int32_t cur_stmt;                /* statement of the operation, -1 for text */
+    int ret_int;
+    enum ag_conn_class cls;              /* class of the last successful statement */
+    enum ag_conn_status deferred_status; /* a deferred completion's status */
     my_bool ret_bool;
+    bool timer_armed;    /* timer started for a library timeout */
+    bool in_request;     /* inside ag_conn_open/exec: defer completion */
+    bool deferred;       /* a completion waits for the zero timer */
+    bool open;           /* connected and prepared */
+    bool first_result;   /* text query: classify by the first result */
+    bool res_err;        /* res.err_no may be set: cleared at the next exec */
+    bool dry_pending;    /* a dry-run completion waits for dry_idle */
+    struct ag_call call; /* the call buffer; INT bindings point into it */
+
+    const struct ag_conn_target *target; /* borrowed */
+    uv_timer_t timer;                    /* library timeouts and deferred completions */
     MYSQL *ret_mysql;
-    MYSQL_RES *ret_res;
     char *emu;                /* text of an emulated statement (grown, never shrunk) */
     size_t emu_cap;           /* its size */
-    enum ag_conn_class cls;   /* class of the last successful statement */
     struct ag_conn_error err; /* last error */
-    struct ag_call call;      /* the call buffer; INT bindings point into it */
     struct ag_result res;     /* the last exec's result (ag_conn_result) */
     char *res_buf;            /* its first-row text (AG_RESULT_BUF), allocated at first want */
     MYSQL_BIND *res_bind;     /* PS result bindings (AG_RESULT_MAX_COLS), with res_buf */
     int64_t *res_rows;        /* AG_WANT_ROWS' first columns (AG_RESULT_MAX_ROWS), at first use */
     uv_idle_t *dry_idle;      /* --mysql-dry-run completions; freed in its close cb */
-    bool dry_pending;         /* a dry-run completion waits for dry_idle */
     ag_tlsconn *bg;           /* a TLS connect on the thread pool (ag_tlsconn.h), or NULL */
 };
 

@@ -98,20 +98,13 @@ enum ag_want {
 /* One call the engine must execute. Buffers are owned by the generator and
  * valid until its next call. */
 struct ag_call {
+    /* The small fields first: with the first parameters they share one
+     * cache line of the connection's state (ag_conn_int.h). */
     int32_t stmt;     /* index into the PS set, or -1: a text query (text, text_len) */
-    const char *text; /* text protocol query (ps disabled, oltp_insert, bulk_insert, ...) */
-    size_t text_len;  /* not NUL terminated in general */
     uint32_t nparams; /* for stmt >= 0 */
-    int64_t ival[AG_MAX_PARAMS];     /* for AG_PARAM_INT */
-    const char *sval[AG_MAX_PARAMS]; /* for AG_PARAM_STR, not NUL-terminated */
-    uint32_t slen[AG_MAX_PARAMS];
-    const char *kind; /* statement kind ("point_selects", "inserts", "bulk_insert", ...) */
-    uint16_t kind_id; /* its index in the family's kinds (wl_kinds); every statement is
-                         counted and timed under it (STATS.kst) */
+    uint16_t kind_id; /* the kind's index in the family's kinds (wl_kinds); every statement
+                         is counted and timed under it (STATS.kst) */
     uint8_t want;     /* enum ag_want */
-    /* non-NULL (with want != AG_WANT_NONE): keep every row and column of the
-     * result here (emptied first by its owner) */
-    struct ag_rowset *rowset;
     /* true: the event's clock starts at this statement; the ones before it
      * in the event were the connection's setup (a Lua script's
      * thread_init()), not the event's. The engine clears it. */
@@ -122,6 +115,15 @@ struct ag_call {
      * next() with no result (a Lua script's con:reconnect(), in an event).
      * The engine clears it. */
     bool reconnect;
+    const char *text; /* text protocol query (ps disabled, oltp_insert, bulk_insert, ...) */
+    size_t text_len;  /* not NUL terminated in general */
+    const char *kind; /* statement kind ("point_selects", "inserts", "bulk_insert", ...) */
+    /* non-NULL (with want != AG_WANT_NONE): keep every row and column of the
+     * result here (emptied first by its owner) */
+    struct ag_rowset *rowset;
+    int64_t ival[AG_MAX_PARAMS];     /* for AG_PARAM_INT */
+    const char *sval[AG_MAX_PARAMS]; /* for AG_PARAM_STR, not NUL-terminated */
+    uint32_t slen[AG_MAX_PARAMS];
 };
 
 /* --db-ps-mode=disable rendering of a call to PS statement d (call->ival,

@@ -26,24 +26,25 @@ enum ag__wc_state {
     AG__WC_DONE,    /* closed for good */
 };
 
-/* One connection slot. */
+/* One connection slot. What every statement touches is its first cache
+ * line (w through stmt_ns; the slots are 64-byte aligned, ag_worker_new). */
 struct ag__wconn {
-    ag_worker *w;           /* owner */
-    ag_conn *conn;          /* the connection */
-    struct ag_gen *gen;     /* its event generator (NULL in command mode) */
-    enum ag__wc_state st;   /* what it is doing */
-    uint32_t index;         /* global connection index */
-    uint64_t ev_start_ns;   /* event start: first send, or intended start (rate) */
-    uint64_t svc_start_ns;  /* rate mode: actual start */
-    uint64_t try_ns;        /* start of the event's last attempt (STATS.trx) */
-    uint64_t stmt_ns;       /* start of the statement in flight (end of the previous) */
-    uint32_t backoff_ms;    /* current reconnect backoff */
-    uint32_t empty_events;  /* consecutive events without statements */
-    struct ag_piece *piece; /* command stream in progress */
-    uint64_t piece_rows;    /* rows the stream's statement in flight inserts */
-    uint32_t piece_retries; /* retry_locks: times the statement in flight was sent again */
-    uv_timer_t timer;       /* backoff and yields */
-    bool reopen_next;       /* reopening for the family (ag_call.reconnect): next() goes on */
+    _Alignas(64) ag_worker *w; /* owner */
+    ag_conn *conn;             /* the connection */
+    struct ag_gen *gen;        /* its event generator (NULL in command mode) */
+    enum ag__wc_state st;      /* what it is doing */
+    uint32_t empty_events;     /* consecutive events without statements */
+    uint64_t ev_start_ns;      /* event start: first send, or intended start (rate) */
+    uint64_t svc_start_ns;     /* rate mode: actual start */
+    uint64_t try_ns;           /* start of the event's last attempt (STATS.trx) */
+    uint64_t stmt_ns;          /* start of the statement in flight (end of the previous) */
+    uint32_t index;            /* global connection index */
+    uint32_t backoff_ms;       /* current reconnect backoff */
+    struct ag_piece *piece;    /* command stream in progress */
+    uint64_t piece_rows;       /* rows the stream's statement in flight inserts */
+    uint32_t piece_retries;    /* retry_locks: times the statement in flight was sent again */
+    uv_timer_t timer;          /* backoff and yields */
+    bool reopen_next;          /* reopening for the family (ag_call.reconnect): next() goes on */
 
     /* conn's options when the family names its database (wl_conn_db);
      * otherwise conn uses sh->conn_opts */

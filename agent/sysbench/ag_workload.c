@@ -108,18 +108,21 @@ struct ag_workload {
     size_t text_cap; /* bytes a rendered statement can need */
 };
 
+/* What every event touches (genb through flush_sent) is the first cache
+ * line: ag_cursor_new allocates it 64-byte aligned. */
 struct ag_cursor {
     struct ag_gen genb;           /* the family interface (first member) */
     const ag_workload *wl;        /* borrowed */
     struct ag_rand rng;           /* this connection's stream */
-    struct ag_rand_unique uniq;   /* oltp_insert ids with auto_inc off */
-    uint32_t conn_index;          /* global connection index (sysbench tid) */
-    double rmin, rmax;            /* select_random_* k segment */
     size_t gi;                    /* current group */
     uint32_t ii;                  /* statements done in the current group */
     uint32_t tnum;                /* table of the current group */
     bool in_group;                /* tnum drawn for groups[gi] */
     bool ins_pending;             /* delete_inserts: the INSERT half is next */
+    bool flush_sent;              /* bulk_insert: the pending flush was emitted this event */
+    struct ag_rand_unique uniq;   /* oltp_insert ids with auto_inc off */
+    uint32_t conn_index;          /* global connection index (sysbench tid) */
+    double rmin, rmax;            /* select_random_* k segment */
     int64_t id, k;                /* delete_inserts parameters */
     char c[C_LEN];                /* c string of the current statement */
     char pad[PAD_LEN];            /* pad string of the current statement */
@@ -131,7 +134,6 @@ struct ag_cursor {
     char row[48];                 /* row being appended */
     size_t row_len;
     bool row_ready;     /* row formatted, not yet appended */
-    bool flush_sent;    /* the pending flush was emitted this event */
     bool flush_pending; /* a flush was emitted: reset before appending */
     bool finished;      /* ag_cursor_finish emitted the last flush */
 };
@@ -465,8 +467,12 @@ void ag_workload_set_run_seed(ag_workload *wl, uint64_t seed)
 ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_index,
                          uint32_t conns_total)
 {
-    ag_cursor *c = pr_xcalloc(1, sizeof *c);
+    ag_cursor *c = NULL;
     uint64_t x = wl->rand_seed;
+
+    if (posix_memalign((void **)&c, 64, sizeof *c) != 0) /* the hot head is one line */
+        abort();
+    memset(c, 0, sizeof *c);
     uint64_t u = ag_splitmix64(&x);
 
     if (conns_total == 0)
