@@ -214,22 +214,24 @@ static void prepare_tables(void)
 #define MAX_IVL 512
 
 struct run_result {
-    struct ag_engine_stats tot;    /* totals */
-    struct pr_counters ivl_sum;    /* sum of interval counters */
-    uint64_t ivl_lat_count;        /* sum of interval latency counts */
-    pr_hist *ivl_lat;              /* sum of interval latency histograms */
-    pr_hist *ivl_svc;              /* sum of interval service-time histograms */
-    int intervals;                 /* collects made */
-    struct status srv;             /* server deltas */
-    bool failed;                   /* engine reported a fatal error */
-    struct ag_engine_error err;    /* that error */
-    double wall_s;                 /* start to end */
-    int64_t skew_ns;               /* latest worker start - t0 */
-    bool has_skew;                 /* skew_ns is known (every worker started) */
-    uint64_t ivl_started[MAX_IVL]; /* per interval (the first MAX_IVL): ev_started */
-    uint64_t ivl_slip_us[MAX_IVL]; /* its worst start slip (rate mode) */
-    double ivl_span_s[MAX_IVL];    /* and the wall time it covered */
-    double destroy_s;              /* ag_engine_destroy's time */
+    struct ag_engine_stats tot;       /* totals */
+    struct pr_counters ivl_sum;       /* sum of interval counters */
+    uint64_t ivl_lat_count;           /* sum of interval latency counts */
+    pr_hist *ivl_lat;                 /* sum of interval latency histograms */
+    pr_hist *ivl_svc;                 /* sum of interval service-time histograms */
+    int intervals;                    /* collects made */
+    struct status srv;                /* server deltas */
+    bool failed;                      /* engine reported a fatal error */
+    struct ag_engine_error err;       /* that error */
+    double wall_s;                    /* start to end */
+    int64_t skew_ns;                  /* latest worker start - t0 */
+    bool has_skew;                    /* skew_ns is known (every worker started) */
+    uint64_t ivl_started[MAX_IVL];    /* per interval (the first MAX_IVL): ev_started */
+    uint64_t ivl_slip_us[MAX_IVL];    /* its worst start slip (rate mode) */
+    double ivl_span_s[MAX_IVL];       /* and the wall time it covered */
+    uint64_t ivl_collect_us[MAX_IVL]; /* how long its collect took: the span's end
+                                         and the workers' swap lie within it */
+    double destroy_s;                 /* ag_engine_destroy's time */
 };
 
 typedef void (*mid_run_fn)(ag_engine *e, int interval);
@@ -262,7 +264,9 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
     struct ag_engine_stats iv = {.lat = pr_hist_new(), .svc = pr_hist_new()};
     for (int k = 0;; k++) {
         int done = ag_engine_wait(e, interval_ms);
+        uint64_t c0 = uv_hrtime();
         CHECK(ag_engine_collect(e, &iv) == 0);
+        uint64_t collect_us = (uv_hrtime() - c0) / 1000;
         pr_counters_add(&res->ivl_sum, &iv.ctr);
         res->ivl_lat_count += pr_hist_count(iv.lat);
         pr_hist_add(res->ivl_lat, iv.lat);
@@ -271,6 +275,7 @@ static void run_engine(const struct ag_engine_config *cfg, int interval_ms, mid_
             res->ivl_started[res->intervals] = iv.ctr.ev_started;
             res->ivl_slip_us[res->intervals] = iv.slip_max_us;
             res->ivl_span_s[res->intervals] = (double)iv.span_ns / 1e9;
+            res->ivl_collect_us[res->intervals] = collect_us;
         }
         res->intervals++;
         if (done)
@@ -521,20 +526,26 @@ static void case_rate(void)
 /* Sums for the index of dispersion of the arrivals, over windows of
  * WINDOW_IVL consecutive collect intervals (RATE_IVL_MS each: ~500
  * arrivals a window): the deviation of the events started in a window from
- * rate * its length. Events start in order (ag_worker_rate), so a window
- * holds its intended arrivals but for the backlog at each end: arrivals due
- * before the boundary and started after it, the oldest of which is the
- * first event started after it. A window is used when the interval that
- * begins at each of its ends had its worst slip within SLIP_OK_US: then
- * the started count is the intended one give or take rate * SLIP_OK_US + 1
- * (3 of ~500), however late events started inside it (a loaded host stalls
- * the worker; the schedule, which is what is under test, does not move).
- * The intervals before the window and after it must have started events
- * (the window lies inside the run, not over its start or its tail).
- * Windows do not overlap. */
-#define RATE_IVL_MS 20
-#define WINDOW_IVL  25
-#define SLIP_OK_US  2000
+ * rate * its length. The worker counts its starts between two swaps of its
+ * statistics, which happen during the collects that end the intervals
+ * before the window and its own last one; the span is read in those
+ * collects too. When each of those two collects took at most COLLECT_OK_US,
+ * the length is the swaps' distance give or take 2 * COLLECT_OK_US. Events
+ * start in order (ag_worker_rate), so the window holds its intended
+ * arrivals but for the backlog at each end: arrivals due before the
+ * boundary and started after it, the oldest of which is the first event
+ * started after it. When the interval that begins at each end started
+ * events (one without any, every connection busy on a stalled server,
+ * reports no slip) and had its worst slip within SLIP_OK_US, the started
+ * count is the intended one give or take rate * SLIP_OK_US + 1. Together: within ~5 of ~500,
+ * however late events started and collects ran inside the window (a loaded host stalls the worker
+ * and the collector; the schedule, which is what is under test, does not move). The intervals
+ * before the window and after it must have started events (the window lies inside the run, not over
+ * its start or its tail). Windows do not overlap. */
+#define RATE_IVL_MS   20
+#define WINDOW_IVL    25
+#define SLIP_OK_US    2000
+#define COLLECT_OK_US 1000
 struct dispersion {
     double sum, sum2, count;
     int n;
@@ -548,7 +559,9 @@ static int dispersion_add(struct dispersion *d, const struct run_result *r, doub
     for (int k = 1; k + WINDOW_IVL < last;) {
         int end = k + WINDOW_IVL; /* the interval after the window */
         if (r->ivl_slip_us[k] > SLIP_OK_US || r->ivl_slip_us[end] > SLIP_OK_US ||
-            r->ivl_started[k - 1] == 0 || r->ivl_started[end] == 0) {
+            r->ivl_collect_us[k - 1] > COLLECT_OK_US ||
+            r->ivl_collect_us[end - 1] > COLLECT_OK_US || r->ivl_started[k - 1] == 0 ||
+            r->ivl_started[k] == 0 || r->ivl_started[end] == 0) {
             k++;
             continue;
         }
@@ -587,8 +600,7 @@ static double dispersion_index(const struct dispersion *d)
  * windows were usable (dispersion_add), at most MAX_RUNS runs. With 20
  * windows of ~500 arrivals a Poisson estimate below 0.3 is very unlikely
  * (chi-square with 19 degrees of freedom: 0.15%); uniform ones measure
- * ~0.01 (the backlog bound above allows 0.02, plus the collect instants'
- * jitter, which RATE_IVL_MS spans carry). */
+ * ~0.01 (the bounds above allow 0.05). */
 static void case_ratemode(void)
 {
     enum { MIN_WINDOWS = 20, MAX_RUNS = 8 };
