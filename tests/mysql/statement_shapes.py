@@ -54,7 +54,10 @@ fails the test):
     and "SHOW TABLE STATUS" (README "Environment"). More than one such connection
     fails; a probe sending anything else is not filtered, so it fails too.
     Its pings (the DB round-trip probe) are not in the general log.
-Connections of other users (root, reading the log) are ignored. Nothing is
+Connections of other users (root, reading the log) are ignored. The log is
+read once the server has ended every session of the test user (at most 10 s
+after the tool exited, or the test fails): a client exits right after
+sending COM_QUIT, and the server logs that Quit only when it reads it. Nothing is
 filtered from sysbench's capture. Between runs the test deletes rows that
 oltp_insert added (ids outside 1..100), so no tool trips over a duplicate key
 left by the other tool's (or its own) earlier run.
@@ -69,12 +72,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 SKIP = 77
 TABLES = 2
 TABLE_SIZE = 100
 EVENTS = 20
 TOOL_TIMEOUT = 60  # seconds, one command of one tool
+SESSIONS_TIMEOUT = 10  # seconds, for a tool's sessions to end after it exited
 
 # Workloads whose run phase is compared; oltp_* draw the table at random.
 RUN_WORKLOADS = ["oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select",
@@ -179,6 +184,32 @@ def log_reset():
     sql("TRUNCATE mysql.general_log")
 
 
+def sessions_wait(what):
+    """After a tool exited: wait until the server has ended every session of
+    the test user. A client sends COM_QUIT as it closes and exits without
+    waiting; the server logs the Quit when the session's thread reads it and
+    only then drops the session. Read at once, the general log can lack the
+    last connection's Quit (under load, on either tool's side)."""
+    user = env("USER", "sbtest")
+    t0 = time.monotonic()
+    first = None
+    while True:
+        n = int(sql("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '%s'"
+                    % user)[0][0])
+        if first is None:
+            first = n
+        if n == 0:
+            break
+        if time.monotonic() - t0 > SESSIONS_TIMEOUT:
+            check(False, "%s: every session of %s ends within %d s of its exit (%d open)"
+                  % (what, user, SESSIONS_TIMEOUT, n))
+            return
+        time.sleep(0.02)
+    if first:
+        print("# %s: %d session(s) of %s still open after it exited; ended %.0f ms later"
+              % (what, first, user, (time.monotonic() - t0) * 1000), flush=True)
+
+
 def log_read():
     """{thread_id: [(command_type, argument)]} of the test user's connections,
     in the order the server logged them (the CSV table keeps insertion order)."""
@@ -224,6 +255,7 @@ def capture(tool, workload, command, opts, logdir, mask_tables=False):
     table numbers seen), or None when the tool failed."""
     log_reset()
     ok = tool.run(workload, command, opts, logdir)
+    sessions_wait("%s %s %s" % (tool.name, workload, command))
     conns = log_read()
     if not ok:
         return None
