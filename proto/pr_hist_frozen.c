@@ -229,12 +229,23 @@ pr_hist_frozen *pr__hist_frozen_wide(uint32_t cap, uint64_t **cnt, uint16_t **id
     return f;
 }
 
+pr_hist_frozen *pr__hist_frozen_narrow(uint32_t cap, uint32_t **cnt, uint16_t **idx)
+{
+    pr_hist_frozen *f = frozen_alloc(cap, false);
+    frozen_summary(f, 0, 0, UINT64_MAX, 0, 0);
+    *cnt = (uint32_t *)f->data;
+    *idx = frozen_idx(f);
+    return f;
+}
+
 pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t total,
                                      uint64_t clamped, uint64_t min, uint64_t max, uint64_t sum)
 {
-    uint16_t *from = frozen_idx(f);
     frozen_summary(f, total, clamped, total ? min : UINT64_MAX, total ? max : 0, sum);
-    if (total <= UINT32_MAX) { /* narrow in place: slot i moves from 8i to 4i, never ahead */
+    if (!f->wide && n == f->n_buckets) /* built narrow and full: already in place */
+        return f;
+    uint16_t *from = frozen_idx(f);
+    if (f->wide && total <= UINT32_MAX) { /* narrow in place: slot i moves from 8i to 4i */
         uint32_t *c32 = (uint32_t *)f->data;
         for (uint32_t i = 0; i < n; i++)
             c32[i] = (uint32_t)f->data[i];
@@ -435,14 +446,19 @@ uint64_t pr_hist_frozen_value_at_percentile(const pr_hist_frozen *f, double p)
         return f->min;
     uint64_t rank = pr__hist_rank(p, f->total), seen = 0;
     const uint16_t *idx = frozen_idx(f);
-    for (uint32_t i = 0; i < f->n_buckets; i++) {
-        seen += frozen_count_at(f, i);
-        if (seen >= rank) {
-            uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
-            return v < f->max ? v : f->max;
-        }
+    uint32_t i = 0, n = f->n_buckets;
+    if (!f->wide) { /* the common case, typed for the compiler: a load and an add a bucket */
+        const uint32_t *c = (const uint32_t *)f->data;
+        for (; i < n && (seen += c[i]) < rank; i++)
+            ;
+    } else {
+        for (; i < n && (seen += f->data[i]) < rank; i++)
+            ;
     }
-    return f->max;
+    if (i == n)
+        return f->max;
+    uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
+    return v < f->max ? v : f->max;
 }
 
 uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)
