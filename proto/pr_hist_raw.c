@@ -261,39 +261,44 @@ static inline size_t fast_uint(const uint8_t *p, uint64_t *v, bool *bad)
  * UINT32_MAX when any check failed or an encoding was not a plain uint
  * (the caller then reads every pair again through the checked path, for
  * the exact code and message). */
-static inline uint32_t fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs,
-                                  struct pr__bucket_acc *a, uint16_t *idx, uint64_t *cnt,
-                                  uint32_t *cnt32, bool narrow, uint64_t *edge)
+static inline __attribute__((always_inline)) uint32_t
+fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs, struct pr__bucket_acc *a,
+           uint16_t *idx, uint64_t *cnt, uint32_t *cnt32, bool narrow, uint64_t *edge)
 {
     const uint8_t *p = *pp;
     /* The index range and its increase in one test: x in [next, COUNTS_LEN) */
     uint64_t next = a->hi < 1 ? 1 : (uint64_t)a->hi + 1, total = a->total;
     bool bad = false;
     uint32_t i = 0;
-    for (; i < pairs && end - p >= 18; i++) {
-        uint64_t x, c;
-        /* An index past the first 256 values is always a uint16: a branch
-         * the predictor gets right, so the count's read need not wait. */
-        if (p[0] == 0xcd) {
-            x = (uint64_t)p[1] << 8 | p[2];
-            p += 3;
-        } else {
-            p += fast_uint(p, &x, &bad);
+    /* Runs of pairs that fit in what is left (18 bytes each at most): no
+     * bound test per pair. */
+    for (uint32_t run;
+         i < pairs && (run = (uint32_t)((size_t)(end - p) / 18 < pairs - i ? (size_t)(end - p) / 18
+                                                                           : pairs - i)) > 0;)
+        for (uint32_t stop = i + run; i < stop; i++) {
+            uint64_t x, c;
+            /* An index past the first 256 values is always a uint16: a branch
+             * the predictor gets right, so the count's read need not wait. */
+            if (p[0] == 0xcd) {
+                x = (uint64_t)p[1] << 8 | p[2];
+                p += 3;
+            } else {
+                p += fast_uint(p, &x, &bad);
+            }
+            if (p[0] <= 0x7f) /* most counts: a fixint, again predictable */
+                c = *p++;
+            else
+                p += fast_uint(p, &c, &bad);
+            bad |= x - next >= (uint64_t)PR__COUNTS_LEN - next; /* index 0 too; wraps when below */
+            bad |= c == 0;
+            bad |= __builtin_add_overflow(total, c, &total);
+            idx[i] = (uint16_t)x;
+            if (narrow) /* a count over 2^32 - 1 makes the total disagree with "n": refused */
+                cnt32[i] = (uint32_t)c;
+            else
+                cnt[i] = c;
+            next = x + 1;
         }
-        if (p[0] <= 0x7f) /* most counts: a fixint, again predictable */
-            c = *p++;
-        else
-            p += fast_uint(p, &c, &bad);
-        bad |= x - next >= (uint64_t)PR__COUNTS_LEN - next; /* index 0 too; wraps when below */
-        bad |= c == 0;
-        bad |= __builtin_add_overflow(total, c, &total);
-        idx[i] = (uint16_t)x;
-        if (narrow) /* a count over 2^32 - 1 makes the total disagree with "n": refused */
-            cnt32[i] = (uint32_t)c;
-        else
-            cnt[i] = c;
-        next = x + 1;
-    }
     if (bad)
         return UINT32_MAX;
     if (i > 0) {
@@ -309,14 +314,32 @@ static inline uint32_t fast_pairs(const uint8_t **pp, const uint8_t *end, uint32
     return i;
 }
 
+/* fast_pairs for each sparse form, each its own loop (not inlined into
+ * raw_buckets_to, whose register pressure would spill the loop's state). */
+static __attribute__((noinline)) uint32_t fast_pairs_narrow(const uint8_t **pp, const uint8_t *end,
+                                                            uint32_t pairs,
+                                                            struct pr__bucket_acc *a, uint16_t *idx,
+                                                            uint32_t *cnt32, uint64_t *edge)
+{
+    return fast_pairs(pp, end, pairs, a, idx, NULL, cnt32, true, edge);
+}
+
+static __attribute__((noinline)) uint32_t fast_pairs_wide(const uint8_t **pp, const uint8_t *end,
+                                                          uint32_t pairs, struct pr__bucket_acc *a,
+                                                          uint16_t *idx, uint64_t *cnt,
+                                                          uint64_t *edge)
+{
+    return fast_pairs(pp, end, pairs, a, idx, cnt, NULL, false, edge);
+}
+
 /* The buckets of "b" (f->b_size elements at r), as unpack_buckets but
  * for the total, which waits for "n". On failure r is anywhere in "b".
  * The loop keeps its state in locals (a pointer, not r; a copy of a):
  * stores into h->counts could alias r's and a's fields and force reloads.
  * form is a constant at each call, so each form gets its own loop. */
-static inline int raw_buckets_to(struct sink *k, enum form form, struct rd *r,
-                                 const struct pr__hist_fields *f, struct pr__bucket_acc *a,
-                                 struct pr_error *err)
+static inline __attribute__((always_inline)) int
+raw_buckets_to(struct sink *k, enum form form, struct rd *r, const struct pr__hist_fields *f,
+               struct pr__bucket_acc *a, struct pr_error *err)
 {
     const uint8_t *p = r->p + r->off, *end = r->p + r->len;
     struct pr__bucket_acc acc = *a;
@@ -328,8 +351,9 @@ static inline int raw_buckets_to(struct sink *k, enum form form, struct rd *r,
     int rc = 0;
     if (form != DENSE) {
         uint32_t got =
-            fast_pairs(&p, end, f->b_size / 2, &acc, idx + n, form == WIDE ? counts + n : NULL,
-                       form == NARROW ? c32 + n : NULL, form == NARROW, &k->edge);
+            form == NARROW
+                ? fast_pairs_narrow(&p, end, f->b_size / 2, &acc, idx + n, c32 + n, &k->edge)
+                : fast_pairs_wide(&p, end, f->b_size / 2, &acc, idx + n, counts + n, &k->edge);
         if (got != UINT32_MAX) {
             n += got;
             i = 2 * got;
