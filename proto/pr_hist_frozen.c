@@ -349,20 +349,6 @@ void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src)
     *f = g;
 }
 
-/* The first position in idx[lo..hi) (increasing) holding x or more; hi
- * when none. */
-static uint32_t first_at_least(const uint16_t *idx, uint32_t lo, uint32_t hi, uint32_t x)
-{
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (idx[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* f's buckets with src's at positions miss[0..m) (src positions, whose
  * indexes f lacks, increasing) spliced in, by block copies: a new f. */
 static pr_hist_frozen *splice_missing(const pr_hist_frozen *f, const pr_hist_frozen *src,
@@ -376,7 +362,14 @@ static pr_hist_frozen *splice_missing(const pr_hist_frozen *f, const pr_hist_fro
     uint32_t *gc = (uint32_t *)g->data;
     for (uint32_t k = 0; k < m; k++) {
         uint16_t x = si[miss[k]];
-        uint32_t lo = first_at_least(fi, from, fn, x); /* f's first index above x */
+        uint32_t lo = from, hi = fn; /* f's first index above x, from where the last went */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (fi[mid] < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
         memcpy(gi + n, fi + from, (lo - from) * sizeof(*gi));
         memcpy(gc + n, fc + from, (lo - from) * sizeof(*gc));
         n += lo - from;
@@ -392,7 +385,7 @@ static pr_hist_frozen *splice_missing(const pr_hist_frozen *f, const pr_hist_fro
 void pr_hist_frozen_fold(pr_hist_frozen **f, const pr_hist_frozen *src, pr_hist *scratch)
 {
     pr_hist_frozen *old = *f;
-    if (old == NULL || src->max == 0 || src->n_buckets == 0 || old->wide || src->wide ||
+    if (old == NULL || src->max == 0 || old->wide || src->wide ||
         old->total + src->total > UINT32_MAX || !pr__hist_is_empty(scratch)) {
         pr_hist_frozen_merge(f, src); /* the general path */
         return;
@@ -406,9 +399,7 @@ void pr_hist_frozen_fold(pr_hist_frozen **f, const pr_hist_frozen *src, pr_hist 
     uint32_t *fc = (uint32_t *)old->data, sn = src->n_buckets, fn = old->n_buckets, hit = 0;
     for (uint32_t i = 0; i < sn; i++)
         tmp[si[i]] = sc[i];
-    /* only f's buckets within src's span can meet one of src's */
-    uint32_t j_hi = first_at_least(fi, 0, fn, (uint32_t)si[sn - 1] + 1);
-    for (uint32_t j = first_at_least(fi, 0, j_hi, si[0]); j < j_hi; j++) {
+    for (uint32_t j = 0; j < fn; j++) {
         uint64_t c = tmp[fi[j]];
         fc[j] += (uint32_t)c;
         hit += c != 0;
