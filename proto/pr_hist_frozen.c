@@ -446,19 +446,14 @@ uint64_t pr_hist_frozen_value_at_percentile(const pr_hist_frozen *f, double p)
         return f->min;
     uint64_t rank = pr__hist_rank(p, f->total), seen = 0;
     const uint16_t *idx = frozen_idx(f);
-    uint32_t i = 0, n = f->n_buckets;
-    if (!f->wide) { /* the common case, typed for the compiler: a load and an add a bucket */
-        const uint32_t *c = (const uint32_t *)f->data;
-        for (; i < n && (seen += c[i]) < rank; i++)
-            ;
-    } else {
-        for (; i < n && (seen += f->data[i]) < rank; i++)
-            ;
+    for (uint32_t i = 0; i < f->n_buckets; i++) {
+        seen += frozen_count_at(f, i);
+        if (seen >= rank) {
+            uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
+            return v < f->max ? v : f->max;
+        }
     }
-    if (i == n)
-        return f->max;
-    uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
-    return v < f->max ? v : f->max;
+    return f->max;
 }
 
 uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)
