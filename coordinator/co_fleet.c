@@ -29,6 +29,11 @@ struct co_fleet {
     co_zap *zap;        /* ZAP handler, NULL in plain text */
     struct peer *peers; /* joined agents, n_peers */
     size_t n_peers;
+    /* peers by routing id: open addressing, linear probing, -1 for a free
+     * slot; rid_cap (a power of two) at least twice n_peers. Peers are
+     * never removed, so a chain holds them in join order. */
+    int32_t *rid_tab;
+    size_t rid_cap;
     uint32_t max_agents;         /* admit at most this many */
     char run[PR_RUN_ID_MAX + 1]; /* run id on outgoing messages */
     size_t run_len;              /* strlen(run), kept by co_fleet_set_run */
@@ -114,6 +119,7 @@ void co_fleet_destroy(co_fleet **fp)
     if (f->zctx)
         zmq_ctx_term(f->zctx);
     free(f->peers);
+    free(f->rid_tab);
     free(f);
     *fp = NULL;
 }
@@ -225,11 +231,53 @@ void co_fleet_event_clear(struct co_fleet_event *ev)
     memset(ev, 0, sizeof(*ev));
 }
 
+/* FNV-1a of a routing id (ZeroMQ's own are 5 bytes: 0, then a counter). */
+static uint64_t rid_hash(const uint8_t *rid, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ rid[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* Peer i into the routing id table (slot free: the table has room). */
+static void rid_put(co_fleet *f, int32_t i)
+{
+    size_t mask = f->rid_cap - 1;
+    size_t at = (size_t)rid_hash(f->peers[i].rid, f->peers[i].rid_len) & mask;
+    while (f->rid_tab[at] >= 0)
+        at = (at + 1) & mask;
+    f->rid_tab[at] = i;
+}
+
+/* Room in the table for one more peer: doubled and refilled (in join
+ * order) when it would be more than half full. */
+static void rid_reserve(co_fleet *f)
+{
+    if (2 * (f->n_peers + 1) <= f->rid_cap)
+        return;
+    size_t cap = f->rid_cap ? 2 * f->rid_cap : 64;
+    while (cap < 2 * (f->n_peers + 1))
+        cap *= 2;
+    free(f->rid_tab);
+    f->rid_tab = pr_xmalloc(cap * sizeof(*f->rid_tab));
+    f->rid_cap = cap;
+    memset(f->rid_tab, 0xff, cap * sizeof(*f->rid_tab)); /* every slot -1 */
+    for (size_t i = 0; i < f->n_peers; i++)
+        rid_put(f, (int32_t)i);
+}
+
+/* The first peer (in join order) with this routing id, or -1. */
 static int find_rid(const co_fleet *f, const uint8_t *rid, size_t len)
 {
-    for (size_t i = 0; i < f->n_peers; i++)
-        if (f->peers[i].rid_len == len && memcmp(f->peers[i].rid, rid, len) == 0)
-            return (int)i;
+    if (f->rid_cap == 0)
+        return -1;
+    size_t mask = f->rid_cap - 1;
+    for (size_t at = (size_t)rid_hash(rid, len) & mask; f->rid_tab[at] >= 0; at = (at + 1) & mask) {
+        const struct peer *p = &f->peers[f->rid_tab[at]];
+        if (p->rid_len == len && memcmp(p->rid, rid, len) == 0)
+            return f->rid_tab[at];
+    }
     return -1;
 }
 
@@ -276,11 +324,13 @@ static void on_hello(co_fleet *f, const uint8_t *rid, size_t len, struct pr_msg 
         refuse(f, rid, len, ev, why);
         return;
     }
+    rid_reserve(f);
     f->peers = pr_xrealloc(f->peers, (f->n_peers + 1) * sizeof(*f->peers));
     struct peer *p = &f->peers[f->n_peers];
     memset(p, 0, sizeof(*p));
     memcpy(p->rid, rid, len);
     p->rid_len = len;
+    rid_put(f, (int32_t)f->n_peers);
     p->in.last_seq = m->seq;
     snprintf(p->in.run, sizeof(p->in.run), "%s", m->run);
     snprintf(p->pub.name, sizeof(p->pub.name), "%s", h->name);

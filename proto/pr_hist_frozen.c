@@ -229,12 +229,23 @@ pr_hist_frozen *pr__hist_frozen_wide(uint32_t cap, uint64_t **cnt, uint16_t **id
     return f;
 }
 
+pr_hist_frozen *pr__hist_frozen_narrow(uint32_t cap, uint32_t **cnt, uint16_t **idx)
+{
+    pr_hist_frozen *f = frozen_alloc(cap, false);
+    frozen_summary(f, 0, 0, UINT64_MAX, 0, 0);
+    *cnt = (uint32_t *)f->data;
+    *idx = frozen_idx(f);
+    return f;
+}
+
 pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t total,
                                      uint64_t clamped, uint64_t min, uint64_t max, uint64_t sum)
 {
-    uint16_t *from = frozen_idx(f);
     frozen_summary(f, total, clamped, total ? min : UINT64_MAX, total ? max : 0, sum);
-    if (total <= UINT32_MAX) { /* narrow in place: slot i moves from 8i to 4i, never ahead */
+    if (!f->wide && n == f->n_buckets) /* built narrow and full: already in place */
+        return f;
+    uint16_t *from = frozen_idx(f);
+    if (f->wide && total <= UINT32_MAX) { /* narrow in place: slot i moves from 8i to 4i */
         uint32_t *c32 = (uint32_t *)f->data;
         for (uint32_t i = 0; i < n; i++)
             c32[i] = (uint32_t)f->data[i];

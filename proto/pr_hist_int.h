@@ -151,9 +151,12 @@ int pr__hist_pack_head(msgpack_packer *pk, uint64_t n, uint64_t min, uint64_t ma
 /* A frozen histogram with room for cap buckets, uint64_t counts (wide),
  * nothing in it yet: *cnt and *idx are its arrays to fill. */
 pr_hist_frozen *pr__hist_frozen_wide(uint32_t cap, uint64_t **cnt, uint16_t **idx);
-/* f (from pr__hist_frozen_wide) holding its first n buckets and the given
- * summary, narrowed to uint32_t counts when total allows and trimmed: the
- * result replaces f (which may have moved). */
+/* The same with uint32_t counts (narrow), for a total known to fit. */
+pr_hist_frozen *pr__hist_frozen_narrow(uint32_t cap, uint32_t **cnt, uint16_t **idx);
+/* f (from pr__hist_frozen_wide or _narrow) holding its first n buckets and
+ * the given summary, narrowed to uint32_t counts when total allows and
+ * trimmed: the result replaces f (which may have moved; a narrow f filled
+ * to its cap stays where it is, untouched but for the summary). */
 pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t total,
                                      uint64_t clamped, uint64_t min, uint64_t max, uint64_t sum);
 

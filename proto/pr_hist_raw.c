@@ -225,11 +225,16 @@ static int raw_pair(struct rd *r, uint32_t i, uint64_t v[2], struct pr_error *er
 struct sink {
     pr_hist *h;        /* dense: h->counts; NULL: sparse */
     pr_hist_frozen *f; /* sparse: the result being filled (NULL before "b") */
-    uint64_t *cnt;     /* sparse: f's counts */
+    uint64_t *cnt;     /* sparse, wide: f's counts */
+    uint32_t *cnt32;   /* sparse, narrow: f's counts (NULL when wide) */
     uint16_t *idx;     /* sparse: f's indexes */
     uint32_t n;        /* sparse: buckets stored */
     uint64_t edge;     /* sparse: counts at indexes 1 and PR__COUNTS_LEN - 1 */
 };
+
+/* How raw_buckets_to stores a bucket: each is a constant at its call, so
+ * that each form gets its own loop. */
+enum form { DENSE, WIDE, NARROW };
 
 /* One unsigned integer as pr_hist_pack writes them (positive fixint or
  * uint8..64) at p, with at least 9 bytes readable from p: no branch on
@@ -256,68 +261,99 @@ static inline size_t fast_uint(const uint8_t *p, uint64_t *v, bool *bad)
  * UINT32_MAX when any check failed or an encoding was not a plain uint
  * (the caller then reads every pair again through the checked path, for
  * the exact code and message). */
-static uint32_t fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs,
-                           struct pr__bucket_acc *a, uint16_t *idx, uint64_t *cnt, uint64_t *edge)
+static inline __attribute__((always_inline)) uint32_t
+fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs, struct pr__bucket_acc *a,
+           uint16_t *idx, uint64_t *cnt, uint32_t *cnt32, bool narrow, uint64_t *edge)
 {
     const uint8_t *p = *pp;
-    int64_t prev = a->hi;
-    uint64_t total = a->total, e = 0;
+    /* The index range and its increase in one test: x in [next, COUNTS_LEN) */
+    uint64_t next = a->hi < 1 ? 1 : (uint64_t)a->hi + 1, total = a->total;
     bool bad = false;
     uint32_t i = 0;
-    for (; i < pairs && end - p >= 18; i++) {
-        uint64_t x, c;
-        /* An index past the first 256 values is always a uint16: a branch
-         * the predictor gets right, so the count's read need not wait. */
-        if (p[0] == 0xcd) {
-            x = (uint64_t)p[1] << 8 | p[2];
-            p += 3;
-        } else {
-            p += fast_uint(p, &x, &bad);
+    /* Runs of pairs that fit in what is left (18 bytes each at most): no
+     * bound test per pair. */
+    for (uint32_t run;
+         i < pairs && (run = (uint32_t)((size_t)(end - p) / 18 < pairs - i ? (size_t)(end - p) / 18
+                                                                           : pairs - i)) > 0;)
+        for (uint32_t stop = i + run; i < stop; i++) {
+            uint64_t x, c;
+            /* An index past the first 256 values is always a uint16: a branch
+             * the predictor gets right, so the count's read need not wait. */
+            if (p[0] == 0xcd) {
+                x = (uint64_t)p[1] << 8 | p[2];
+                p += 3;
+            } else {
+                p += fast_uint(p, &x, &bad);
+            }
+            if (p[0] <= 0x7f) /* most counts: a fixint, again predictable */
+                c = *p++;
+            else
+                p += fast_uint(p, &c, &bad);
+            bad |= x - next >= (uint64_t)PR__COUNTS_LEN - next; /* index 0 too; wraps when below */
+            bad |= c == 0;
+            bad |= __builtin_add_overflow(total, c, &total);
+            idx[i] = (uint16_t)x;
+            if (narrow) /* a count over 2^32 - 1 makes the total disagree with "n": refused */
+                cnt32[i] = (uint32_t)c;
+            else
+                cnt[i] = c;
+            next = x + 1;
         }
-        if (p[0] <= 0x7f) /* most counts: a fixint, again predictable */
-            c = *p++;
-        else
-            p += fast_uint(p, &c, &bad);
-        bad |= (x - 1) >= (uint64_t)(PR__COUNTS_LEN - 1); /* index 0 too */
-        bad |= (int64_t)x <= prev;
-        bad |= c == 0;
-        bad |= __builtin_add_overflow(total, c, &total);
-        e += ((x == 1) | (x == PR__COUNTS_LEN - 1)) ? c : 0;
-        idx[i] = (uint16_t)x;
-        cnt[i] = c;
-        prev = (int64_t)x;
-    }
     if (bad)
         return UINT32_MAX;
     if (i > 0) {
+        /* Indexes increase: only the first can be 1, only the last the top. */
+        uint64_t c0 = narrow ? cnt32[0] : cnt[0], cl = narrow ? cnt32[i - 1] : cnt[i - 1];
+        *edge += (idx[0] == 1 ? c0 : 0) + (idx[i - 1] == PR__COUNTS_LEN - 1 ? cl : 0);
         if (a->hi < a->lo)
             a->lo = idx[0];
-        a->hi = (int32_t)prev;
+        a->hi = (int32_t)(next - 1);
     }
     a->total = total;
-    *edge += e;
     *pp = p;
     return i;
+}
+
+/* fast_pairs for each sparse form, each its own loop (not inlined into
+ * raw_buckets_to, whose register pressure would spill the loop's state). */
+static __attribute__((noinline)) uint32_t fast_pairs_narrow(const uint8_t **pp, const uint8_t *end,
+                                                            uint32_t pairs,
+                                                            struct pr__bucket_acc *a, uint16_t *idx,
+                                                            uint32_t *cnt32, uint64_t *edge)
+{
+    return fast_pairs(pp, end, pairs, a, idx, NULL, cnt32, true, edge);
+}
+
+static __attribute__((noinline)) uint32_t fast_pairs_wide(const uint8_t **pp, const uint8_t *end,
+                                                          uint32_t pairs, struct pr__bucket_acc *a,
+                                                          uint16_t *idx, uint64_t *cnt,
+                                                          uint64_t *edge)
+{
+    return fast_pairs(pp, end, pairs, a, idx, cnt, NULL, false, edge);
 }
 
 /* The buckets of "b" (f->b_size elements at r), as unpack_buckets but
  * for the total, which waits for "n". On failure r is anywhere in "b".
  * The loop keeps its state in locals (a pointer, not r; a copy of a):
  * stores into h->counts could alias r's and a's fields and force reloads.
- * dense is a constant at each call, so each form gets its own loop. */
-static inline int raw_buckets_to(struct sink *k, bool dense, struct rd *r,
-                                 const struct pr__hist_fields *f, struct pr__bucket_acc *a,
-                                 struct pr_error *err)
+ * form is a constant at each call, so each form gets its own loop. */
+static inline __attribute__((always_inline)) int
+raw_buckets_to(struct sink *k, enum form form, struct rd *r, const struct pr__hist_fields *f,
+               struct pr__bucket_acc *a, struct pr_error *err)
 {
     const uint8_t *p = r->p + r->off, *end = r->p + r->len;
     struct pr__bucket_acc acc = *a;
     uint64_t v[2] = {0, 0};
-    uint64_t *counts = dense ? k->h->counts : k->cnt;
+    uint64_t *counts = form == DENSE ? k->h->counts : k->cnt;
+    uint32_t *c32 = k->cnt32;
     uint16_t *idx = k->idx;
     uint32_t n = k->n, i = 0;
     int rc = 0;
-    if (!dense) {
-        uint32_t got = fast_pairs(&p, end, f->b_size / 2, &acc, idx + n, counts + n, &k->edge);
+    if (form != DENSE) {
+        uint32_t got =
+            form == NARROW
+                ? fast_pairs_narrow(&p, end, f->b_size / 2, &acc, idx + n, c32 + n, &k->edge)
+                : fast_pairs_wide(&p, end, f->b_size / 2, &acc, idx + n, counts + n, &k->edge);
         if (got != UINT32_MAX) {
             n += got;
             i = 2 * got;
@@ -334,13 +370,16 @@ static inline int raw_buckets_to(struct sink *k, bool dense, struct rd *r,
         }
         if ((rc = pr__hist_check_bucket(&acc, v[0], v[1], err)) != 0)
             break;
-        if (dense) {
+        if (form == DENSE) {
             counts[v[0]] = v[1];
-        } else {
-            idx[n] = (uint16_t)v[0];
-            counts[n++] = v[1];
-            k->edge += v[0] == 1 || v[0] == PR__COUNTS_LEN - 1 ? v[1] : 0;
+            continue;
         }
+        idx[n] = (uint16_t)v[0];
+        if (form == NARROW) /* as fast_pairs: a count too wide is refused with the total */
+            c32[n++] = (uint32_t)v[1];
+        else
+            counts[n++] = v[1];
+        k->edge += v[0] == 1 || v[0] == PR__COUNTS_LEN - 1 ? v[1] : 0;
     }
     k->n = n;
     r->off = (size_t)(p - r->p);
@@ -348,6 +387,11 @@ static inline int raw_buckets_to(struct sink *k, bool dense, struct rd *r,
     return rc;
 }
 
+/* "b" into the sink. Sparse, when "n" came first (as pr_hist_pack writes
+ * it) and allows 32-bit counts, the buckets go straight into their final
+ * narrow slots: no copy, no move, no resize afterwards (the total check
+ * refuses any count that would not fit). Else into wide counts, narrowed
+ * by the seal. */
 static int raw_buckets(struct sink *k, struct rd *r, const struct pr__hist_fields *f,
                        struct pr__bucket_acc *a, struct pr_error *err)
 {
@@ -355,9 +399,13 @@ static int raw_buckets(struct sink *k, struct rd *r, const struct pr__hist_field
     if (rc != 0)
         return rc;
     if (k->h != NULL)
-        return raw_buckets_to(k, true, r, f, a, err);
+        return raw_buckets_to(k, DENSE, r, f, a, err);
+    if ((f->seen & 1U) && f->v[0] <= UINT32_MAX) {
+        k->f = pr__hist_frozen_narrow(f->b_size / 2, &k->cnt32, &k->idx);
+        return raw_buckets_to(k, NARROW, r, f, a, err);
+    }
     k->f = pr__hist_frozen_wide(f->b_size / 2, &k->cnt, &k->idx);
-    return raw_buckets_to(k, false, r, f, a, err);
+    return raw_buckets_to(k, WIDE, r, f, a, err);
 }
 
 /* One pass over the map: fields as unpack_fields, "b" decoded where it

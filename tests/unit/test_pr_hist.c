@@ -508,8 +508,12 @@ static void test_unpack_strict(void)
         {{0, 1, 0, 0, 0}, {0}, 0, PR_EBAD_HIST},                                   /* empty, min */
         {{0, 0, 0, 0, 0}, {0}, 0, 0},                                              /* empty */
         {{UINT64_MAX, 5, 5, UINT64_MAX, 0}, {5, UINT64_MAX}, 2, 0},                /* huge, ok */
-        {{2, 1, PR_HIST_MAX_US, PR_HIST_MAX_US + 1, 2}, {1, 1, L - 1, 1}, 4, 0},   /* clamps */
-        {{2, 1, PR_HIST_MAX_US + 1, 2, 0}, {1, 1, L - 1, 1}, 4, PR_EBAD_HIST},     /* max > MAX */
+        /* "n" first and under 2^32 (the frozen decode's 32-bit slots): a
+         * count that does not fit is refused with the total, not cut */
+        {{4, 1000, 3000, 6000, 0}, {1000, (1ULL << 32) + 3, i3000, 1}, 4, PR_EBAD_HIST},
+        {{1ULL << 32, 5, 5, 5ULL << 32, 0}, {5, 1ULL << 32}, 2, 0}, /* 2^32: wide, ok */
+        {{2, 1, PR_HIST_MAX_US, PR_HIST_MAX_US + 1, 2}, {1, 1, L - 1, 1}, 4, 0}, /* clamps */
+        {{2, 1, PR_HIST_MAX_US + 1, 2, 0}, {1, 1, L - 1, 1}, 4, PR_EBAD_HIST},   /* max > MAX */
     };
     for (size_t i = 0; i < 2 * sizeof(cases) / sizeof(cases[0]); i++) {
         size_t c = i % (sizeof(cases) / sizeof(cases[0]));
