@@ -14,13 +14,10 @@ struct pr_hist_frozen {
     uint64_t max;       /* as pr_hist: 0 when empty (the emptiness test) */
     uint64_t sum;       /* as pr_hist */
     uint32_t n_buckets; /* occupied buckets held */
-    uint32_t cap;       /* buckets room is allocated for, >= n_buckets */
     bool wide;          /* counts are uint64_t: total > UINT32_MAX (else uint32_t) */
-    /* cap counts (uint32_t, or uint64_t when wide), then cap uint16_t
-     * indexes (< 2^15); the first n_buckets of each are used, indexes
-     * increasing. Spare room is left only by pr_hist_frozen_fold (a
-     * running sum that grows). Fixed width rather than varints: merging
-     * stays a few ns a bucket. */
+    /* n_buckets counts (uint32_t, or uint64_t when wide), then their
+     * n_buckets uint16_t indexes (< 2^15), increasing. Fixed width rather
+     * than varints: merging stays a few ns a bucket. */
     uint64_t data[];
 };
 
@@ -33,14 +30,13 @@ static pr_hist_frozen *frozen_alloc(uint32_t n, bool wide)
 {
     pr_hist_frozen *f = pr_xmalloc(sizeof(*f) + n * (count_width(wide) + sizeof(uint16_t)));
     f->n_buckets = n;
-    f->cap = n;
     f->wide = wide;
     return f;
 }
 
 static uint16_t *frozen_idx(const pr_hist_frozen *f)
 {
-    return (uint16_t *)((char *)(uintptr_t)f->data + f->cap * count_width(f->wide));
+    return (uint16_t *)((char *)(uintptr_t)f->data + f->n_buckets * count_width(f->wide));
 }
 
 static uint64_t frozen_count_at(const pr_hist_frozen *f, uint32_t i)
@@ -107,7 +103,6 @@ static pr_hist_frozen *frozen_trim(pr_hist_frozen *g, uint32_t n)
 {
     uint16_t *from = frozen_idx(g);
     g->n_buckets = n;
-    g->cap = n;
     memmove(frozen_idx(g), from, n * sizeof(uint16_t));
     return pr_xrealloc(g, pr_hist_frozen_size(g));
 }
@@ -138,7 +133,7 @@ uint64_t pr_hist_frozen_count(const pr_hist_frozen *f)
 
 size_t pr_hist_frozen_size(const pr_hist_frozen *f)
 {
-    return sizeof(*f) + f->cap * (count_width(f->wide) + sizeof(uint16_t));
+    return sizeof(*f) + f->n_buckets * (count_width(f->wide) + sizeof(uint16_t));
 }
 
 void pr_hist_add_frozen(pr_hist *dst, const pr_hist_frozen *f)
@@ -247,7 +242,7 @@ pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t tot
                                      uint64_t clamped, uint64_t min, uint64_t max, uint64_t sum)
 {
     frozen_summary(f, total, clamped, total ? min : UINT64_MAX, total ? max : 0, sum);
-    if (!f->wide && n == f->cap) /* built narrow and full: already in place */
+    if (!f->wide && n == f->n_buckets) /* built narrow and full: already in place */
         return f;
     uint16_t *from = frozen_idx(f);
     if (f->wide && total <= UINT32_MAX) { /* narrow in place: slot i moves from 8i to 4i */
@@ -257,7 +252,6 @@ pr_hist_frozen *pr__hist_frozen_seal(pr_hist_frozen *f, uint32_t n, uint64_t tot
         f->wide = false;
     }
     f->n_buckets = n;
-    f->cap = n;
     memmove(frozen_idx(f), from, n * sizeof(uint16_t));
     return pr_xrealloc(f, pr_hist_frozen_size(f));
 }
@@ -355,64 +349,27 @@ void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src)
     *f = g;
 }
 
-/* The first of fi[0..n) at or above x. */
-static uint32_t lower_bound(const uint16_t *fi, uint32_t n, uint16_t x)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (fi[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* f's buckets with src's at positions miss[0..m) (src positions, whose
- * indexes f lacks, increasing) spliced in place, f having the room: from
- * the last, each block of f's above a new bucket moves up once, by the
- * new buckets at or below it. */
-static void splice_in_place(pr_hist_frozen *f, const pr_hist_frozen *src, const uint32_t *miss,
-                            uint32_t m)
-{
-    uint16_t *fi = frozen_idx(f);
-    uint32_t *fc = (uint32_t *)f->data;
-    const uint16_t *si = frozen_idx(src);
-    const uint32_t *sc = (const uint32_t *)src->data;
-    uint32_t end = f->n_buckets; /* f's buckets from here up are in place */
-    for (uint32_t k = m; k-- > 0;) {
-        uint16_t x = si[miss[k]];
-        uint32_t lo = lower_bound(fi, end, x);
-        memmove(fi + lo + k + 1, fi + lo, (end - lo) * sizeof(*fi));
-        memmove(fc + lo + k + 1, fc + lo, (end - lo) * sizeof(*fc));
-        fi[lo + k] = x;
-        fc[lo + k] = sc[miss[k]];
-        end = lo;
-    }
-    f->n_buckets += m;
-}
-
-/* f's buckets with src's at positions miss[0..m) (src positions, whose
- * indexes f lacks, increasing) spliced in, by block copies: a new f, with
- * a quarter spare for the next ones (splice_in_place). */
+ * indexes f lacks, increasing) spliced in, by block copies: a new f. */
 static pr_hist_frozen *splice_missing(const pr_hist_frozen *f, const pr_hist_frozen *src,
                                       const uint32_t *miss, uint32_t m)
 {
     const uint16_t *fi = frozen_idx(f), *si = frozen_idx(src);
     const uint32_t *fc = (const uint32_t *)f->data, *sc = (const uint32_t *)src->data;
     uint32_t fn = f->n_buckets, from = 0, n = 0;
-    uint32_t cap = fn + m + (fn + m) / 4 + 8;
-    if (cap > PR__COUNTS_LEN) /* no more buckets than indexes */
-        cap = fn + m > PR__COUNTS_LEN ? fn + m : PR__COUNTS_LEN;
-    pr_hist_frozen *g = frozen_alloc(cap, false);
-    g->n_buckets = fn + m;
+    pr_hist_frozen *g = frozen_alloc(fn + m, false);
     uint16_t *gi = frozen_idx(g);
     uint32_t *gc = (uint32_t *)g->data;
     for (uint32_t k = 0; k < m; k++) {
         uint16_t x = si[miss[k]];
-        /* f's first index above x, from where the last went */
-        uint32_t lo = from + lower_bound(fi + from, fn - from, x);
+        uint32_t lo = from, hi = fn; /* f's first index above x, from where the last went */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (fi[mid] < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
         memcpy(gi + n, fi + from, (lo - from) * sizeof(*gi));
         memcpy(gc + n, fc + from, (lo - from) * sizeof(*gc));
         n += lo - from;
@@ -456,10 +413,7 @@ void pr_hist_frozen_fold(pr_hist_frozen **f, const pr_hist_frozen *src, pr_hist 
                 miss[m++] = i;
                 tmp[si[i]] = 0;
             }
-        if (fn + m <= old->cap)
-            splice_in_place(old, src, miss, m);
-        else
-            g = splice_missing(old, src, miss, m);
+        g = splice_missing(old, src, miss, m);
         free(miss);
     }
     uint64_t min = old->min < src->min ? old->min : src->min;
