@@ -485,12 +485,8 @@ ag_conn *ag_conn_new(uv_loop_t *loop, const struct ag_conn_target *target,
                      const struct ag_conn_opts *opts, const struct ag_wl *wl, ag_conn_cb cb,
                      void *data)
 {
-    ag_conn *c = NULL;
-
     /* 64-byte aligned, so the hot head is whole cache lines (ag_conn_int.h) */
-    if (posix_memalign((void **)&c, 64, sizeof *c) != 0)
-        abort();
-    memset(c, 0, sizeof *c);
+    ag_conn *c = pr_xcalloc_aligned(1, sizeof *c, 64);
 
     c->loop = loop;
     c->target = target;

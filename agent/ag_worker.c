@@ -654,10 +654,7 @@ ag_worker *ag_worker_new(struct ag_worker_shared *sh, const struct ag_worker_con
     init_timer(w, &w->lag_timer);
     ag__worker_rate_init(w, rate, rng_seed);
     /* 64-byte aligned slots: each one's hot head is one cache line */
-    if (posix_memalign((void **)&w->wc, _Alignof(struct ag__wconn), (n ? n : 1) * sizeof *w->wc) !=
-        0)
-        abort();
-    memset(w->wc, 0, (n ? n : 1) * sizeof *w->wc);
+    w->wc = pr_xcalloc_aligned(n, sizeof *w->wc, _Alignof(struct ag__wconn));
     w->idle = pr_xcalloc(n ? n : 1, sizeof *w->idle);
     init_conns(w, conns);
     w->lag_expect_ns = uv_hrtime() + LAG_PERIOD_MS * 1000000ULL;

@@ -66,6 +66,16 @@ void *pr_xcalloc(size_t n, size_t size)
     return p ? p : oom(n * size);
 }
 
+void *pr_xcalloc_aligned(size_t n, size_t size, size_t align)
+{
+    size_t bytes;
+    void *p = NULL;
+    if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &bytes) ||
+        posix_memalign(&p, align, bytes) != 0)
+        return oom(n * size);
+    return memset(p, 0, bytes);
+}
+
 void *pr_xrealloc(void *p, size_t size)
 {
     void *q = realloc(p, size ? size : 1);

@@ -61,6 +61,9 @@ int pr_error_set(struct pr_error *err, int code, const char *fmt, ...)
 void *pr_xmalloc(size_t size);
 void *pr_xcalloc(size_t n, size_t size);
 void *pr_xrealloc(void *p, size_t size);
+/* pr_xcalloc aligned to align (a power of two, a multiple of
+ * sizeof(void *)): for structs laid out by cache line; freed with free(). */
+void *pr_xcalloc_aligned(size_t n, size_t size, size_t align);
 char *pr_xstrdup(const char *s);
 
 #endif

@@ -467,12 +467,8 @@ void ag_workload_set_run_seed(ag_workload *wl, uint64_t seed)
 ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_index,
                          uint32_t conns_total)
 {
-    ag_cursor *c = NULL;
+    ag_cursor *c = pr_xcalloc_aligned(1, sizeof *c, 64); /* the hot head is one line */
     uint64_t x = wl->rand_seed;
-
-    if (posix_memalign((void **)&c, 64, sizeof *c) != 0) /* the hot head is one line */
-        abort();
-    memset(c, 0, sizeof *c);
     uint64_t u = ag_splitmix64(&x);
 
     if (conns_total == 0)

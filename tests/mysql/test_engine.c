@@ -600,7 +600,7 @@ static double dispersion_index(const struct dispersion *d)
  * windows were usable (dispersion_add), at most MAX_RUNS runs. With 20
  * windows of ~500 arrivals a Poisson estimate below 0.2 is very unlikely
  * (chi-square with 19 degrees of freedom: 7e-5); uniform ones measure
- * ~0.001 (the bounds above allow 0.05; a mode swapped gives ~1 / ~0). */
+ * ~0.001 (the bound below allows 0.1; a mode swapped gives ~1 / ~0). */
 static void case_ratemode(void)
 {
     enum { MIN_WINDOWS = 20, MAX_RUNS = 8 };
