@@ -263,3 +263,16 @@ int h_sbtest_conns(struct harness *h)
     return (int)h_query_int(
         h, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'sbtest'");
 }
+
+int h_sbtest_conns_settle(struct harness *h, int timeout_ms)
+{
+    uint64_t deadline = h_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    int n;
+    struct pr_msg m;
+
+    while ((n = h_sbtest_conns(h)) != 0 && h_now_ns() < deadline) {
+        if (h_recv(h, &m, PR_MSG_NONE, 50) == 0)
+            pr_msg_clear(&m);
+    }
+    return n;
+}

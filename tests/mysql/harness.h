@@ -54,6 +54,12 @@ void h_plan_init(struct pr_msg *m, enum pr_plan_cmd cmd, const char *workload);
 uint64_t h_status(struct harness *h, const char *name);
 /* Count of processlist rows for user sbtest (excluding our own). */
 int h_sbtest_conns(struct harness *h);
+/* h_sbtest_conns once it reads 0, or what it reads after timeout_ms. A
+ * client that closed its connection may still show in the processlist
+ * until the server thread has read its COM_QUIT (under load, a while):
+ * call this before counting what a test step opens. Heartbeats and PINGs
+ * are answered meanwhile; any other message the agent sends is dropped. */
+int h_sbtest_conns_settle(struct harness *h, int timeout_ms);
 /* Run a statement; returns the first column of the first row as integer
  * (or 0 when no result). */
 long long h_query_int(struct harness *h, const char *sql);

@@ -384,6 +384,9 @@ static void test_plan_checks(struct harness *h)
     m.u.plan.conns = m.u.plan.conns_total = 3;
     m.u.plan.time_s = 30;
     CHECK(pr_msg_plan_hash(&m.u.plan, &good) == 0);
+    /* The sessions of the test before are gone first: what is open after a
+     * refusal was opened for it. */
+    CHECK_EQ_U64(h_sbtest_conns_settle(h, 10000), 0);
     for (int tamper = 0; tamper < 2; tamper++) {
         if (tamper == 0) {
             m.u.plan.plan_hash = good ^ 0x100; /* a wrong hash */
