@@ -59,15 +59,16 @@ def table(title, by_tool, top=14):
     keys = sorted(keys, key=lambda k: -max(mean(by_tool[t], k) for t in tools))[:top]
     print("%s (perf, %% of the server's samples; mean of %s runs; runs in brackets)" % (
         title, "/".join("%d %s" % (len(by_tool[t]), t) for t in tools)))
-    print("  %-48s %s | %s" % ("function", " ".join("%17s" % t for t in tools), "spread"))
+    rows = []
     worst = 0.0
     for k in keys:
         ms = [mean(by_tool[t], k) for t in tools]
-        cells = []
-        for t, m in zip(tools, ms):
-            runs = ",".join("%.1f" % r.get(k, 0.0) for r in by_tool[t])
-            cells.append("%17s" % ("%.2f [%s]" % (m, runs))[:17])
-        spread = max(ms) - min(ms)
-        worst = max(worst, spread)
-        print("  %-48s %s | %5.2f" % (k[:48], " ".join(cells), spread))
+        cells = ["%.2f [%s]" % (m, ",".join("%.1f" % r.get(k, 0.0) for r in by_tool[t]))
+                 for t, m in zip(tools, ms)]
+        worst = max(worst, max(ms) - min(ms))
+        rows.append((k, cells, max(ms) - min(ms)))
+    w = max([len(t) for t in tools] + [len(c) for _, cells, _ in rows for c in cells])
+    print("  %-48s %s | %s" % ("function", " ".join("%*s" % (w, t) for t in tools), "spread"))
+    for k, cells, spread in rows:
+        print("  %-48s %s | %5.2f" % (k[:48], " ".join("%*s" % (w, c) for c in cells), spread))
     print("  largest difference between the tools' means among these: %.2f points" % worst)
