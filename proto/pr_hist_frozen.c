@@ -467,7 +467,7 @@ int pr_hist_frozen_pack(const pr_hist_frozen *f, msgpack_packer *pk)
     int rc = pr__hist_pack_head(pk, f->total, f->max == 0 ? 0 : f->min, f->max, f->sum, f->clamped,
                                 f->n_buckets);
     for (uint32_t i = 0; i < f->n_buckets && rc == 0; i++) {
-        rc |= msgpack_pack_uint32(pk, idx[i]);
+        rc |= msgpack_pack_uint32(pk, idx[i] - (i > 0 ? idx[i - 1] : 0)); /* the gap */
         rc |= msgpack_pack_uint64(pk, frozen_count_at(f, i));
     }
     return rc == 0 ? 0 : -EIO;
