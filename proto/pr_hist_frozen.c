@@ -446,14 +446,30 @@ uint64_t pr_hist_frozen_value_at_percentile(const pr_hist_frozen *f, double p)
         return f->min;
     uint64_t rank = pr__hist_rank(p, f->total), seen = 0;
     const uint16_t *idx = frozen_idx(f);
-    for (uint32_t i = 0; i < f->n_buckets; i++) {
-        seen += frozen_count_at(f, i);
-        if (seen >= rank) {
-            uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
-            return v < f->max ? v : f->max;
+    uint32_t i = 0, n = f->n_buckets;
+    if (n == 0)
+        return f->max;
+    if (rank > f->total / 2) {
+        /* A high percentile (a STATS' p95): from the top, over the few
+         * buckets above the rank. The first bucket i whose count and
+         * those above it reach total - rank + 1 holds the rank-th sample:
+         * those strictly above it, seen, are at most total - rank. */
+        uint64_t above_max = f->total - rank;
+        for (i = n - 1; i > 0; i--) {
+            uint64_t c = frozen_count_at(f, i);
+            if (seen + c > above_max)
+                break;
+            seen += c;
+        }
+    } else {
+        for (; i < n - 1; i++) {
+            seen += frozen_count_at(f, i);
+            if (seen >= rank)
+                break;
         }
     }
-    return f->max;
+    uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
+    return v < f->max ? v : f->max;
 }
 
 uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)
