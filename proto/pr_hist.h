@@ -202,4 +202,29 @@ int pr_hist_frozen_pack(const pr_hist_frozen *f, msgpack_packer *pk);
 int pr_hist_unpack_raw_frozen(pr_hist_frozen **f, const void *buf, size_t len,
                               struct pr_error *err);
 
+/* Running sum: the exact sum of many histograms (an agent's STATS over
+ * a run, kept for a lost agent's figures), each added at a cost of its
+ * own buckets only: counts over the span of the buckets added so far,
+ * uint32_t until the total passes 2^32 - 1 (then uint64_t), the span
+ * grown by an eighth at least when a bucket falls outside it. Against a
+ * frozen running sum (pr_hist_frozen_fold), no walk over the sum's
+ * buckets per add; it holds 4 bytes an index of its span where the frozen
+ * form holds 6 an occupied bucket. The caller's; one thread. */
+typedef struct pr_hist_acc pr_hist_acc;
+
+/* A new, empty sum. Never NULL. */
+pr_hist_acc *pr_hist_acc_new(void);
+/* Frees *a and sets *a to NULL; NULL or *a == NULL is a no-op. */
+void pr_hist_acc_destroy(pr_hist_acc **a);
+/* a += f (exact). */
+void pr_hist_acc_add_frozen(pr_hist_acc *a, const pr_hist_frozen *f);
+/* a += h (exact; cost: h's span). */
+void pr_hist_acc_add(pr_hist_acc *a, const pr_hist *h);
+/* Replace dst's content with a's: every bucket, total, min, max, sum and
+ * clamped count. */
+void pr_hist_acc_thaw(pr_hist *dst, const pr_hist_acc *a);
+/* Samples in a; bytes a occupies. */
+uint64_t pr_hist_acc_count(const pr_hist_acc *a);
+size_t pr_hist_acc_size(const pr_hist_acc *a);
+
 #endif

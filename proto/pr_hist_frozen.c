@@ -7,20 +7,6 @@
 #include "pr_hist.h"
 #include "pr_hist_int.h"
 
-struct pr_hist_frozen {
-    uint64_t total;     /* as pr_hist */
-    uint64_t clamped;   /* as pr_hist */
-    uint64_t min;       /* as pr_hist: UINT64_MAX when empty */
-    uint64_t max;       /* as pr_hist: 0 when empty (the emptiness test) */
-    uint64_t sum;       /* as pr_hist */
-    uint32_t n_buckets; /* occupied buckets held */
-    bool wide;          /* counts are uint64_t: total > UINT32_MAX (else uint32_t) */
-    /* n_buckets counts (uint32_t, or uint64_t when wide), then their
-     * n_buckets uint16_t indexes (< 2^15), increasing. Fixed width rather
-     * than varints: merging stays a few ns a bucket. */
-    uint64_t data[];
-};
-
 static size_t count_width(bool wide)
 {
     return wide ? sizeof(uint64_t) : sizeof(uint32_t);
@@ -36,7 +22,7 @@ static pr_hist_frozen *frozen_alloc(uint32_t n, bool wide)
 
 static uint16_t *frozen_idx(const pr_hist_frozen *f)
 {
-    return (uint16_t *)((char *)(uintptr_t)f->data + f->n_buckets * count_width(f->wide));
+    return pr__frozen_idx(f);
 }
 
 static uint64_t frozen_count_at(const pr_hist_frozen *f, uint32_t i)

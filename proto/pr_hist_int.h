@@ -151,6 +151,29 @@ int pr__hist_check_summary(const struct pr__hist_fields *f, int32_t lo, int32_t 
 int pr__hist_pack_head(msgpack_packer *pk, uint64_t n, uint64_t min, uint64_t max, uint64_t sum,
                        uint64_t clamp, size_t buckets);
 
+/* ---- the frozen form's layout (pr_hist_frozen.c; read by pr_hist_acc.c) ---- */
+
+struct pr_hist_frozen {
+    uint64_t total;     /* as pr_hist */
+    uint64_t clamped;   /* as pr_hist */
+    uint64_t min;       /* as pr_hist: UINT64_MAX when empty */
+    uint64_t max;       /* as pr_hist: 0 when empty (the emptiness test) */
+    uint64_t sum;       /* as pr_hist */
+    uint32_t n_buckets; /* occupied buckets held */
+    bool wide;          /* counts are uint64_t: total > UINT32_MAX (else uint32_t) */
+    /* n_buckets counts (uint32_t, or uint64_t when wide), then their
+     * n_buckets uint16_t indexes (< 2^15), increasing. Fixed width rather
+     * than varints: merging stays a few ns a bucket. */
+    uint64_t data[];
+};
+
+/* f's n_buckets indexes, after its counts. */
+static inline uint16_t *pr__frozen_idx(const pr_hist_frozen *f)
+{
+    size_t width = f->wide ? sizeof(uint64_t) : sizeof(uint32_t);
+    return (uint16_t *)((char *)(uintptr_t)f->data + f->n_buckets * width);
+}
+
 /* ---- the frozen form, built sparse (pr_hist_frozen.c, for pr_hist_raw.c) ---- */
 
 /* A frozen histogram with room for cap buckets, uint64_t counts (wide),

@@ -100,8 +100,7 @@ int cm_ir_cleanup(struct coord *c, int rc)
     struct run *r = &c->r;
     co_merge_destroy(&r->merge);
     for (uint32_t i = 0; r->agents && i < r->n; i++)
-        pr_hist_frozen_destroy(&r->agents[i].lat_acc);
-    pr_hist_destroy(&r->fold_scratch);
+        pr_hist_acc_destroy(&r->agents[i].lat_acc);
     pr_hist_destroy(&r->scratch);
     pr_hist_destroy(&r->tot_lat);
     pr_hist_destroy(&r->tot_svc);

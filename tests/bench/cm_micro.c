@@ -42,8 +42,7 @@ static double micro_live_stats(const struct coord *c, struct pr_msg *msgs, int r
     double us = per_op_us(t, (uint64_t)reps * MICRO_STATS);
     co_merge_destroy(&r.merge);
     for (uint32_t i = 0; i < MICRO_STATS; i++)
-        pr_hist_frozen_destroy(&r.agents[i].lat_acc);
-    pr_hist_destroy(&r.fold_scratch);
+        pr_hist_acc_destroy(&r.agents[i].lat_acc);
     pr_hist_destroy(&r.scratch);
     free(r.agents);
     co__srv_copy(&r.srv0, &r.n_srv0, NULL, 0);
@@ -126,6 +125,9 @@ void cm_micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
     pr_hist *fs = pr_hist_new();
     for (int way = 0; way < 2; way++) {
         pr_hist_frozen *acc[MICRO_STATS] = {0};
+        pr_hist_acc *sum[MICRO_STATS];
+        for (uint32_t i = 0; i < MICRO_STATS; i++)
+            sum[i] = pr_hist_acc_new();
         struct pr_msg one[1];
         t = cm_thread_cpu_ns();
         uint64_t spent = 0;
@@ -139,9 +141,9 @@ void cm_micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
                 pr_msg_decode(&one[0], sb[i].data, sb[i].size, NULL);
                 uint64_t t1 = cm_thread_cpu_ns();
                 if (way == 0)
-                    pr_msg_stats_lat_fold_scratch(&acc[i], &one[0].u.stats, fs);
+                    pr_msg_stats_lat_acc(sum[i], &one[0].u.stats);
                 else
-                    pr_msg_stats_lat_fold(&acc[i], &one[0].u.stats);
+                    pr_hist_frozen_fold(&acc[i], one[0].u.stats.lat_frozen, fs);
                 spent += cm_thread_cpu_ns() - t1;
                 pr_msg_clear(&one[0]);
                 msgpack_sbuffer_clear(&sb[i]);
@@ -150,8 +152,10 @@ void cm_micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
         (void)t;
         *(way == 0 ? &mb->fold_us : &mb->fold_old_us) =
             (double)spent / 1e3 / ((double)reps * MICRO_STATS);
-        for (uint32_t i = 0; i < MICRO_STATS; i++)
+        for (uint32_t i = 0; i < MICRO_STATS; i++) {
             pr_hist_frozen_destroy(&acc[i]);
+            pr_hist_acc_destroy(&sum[i]);
+        }
     }
     pr_hist_destroy(&fs);
 

@@ -350,8 +350,7 @@ static void long_sample(struct coord *c)
         struct mallinfo2 mi = mallinfo2();
         cur->backlog_now = backlog;
         for (uint32_t i = 0; i < c->n; i++)
-            cur->acc_bytes +=
-                c->r.agents[i].lat_acc ? pr_hist_frozen_size(c->r.agents[i].lat_acc) : 0;
+            cur->acc_bytes += c->r.agents[i].lat_acc ? pr_hist_acc_size(c->r.agents[i].lat_acc) : 0;
         cur->k = c->printed;
         cur->rss_kb = rss_kb();
         cur->heap_used = mi.uordblks + mi.hblkhd;
@@ -604,8 +603,7 @@ int main(int argc, char **argv)
     unlink(path);
     co_merge_destroy(&c.r.merge);
     for (uint32_t i = 0; c.r.agents && i < c.r.n; i++)
-        pr_hist_frozen_destroy(&c.r.agents[i].lat_acc);
-    pr_hist_destroy(&c.r.fold_scratch);
+        pr_hist_acc_destroy(&c.r.agents[i].lat_acc);
     pr_hist_destroy(&c.r.scratch);
     free(c.r.agents);
     co__srv_copy(&c.r.srv0, &c.r.n_srv0, NULL, 0);

@@ -833,6 +833,52 @@ static void test_unpack_fast_path(void)
     pr_hist_destroy(&h);
 }
 
+/* The running sum (pr_hist_acc) against the dense sum, after every add:
+ * spans that move out on both sides, dense and frozen adds, the edge
+ * buckets, and a total past 2^32 (its counts widened on the way). */
+static void test_acc(void)
+{
+    pr_hist *h = pr_hist_new(), *sum = pr_hist_new(), *back = pr_hist_new();
+    pr_hist_acc *a = pr_hist_acc_new();
+    pr_hist_acc_thaw(back, a);
+    CHECK(pr_hist_count(back) == 0 && pr_hist_max(back) == 0 && pr_hist_acc_count(a) == 0);
+    for (int round = 0; round < 60; round++) {
+        pr_hist_reset(h);
+        uint64_t base = round % 2 ? 50 + 10 * (uint64_t)round : 2000000ULL >> (round % 9);
+        for (int i = 0; i < 300; i++)
+            pr_hist_record(h, base + rng_next() % (3 * base + 1), 1 + rng_next() % 4);
+        if (round == 40)
+            pr_hist_record(h, 7, 1ULL << 32); /* the total passes 2^32 - 1 */
+        if (round == 45)
+            pr_hist_record(h, PR_HIST_MAX_US + 5, 2); /* clamped into the top bucket */
+        if (round == 46)
+            pr_hist_record(h, 0, 1); /* clamped into bucket 1 */
+        pr_hist_add(sum, h);
+        if (round % 3 == 0) {
+            pr_hist_acc_add(a, h);
+        } else {
+            pr_hist_frozen *f = pr_hist_freeze(h);
+            pr_hist_acc_add_frozen(a, f);
+            pr_hist_frozen_destroy(&f);
+        }
+        pr_hist_acc_thaw(back, a);
+        CHECK_MSG(pr_hist_equal(back, sum), "round %d: the running sum differs", round);
+        CHECK(pr_hist_acc_count(a) == pr_hist_count(sum));
+    }
+    pr_hist_reset(h); /* empty adds: no-ops */
+    pr_hist_frozen *f = pr_hist_freeze(h);
+    pr_hist_acc_add(a, h);
+    pr_hist_acc_add_frozen(a, f);
+    pr_hist_acc_thaw(back, a);
+    CHECK(pr_hist_equal(back, sum) && pr_hist_acc_size(a) > 0);
+    pr_hist_frozen_destroy(&f);
+    pr_hist_acc_destroy(&a);
+    pr_hist_acc_destroy(&a); /* no-op */
+    pr_hist_destroy(&back);
+    pr_hist_destroy(&sum);
+    pr_hist_destroy(&h);
+}
+
 int main(void)
 {
     uint64_t *v = malloc(NSAMPLES * sizeof(*v));
@@ -843,6 +889,7 @@ int main(void)
         test_percentiles((enum shape)s, v);
     test_merge();
     test_frozen();
+    test_acc();
     test_unpack_strict();
     test_unpack_raw_bytes();
     test_unpack_corrupt();
