@@ -39,7 +39,7 @@ static size_t width(bool wide)
     return wide ? sizeof(uint64_t) : sizeof(uint32_t);
 }
 
-/* a holds [lo, hi] at least, and is wide when wide: a new array, grown by
+/* a holds [lo, hi] at least, and is wide when wide: its array grown by
  * an eighth at least on the side that grows (tails keep arriving one
  * bucket further out: one copy per eighth, not per bucket). */
 static void acc_reserve(pr_hist_acc *a, int32_t lo, int32_t hi, bool wide)
@@ -55,8 +55,21 @@ static void acc_reserve(pr_hist_acc *a, int32_t lo, int32_t hi, bool wide)
     lo = lo < 1 ? 1 : lo;
     hi = hi > PR__COUNTS_LEN - 1 ? PR__COUNTS_LEN - 1 : hi;
     int32_t len = hi - lo + 1;
+    if (a->len > 0 && wide == a->wide) {
+        /* The same width: grown in place where the allocator can (tails
+         * grow it upwards), the counts moved up when it grew down. */
+        size_t w = width(wide), shift = (size_t)(old_lo - lo) * w, old = (size_t)a->len * w;
+        char *c = pr_xrealloc(a->counts, (size_t)len * w);
+        memmove(c + shift, c, old);
+        memset(c, 0, shift);
+        memset(c + shift + old, 0, (size_t)len * w - shift - old);
+        a->counts = c;
+        a->lo = lo;
+        a->len = len;
+        return;
+    }
     void *c = pr_xcalloc((size_t)len, width(wide));
-    for (int32_t i = 0; i < a->len; i++) { /* old counts at their new place */
+    for (int32_t i = 0; i < a->len; i++) { /* old counts at their new place, widened */
         int32_t at = old_lo - lo + i;
         uint64_t v = a->wide ? ((uint64_t *)a->counts)[i] : ((uint32_t *)a->counts)[i];
         if (wide)
