@@ -153,9 +153,9 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
         after_release(r, st);
     if (r->res->fam_report != NULL) /* co_family.h */
         r->res->fam_report->stats(r->res->fam_state, i, st, released, r->interval_ms);
-    if (r->fold_scratch == NULL) /* kept empty: the fold's working memory */
-        r->fold_scratch = pr_hist_new();
-    pr_msg_stats_lat_fold_scratch(&ag->lat_acc, st, r->fold_scratch);
+    if (ag->lat_acc == NULL)
+        ag->lat_acc = pr_hist_acc_new();
+    pr_msg_stats_lat_acc(ag->lat_acc, st);
     if (r->prom)
         co_prom_add_stats(r->prom, i, st);
     pr_counters_add(&ag->sum, &st->ctr);
@@ -471,7 +471,7 @@ void co__live_progress(struct run *r)
  * tail included), summed as they were released (co__live_release), which
  * equals the sum of the agents' DONE histograms and also holds what a lost
  * agent reported before it went. A lost agent's own latency is the sum of
- * its STATS, kept per agent in compact (frozen) form as they arrive. Any
+ * its STATS, kept per agent in a running sum (pr_hist_acc) as they arrive. Any
  * interval not released (none once the final flush ran) is added too. */
 void co__live_sum_intervals(struct run *r)
 {
@@ -504,7 +504,7 @@ void co__live_sum_intervals(struct run *r)
         pr_hist_destroy(&ar->lat);
         if (r->agents[i].lat_acc != NULL) {
             ar->lat = pr_hist_new();
-            pr_hist_thaw(ar->lat, r->agents[i].lat_acc);
+            pr_hist_acc_thaw(ar->lat, r->agents[i].lat_acc);
         }
     }
     pr_hist_destroy(&scratch);

@@ -567,13 +567,12 @@ static void drive_phase(struct run *r)
 static void free_run(struct run *r)
 {
     for (uint32_t i = 0; r->agents && i < r->n; i++)
-        pr_hist_frozen_destroy(&r->agents[i].lat_acc);
+        pr_hist_acc_destroy(&r->agents[i].lat_acc);
     free(r->agents);
     pr_hist_destroy(&r->tot_lat);
     pr_hist_destroy(&r->tot_svc);
     pr_hist_destroy(&r->cp_lat);
     pr_hist_destroy(&r->scratch);
-    pr_hist_destroy(&r->fold_scratch);
     co_prom_stop(&r->prom);
     co__srv_copy(&r->srv0, &r->n_srv0, NULL, 0);
     co__srv_copy(&r->srv_last, &r->n_srv_last, NULL, 0);

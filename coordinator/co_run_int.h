@@ -31,8 +31,8 @@ struct agent {
     uint64_t lat_sum_us;    /* sum of its STATS latency sums */
     double cpu_sum;         /* sum of STATS.cpu */
 
-    /* Its latency over its STATS (a lost agent's figures), compact. */
-    pr_hist_frozen *lat_acc;
+    /* Its latency over its STATS (a lost agent's figures): a running sum. */
+    pr_hist_acc *lat_acc;
 };
 
 struct run {
@@ -82,7 +82,6 @@ struct run {
     pr_hist *cp_lat;           /* released intervals of the current checkpoint window */
     struct pr_counters cp_ctr; /* their counters */
     pr_hist *scratch;          /* where a frozen interval is expanded */
-    pr_hist *fold_scratch;     /* empty between calls: the per-agent fold's (co__live_stats) */
     bool stream_opened;        /* res->stream was opened (at the first release) */
     struct co_prom *prom;      /* --prometheus endpoint, or NULL */
     uint64_t prom_pub_ns;      /* when a snapshot was last published */

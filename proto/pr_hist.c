@@ -292,10 +292,11 @@ int pr_hist_pack(const pr_hist *h, msgpack_packer *pk)
         buckets += h->counts[i] != 0;
 
     int rc = pr__hist_pack_head(pk, h->total, pr_hist_min(h), h->max, h->sum, h->clamped, buckets);
-    for (int32_t i = lo; i <= hi && rc == 0; i++) {
+    for (int32_t i = lo, prev = 0; i <= hi && rc == 0; i++) {
         if (h->counts[i] != 0) {
-            rc |= msgpack_pack_uint32(pk, (uint32_t)i);
+            rc |= msgpack_pack_uint32(pk, (uint32_t)(i - prev)); /* the gap: see pr_hist.h */
             rc |= msgpack_pack_uint64(pk, h->counts[i]);
+            prev = i;
         }
     }
     return rc == 0 ? 0 : -EIO;

@@ -7,20 +7,6 @@
 #include "pr_hist.h"
 #include "pr_hist_int.h"
 
-struct pr_hist_frozen {
-    uint64_t total;     /* as pr_hist */
-    uint64_t clamped;   /* as pr_hist */
-    uint64_t min;       /* as pr_hist: UINT64_MAX when empty */
-    uint64_t max;       /* as pr_hist: 0 when empty (the emptiness test) */
-    uint64_t sum;       /* as pr_hist */
-    uint32_t n_buckets; /* occupied buckets held */
-    bool wide;          /* counts are uint64_t: total > UINT32_MAX (else uint32_t) */
-    /* n_buckets counts (uint32_t, or uint64_t when wide), then their
-     * n_buckets uint16_t indexes (< 2^15), increasing. Fixed width rather
-     * than varints: merging stays a few ns a bucket. */
-    uint64_t data[];
-};
-
 static size_t count_width(bool wide)
 {
     return wide ? sizeof(uint64_t) : sizeof(uint32_t);
@@ -36,7 +22,7 @@ static pr_hist_frozen *frozen_alloc(uint32_t n, bool wide)
 
 static uint16_t *frozen_idx(const pr_hist_frozen *f)
 {
-    return (uint16_t *)((char *)(uintptr_t)f->data + f->n_buckets * count_width(f->wide));
+    return pr__frozen_idx(f);
 }
 
 static uint64_t frozen_count_at(const pr_hist_frozen *f, uint32_t i)
@@ -446,14 +432,30 @@ uint64_t pr_hist_frozen_value_at_percentile(const pr_hist_frozen *f, double p)
         return f->min;
     uint64_t rank = pr__hist_rank(p, f->total), seen = 0;
     const uint16_t *idx = frozen_idx(f);
-    for (uint32_t i = 0; i < f->n_buckets; i++) {
-        seen += frozen_count_at(f, i);
-        if (seen >= rank) {
-            uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
-            return v < f->max ? v : f->max;
+    uint32_t i = 0, n = f->n_buckets;
+    if (n == 0)
+        return f->max;
+    if (rank > f->total / 2) {
+        /* A high percentile (a STATS' p95): from the top, over the few
+         * buckets above the rank. The first bucket i whose count and
+         * those above it reach total - rank + 1 holds the rank-th sample:
+         * those strictly above it, seen, are at most total - rank. */
+        uint64_t above_max = f->total - rank;
+        for (i = n - 1; i > 0; i--) {
+            uint64_t c = frozen_count_at(f, i);
+            if (seen + c > above_max)
+                break;
+            seen += c;
+        }
+    } else {
+        for (; i < n - 1; i++) {
+            seen += frozen_count_at(f, i);
+            if (seen >= rank)
+                break;
         }
     }
-    return f->max;
+    uint64_t v = pr_hist_highest_equivalent(pr_hist_value_at_index(idx[i]));
+    return v < f->max ? v : f->max;
 }
 
 uint64_t pr_hist_frozen_sum(const pr_hist_frozen *f)
@@ -467,7 +469,7 @@ int pr_hist_frozen_pack(const pr_hist_frozen *f, msgpack_packer *pk)
     int rc = pr__hist_pack_head(pk, f->total, f->max == 0 ? 0 : f->min, f->max, f->sum, f->clamped,
                                 f->n_buckets);
     for (uint32_t i = 0; i < f->n_buckets && rc == 0; i++) {
-        rc |= msgpack_pack_uint32(pk, idx[i]);
+        rc |= msgpack_pack_uint32(pk, idx[i] - (i > 0 ? idx[i - 1] : 0)); /* the gap */
         rc |= msgpack_pack_uint64(pk, frozen_count_at(f, i));
     }
     return rc == 0 ? 0 : -EIO;

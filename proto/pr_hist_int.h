@@ -75,7 +75,7 @@ uint64_t pr__hist_rank(double p, uint64_t total);
 /* The decoded map, before the cross-checks. */
 struct pr__hist_fields {
     uint64_t v[5];               /* n, min, max, sum, clamp, in key order */
-    uint32_t b_size;             /* elements of "b", the flattened [index, count] array */
+    uint32_t b_size;             /* elements of "b", the flattened [gap, count] array */
     const msgpack_object *b_obj; /* tree: b's elements */
     unsigned seen;               /* bit per key number (pr__hist_key) found */
 };
@@ -86,15 +86,19 @@ struct pr__bucket_acc {
     uint64_t total; /* sum of their counts */
 };
 
-/* A pair of "b", both unsigned integers: checked and counted in a (not
+/* A pair of "b", both unsigned integers: gap (the bucket's index minus
+ * the previous bucket's; the first bucket's index itself) and count,
+ * checked and counted in a, whose hi becomes the bucket's index (not
  * stored anywhere: the caller stores it, densely or sparsely). */
-static inline int pr__hist_check_bucket(struct pr__bucket_acc *a, uint64_t index, uint64_t count,
+static inline int pr__hist_check_bucket(struct pr__bucket_acc *a, uint64_t gap, uint64_t count,
                                         struct pr_error *err)
 {
-    if (index < 1 || index >= PR__COUNTS_LEN)
-        return pr_error_set(err, PR_ERANGE, "hist: bucket index %" PRIu64 " out of range", index);
-    int32_t idx = (int32_t)index;
-    if (idx <= a->hi)
+    uint64_t prev = a->hi < a->lo ? 0 : (uint64_t)a->hi;
+    if ((gap == 0 && prev == 0) || gap >= PR__COUNTS_LEN - prev)
+        return pr_error_set(err, PR_ERANGE, "hist: bucket index %" PRIu64 " out of range",
+                            pr__sat_add(prev, gap));
+    int32_t idx = (int32_t)(prev + gap);
+    if (gap == 0)
         return pr_error_set(err, PR_EBAD_HIST, "hist: bucket index %d not increasing", idx);
     if (count == 0)
         return pr_error_set(err, PR_EBAD_HIST, "hist: zero count at index %d", idx);
@@ -106,13 +110,14 @@ static inline int pr__hist_check_bucket(struct pr__bucket_acc *a, uint64_t index
     return 0;
 }
 
-/* A pair of "b", both unsigned integers: checked, then stored in h. */
-static inline int pr__hist_put_bucket(pr_hist *h, struct pr__bucket_acc *a, uint64_t index,
+/* A pair of "b" (gap, count), both unsigned integers: checked, then
+ * stored in h. */
+static inline int pr__hist_put_bucket(pr_hist *h, struct pr__bucket_acc *a, uint64_t gap,
                                       uint64_t count, struct pr_error *err)
 {
-    int rc = pr__hist_check_bucket(a, index, count, err);
+    int rc = pr__hist_check_bucket(a, gap, count, err);
     if (rc == 0)
-        h->counts[index] = count;
+        h->counts[a->hi] = count;
     return rc;
 }
 
@@ -145,6 +150,29 @@ int pr__hist_check_summary(const struct pr__hist_fields *f, int32_t lo, int32_t 
  * msgpack-c's nonzero. */
 int pr__hist_pack_head(msgpack_packer *pk, uint64_t n, uint64_t min, uint64_t max, uint64_t sum,
                        uint64_t clamp, size_t buckets);
+
+/* ---- the frozen form's layout (pr_hist_frozen.c; read by pr_hist_acc.c) ---- */
+
+struct pr_hist_frozen {
+    uint64_t total;     /* as pr_hist */
+    uint64_t clamped;   /* as pr_hist */
+    uint64_t min;       /* as pr_hist: UINT64_MAX when empty */
+    uint64_t max;       /* as pr_hist: 0 when empty (the emptiness test) */
+    uint64_t sum;       /* as pr_hist */
+    uint32_t n_buckets; /* occupied buckets held */
+    bool wide;          /* counts are uint64_t: total > UINT32_MAX (else uint32_t) */
+    /* n_buckets counts (uint32_t, or uint64_t when wide), then their
+     * n_buckets uint16_t indexes (< 2^15), increasing. Fixed width rather
+     * than varints: merging stays a few ns a bucket. */
+    uint64_t data[];
+};
+
+/* f's n_buckets indexes, after its counts. */
+static inline uint16_t *pr__frozen_idx(const pr_hist_frozen *f)
+{
+    size_t width = f->wide ? sizeof(uint64_t) : sizeof(uint32_t);
+    return (uint16_t *)((char *)(uintptr_t)f->data + f->n_buckets * width);
+}
 
 /* ---- the frozen form, built sparse (pr_hist_frozen.c, for pr_hist_raw.c) ---- */
 

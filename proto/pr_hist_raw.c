@@ -122,7 +122,7 @@ static inline bool rd_head(struct rd *r, msgpack_object *o)
         o->via.array.ptr = NULL;
     } else if (b <= 0xbf) {
         return rd_body(r, o, MSGPACK_OBJECT_STR, 1, b & 0x1f);
-    } else if (b >= 0xcc && b <= 0xcf) { /* uint8..64: a bucket's index or count */
+    } else if (b >= 0xcc && b <= 0xcf) { /* uint8..64: a bucket's gap or count */
         unsigned w = 1U << (b - 0xcc);
         if (r->len - r->off <= w)
             return false;
@@ -241,7 +241,7 @@ enum form { DENSE, WIDE, NARROW };
  * its encoding (a histogram's counts switch between fixint and uint8
  * at random, which the branch predictor cannot follow). *bad is set for
  * any other encoding. Returns the bytes it took. */
-static inline size_t fast_uint(const uint8_t *p, uint64_t *v, bool *bad)
+static inline size_t fast_uint(const uint8_t *p, uint64_t *v, uint64_t *bad)
 {
     uint8_t b = p[0];
     unsigned d = (unsigned)b - 0xcc; /* 0..3 for uint8..64 */
@@ -251,7 +251,7 @@ static inline size_t fast_uint(const uint8_t *p, uint64_t *v, bool *bad)
     memcpy(&raw, p + 1, 8);
     raw = __builtin_bswap64(raw) >> ((64 - 8 * w) & 63);
     *v = isu ? raw : b;
-    *bad |= !isu & (b > 0x7f);
+    *bad |= (uint64_t)(!isu & (b > 0x7f));
     return 1 + w;
 }
 
@@ -266,39 +266,58 @@ fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs, struct pr__bu
            uint16_t *idx, uint64_t *cnt, uint32_t *cnt32, bool narrow, uint64_t *edge)
 {
     const uint8_t *p = *pp;
-    /* The index range and its increase in one test: x in [next, COUNTS_LEN) */
-    uint64_t next = a->hi < 1 ? 1 : (uint64_t)a->hi + 1, total = a->total;
-    bool bad = false;
+    /* The previous bucket's index (0 before the first): each gap g must
+     * keep the index inside (prev, COUNTS_LEN). */
+    uint64_t prev = a->hi < a->lo ? 0 : (uint64_t)a->hi, total = a->total;
+    uint64_t bad = 0;  /* not 0: a check failed (a flag, not a bool, for the loop's code) */
+    uint64_t zero = 0; /* the fixint pairs' g - 1 and c - 1 ORed: bit 63 when one was 0 */
     uint32_t i = 0;
     /* Runs of pairs that fit in what is left (18 bytes each at most): no
      * bound test per pair. */
     for (uint32_t run;
          i < pairs && (run = (uint32_t)((size_t)(end - p) / 18 < pairs - i ? (size_t)(end - p) / 18
-                                                                           : pairs - i)) > 0;)
+                                                                           : pairs - i)) > 0;) {
+        uint64_t fsum = 0; /* the run's fixint counts: at most 127 each, cannot overflow */
         for (uint32_t stop = i + run; i < stop; i++) {
-            uint64_t x, c;
-            /* An index past the first 256 values is always a uint16: a branch
-             * the predictor gets right, so the count's read need not wait. */
-            if (p[0] == 0xcd) {
-                x = (uint64_t)p[1] << 8 | p[2];
-                p += 3;
+            uint16_t two; /* the pair's first two bytes: both fixints? */
+            memcpy(&two, p, 2);
+            uint64_t g = p[0], c = p[1];
+            if (__builtin_expect((two & 0x8080) == 0, 1)) {
+                /* Two fixints (most pairs: a branch the predictor gets
+                 * right): checked after the run (each >= 1; the index,
+                 * growing by at most 127 a pair, in range; the total). */
+                zero |= (g - 1) | (c - 1);
+                fsum += c;
+                p += 2;
             } else {
-                p += fast_uint(p, &x, &bad);
+                if (g <= 0x7f)
+                    p++;
+                else
+                    p += fast_uint(p, &g, &bad);
+                if (p[0] <= 0x7f)
+                    c = *p++;
+                else
+                    p += fast_uint(p, &c, &bad);
+                /* prev in range (fixints may have pushed it past), then
+                 * g in [1, COUNTS_LEN - 1 - prev]: g 0 wraps (once bad,
+                 * prev may be anything: the result is dropped) */
+                bad |= (uint64_t)((prev >= (uint64_t)PR__COUNTS_LEN) |
+                                  (g - 1 >= (uint64_t)PR__COUNTS_LEN - 1 - prev) | (c == 0));
+                bad |= (uint64_t)__builtin_add_overflow(total, c, &total);
             }
-            if (p[0] <= 0x7f) /* most counts: a fixint, again predictable */
-                c = *p++;
-            else
-                p += fast_uint(p, &c, &bad);
-            bad |= x - next >= (uint64_t)PR__COUNTS_LEN - next; /* index 0 too; wraps when below */
-            bad |= c == 0;
-            bad |= __builtin_add_overflow(total, c, &total);
-            idx[i] = (uint16_t)x;
+            prev += g;
+            idx[i] = (uint16_t)prev;
             if (narrow) /* a count over 2^32 - 1 makes the total disagree with "n": refused */
                 cnt32[i] = (uint32_t)c;
             else
                 cnt[i] = c;
-            next = x + 1;
         }
+        /* Every add checked, the fixint ones summed first: a total past
+         * 2^64 - 1 overflows one of them, in whatever order. */
+        bad |= (uint64_t)(prev >= (uint64_t)PR__COUNTS_LEN) |
+               (uint64_t)__builtin_add_overflow(total, fsum, &total);
+    }
+    bad |= zero >> 63;
     if (bad)
         return UINT32_MAX;
     if (i > 0) {
@@ -307,7 +326,7 @@ fast_pairs(const uint8_t **pp, const uint8_t *end, uint32_t pairs, struct pr__bu
         *edge += (idx[0] == 1 ? c0 : 0) + (idx[i - 1] == PR__COUNTS_LEN - 1 ? cl : 0);
         if (a->hi < a->lo)
             a->lo = idx[0];
-        a->hi = (int32_t)(next - 1);
+        a->hi = (int32_t)prev;
     }
     a->total = total;
     *pp = p;
@@ -371,15 +390,15 @@ raw_buckets_to(struct sink *k, enum form form, struct rd *r, const struct pr__hi
         if ((rc = pr__hist_check_bucket(&acc, v[0], v[1], err)) != 0)
             break;
         if (form == DENSE) {
-            counts[v[0]] = v[1];
+            counts[acc.hi] = v[1];
             continue;
         }
-        idx[n] = (uint16_t)v[0];
+        idx[n] = (uint16_t)acc.hi;
         if (form == NARROW) /* as fast_pairs: a count too wide is refused with the total */
             c32[n++] = (uint32_t)v[1];
         else
             counts[n++] = v[1];
-        k->edge += v[0] == 1 || v[0] == PR__COUNTS_LEN - 1 ? v[1] : 0;
+        k->edge += acc.hi == 1 || acc.hi == PR__COUNTS_LEN - 1 ? v[1] : 0;
     }
     k->n = n;
     r->off = (size_t)(p - r->p);

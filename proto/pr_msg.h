@@ -73,7 +73,9 @@
 #include "pr_err.h"
 #include "pr_hist.h"
 
-#define PR_PROTO_VERSION 3 /* 2: READY.kinds, STATS/DONE.kst; 3: PLAN scr* (was lua*) */
+/* 2: READY.kinds, STATS/DONE.kst; 3: PLAN scr* (was lua*); 4: histograms'
+ * "b" holds gaps between bucket indexes, not the indexes (pr_hist.h) */
+#define PR_PROTO_VERSION 4
 
 /* Limits, enforced by both encoder and decoder (lengths in bytes, without
  * the terminating NUL). */

@@ -17,13 +17,12 @@ void pr_msg_stats_lat_fold(pr_hist_frozen **dst, const struct pr_msg_stats *st)
         pr_hist_frozen_merge(dst, st->lat_frozen);
 }
 
-void pr_msg_stats_lat_fold_scratch(pr_hist_frozen **dst, const struct pr_msg_stats *st,
-                                   pr_hist *scratch)
+void pr_msg_stats_lat_acc(pr_hist_acc *acc, const struct pr_msg_stats *st)
 {
     if (st->lat != NULL)
-        pr_hist_frozen_add(dst, st->lat);
+        pr_hist_acc_add(acc, st->lat);
     else if (st->lat_frozen != NULL)
-        pr_hist_frozen_fold(dst, st->lat_frozen, scratch);
+        pr_hist_acc_add_frozen(acc, st->lat_frozen);
 }
 
 pr_hist_frozen *pr_msg_stats_lat_freeze(const struct pr_msg_stats *st)

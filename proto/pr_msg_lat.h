@@ -15,10 +15,8 @@
 void pr_msg_stats_lat_add(pr_hist *dst, const struct pr_msg_stats *st);
 /* *dst += st's latency, kept frozen (a NULL *dst becomes a copy). */
 void pr_msg_stats_lat_fold(pr_hist_frozen **dst, const struct pr_msg_stats *st);
-/* The same, for a running sum (pr_hist_frozen_fold: scratch an empty
- * histogram, left empty). */
-void pr_msg_stats_lat_fold_scratch(pr_hist_frozen **dst, const struct pr_msg_stats *st,
-                                   pr_hist *scratch);
+/* acc += st's latency, exact (a running sum: pr_hist_acc). */
+void pr_msg_stats_lat_acc(pr_hist_acc *acc, const struct pr_msg_stats *st);
 /* A frozen copy of st's latency, the caller's. */
 pr_hist_frozen *pr_msg_stats_lat_freeze(const struct pr_msg_stats *st);
 /* Samples, sum (µs) and the value at percentile p of st's latency (0 for

@@ -141,10 +141,9 @@ int main(void)
     co_stream_destroy(&res.stream);
     co_merge_destroy(&r.merge);
     for (uint32_t i = 0; i < 2; i++)
-        pr_hist_frozen_destroy(&r.agents[i].lat_acc);
+        pr_hist_acc_destroy(&r.agents[i].lat_acc);
     free(r.agents);
     pr_hist_destroy(&r.scratch);
-    pr_hist_destroy(&r.fold_scratch);
     pr_hist_destroy(&r.tot_lat);
     pr_hist_destroy(&r.cp_lat);
     free(r.srv_qps);

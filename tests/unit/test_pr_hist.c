@@ -458,7 +458,9 @@ static void test_unpack_strict(void)
 {
     pr_hist *h = pr_hist_new();
     uint64_t i3000 = (uint64_t)pr_hist_index_of(3000), L = (uint64_t)pr_hist_counts_len();
-    const uint64_t good[] = {1000, 3, i3000, 1};
+    /* "b" holds gaps: index 1000, then i3000 */
+    uint64_t g3000 = i3000 - 1000;
+    const uint64_t good[] = {1000, 3, g3000, 1};
     struct spec base = {{4, 1000, 3000, 6000, 0}, good, 4, -1, -1, -1, false}, sp;
 
     EXPECT_SPEC(h, &base, 0);
@@ -490,30 +492,30 @@ static void test_unpack_strict(void)
         uint32_t blen;
         int code;
     } cases[] = {
-        {{4, 1000, 3000, 6000, 0}, {1000, 3, i3000}, 3, PR_EBAD_HIST},             /* odd */
-        {{4, 1000, 3000, 6000, 0}, {0, 3, i3000, 1}, 4, PR_ERANGE},                /* index 0 */
-        {{4, 1000, 3000, 6000, 0}, {1000, 3, L, 1}, 4, PR_ERANGE},                 /* past max */
-        {{4, 1000, 3000, 6000, 0}, {1000, 3, 1ULL << 40, 1}, 4, PR_ERANGE},        /* huge */
-        {{4, 1000, 3000, 6000, 0}, {i3000, 1, 1000, 3}, 4, PR_EBAD_HIST},          /* decreasing */
-        {{4, 1000, 1000, 4000, 0}, {1000, 3, 1000, 1}, 4, PR_EBAD_HIST},           /* repeated */
-        {{4, 1000, 3000, 6000, 0}, {1000, 4, 2000, 0, i3000, 0}, 6, PR_EBAD_HIST}, /* zero */
-        {{5, 1000, 3000, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* n */
-        {{4, 999, 3000, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},           /* min bucket */
-        {{4, 0, 3000, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},             /* min 0 */
-        {{4, 1000, 3002, 6000, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* max bucket */
-        {{4, 1000, 3000, 3999, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* sum low */
-        {{4, 1000, 3000, 12001, 0}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},         /* sum high */
-        {{4, 1000, 3000, 6000, 1}, {1000, 3, i3000, 1}, 4, PR_EBAD_HIST},          /* clamp */
-        {{1, 1, 2, 3, 0}, {1, UINT64_MAX, 2, 2}, 4, PR_EBAD_HIST},                 /* overflow */
-        {{0, 1, 0, 0, 0}, {0}, 0, PR_EBAD_HIST},                                   /* empty, min */
-        {{0, 0, 0, 0, 0}, {0}, 0, 0},                                              /* empty */
-        {{UINT64_MAX, 5, 5, UINT64_MAX, 0}, {5, UINT64_MAX}, 2, 0},                /* huge, ok */
+        {{4, 1000, 3000, 6000, 0}, {1000, 3, g3000}, 3, PR_EBAD_HIST},      /* odd */
+        {{4, 1000, 3000, 6000, 0}, {0, 3, i3000, 1}, 4, PR_ERANGE},         /* index 0 */
+        {{4, 1000, 3000, 6000, 0}, {1000, 3, L - 1000, 1}, 4, PR_ERANGE},   /* past max */
+        {{4, 1000, 3000, 6000, 0}, {1000, 3, 1ULL << 40, 1}, 4, PR_ERANGE}, /* huge */
+        {{4, 1000, 3000, 6000, 0}, {1000, 3, UINT64_MAX, 1}, 4, PR_ERANGE}, /* wraps */
+        {{4, 1000, 1000, 4000, 0}, {1000, 3, 0, 1}, 4, PR_EBAD_HIST},       /* repeated */
+        {{4, 1000, 3000, 6000, 0}, {1000, 4, 1000, 0, i3000 - 2000, 0}, 6, PR_EBAD_HIST}, /* zero */
+        {{5, 1000, 3000, 6000, 0}, {1000, 3, g3000, 1}, 4, PR_EBAD_HIST},                 /* n */
+        {{4, 999, 3000, 6000, 0}, {1000, 3, g3000, 1}, 4, PR_EBAD_HIST},   /* min bucket */
+        {{4, 0, 3000, 6000, 0}, {1000, 3, g3000, 1}, 4, PR_EBAD_HIST},     /* min 0 */
+        {{4, 1000, 3002, 6000, 0}, {1000, 3, g3000, 1}, 4, PR_EBAD_HIST},  /* max bucket */
+        {{4, 1000, 3000, 3999, 0}, {1000, 3, g3000, 1}, 4, PR_EBAD_HIST},  /* sum low */
+        {{4, 1000, 3000, 12001, 0}, {1000, 3, g3000, 1}, 4, PR_EBAD_HIST}, /* sum high */
+        {{4, 1000, 3000, 6000, 1}, {1000, 3, g3000, 1}, 4, PR_EBAD_HIST},  /* clamp */
+        {{1, 1, 2, 3, 0}, {1, UINT64_MAX, 1, 2}, 4, PR_EBAD_HIST},         /* overflow */
+        {{0, 1, 0, 0, 0}, {0}, 0, PR_EBAD_HIST},                           /* empty, min */
+        {{0, 0, 0, 0, 0}, {0}, 0, 0},                                      /* empty */
+        {{UINT64_MAX, 5, 5, UINT64_MAX, 0}, {5, UINT64_MAX}, 2, 0},        /* huge, ok */
         /* "n" first and under 2^32 (the frozen decode's 32-bit slots): a
          * count that does not fit is refused with the total, not cut */
-        {{4, 1000, 3000, 6000, 0}, {1000, (1ULL << 32) + 3, i3000, 1}, 4, PR_EBAD_HIST},
+        {{4, 1000, 3000, 6000, 0}, {1000, (1ULL << 32) + 3, g3000, 1}, 4, PR_EBAD_HIST},
         {{1ULL << 32, 5, 5, 5ULL << 32, 0}, {5, 1ULL << 32}, 2, 0}, /* 2^32: wide, ok */
-        {{2, 1, PR_HIST_MAX_US, PR_HIST_MAX_US + 1, 2}, {1, 1, L - 1, 1}, 4, 0}, /* clamps */
-        {{2, 1, PR_HIST_MAX_US + 1, 2, 0}, {1, 1, L - 1, 1}, 4, PR_EBAD_HIST},   /* max > MAX */
+        {{2, 1, PR_HIST_MAX_US, PR_HIST_MAX_US + 1, 2}, {1, 1, L - 2, 1}, 4, 0}, /* clamps */
+        {{2, 1, PR_HIST_MAX_US + 1, 2, 0}, {1, 1, L - 2, 1}, 4, PR_EBAD_HIST},   /* max > MAX */
     };
     for (size_t i = 0; i < 2 * sizeof(cases) / sizeof(cases[0]); i++) {
         size_t c = i % (sizeof(cases) / sizeof(cases[0]));
@@ -577,13 +579,13 @@ static void test_unpack_raw_bytes(void)
         0xa2, 'z', 'z', 0x92, 0xc4, 1, 0, 0x81, 1, 2,               /* unknown: [bin, {1: 2}] */
         0xa5, 'c', 'l', 'a', 'm', 'p', 0xd3, 0, 0, 0, 0, 0, 0, 0, 0, /* int64 0 */
         0xa1, 'b', 0x94, 0xcd, 0x03, 0xe8, 0xd0, 3,                 /* [1000, int8 3, */
-        0xcd, 0x09, 0xdc, 0xcf, 0, 0, 0, 0, 0, 0, 0, 1};            /*  2524, uint64 1] */
+        0xcd, 0x05, 0xf4, 0xcf, 0, 0, 0, 0, 0, 0, 0, 1};            /*  +1524, uint64 1] */
     /* clang-format on */
     uint8_t buf[sizeof(good) + 1];
     struct pr_error err = {0, ""};
     pr_hist *h = pr_hist_new();
 
-    CHECK((uint64_t)pr_hist_index_of(3000) == 0x09dc);
+    CHECK((uint64_t)pr_hist_index_of(3000) == 1000 + 0x05f4); /* "b" holds gaps */
     CHECK_MSG(decode(h, (const char *)good, sizeof(good), &err) == 0, "%s", err.msg);
     CHECK(pr_hist_count(h) == 4 && pr_hist_max(h) == 3000 && pr_hist_count_at_index(h, 1000) == 3);
     memcpy(buf, good, sizeof(good));
@@ -703,7 +705,8 @@ static void test_frozen(void)
         }
         CHECK_MSG(!more, "round %d: the frozen iterator ended early, after %" PRIu64, round, nb);
         CHECK(pr_hist_frozen_sum(f) == pr_hist_sum(h));
-        static const double pcts[] = {-1.0, 0.0, 1e-9, 25.0, 50.0, 95.0, 99.0, 99.9, 100.0, 150.0};
+        static const double pcts[] = {-1.0, 0.0,  1e-9, 25.0, 50.0,  50.01,
+                                      75.0, 95.0, 99.0, 99.9, 100.0, 150.0};
         for (size_t q = 0; q < sizeof(pcts) / sizeof(pcts[0]); q++) /* percentiles: the same */
             CHECK_MSG(pr_hist_frozen_value_at_percentile(f, pcts[q]) ==
                           pr_hist_value_at_percentile(h, pcts[q]),
@@ -759,12 +762,19 @@ static void test_frozen(void)
  * 600 buckets, broken (or encoded unusually) at pair `at`, far from both
  * ends, decodes (or is refused) exactly as the dense and tree decoders
  * decode it (decode() compares all three). */
+/* Bucket i's index in pack_fast_case: gaps of 3 (fixints), one of 203
+ * (a uint8) and one of 303 (a uint16). */
+static int32_t fast_index(uint32_t i)
+{
+    return 2 + 3 * (int32_t)i + (i >= 300 ? 200 : 0) + (i >= 450 ? 300 : 0);
+}
+
 static void pack_fast_case(msgpack_sbuffer *sb, int what, uint32_t at)
 {
     enum { NB = 600 };
     uint64_t b[2 * NB], n = 0, sum = 0;
     for (uint32_t i = 0; i < NB; i++) {
-        b[2 * i] = 2 + 3 * (uint64_t)i; /* increasing, some > 127 (uint16) */
+        b[2 * i] = (uint64_t)fast_index(i);                     /* increasing; packed as gaps */
         b[2 * i + 1] = 1 + (i * 7919u) % (i % 3 ? 100 : 70000); /* fixint .. uint32 */
     }
     if (what == 1)
@@ -791,12 +801,14 @@ static void pack_fast_case(msgpack_sbuffer *sb, int what, uint32_t at)
     msgpack_pack_str_with_body(&pk, "b", 1);
     msgpack_pack_array(&pk, 2 * NB);
     for (uint32_t i = 0; i < 2 * NB; i++) {
+        /* an index goes as its gap from the one before (pr_hist.h) */
+        uint64_t v = i % 2 == 0 && i > 0 ? b[i] - b[i - 2] : b[i];
         if (what == 3 && i == 2 * at + 1)
-            msgpack_pack_fix_int32(&pk, (int32_t)b[i]); /* valid: an int >= 0 */
+            msgpack_pack_fix_int32(&pk, (int32_t)v); /* valid: an int >= 0 */
         else if (what == 6 && i == 2 * at)
-            msgpack_pack_fix_uint64(&pk, b[i]); /* valid: the widest uint */
+            msgpack_pack_fix_uint64(&pk, v); /* valid: the widest uint */
         else
-            msgpack_pack_uint64(&pk, b[i]);
+            msgpack_pack_uint64(&pk, v);
     }
 }
 
@@ -814,10 +826,56 @@ static void test_unpack_fast_path(void)
             CHECK_MSG(rc == want[what], "case %d at pair %u: %s (%s), want %s", what, at,
                       pr_errname(rc), err.msg, pr_errname(want[what]));
             if (rc == 0)
-                CHECK(pr_hist_count_at_index(h, 2 + 3 * (int32_t)at) > 0);
+                CHECK(pr_hist_count_at_index(h, fast_index(at)) > 0);
             msgpack_sbuffer_destroy(&sb);
         }
     }
+    pr_hist_destroy(&h);
+}
+
+/* The running sum (pr_hist_acc) against the dense sum, after every add:
+ * spans that move out on both sides, dense and frozen adds, the edge
+ * buckets, and a total past 2^32 (its counts widened on the way). */
+static void test_acc(void)
+{
+    pr_hist *h = pr_hist_new(), *sum = pr_hist_new(), *back = pr_hist_new();
+    pr_hist_acc *a = pr_hist_acc_new();
+    pr_hist_acc_thaw(back, a);
+    CHECK(pr_hist_count(back) == 0 && pr_hist_max(back) == 0 && pr_hist_acc_count(a) == 0);
+    for (int round = 0; round < 60; round++) {
+        pr_hist_reset(h);
+        uint64_t base = round % 2 ? 50 + 10 * (uint64_t)round : 2000000ULL >> (round % 9);
+        for (int i = 0; i < 300; i++)
+            pr_hist_record(h, base + rng_next() % (3 * base + 1), 1 + rng_next() % 4);
+        if (round == 40)
+            pr_hist_record(h, 7, 1ULL << 32); /* the total passes 2^32 - 1 */
+        if (round == 45)
+            pr_hist_record(h, PR_HIST_MAX_US + 5, 2); /* clamped into the top bucket */
+        if (round == 46)
+            pr_hist_record(h, 0, 1); /* clamped into bucket 1 */
+        pr_hist_add(sum, h);
+        if (round % 3 == 0) {
+            pr_hist_acc_add(a, h);
+        } else {
+            pr_hist_frozen *f = pr_hist_freeze(h);
+            pr_hist_acc_add_frozen(a, f);
+            pr_hist_frozen_destroy(&f);
+        }
+        pr_hist_acc_thaw(back, a);
+        CHECK_MSG(pr_hist_equal(back, sum), "round %d: the running sum differs", round);
+        CHECK(pr_hist_acc_count(a) == pr_hist_count(sum));
+    }
+    pr_hist_reset(h); /* empty adds: no-ops */
+    pr_hist_frozen *f = pr_hist_freeze(h);
+    pr_hist_acc_add(a, h);
+    pr_hist_acc_add_frozen(a, f);
+    pr_hist_acc_thaw(back, a);
+    CHECK(pr_hist_equal(back, sum) && pr_hist_acc_size(a) > 0);
+    pr_hist_frozen_destroy(&f);
+    pr_hist_acc_destroy(&a);
+    pr_hist_acc_destroy(&a); /* no-op */
+    pr_hist_destroy(&back);
+    pr_hist_destroy(&sum);
     pr_hist_destroy(&h);
 }
 
@@ -831,6 +889,7 @@ int main(void)
         test_percentiles((enum shape)s, v);
     test_merge();
     test_frozen();
+    test_acc();
     test_unpack_strict();
     test_unpack_raw_bytes();
     test_unpack_corrupt();

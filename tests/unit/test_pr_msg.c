@@ -1101,7 +1101,7 @@ static void test_pre_decode_limits(void)
 }
 
 /* The frames below are written by hand with this protocol's version. */
-_Static_assert(PR_PROTO_VERSION == 3, "test_hostile: update the version bytes");
+_Static_assert(PR_PROTO_VERSION == 4, "test_hostile: update the version bytes");
 
 static void test_hostile(void)
 {
@@ -1122,13 +1122,14 @@ static void test_hostile(void)
         {"\x93\x01\x02\x03", 4, PR_ENOTMAP},
         {"\xc0", 1, PR_ENOTMAP},
         {"\x80", 1, PR_EMISSING_KEY},
-        {"\x81\xa1v\x04", 4, PR_EVERSION},
+        {"\x81\xa1v\x05", 4, PR_EVERSION},
+        {"\x81\xa1v\x03", 4, PR_EVERSION}, /* 3: histogram indexes, not gaps */
         {"\x81\xa1v\x01", 4, PR_EVERSION},
         {"\x81\xa1v\xcc\xff", 5, PR_EVERSION},
         {"\x81\xa1v\xd0\xff", 5, PR_ERANGE},
-        {"\x81\xa1v\x03", 4, PR_EMISSING_KEY},
-        {"\x82\xa1v\x03\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
-        {"\x82\xa1v\x03\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
+        {"\x81\xa1v\x04", 4, PR_EMISSING_KEY},
+        {"\x82\xa1v\x04\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
+        {"\x82\xa1v\x04\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
         {"", 0, PR_ETRUNCATED},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
