@@ -178,13 +178,6 @@ void pr_hist_frozen_add(pr_hist_frozen **f, const pr_hist *src);
  * sorted bucket lists (a NULL *f becomes a copy of src). Cost: their
  * buckets, no span walked, no 186 KB array. */
 void pr_hist_frozen_merge(pr_hist_frozen **f, const pr_hist_frozen *src);
-/* pr_hist_frozen_merge(f, src) for a running sum that holds most of
- * src's buckets already (an agent's sum over its STATS): the same result,
- * at a cost of f's and src's buckets without a comparison per pair.
- * scratch: an empty histogram (pr_hist_new, or pr_hist_reset), used as
- * working memory and left empty; a non-empty one makes this the plain
- * merge. */
-void pr_hist_frozen_fold(pr_hist_frozen **f, const pr_hist_frozen *src, pr_hist *scratch);
 /* Iterate f's buckets in increasing value order, as pr_hist_next() does
  * (start with PR_HIST_ITER_INIT; it->index is then a position in f). */
 bool pr_hist_frozen_next(const pr_hist_frozen *f, struct pr_hist_iter *it);
@@ -207,7 +200,7 @@ int pr_hist_unpack_raw_frozen(pr_hist_frozen **f, const void *buf, size_t len,
  * own buckets only: counts over the span of the buckets added so far,
  * uint32_t until the total passes 2^32 - 1 (then uint64_t), the span
  * grown by an eighth at least when a bucket falls outside it. Against a
- * frozen running sum (pr_hist_frozen_fold), no walk over the sum's
+ * frozen running sum (pr_hist_frozen_merge per add), no walk over the sum's
  * buckets per add; it holds 4 bytes an index of its span where the frozen
  * form holds 6 an occupied bucket. The caller's; one thread. */
 typedef struct pr_hist_acc pr_hist_acc;

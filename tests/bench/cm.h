@@ -186,7 +186,7 @@ double cm_sum_intervals(struct coord *c, uint64_t *samples);
 struct micro {
     double decode_us, hist_read_us, hist_alloc_us, merge_add_us, live_stats_us, clock_read_us;
     double beat_decode_us;
-    double fold_us, fold_old_us; /* the per-agent running sum: pr_hist_acc, pr_hist_frozen_fold */
+    double fold_us; /* the per-agent running sum (pr_hist_acc) */
 };
 
 void cm_micro_bench(const struct coord *c, uint64_t seed, struct micro *mb);

@@ -120,16 +120,13 @@ void cm_micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
     co_merge_destroy(&m);
     mb->live_stats_us = micro_live_stats(c, msgs, reps);
 
-    /* the per-agent running sum (co__live_stats' fold), each of the 64
-     * agents' STATS reps times (each rep its own interval), both ways */
-    pr_hist *fs = pr_hist_new();
-    for (int way = 0; way < 2; way++) {
-        pr_hist_frozen *acc[MICRO_STATS] = {0};
+    /* the per-agent running sum (co__live_stats'), each of the 64 agents'
+     * STATS reps times (each rep its own interval) */
+    {
         pr_hist_acc *sum[MICRO_STATS];
         for (uint32_t i = 0; i < MICRO_STATS; i++)
             sum[i] = pr_hist_acc_new();
         struct pr_msg one[1];
-        t = cm_thread_cpu_ns();
         uint64_t spent = 0;
         for (int r = 0; r < reps; r++) {
             for (uint32_t i = 0; i < MICRO_STATS; i++) {
@@ -140,24 +137,16 @@ void cm_micro_bench(const struct coord *c, uint64_t seed, struct micro *mb)
             for (uint32_t i = 0; i < MICRO_STATS; i++) {
                 pr_msg_decode(&one[0], sb[i].data, sb[i].size, NULL);
                 uint64_t t1 = cm_thread_cpu_ns();
-                if (way == 0)
-                    pr_msg_stats_lat_acc(sum[i], &one[0].u.stats);
-                else
-                    pr_hist_frozen_fold(&acc[i], one[0].u.stats.lat_frozen, fs);
+                pr_msg_stats_lat_acc(sum[i], &one[0].u.stats);
                 spent += cm_thread_cpu_ns() - t1;
                 pr_msg_clear(&one[0]);
                 msgpack_sbuffer_clear(&sb[i]);
             }
         }
-        (void)t;
-        *(way == 0 ? &mb->fold_us : &mb->fold_old_us) =
-            (double)spent / 1e3 / ((double)reps * MICRO_STATS);
-        for (uint32_t i = 0; i < MICRO_STATS; i++) {
-            pr_hist_frozen_destroy(&acc[i]);
+        mb->fold_us = (double)spent / 1e3 / ((double)reps * MICRO_STATS);
+        for (uint32_t i = 0; i < MICRO_STATS; i++)
             pr_hist_acc_destroy(&sum[i]);
-        }
     }
-    pr_hist_destroy(&fs);
 
     t = cm_thread_cpu_ns();
     for (int r = 0; r < 100000; r++)

@@ -230,9 +230,9 @@ void cm_report(struct coord *c, const struct sim_report *rep, const struct micro
     printf("  join: %u agents (HELLO + %d clock pings each) in %.2f s wall, %.1f ms coordinator "
            "thread CPU\n",
            c->n, CO_FLEET_PINGS, join_s, join_cpu_ns / 1e6);
-    printf("  per agent's running sum (co__live_stats' fold, isolated, %d agents x 20 STATS): "
-           "%.2f us per STATS (pr_hist_acc; pr_hist_frozen_fold, as before: %.2f us)\n",
-           MICRO_STATS, mb->fold_us, mb->fold_old_us);
+    printf("  per agent's running sum (co__live_stats', pr_hist_acc, isolated, %d agents x 20 "
+           "STATS): %.2f us per STATS\n",
+           MICRO_STATS, mb->fold_us);
     printf("  per interval: k, thread CPU ms, with I/O thread ms, agents merged when the line was "
            "printed, line printed after the boundary (ms), exact and on time, STATS handled, "
            "thread CPU us per STATS\n");

@@ -647,8 +647,6 @@ static void test_frozen(void)
     pr_hist *sum = pr_hist_new(), *back = pr_hist_new(), *h = pr_hist_new();
     pr_hist *ref = pr_hist_new();
     pr_hist_frozen *acc = NULL, *f, *macc = NULL; /* macc: frozen + frozen (merge) */
-    pr_hist_frozen *facc = NULL;                  /* frozen + frozen through pr_hist_frozen_fold */
-    pr_hist *scratch = pr_hist_new();
 
     pr_hist_frozen_add(&acc, h); /* NULL + empty */
     CHECK(acc != NULL && pr_hist_frozen_count(acc) == 0);
@@ -689,13 +687,6 @@ static void test_frozen(void)
         pr_hist_frozen_add(&acc, h);
         f = pr_hist_freeze(h); /* the sparse merge and iterator, against the dense ones */
         pr_hist_frozen_merge(&macc, f);
-        pr_hist_frozen_fold(&facc, f, scratch);
-        CHECK_MSG(pr_hist_count(scratch) == 0 && pr_hist_max(scratch) == 0,
-                  "round %d: the fold's scratch was left non-empty", round);
-        if (round < 49) { /* narrow: each fold (spliced in place or grown) exact */
-            pr_hist_thaw(back, facc);
-            CHECK_MSG(pr_hist_equal(back, sum), "round %d: the fold's sum differs", round);
-        }
         struct pr_hist_iter a = PR_HIST_ITER_INIT, b = PR_HIST_ITER_INIT;
         bool more;
         uint64_t nb = 0;
@@ -719,19 +710,11 @@ static void test_frozen(void)
             CHECK(pr_hist_equal(back, sum) && pr_hist_count(sum) < UINT32_MAX);
             pr_hist_thaw(back, macc);
             CHECK(pr_hist_equal(back, sum));
-            pr_hist_thaw(back, facc); /* the fold's fast path, narrow: the same sum */
-            CHECK(pr_hist_equal(back, sum));
         }
     }
     pr_hist_thaw(back, macc);
     CHECK(pr_hist_equal(back, sum));
     pr_hist_frozen_destroy(&macc);
-    pr_hist_thaw(back, facc); /* wide by now: the fold fell back to the merge */
-    CHECK(pr_hist_equal(back, sum));
-    pr_hist_frozen_destroy(&facc);
-    for (int32_t i = 0; i < pr_hist_counts_len(); i++) /* every count of the scratch 0 */
-        CHECK(pr_hist_count_at_index(scratch, i) == 0);
-    pr_hist_destroy(&scratch);
     pr_hist_thaw(back, acc);
     CHECK(pr_hist_equal(back, sum));
     CHECK(pr_hist_clamped(back) > 0);
