@@ -27,12 +27,16 @@ def finish(proc, path, comm):
     """Waits for the sampler; {function: percent of comm's samples}, or
     None when perf recorded nothing (not installed, not permitted)."""
     proc.wait()
-    if proc.returncode != 0 or not os.path.exists(path):
+    r = None
+    if proc.returncode == 0 and os.path.exists(path) and os.path.getsize(path) > 0:
+        r = subprocess.run(["perf", "report", "-i", path, "--comms", comm, "--no-children",
+                            "--sort", "sym", "-g", "none", "--stdio", "--percentage",
+                            "relative"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+    if os.path.exists(path):
+        os.unlink(path)
+    if r is None:
         return None
-    r = subprocess.run(["perf", "report", "-i", path, "--comms", comm, "--no-children",
-                        "--sort", "sym", "-g", "none", "--stdio", "--percentage", "relative"],
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    os.unlink(path)
     shares = {}
     for line in r.stdout.splitlines():
         m = re.match(r"\s*([\d.]+)%\s+(\[.\]\s+\S.*?)\s*$", line)
