@@ -321,6 +321,11 @@ struct ag_family {
      * unless the agent's config says allow-scripts = yes (ag_ctl). Called
      * on the control thread before anything of the plan is made. */
     const char *(*plan_script)(const struct pr_msg_plan *plan);
+    /* Optional (NULL: PLAN.conns). How many connections a loader command
+     * (prepare, cleanup, prewarm, check) opens on this agent, after
+     * wl_set_plan: a script's plain command runs once, on one connection,
+     * where PLAN.conns is --threads (sysbench runs it in its main thread). */
+    uint32_t (*cmd_conns)(const struct ag_wl *wl, const struct pr_msg_plan *plan);
 };
 
 #endif

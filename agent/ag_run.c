@@ -156,6 +156,18 @@ static uint32_t stop_grace_ms(const pr_opts *o)
     return fs_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)fs_ms;
 }
 
+/* Connections the command opens on this agent. */
+static uint32_t engine_conns(const ag_run *r)
+{
+    const struct pr_msg_plan *p = r->plan;
+    uint32_t n = p->conns ? p->conns : 1;
+    if (p->cmd != PR_CMD_RUN && r->wl->fam->cmd_conns != NULL) {
+        uint32_t c = r->wl->fam->cmd_conns(r->wl, p);
+        n = c == 0 ? 1 : c < n ? c : n;
+    }
+    return n;
+}
+
 static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
 {
     const struct pr_msg_plan *p = r->plan;
@@ -173,7 +185,7 @@ static ag_engine *make_engine(ag_run *r, int workers, struct ag_run_error *e)
         .password = p->password,
         .db = p->database,
         .ignore_errors = pr_opts_str(o, "mysql-ignore-errors"),
-        .conns = p->conns ? p->conns : 1,
+        .conns = engine_conns(r),
         .conn_first = p->conn_first,
         .conns_total = p->conns_total,
         .workers = (uint32_t)workers,

@@ -329,6 +329,13 @@ static int lua_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct 
     return rc;
 }
 
+/* A plain command runs once, as thread 0 (ag__lua_loads): one connection;
+ * a PARALLEL one on each of PLAN.conns. */
+static uint32_t lua_cmd_conns(const struct ag_wl *w, const struct pr_msg_plan *p)
+{
+    return WL(w)->cmd_parallel ? p->conns : 1;
+}
+
 /* Every PLAN of the family runs a script: its first source's name (the
  * script; the workload's name when the PLAN lacks sources, which
  * wl_set_plan refuses later). */
@@ -359,6 +366,7 @@ const struct ag_family ag_lua_family = {
     .finish = ag__lua_finish,
     .loads = ag__lua_loads,
     .wl_set_plan = lua_wl_set_plan,
+    .cmd_conns = lua_cmd_conns,
     .gen_error = ag__lua_gen_error,
     .retry_fatal = ag__lua_retry_fatal,
     .event_errors = ag__lua_event_errors,
