@@ -267,7 +267,6 @@ static int add_load(struct words *ws, const struct given *g, struct pr_error *er
 
 static void add_start(struct words *ws, const struct given *g)
 {
-    static const char *const limits[] = {"5", "5", "5", "80", "20"}; /* tpcc_start's */
     char rt[128] = "";
 
     add(ws, "threads", g->val['c'] ? g->val['c'] : "10");
@@ -285,12 +284,17 @@ static void add_start(struct words *ws, const struct given *g)
         add(ws, "multi-schema", g->val['m']);
     if (g->val['o'])
         add(ws, "multi-schema-offset", g->val['o']);
+    /* Only the limits given, the others left empty (their defaults): the
+     * header echoes -0..-4 only when given, as tpcc_start's getopt loop. */
+    bool any = false;
     for (int t = 0; t < 5; t++) {
-        const char *v = g->val['0' + t] ? g->val['0' + t] : limits[t];
+        const char *v = g->val['0' + t] ? g->val['0' + t] : "";
         size_t off = strlen(rt);
+        any = any || g->val['0' + t] != NULL;
         snprintf(rt + off, sizeof rt - off, "%s%s", t ? "," : "", v);
     }
-    add(ws, "rt-limits", rt);
+    if (any)
+        add(ws, "rt-limits", rt);
 }
 
 int co_tc_compat_translate(int argc, char **argv, const char *login_user, struct co_tc_argv *out,

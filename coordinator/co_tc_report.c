@@ -10,6 +10,7 @@
 #include "co_kinds.h"
 #include "co_tc_report_int.h"
 #include "pr_msg_trx.h"
+#include "pr_parse.h"
 
 static const uint32_t default_limits_ms[CO_TC_N] = {5, 5, 5, 80, 20};
 
@@ -115,9 +116,17 @@ void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg
             continue;
         memcpy(name, kv, len);
         name[len] = '\0';
-        if (strcmp(name, "rt-limits") == 0) {
-            for (int d = 0; d < (int)CO_TC_N; d++)
-                l[n++] = (struct co_tc_optline){(char)('0' + d), NULL};
+        if (strcmp(name, "rt-limits") == 0) { /* the limits not left empty */
+            struct pr_list_iter it;
+            const char *item;
+            size_t ilen;
+            int d = 0;
+            pr_list_iter_init(&it, eq ? eq + 1 : "");
+            while (pr_list_iter_next(&it, &item, &ilen) && d < (int)CO_TC_N) {
+                if (ilen > 0)
+                    l[n++] = (struct co_tc_optline){(char)('0' + d), NULL};
+                d++;
+            }
         } else if (letter_of(name) != 0) {
             l[n++] = (struct co_tc_optline){letter_of(name), eq ? eq + 1 : "on"};
         }

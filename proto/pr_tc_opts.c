@@ -43,6 +43,8 @@ static int get_range(const pr_opts *o, const char *name, int64_t lo, int64_t hi,
     return 0;
 }
 
+static const uint32_t default_limits_ms[PR_TC_TXN_COUNT_] = {5, 5, 5, 80, 20};
+
 static int get_limits(const pr_opts *o, struct pr_tc_opts *out, struct pr_error *err)
 {
     const char *text = pr_opts_str(o, "rt-limits");
@@ -54,8 +56,13 @@ static int get_limits(const pr_opts *o, struct pr_tc_opts *out, struct pr_error 
     pr_list_iter_init(&it, text);
     while (pr_list_iter_next(&it, &item, &len)) {
         char buf[24], *end;
-        if (n == PR_TC_TXN_COUNT_ || len == 0 || len >= sizeof buf)
+        if (n == PR_TC_TXN_COUNT_ || len >= sizeof buf)
             goto bad;
+        if (len == 0) { /* left empty: tpcc_start's default (-0..-4 not given) */
+            out->rt_limit_ms[n] = default_limits_ms[n];
+            n++;
+            continue;
+        }
         memcpy(buf, item, len);
         buf[len] = '\0';
         long long v = strtoll(buf, &end, 10);
@@ -68,7 +75,8 @@ static int get_limits(const pr_opts *o, struct pr_tc_opts *out, struct pr_error 
 bad:
     return pr_error_set(err, PR_EINVAL,
                         "--rt-limits='%s': give five integer limits in ms, for New-Order, "
-                        "Payment, Order-Status, Delivery and Stock-Level (default 5,5,5,80,20)",
+                        "Payment, Order-Status, Delivery and Stock-Level (default 5,5,5,80,20; one "
+                        "left empty keeps its default)",
                         text);
 }
 

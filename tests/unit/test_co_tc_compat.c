@@ -107,11 +107,12 @@ static void test_load(void)
 
 static void test_start(void)
 {
-    /* tpcc_start's defaults: -w 1 -c 10 -r 10 -l 20, limits 5,5,5,80,20;
-     * -i left to the family (10, or -l when shorter). */
+    /* tpcc_start's defaults: -w 1 -c 10 -r 10 -l 20; limits left to the
+     * family (5,5,5,80,20) when none is given, so that the header echoes
+     * none; -i left to the family (10, or -l when shorter). */
     translates((const char *[]){"stampede", "tpcc_start", NULL},
                "stampede tpcc run --mysql-port=3306 --mysql-db=tpcc --mysql-user=alice "
-               "--warehouses=1 --threads=10 --warmup-time=10 --time=20 --rt-limits=5,5,5,80,20");
+               "--warehouses=1 --threads=10 --warmup-time=10 --time=20");
     translates(
         (const char *[]){
             "stampede", "tpcc_start", "-h", "127.0.0.1", "-P",         "3310",
@@ -125,27 +126,28 @@ static void test_start(void)
         "--mysql-user=root --mysql-password= --warehouses=3 --threads=4 --warmup-time=2 "
         "--time=30 --report-interval=5 --mysql-socket=/tmp/my.sock "
         "--rt-limits=7,8,9,100,30 --agents=3 --json=out.json");
-    /* Some limits only; the others keep their defaults; the last -c wins. */
+    /* Some limits only: the others left empty (their defaults); the last
+     * -c wins. */
     translates(
         (const char *[]){"stampede", "tpcc_start", "-hl", "-3", "1", "-c", "2", "-c", "3", NULL},
         "stampede tpcc run --mysql-host=localhost --mysql-port=3306 --mysql-db=tpcc "
         "--mysql-user=alice --warehouses=1 --threads=3 --warmup-time=10 --time=20 "
-        "--rt-limits=5,5,5,1,20");
+        "--rt-limits=,,,1,");
     translates((const char *[]){"tpcc_start", "-w", "2", NULL},
                "stampede tpcc run --mysql-port=3306 --mysql-db=tpcc --mysql-user=alice "
-               "--warehouses=2 --threads=10 --warmup-time=10 --time=20 --rt-limits=5,5,5,80,20");
+               "--warehouses=2 --threads=10 --warmup-time=10 --time=20");
     /* -f / -t: stampede's --report-file / --trx-file (co_tc_trx.h). */
     translates((const char *[]){"stampede", "tpcc_start", "-f", "rt.log", "-ttrx.log", NULL},
                "stampede tpcc run --mysql-port=3306 --mysql-db=tpcc --mysql-user=alice "
                "--warehouses=1 --threads=10 --warmup-time=10 --time=20 --report-file=rt.log "
-               "--trx-file=trx.log --rt-limits=5,5,5,80,20");
+               "--trx-file=trx.log");
     refused((const char *[]){"stampede", "tpcc_start", "-f", "", NULL}, "-f: the report file");
     refused((const char *[]){"stampede", "tpcc_start", "-t", NULL}, "-t: a value is required");
     /* -m / -o: --multi-schema / --multi-schema-offset. */
     translates((const char *[]){"stampede", "tpcc_start", "-m", "2", "-o1", NULL},
                "stampede tpcc run --mysql-port=3306 --mysql-db=tpcc --mysql-user=alice "
                "--warehouses=1 --threads=10 --warmup-time=10 --time=20 --multi-schema=2 "
-               "--multi-schema-offset=1 --rt-limits=5,5,5,80,20");
+               "--multi-schema-offset=1");
     refused((const char *[]){"stampede", "tpcc_start", "-m", "x", NULL}, "-m 'x'");
     refused((const char *[]){"stampede", "tpcc_start", "-m", "10001", NULL}, "0..10000");
     refused((const char *[]){"stampede", "tpcc_start", "-o", "-1", NULL}, "-o '-1'");

@@ -641,6 +641,38 @@ static void test_hooks(void)
     CHECK(res.fam_state == NULL);
 }
 
+/* tpcc_start -3 1 (translated as --rt-limits=,,,1,): one limit line, for
+ * the limit given, as tpcc_start echoes only the -0..-4 it got; the
+ * others keep their defaults. */
+static void test_header_some_limits(void)
+{
+    char *argv[] = {"stampede", "tpcc", "run", "--rt-limits=,,,1,"};
+    struct co_args a;
+    struct pr_error err = {0};
+    int rc = co_args_parse(&a, (int)(sizeof(argv) / sizeof(argv[0])), argv, NULL, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc != 0)
+        return;
+    struct co_tc_report_cfg cfg;
+    struct co_tc_optline *lines = NULL;
+    co_tc_report_cfg_from_args(&a, &cfg, &lines);
+    CHECK(cfg.rt_limit_ms[0] == 5 && cfg.rt_limit_ms[3] == 1 && cfg.rt_limit_ms[4] == 20);
+    co_tc_report *t = co_tc_report_new(&cfg, NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    co_tc_report_header(t, f);
+    fclose(f);
+    CHECK_MSG(strstr(buf, "option 3 (response time limit for transaction 3) '1'\n") != NULL,
+              "got:\n%s", buf);
+    CHECK_MSG(strstr(buf, "transaction 0") == NULL && strstr(buf, "transaction 4") == NULL,
+              "got:\n%s", buf);
+    free(buf);
+    co_tc_report_destroy(&t);
+    free(lines);
+    co_args_clear(&a);
+}
+
 /* The header from a parsed command line: tpcc_start's letters in the
  * order given, rt-limits as -0..-4, the password never shown. */
 static void test_header_from_args(void)
@@ -765,6 +797,7 @@ int main(void)
     test_server_check();
     test_hooks();
     test_header_from_args();
+    test_header_some_limits();
     free_stats();
     return TEST_END();
 }
