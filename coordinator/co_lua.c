@@ -148,6 +148,20 @@ static char *read_module(co_lua *l, const char *name, size_t *len)
     return text;
 }
 
+/* A source travels as a string (PLAN scr*): a NUL byte would cut it short
+ * unseen, and Lua source has none (a precompiled chunk does). */
+static bool text_only(co_lua *l, const char *name, const char *text, size_t len)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (nul == NULL)
+        return true;
+    snprintf(l->why, sizeof l->why,
+             "script error: %s.lua: a NUL byte at offset %zu: not Lua source text (stampede "
+             "refuses precompiled chunks; give the .lua source)",
+             name, (size_t)(nul - text));
+    return false;
+}
+
 static bool add_source(co_lua *l, const char *name, char *text)
 {
     if (l->n >= MAX_SOURCES) {
@@ -185,7 +199,11 @@ static int searcher(lua_State *L)
     }
     char chunk[300];
     snprintf(chunk, sizeof chunk, "@%s.lua", name);
-    if (luaL_loadbuffer(L, text, len, chunk) != 0) {
+    if (!text_only(l, name, text, len)) {
+        free(text);
+        return luaL_error(L, "%s", l->why);
+    }
+    if (pr_lua_load_text(L, text, len, chunk) != 0) {
         free(text);
         return lua_error(L);
     }
@@ -423,6 +441,11 @@ co_lua *co_lua_load(const char *path, const char *cmd, struct pr_error *err)
     lua_State *L = NULL;
     if (text == NULL) {
         pr_error_set(err, PR_EINVAL, "cannot read the script %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (!text_only(l, name, text, len)) {
+        free(text);
+        pr_error_set(err, PR_EINVAL, "%s", l->why);
         goto fail;
     }
     if (!add_source(l, name, text) || (L = pr_lua_new(cmd, NULL, 0, NULL, err)) == NULL) {

@@ -102,7 +102,13 @@ static const char SANDBOX_LUA[] =
     "package.loaded.ffi = nil package.preload.ffi = nil\n"
     "package.loaded.io = nil package.loaded.debug = nil\n"
     "local keep = {clock = os.clock, time = os.time, date = os.date, difftime = os.difftime}\n"
-    "os = keep package.loaded.os = keep\n";
+    "os = keep package.loaded.os = keep\n"
+    /* Source text only: LuaJIT does not verify bytecode, so a tampered
+     * binary chunk reaches any memory (issue 27). load's mode is forced
+     * to "t" (loadstring is the same function) and string.dump is gone. */
+    "local rawload = load\n"
+    "load = function(ld, name, mode, ...) return rawload(ld, name, 't', ...) end\n"
+    "loadstring = load string.dump = nil\n";
 
 static int sandbox(lua_State *L, struct pr_error *err)
 {
@@ -162,6 +168,18 @@ fail:
     return NULL;
 }
 
+int pr_lua_load_text(lua_State *L, const char *text, size_t len, const char *chunk)
+{
+    if (len > 0 && text[0] == LUA_SIGNATURE[0]) {
+        lua_pushfstring(L,
+                        "%s: a precompiled (bytecode) chunk: stampede loads Lua source text "
+                        "only",
+                        chunk[0] == '@' || chunk[0] == '=' ? chunk + 1 : chunk);
+        return LUA_ERRSYNTAX;
+    }
+    return luaL_loadbufferx(L, text, len, chunk, "t");
+}
+
 int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n, struct pr_error *err)
 {
     lua_getglobal(L, "package");
@@ -169,8 +187,8 @@ int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n, st
     for (size_t i = 0; i < n; i++) {
         char chunk[128];
         snprintf(chunk, sizeof chunk, "@%s.lua", srcs[i].name);
-        if (luaL_loadbuffer(L, srcs[i].text, srcs[i].len, chunk)) {
-            pr_error_set(err, PR_EINVAL, "%s", lua_tostring(L, -1));
+        if (pr_lua_load_text(L, srcs[i].text, srcs[i].len, chunk)) {
+            pr_error_set(err, PR_EINVAL, "script error: %s", lua_tostring(L, -1));
             lua_pop(L, 3);
             return PR_EINVAL;
         }

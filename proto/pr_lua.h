@@ -51,6 +51,11 @@ struct pr_lua_fn {
 lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n, void *ud,
                       struct pr_error *err);
 
+/* luaL_loadbuffer for source text only (a binary chunk is refused with a
+ * message naming chunk, LUA_ERRSYNTAX): every chunk from outside enters
+ * through it (and the sandbox's load/loadstring, forced to text). */
+int pr_lua_load_text(lua_State *L, const char *text, size_t len, const char *chunk);
+
 /* Make the n sources requirable by name (chunk "@NAME.lua", so errors say
  * NAME.lua:LINE). A syntax error is PR_EINVAL naming file and line. */
 int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n, struct pr_error *err);

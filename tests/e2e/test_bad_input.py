@@ -10,10 +10,14 @@
   - wrong password: exit 1, each agent's "Access denied" reason, and on the
     server: the failed logins are seen (Aborted_connects) but not one
     statement is prepared or executed (Com_stmt_prepare / Com_stmt_execute
-    deltas 0) and no sbtest connection is left.
+    deltas 0) and no sbtest connection is left;
+  - a precompiled (LuaJIT bytecode) script, or a module it requires: exit 2,
+    "script error" naming the file, no crash (LuaJIT runs bytecode
+    unverified: text chunks only, read by their real length).
 """
 import os
 import re
+import tempfile
 import time
 
 import e2elib as e
@@ -94,7 +98,29 @@ def setup_failure(what, port, password, reason_rx):
     return delta
 
 
+# The head of a LuaJIT 2.1 bytecode dump (ESC "LJ", version 2, flags) and
+# a function prototype's first bytes: what string.dump writes, NULs included.
+BYTECODE = b"\x1bLJ\x02\x0a\x14\x00\x00\x01\x00\x02\x00\x03\x29\x00\x2a\x00\x4c\x00\x02\x00\x00"
+
+
+def bytecode_scripts():
+    d = tempfile.mkdtemp(prefix="stampede-bytecode-")
+    with open(os.path.join(d, "bin.lua"), "wb") as f:
+        f.write(BYTECODE)
+    with open(os.path.join(d, "binmod.lua"), "wb") as f:
+        f.write(BYTECODE)
+    with open(os.path.join(d, "usemod.lua"), "w") as f:
+        f.write('require("binmod")\nfunction event() end\n')
+    for script, name in (("bin.lua", "bin.lua"), ("usemod.lua", "binmod.lua")):
+        p = e.stampede([os.path.join(d, script), "help"])
+        rc = p.wait(20)
+        err = p.text("err")
+        ok = rc == 2 and "script error" in err and name in err and "precompiled" in err
+        e.check(ok, "bytecode %s: exit %s, stderr %r" % (script, rc, err.strip()[:300]))
+
+
 def main():
+    bytecode_scripts()
     e.need_sandbox()
     e.prepare(tables=2, table_size=5000)
     usage_errors()

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <lauxlib.h>
+#include <lualib.h>
 
 #include "pr_lua.h"
 #include "testlib.h"
@@ -180,6 +181,45 @@ static void test_hash(void)
     CHECK(pr_lua_hash(n, t, 2) != pr_lua_hash(n, t, 1));
 }
 
+/* Source text only (issue 27 §1): LuaJIT runs bytecode unverified, so a
+ * tampered dump reached any memory. No string.dump; load and loadstring
+ * refuse binary chunks whatever mode they are given; a binary source is
+ * refused by name. The bytecode comes from a plain, unsandboxed state. */
+static void test_text_only(void)
+{
+    lua_State *raw = luaL_newstate();
+    luaL_openlibs(raw);
+    CHECK(luaL_dostring(raw, "return string.dump(function() return 42 end)") == 0);
+    size_t blen = 0;
+    const char *b = lua_tolstring(raw, -1, &blen);
+    CHECK(b != NULL && blen > 4 && b[0] == '\033');
+
+    lua_State *L = state();
+    struct pr_error err = {0};
+    lua_pushlstring(L, b, blen);
+    lua_setglobal(L, "bin");
+    int rc = run(L,
+                 "assert(string.dump == nil, 'string.dump') "
+                 "assert(('').dump == nil, 'dump through the string metatable') "
+                 "local f, e = load(bin) assert(f == nil and e, 'load') "
+                 "f = load(bin, 'x', 'b') assert(f == nil, 'load mode b') "
+                 "f = loadstring(bin) assert(f == nil, 'loadstring') "
+                 "local parts = {bin} f = load(function() return table.remove(parts) end) "
+                 "assert(f == nil, 'load from a reader') "
+                 "assert(load('return 7', 'x', 'b')() == 7, 'text still loads')",
+                 &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    lua_close(L);
+
+    L = state();
+    struct pr_lua_src s = {"evil", b, blen};
+    memset(&err, 0, sizeof err);
+    CHECK(pr_lua_add_sources(L, &s, 1, &err) == PR_EINVAL);
+    CHECK_MSG(strstr(err.msg, "evil.lua") && strstr(err.msg, "precompiled"), "%s", err.msg);
+    lua_close(L);
+    lua_close(raw);
+}
+
 int main(void)
 {
     test_sandbox();
@@ -189,5 +229,6 @@ int main(void)
     test_errors();
     test_watchdog();
     test_hash();
+    test_text_only();
     return TEST_END();
 }
