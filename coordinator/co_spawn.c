@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -28,8 +29,13 @@ struct co_spawn {
     pid_t *pids;                  /* per agent, 0 = not running */
     char **envp;                  /* the agents' cleaned environment, NULL ended */
     char (*files)[FILE_PATH_CAP]; /* every path we may create in dir, n_files */
-    size_t n_files;               /* 3 per agent + the ipc socket */
+    size_t n_files;               /* 3 per agent + the ipc socket + lock */
+    int lock_fd;                  /* dir/lock, flock()ed while we live (-1: none) */
+    pid_t owner;                  /* the coordinator (a forked child removes nothing) */
 };
+
+#define DIR_PREFIX "stampede-"
+#define LOCK_NAME  "lock"
 
 /* The prepared set whose files a second signal removes (co_spawn_remove_now).
  * A signal handler cannot be given an argument, so this is the one mutable
@@ -162,13 +168,103 @@ static void list_files(co_spawn *s)
     static const char *const ext[] = {"secret", "pub", "conf"};
     char name[32];
 
-    s->files = pr_xcalloc((size_t)s->n * 3 + 1, sizeof *s->files);
+    s->files = pr_xcalloc((size_t)s->n * 3 + 3, sizeof *s->files);
     for (uint32_t i = 0; i < s->n; i++) {
         agent_name(s, i, name, sizeof(name));
         for (size_t k = 0; k < 3; k++)
             snprintf(s->files[s->n_files++], FILE_PATH_CAP, "%s/%s.%s", s->dir, name, ext[k]);
     }
     snprintf(s->files[s->n_files++], FILE_PATH_CAP, "%s/coord.sock", s->dir);
+    snprintf(s->files[s->n_files++], FILE_PATH_CAP, "%s/" LOCK_NAME, s->dir);
+    snprintf(s->files[s->n_files++], FILE_PATH_CAP, "%s/" LOCK_NAME ".new", s->dir);
+}
+
+/* ---- no key directory left behind ---------------------------------------
+ * Whatever ends the coordinator short of SIGKILL removes its directory: a
+ * signal whose default ends the process (a crash included) runs
+ * co_spawn_remove_now() and then the action it replaced (the default, or a
+ * sanitizer's report), exit() runs it at exit. What SIGKILL (or a power
+ * cut) leaves, the next run removes: a directory whose lock no live
+ * process holds (flock is released with the last descriptor, by any end). */
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGFPE,    SIGILL,  SIGABRT, SIGTRAP,
+                                    SIGSYS,  SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2, SIGALRM,
+                                    SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+#define N_FATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction fatal_old[N_FATAL];
+
+static void on_fatal(int sig)
+{
+    co_spawn_remove_now();
+    for (size_t i = 0; i < N_FATAL; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &fatal_old[i], NULL);
+    raise(sig); /* delivered when this handler returns (or at once: SIG_DFL) */
+}
+
+static void guard_install(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    for (size_t i = 0; i < N_FATAL; i++) {
+        struct sigaction sa = {.sa_handler = on_fatal, .sa_flags = SA_NODEFER};
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(fatal_signals[i], NULL, &fatal_old[i]) != 0 ||
+            fatal_old[i].sa_handler == SIG_IGN) /* nohup: keep ignoring */
+            continue;
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
+    atexit(co_spawn_remove_now);
+}
+
+/* Hold dir/lock: made as lock.new, locked, then renamed, so that a sweep
+ * never sees an unlocked lock of a live run. */
+static void lock_dir(co_spawn *s)
+{
+    char tmp[FILE_PATH_CAP], path[FILE_PATH_CAP];
+    snprintf(tmp, sizeof tmp, "%s/" LOCK_NAME ".new", s->dir);
+    snprintf(path, sizeof path, "%s/" LOCK_NAME, s->dir);
+    s->lock_fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (s->lock_fd >= 0 && (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0 || rename(tmp, path) != 0)) {
+        close(s->lock_fd);
+        s->lock_fd = -1;
+    }
+}
+
+static void remove_dir(const char *dir);
+
+/* Remove the directories of earlier runs (this user's) that no live process
+ * holds; returns how many. A directory without a lock (being made, or from
+ * a stampede before locks) is left alone. */
+unsigned co_spawn_sweep_stale(const char *tmpdir)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    unsigned n = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        char dir[FILE_PATH_CAP], lock[FILE_PATH_CAP + 8];
+        struct stat st;
+        if (strncmp(e->d_name, DIR_PREFIX, strlen(DIR_PREFIX)) != 0 ||
+            strlen(e->d_name) != strlen(DIR_PREFIX) + 6)
+            continue;
+        snprintf(dir, sizeof dir, "%s/%s", tmpdir, e->d_name);
+        if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        snprintf(lock, sizeof lock, "%s/" LOCK_NAME, dir);
+        int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            remove_dir(dir);
+            n++;
+        }
+        close(fd);
+    }
+    if (d)
+        closedir(d);
+    return n;
 }
 
 co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, uint32_t workers,
@@ -177,7 +273,10 @@ co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, 
     co_spawn *s = pr_xcalloc(1, sizeof(*s));
     s->n = n;
     s->pids = pr_xcalloc(n, sizeof(*s->pids));
-    snprintf(s->dir, sizeof(s->dir), "/tmp/stampede-XXXXXX");
+    s->lock_fd = -1;
+    s->owner = getpid();
+    co_spawn_sweep_stale("/tmp");
+    snprintf(s->dir, sizeof(s->dir), "/tmp/" DIR_PREFIX "XXXXXX");
     if (find_agent(s, agent_bin, self_exe, err) != 0)
         goto fail;
     if (mkdtemp(s->dir) == NULL) {
@@ -187,7 +286,9 @@ co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, 
     }
     snprintf(s->endpoint, sizeof(s->endpoint), "ipc://%s/coord.sock", s->dir);
     list_files(s);
+    guard_install();
     armed = s;
+    lock_dir(s);
     s->envp = clean_env();
     if (co_keys_generate(&s->server, err) != 0)
         goto fail;
@@ -317,6 +418,8 @@ void co_spawn_destroy(co_spawn **sp, int timeout_ms)
         armed = NULL;
     if (s->dir[0])
         remove_dir(s->dir);
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);
     for (char **e = s->envp; e && *e; e++)
         free(*e);
     free(s->envp);
@@ -330,7 +433,7 @@ void co_spawn_remove_now(void)
 {
     co_spawn *s = armed;
 
-    if (s == NULL)
+    if (s == NULL || getpid() != s->owner)
         return;
     for (uint32_t i = 0; i < s->n; i++)
         if (s->pids[i] > 0)

@@ -63,4 +63,9 @@ void co_spawn_remove_now(void);
  * caller's environment never shows in an agent's /proc/PID/environ. */
 bool co_spawn_env_kept(const char *entry);
 
+/* Remove the one-run key directories (tmpdir/stampede-XXXXXX) of this
+ * user's earlier runs that no live process holds (their coordinator was
+ * killed with SIGKILL); how many. co_spawn_new() runs it on /tmp. */
+unsigned co_spawn_sweep_stale(const char *tmpdir);
+
 #endif
