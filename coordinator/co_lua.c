@@ -626,7 +626,7 @@ int co_lua_set_options(co_lua *l, const pr_opts *general, char *const *given, si
         lua_settable(L, -3);
     }
     pr_lua_push_general_opts(L, general);
-    if (lua_pcall(L, 2, 0, 0) != 0) {
+    if (pr_lua_pcall(L, 2, 0) != 0) {
         pr_error_set(err, PR_EINVAL, "%s", lua_tostring(L, -1));
         lua_pop(L, 1);
         return PR_EINVAL;
@@ -674,7 +674,7 @@ static int report(co_lua *l, const char *name, const struct co_lua_stat *s)
     set_num(L, "queue_length", (double)s->queue_length);
     set_num(L, "concurrency", (double)s->concurrency);
     pr_lua_watchdog_start(L, LOAD_MS);
-    int rc = lua_pcall(L, 2, 1, 0);
+    int rc = pr_lua_pcall(L, 2, 1);
     pr_lua_watchdog_start(L, 0);
     if (rc != 0) {
         fprintf(stderr, "stampede: %s.lua %s hook: %s\n", l->names[0], name, lua_tostring(L, -1));

@@ -122,11 +122,14 @@ static int sandbox(lua_State *L, struct pr_error *err)
     set_nil(L, NULL, "loadfile");
     set_nil(L, NULL, "dofile");
     set_nil(L, "package", "loadlib");
+    pr_lua_pattern_install(L);
     if (luaL_loadbuffer(L, SANDBOX_LUA, sizeof SANDBOX_LUA - 1, "=sandbox") ||
         lua_pcall(L, 0, 0, 0))
         return pr_error_set(err, PR_EINVAL, "Lua sandbox: %s", lua_tostring(L, -1));
     return 0;
 }
+
+static int error_handler(lua_State *L);
 
 lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n, void *ud,
                       struct pr_error *err)
@@ -148,6 +151,8 @@ lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n
         goto fail;
     }
     lua_newtable(L);
+    lua_pushcfunction(L, error_handler);
+    lua_setfield(L, -2, "errtext");
     for (size_t i = 0; i < n; i++) {
         lua_pushlightuserdata(L, ud);
         lua_pushcclosure(L, fns[i].fn, 1);
@@ -208,18 +213,81 @@ void pr_lua_add_searcher(lua_State *L, lua_CFunction fn, void *ud)
     lua_pop(L, 2);
 }
 
-/* The message of a failed pcall: a string, or what sysbench would print. */
+/* "FILE:LINE: " of the innermost Lua function on where's stack ("" when
+ * none). */
+static void where_text(lua_State *where, char *out, size_t len)
+{
+    lua_Debug ar;
+    out[0] = '\0';
+    for (int lvl = 0; where != NULL && lua_getstack(where, lvl, &ar); lvl++)
+        if (lua_getinfo(where, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(out, len, "%s:%d: ", ar.short_src, ar.currentline);
+            return;
+        }
+}
+
+void pr_lua_error_text(lua_State *L, int idx, lua_State *where, char *buf, size_t len)
+{
+    char at[160];
+    idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+    if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER) {
+        const char *m = lua_tostring(L, idx); /* error() put FILE:LINE; or made here */
+        bool made = strncmp(m, "script error: ", 14) == 0 || strstr(m, "SQL error: ") != NULL;
+        snprintf(buf, len, "%s%s", made ? "" : "script error: ", m);
+        return;
+    }
+    where_text(where, at, sizeof at);
+    if (lua_istable(L, idx)) {
+        lua_getfield(L, idx, "sql_errmsg"); /* the driver's error object (sysbench's) */
+        const char *m = lua_tostring(L, -1);
+        if (m != NULL) {
+            snprintf(buf, len, "%sSQL error: %s", at, m);
+            lua_pop(L, 1);
+            return;
+        }
+        lua_pop(L, 1);
+    }
+    if (luaL_getmetafield(L, idx, "__tostring")) {
+        lua_pushvalue(L, idx);
+        if (lua_pcall(L, 1, 1, 0) == 0 && lua_isstring(L, -1))
+            snprintf(buf, len, "script error: %s%s", at, lua_tostring(L, -1));
+        else
+            snprintf(buf, len, "script error: %s(an error object whose __tostring failed)", at);
+        lua_pop(L, 1);
+        return;
+    }
+    snprintf(buf, len, "script error: %san error object of type %s (error() with no message)", at,
+             luaL_typename(L, idx));
+}
+
+/* lua_pcall's message handler: the error's text while its stack is still
+ * there (for the FILE:LINE of an error object). */
+static int error_handler(lua_State *L)
+{
+    char buf[512];
+    if (lua_type(L, 1) == LUA_TSTRING)
+        return 1;
+    pr_lua_error_text(L, 1, L, buf, sizeof buf);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+int pr_lua_pcall(lua_State *L, int nargs, int nres)
+{
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, error_handler);
+    lua_insert(L, base);
+    int rc = lua_pcall(L, nargs, nres, base);
+    lua_remove(L, base);
+    return rc;
+}
+
+/* The message of a failed pcall: "script error: FILE:LINE: ...". */
 static int call_error(lua_State *L, struct pr_error *err)
 {
-    const char *m = lua_tostring(L, -1);
-    if (m == NULL && lua_istable(L, -1)) {
-        lua_getfield(L, -1, "sql_errmsg");
-        m = lua_tostring(L, -1);
-        pr_error_set(err, PR_EINVAL, "SQL error: %s", m ? m : "(no message)");
-        lua_pop(L, 2);
-        return PR_EINVAL;
-    }
-    pr_error_set(err, PR_EINVAL, "%s", m ? m : "(error object is not a string)");
+    char buf[512];
+    pr_lua_error_text(L, -1, NULL, buf, sizeof buf);
+    pr_error_set(err, PR_EINVAL, "%s", buf);
     lua_pop(L, 1);
     return PR_EINVAL;
 }
@@ -228,7 +296,7 @@ int pr_lua_run_main(lua_State *L, const char *name, struct pr_error *err)
 {
     lua_getglobal(L, "require");
     lua_pushstring(L, name);
-    if (lua_pcall(L, 1, 0, 0))
+    if (pr_lua_pcall(L, 1, 0))
         return call_error(L, err);
     return 0;
 }
@@ -240,7 +308,7 @@ int pr_lua_call_global(lua_State *L, const char *fn, struct pr_error *err)
         lua_pop(L, 1);
         return 0;
     }
-    if (lua_pcall(L, 0, 0, 0))
+    if (pr_lua_pcall(L, 0, 0))
         return call_error(L, err);
     return 0;
 }
@@ -251,6 +319,8 @@ void pr_lua_push_general_opts(lua_State *L, const pr_opts *o)
     size_t n;
     const struct pr_opt_def *defs = pr_opts_schema(&n);
     lua_newtable(L);
+    lua_pushcfunction(L, error_handler);
+    lua_setfield(L, -2, "errtext");
     for (size_t i = 0; i < n; i++) {
         const struct pr_opt_def *d = &defs[i];
         char key[PR_OPTS_NAME_MAX + 1];

@@ -56,6 +56,25 @@ lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n
  * through it (and the sandbox's load/loadstring, forced to text). */
 int pr_lua_load_text(lua_State *L, const char *text, size_t len, const char *chunk);
 
+/* The text of the error value at idx of L, as stampede prints a script's
+ * error: "script error: FILE:LINE: MESSAGE" (a string as error() made it;
+ * an object's __tostring; its type when it has none), or "FILE:LINE: SQL
+ * error: ..." for the driver's error object. FILE:LINE of an object come
+ * from where's innermost Lua function (the failed coroutine; NULL: none).
+ * __tostring runs on L (not on a dead coroutine). */
+void pr_lua_error_text(lua_State *L, int idx, lua_State *where, char *buf, size_t len);
+
+/* lua_pcall with a message handler: on failure (non-zero, as lua_pcall)
+ * the error on top is a string, pr_lua_error_text's (FILE:LINE of an
+ * error object taken before the stack unwinds). */
+int pr_lua_pcall(lua_State *L, int nargs, int nres);
+
+/* Wrap string.find, match, gmatch and gsub with a step budget
+ * (pr_lua_pattern.c): a search that would backtrack past it is a script
+ * error at the caller's FILE:LINE before LuaJIT's function runs (the count
+ * hook never fires inside C). pr_lua_new() installs it. */
+void pr_lua_pattern_install(lua_State *L);
+
 /* Make the n sources requirable by name (chunk "@NAME.lua", so errors say
  * NAME.lua:LINE). A syntax error is PR_EINVAL naming file and line. */
 int pr_lua_add_sources(lua_State *L, const struct pr_lua_src *srcs, size_t n, struct pr_error *err);

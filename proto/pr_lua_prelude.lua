@@ -123,6 +123,12 @@ __sb_prepared = {}
 -- one at a time, while it is the connection's last result (as sysbench,
 -- which frees a result at the next query on its connection).
 local host_row = host.row or function() end
+-- event()'s error, while its stack is there: an object (but the restart
+-- request) becomes its text with the FILE:LINE it was raised at.
+local host_errtext = function(e)
+    if type(e) == "table" and e.errcode == sysbench.error.RESTART_EVENT then return e end
+    return host.errtext(e)
+end
 local result_mt = {}
 result_mt.__index = result_mt
 function result_mt.fetch_row(self)
@@ -502,7 +508,7 @@ function __sb_thread_main()
     while true do
         if yield(0) == 1 then break end
         while true do
-            local ok, e = pcall(ev)
+            local ok, e = xpcall(ev, host_errtext)
             if ok then break end
             if type(e) ~= "table" or e.errcode ~= sysbench.error.RESTART_EVENT then
                 error(e, 0)

@@ -232,7 +232,7 @@ static int set_options(struct ag__lua_state *st, struct pr_error *err)
         lua_setfield(L, -2, wl->sopts[i].name);
     }
     pr_lua_push_general_opts(L, wl->opts);
-    if (lua_pcall(L, 2, 0, 0)) {
+    if (pr_lua_pcall(L, 2, 0)) {
         pr_error_set(err, PR_EINVAL, "%s", lua_tostring(L, -1));
         lua_pop(L, 1);
         return PR_EINVAL;
@@ -325,19 +325,15 @@ void ag__lua_co_start(struct ag__lua_co *co, struct ag__lua_state *st, const cha
     }
 }
 
-/* The message of a failed coroutine: a string, or an SQL error table. */
+/* The message of a failed coroutine (pr_lua_error_text: FILE:LINE from
+ * its stack, which the error left in place; __tostring run on the main
+ * state). */
 static void take_error(struct ag__lua_co *co)
 {
-    lua_State *c = co->co;
-    const char *m = lua_tostring(c, -1);
-    if (m == NULL && lua_istable(c, -1)) {
-        lua_getfield(c, -1, "sql_errmsg");
-        snprintf(co->err, sizeof co->err, "SQL error in the script: %s",
-                 lua_tostring(c, -1) ? lua_tostring(c, -1) : "?");
-        lua_pop(c, 1);
-    } else {
-        snprintf(co->err, sizeof co->err, "%s", m ? m : "script error (not a string)");
-    }
+    lua_State *c = co->co, *L = co->st->L;
+    lua_xmove(c, L, 1);
+    pr_lua_error_text(L, -1, c, co->err, sizeof co->err);
+    lua_pop(L, 1);
     co->dead = true;
 }
 

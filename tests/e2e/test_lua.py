@@ -197,6 +197,37 @@ def bad_input():
     return d
 
 
+def runtime_errors(d):
+    """Errors a running script raises (issue 27 §2): an error object's
+    __tostring, with the FILE:LINE it was raised at, said as a script
+    error (was "SQL error: (no message)"); a pattern that backtracks
+    without end ends the run within its time (was: still going at 25 s)."""
+    files = {
+        "obj.lua": "function thread_init() con = sysbench.sql.driver():connect() end\n"
+                   "function event()\n  con:query('SELECT 1')\n"
+                   "  error(setmetatable({}, {__tostring = function() return 'custom failure' "
+                   "end}))\nend\n",
+        "pat.lua": "function thread_init() con = sysbench.sql.driver():connect() end\n"
+                   "function event()\n  con:query('SELECT 1')\n"
+                   "  string.find(('a'):rep(40), ('a?'):rep(40) .. ('a'):rep(40))\nend\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    cases = [("obj.lua", r"script error: obj\.lua:4: custom failure"),
+             ("pat.lua", r"pat\.lua:4: string\.find: .*step budget")]
+    for name, rx in cases:
+        t0 = time.monotonic()
+        p = e.stampede([os.path.join(d, name), "run", "--time=3", "--agents=1"] + e.local_opts()
+                       + e.db_opts())
+        rc = p.wait(30)
+        dt = time.monotonic() - t0
+        err = p.text("err")
+        e.check(rc == 1 and re.search(rx, err) is not None and dt < 10,
+                "%s: exit %s (want 1) after %.1f s, stderr matches %r: %r"
+                % (name, rc, dt, rx, err.strip()[-300:]))
+
+
 ROWS_LUA = r"""
 -- every row and column of a result: text (20 columns, a 5000-byte value, a
 -- NULL) and prepared (a 10-row range), checked in the script itself
@@ -453,6 +484,7 @@ def main():
         print("SKIP: %s is missing (Debian's sysbench package ships it)" % script("oltp_common"))
         raise SystemExit(77)
     d = bad_input()
+    runtime_errors(d)
     check_prepare()
     check_read_write()
     check_point_select()

@@ -148,6 +148,20 @@ static void test_errors(void)
     CHECK(run(L, "\n\nlocal t = nil\nreturn t.x\n", &err) == PR_EINVAL);
     CHECK_MSG(strstr(err.msg, "t.lua:4:") != NULL, "%s", err.msg);
     lua_close(L);
+    /* An error object: its __tostring, the line it was raised at, said as
+     * a script error (was "SQL error: (no message)"). */
+    L = state();
+    CHECK(run(L,
+              "local o = setmetatable({}, {__tostring = function() return 'custom' end})\n"
+              "error(o)\n",
+              &err) == PR_EINVAL);
+    CHECK_MSG(strcmp(err.msg, "script error: t.lua:2: custom") == 0, "%s", err.msg);
+    lua_close(L);
+    L = state();
+    CHECK(run(L, "\nerror({code = 7})\n", &err) == PR_EINVAL);
+    CHECK_MSG(strncmp(err.msg, "script error: t.lua:2: an error object of type table", 52) == 0,
+              "%s", err.msg);
+    lua_close(L);
 }
 
 static void test_watchdog(void)
