@@ -475,7 +475,7 @@ end
 function sysbench.report_default(stat)
     local tps, qps, r, w, o = rates(stat)
     print(fmt("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) " ..
-              "lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f", stat.time_total,
+              "lat (ms,%u%%): %4.2f err/s %4.2f reconn/s: %4.2f", stat.time_total,
               stat.threads_running, tps, qps, r, w, o, sysbench.opt.percentile or 95,
               stat.latency_pct * 1000, stat.errors / stat.time_interval,
               stat.reconnects / stat.time_interval))

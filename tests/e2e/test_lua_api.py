@@ -23,10 +23,16 @@ the sandbox MariaDB:
     in one thread are refused by name;
   - histogram: sysbench.histogram.new/update/print in a script, over 2
     threads: each thread with events prints its own histogram (made in
-    thread_init) as sysbench prints one, the counts adding up to the events.
+    thread_init) as sysbench prints one, the counts adding up to the events;
+  - report_formats: sysbench.report_default and report_csv print, byte for
+    byte, what sysbench 1.0.20's own sysbench.lua prints for the same stat
+    (the real sysbench runs the script's command; `err/s ` has no colon
+    there, and parsers of Percona's tpcc scripts read that line).
 """
 import os
 import re
+import shutil
+import subprocess
 
 import e2elib as e
 
@@ -313,7 +319,38 @@ def histogram(d):
                             sorted({r[0] for r in rows})))
 
 
+REPORT_LUA = """
+local stat = {time_total = 3, threads_running = 2, events = 100, reads = 1400, writes = 400,
+              other = 200, time_interval = 1, latency_pct = 0.00123, errors = 3, reconnects = 1}
+local function show()
+  sysbench.report_default(stat)
+  sysbench.report_csv(stat)
+end
+if sysbench.cmdline.command == "help" then show() end
+sysbench.cmdline.commands = {show = {show}}
+function event() end
+"""
+
+
+def report_formats(d):
+    path = os.path.join(d, "report_fmt.lua")
+    with open(path, "w") as f:
+        f.write(REPORT_LUA)
+    sb = shutil.which("sysbench")
+    if not e.check(sb is not None, "sysbench 1.0.20 is installed (deploy/install-deps)"):
+        return
+    want = subprocess.run([sb, path, "show"], capture_output=True, text=True,
+                          timeout=30).stdout.splitlines()[-2:]
+    p = e.stampede([path, "help"])
+    rc = p.wait(30)
+    got = p.text("out").splitlines()[:2]
+    e.check(rc == 0 and len(want) == 2 and got == want,
+            "report_default and report_csv as sysbench prints them: %r, sysbench %r"
+            % (got, want))
+
+
 def main():
+    report_formats(e.path("."))
     e.need_sandbox()
     d = e.path("lua_api")
     os.makedirs(d, exist_ok=True)
