@@ -218,6 +218,17 @@ co_keyring *co_keyring_load(const char *path, struct pr_error *err)
         pr_error_set(err, -errno, "%s: %s", path, strerror(errno));
         return NULL;
     }
+    /* As sshd's StrictModes: who may write the file decides who may run
+     * load through our agents. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        pr_error_set(err, PR_EINVAL,
+                     "%s: group or others may write it (mode %03o), so anyone of them could "
+                     "admit an agent: run chmod go-w %s",
+                     path, (unsigned)(st.st_mode & 0777), path);
+        fclose(f);
+        return NULL;
+    }
     co_keyring *kr = co_keyring_new();
     while (rc == 0 && getline(&line, &cap, f) >= 0) {
         lineno++;

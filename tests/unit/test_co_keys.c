@@ -189,6 +189,25 @@ static void test_keyring(void)
 
     write_text(path, "# only comments\n\n", 0644);
     CHECK(co_keyring_load(path, &err) == NULL && strstr(err.msg, "no keys"));
+
+    /* Group- or world-writable: refused as sshd's StrictModes does, naming
+     * the file and the chmod to run (issue 27 §4). */
+    snprintf(text, sizeof text, "%s\n", a.public_key);
+    static const mode_t loose[] = {0664, 0646, 0666, 0620};
+    char fix[192];
+    snprintf(fix, sizeof fix, "chmod go-w %s", path);
+    for (size_t i = 0; i < sizeof loose / sizeof loose[0]; i++) {
+        write_text(path, text, 0600);
+        chmod(path, loose[i]);
+        kr = co_keyring_load(path, &err);
+        CHECK_MSG(kr == NULL && strstr(err.msg, fix), "mode %03o: %s", (unsigned)loose[i],
+                  kr ? "loaded" : err.msg);
+        co_keyring_destroy(&kr);
+    }
+    chmod(path, 0644);
+    kr = co_keyring_load(path, &err);
+    CHECK_MSG(kr != NULL, "mode 644: %s", err.msg);
+    co_keyring_destroy(&kr);
     unlink(path);
     CHECK(co_keyring_load(path, &err) == NULL && strstr(err.msg, path));
 
