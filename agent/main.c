@@ -3,6 +3,7 @@
 
 #include "ag_config.h"
 #include "ag_ctl.h"
+#include "pr_keyfile.h"
 
 int main(int argc, char **argv)
 {
@@ -10,6 +11,7 @@ int main(int argc, char **argv)
     struct pr_error err = {0};
     bool help = false, version = false;
 
+    pr_secrets_protect(); /* the PLAN brings the database password */
     if (ag_config_parse(&cfg, argc, argv, &help, &version, &err) < 0) {
         fprintf(stderr, "stampede-agent: %s\n", err.msg);
         return 2;

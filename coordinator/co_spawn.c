@@ -64,6 +64,7 @@ static const char *const env_keep[] = {
     "LD_LIBRARY_PATH",
     "MYSQL_UNIX_PORT",
     "MYSQL_TCP_PORT",
+    "STAMPEDE_ALLOW_CORE_DUMPS",
     "MARIADB_PLUGIN_DIR",
     "LIBMYSQL_PLUGIN_DIR",
 };

@@ -14,6 +14,7 @@
 #include "co_rpt.h"
 #include "co_run.h"
 #include "co_sweep.h"
+#include "pr_keyfile.h"
 
 static int keygen(const struct co_args *a)
 {
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
     struct co_result res = {0};
     struct pr_error err = {0};
 
+    pr_secrets_protect(); /* the password, the one-run CURVE keys */
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return co_rpt_main(argc - 1, argv + 1);
     /* another tool's command line (tpcc_start ...): a family's words */

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,4 +132,12 @@ int pr_keyfile_read_public(const char *key_or_path, char out[PR_KEY_LEN + 1], co
         return pr_error_set(err, PR_EINVAL, "%s%s%s: not a 40-character Z85 key and not a file",
                             what ? what : "", sep(what), key_or_path);
     return read_key(key_or_path, false, out, what, err);
+}
+
+bool pr_secrets_protect(void)
+{
+    const char *allow = getenv("STAMPEDE_ALLOW_CORE_DUMPS");
+    if (allow != NULL && strcmp(allow, "1") == 0)
+        return false;
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
 }

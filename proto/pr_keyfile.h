@@ -38,4 +38,13 @@ int pr_keyfile_read_secret(const char *path, char out[PR_KEY_LEN + 1], const cha
 int pr_keyfile_read_public(const char *key_or_path, char out[PR_KEY_LEN + 1], const char *what,
                            struct pr_error *err);
 
+/* Keep this process's secrets (the database password, CURVE secret keys)
+ * out of core files and away from other processes of its user: the
+ * process is made non-dumpable (prctl PR_SET_DUMPABLE 0: no core file on a
+ * crash, no ptrace attach without CAP_SYS_PTRACE, /proc/PID files owned by
+ * root). STAMPEDE_ALLOW_CORE_DUMPS=1 in the environment keeps it dumpable
+ * (to debug a crash). True when the process is now non-dumpable. Call
+ * first thing in main(). */
+bool pr_secrets_protect(void);
+
 #endif

@@ -8,10 +8,16 @@
     only inside the PLAN, over CURVE); the environ read is shown to work
     (it holds PATH), and the run itself succeeds;
   - --mysql-ignore-errors=1213,all, which the coordinator accepts, is
-    accepted by the agents too (one parser in proto/): the run succeeds.
+    accepted by the agents too (one parser in proto/): the run succeeds;
+  - both programs are non-dumpable (issue 27 §4: a gcore of an agent held 5
+    copies of the password): run as an unprivileged user, their
+    /proc/PID/environ is owned by root, as the kernel does for a
+    non-dumpable process (no core file, no ptrace by that user);
+    STAMPEDE_ALLOW_CORE_DUMPS=1 keeps them dumpable (owned by the user).
 """
 import os
 import re
+import time
 
 import e2elib as e
 
@@ -80,7 +86,51 @@ def ignore_errors_all():
         p.dump()
 
 
+NOBODY = 65534
+
+
+def proc_owner(argv, extra_env):
+    """Start argv as user nobody; the owner uid of its /proc/PID/environ
+    once it runs (None if it exited first)."""
+    envp = dict(os.environ)
+    envp.update(extra_env)
+    p = e.Proc(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups"] + argv,
+               env=envp, new_session=True)
+    uid = None
+    for _ in range(100):  # setpriv execs the program: same pid
+        time.sleep(0.05)
+        try:
+            with open("/proc/%d/cmdline" % p.pid, "rb") as f:
+                started = f.read().split(b"\0")[0].endswith(os.path.basename(argv[0]).encode())
+            if started:
+                time.sleep(0.3)  # past main()'s first line
+                uid = os.stat("/proc/%d/environ" % p.pid).st_uid
+                break
+        except OSError:
+            break
+    p.stop()
+    return uid
+
+
+def dumpable():
+    port = e.free_port()
+    programs = [
+        ("stampede-agent", [e.AGENT, "--coordinator=tcp://127.0.0.1:%d" % port, "--plaintext",
+                            "--name=nobody-agent"]),
+        ("stampede", [e.STAMPEDE, "oltp_point_select", "run", "--listen=tcp://127.0.0.1:%d" % port,
+                      "--plaintext", "--agent-wait=10"] + e.db_opts()),
+    ]
+    for name, argv in programs:
+        uid = proc_owner(argv, {})
+        e.check(uid == 0, "%s as nobody: /proc/PID/environ owned by root (non-dumpable): uid %s"
+                % (name, uid))
+        uid = proc_owner(argv, {"STAMPEDE_ALLOW_CORE_DUMPS": "1"})
+        e.check(uid == NOBODY, "%s with STAMPEDE_ALLOW_CORE_DUMPS=1: owned by nobody "
+                "(dumpable): uid %s" % (name, uid))
+
+
 def main():
+    dumpable()
     e.need_sandbox()
     e.prepare(tables=2, table_size=2000)
     environ_and_cmdline()
