@@ -440,7 +440,10 @@ int ag_ctl_run(const struct ag_config *cfg)
     signal(SIGPIPE, SIG_IGN);
     if (cfg->prometheus != NULL) {
         struct pr_error err = {0};
-        c.prom = ag_prom_start(cfg->prometheus, cfg->name, &err);
+        char prefix[96]; /* libmicrohttpd's messages: at log level debug */
+        snprintf(prefix, sizeof prefix, "stampede-agent[%s] debug:", cfg->name);
+        c.prom =
+            ag_prom_start(cfg->prometheus, cfg->name, cfg->log_level >= 3 ? prefix : NULL, &err);
         if (c.prom == NULL) {
             fprintf(stderr, "stampede-agent: %s\n", err.msg);
             rc = err.code ? err.code : PR_EINVAL;

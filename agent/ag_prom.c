@@ -11,9 +11,10 @@ struct ag_prom {
     bool in_run; /* the current PLAN is a run command: its STATS are measured */
 };
 
-ag_prom *ag_prom_start(const char *hostport, const char *name, struct pr_error *err)
+ag_prom *ag_prom_start(const char *hostport, const char *name, const char *log_prefix,
+                       struct pr_error *err)
 {
-    struct pr_prom_info info = {"", "", "", STAMPEDE_VERSION};
+    struct pr_prom_info info = {"", "", "", STAMPEDE_VERSION, log_prefix};
     const char *names[1] = {name};
     pr_prom *p =
         pr_prom_start(hostport, "prometheus (agent.conf or --prometheus)", &info, 1, names, err);
@@ -33,7 +34,7 @@ void ag_prom_plan(ag_prom *p, const struct pr_msg_plan *plan, const char *run_id
     if (!p->in_run)
         return;
     struct pr_prom_info info = {plan->workload, pr_plan_cmd_name(plan->cmd), run_id,
-                                STAMPEDE_VERSION};
+                                STAMPEDE_VERSION, NULL};
     pr_prom_new_run(p->p, &info);
     pr_prom_publish(p->p);
 }

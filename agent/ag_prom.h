@@ -26,7 +26,8 @@ typedef struct ag_prom ag_prom;
 /* Serve /metrics on hostport (pr_prom_start's forms; ":PORT" is loopback)
  * for the agent named name (copied). NULL with err naming the setting
  * (bad address, port in use). */
-ag_prom *ag_prom_start(const char *hostport, const char *name, struct pr_error *err);
+ag_prom *ag_prom_start(const char *hostport, const char *name, const char *log_prefix,
+                       struct pr_error *err);
 
 /* A PLAN was accepted for run_id (borrowed): a run command starts a new
  * run on the endpoint; other commands (prepare, cleanup, ...) are not

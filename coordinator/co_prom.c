@@ -10,7 +10,8 @@ struct co_prom {
 co_prom *co_prom_start(const char *hostport, const struct co_prom_info *info, uint32_t n_agents,
                        const char *const *names, struct pr_error *err)
 {
-    struct pr_prom_info pi = {info->workload, info->command, info->run_id, info->version};
+    struct pr_prom_info pi = {info->workload, info->command, info->run_id, info->version,
+                              info->log_prefix};
     pr_prom *p = pr_prom_start(hostport, "--prometheus", &pi, n_agents, names, err);
     if (p == NULL)
         return NULL;

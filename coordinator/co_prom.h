@@ -31,6 +31,7 @@ struct co_prom_info {
     const char *command;
     const char *run_id;
     const char *version;
+    const char *log_prefix; /* pr_prom_info's: NULL drops libmicrohttpd's messages */
 };
 
 /* Listen on hostport (pr_prom_start: "HOST:PORT", "[V6]:PORT", ":PORT"

@@ -606,7 +606,9 @@ static int start_prom(struct run *r)
     const char **names = pr_xcalloc(r->n + 1, sizeof(*names));
     for (uint32_t i = 0; i < r->n; i++)
         names[i] = r->res->agents[i].name;
-    struct co_prom_info info = {r->res->workload, r->res->command, r->res->run_id, r->res->version};
+    /* libmicrohttpd's messages (a refused request) only at --verbosity >= 4 */
+    struct co_prom_info info = {r->res->workload, r->res->command, r->res->run_id, r->res->version,
+                                pr_opts_int(r->a->opts, "verbosity") >= 4 ? "stampede:" : NULL};
     r->prom = co_prom_start(r->a->prometheus, &info, r->n, names, &err);
     free(names);
     if (r->prom == NULL) {

@@ -21,7 +21,19 @@ struct pr_prom {
     struct pr__prom_snap live;            /* owning thread only */
     uint64_t bounds[PR_PROM_MAX_BUCKETS]; /* bucket bounds, µs */
     uint32_t n_bounds;
+    char log_prefix[96]; /* pr_prom_info.log_prefix, "" for none */
 };
+
+/* MHD_OPTION_EXTERNAL_LOGGER: one line, after the owner's prefix. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    const pr_prom *p = cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg[strcspn(msg, "\n")] = '\0';
+    if (p->log_prefix[0] != '\0')
+        fprintf(stderr, "%s prometheus endpoint: %s\n", p->log_prefix, msg);
+}
 
 uint32_t pr__prom_bounds(uint64_t *bounds)
 {
@@ -299,9 +311,11 @@ pr_prom *pr_prom_start(const char *hostport, const char *what, const struct pr_p
         flags |= MHD_USE_IPv6;
     uint16_t port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
                                              : ntohs(((struct sockaddr_in *)&ss)->sin_port);
-    p->mhd = MHD_start_daemon(flags, port, NULL, NULL, on_request, p, MHD_OPTION_SOCK_ADDR,
-                              (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-                              MHD_OPTION_END);
+    if (info->log_prefix != NULL)
+        snprintf(p->log_prefix, sizeof p->log_prefix, "%s", info->log_prefix);
+    p->mhd = MHD_start_daemon(flags, port, NULL, NULL, on_request, p, MHD_OPTION_EXTERNAL_LOGGER,
+                              mhd_log, p, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
     if (p->mhd == NULL) {
         pr_error_set(err, PR_EINVAL,
                      "%s: cannot listen on %s (port in use, or not an address of "

@@ -55,6 +55,11 @@ struct pr_prom_info {
     const char *command;
     const char *run_id;
     const char *version;
+    /* libmicrohttpd's own messages (a request it refuses, a header too
+     * large) go to stderr after this prefix ("stampede:"), or nowhere when
+     * NULL (the default: a scrape's trouble is not the run's). Read by
+     * pr_prom_start only. */
+    const char *log_prefix;
 };
 
 /* Listen on hostport ("HOST:PORT", "[V6]:PORT" or ":PORT" for 127.0.0.1;

@@ -83,7 +83,7 @@ static void test_scrape(void)
     char addr[32];
     snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
     const char *names[2] = {"a\"b\\c\nd", "two"};
-    struct co_prom_info info = {"oltp_read_write", "run", "abc-1", "0.1.0"};
+    struct co_prom_info info = {"oltp_read_write", "run", "abc-1", "0.1.0", NULL};
     struct pr_error err = {0};
     co_prom *p = co_prom_start(addr, &info, 2, names, &err);
     CHECK_MSG(p != NULL, "start on %s: %s", addr, err.msg);
@@ -164,7 +164,7 @@ static void test_kinds(void)
     char addr[32];
     snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
     const char *names[2] = {"one", "two"};
-    struct co_prom_info info = {"tpcc", "run", "abc-2", "0.1.0"};
+    struct co_prom_info info = {"tpcc", "run", "abc-2", "0.1.0", NULL};
     struct pr_error err = {0};
     co_prom *p = co_prom_start(addr, &info, 2, names, &err);
     CHECK_MSG(p != NULL, "start on %s: %s", addr, err.msg);
@@ -235,7 +235,7 @@ static void test_new_run(void)
     char addr[32];
     snprintf(addr, sizeof(addr), ":%d", port); /* a port alone: loopback */
     const char *names[1] = {"me"};
-    struct pr_prom_info info = {"oltp_read_only", "run", "run-1", "0.1.0"};
+    struct pr_prom_info info = {"oltp_read_only", "run", "run-1", "0.1.0", NULL};
     struct pr_error err = {0};
     pr_prom *p = pr_prom_start(addr, "prometheus (agent.conf)", &info, 1, names, &err);
     CHECK_MSG(p != NULL, "start on %s: %s", addr, err.msg);
@@ -255,7 +255,7 @@ static void test_new_run(void)
     CHECK(sample(body, "stampede_kind_count_total{kind=\"point_select\"}") == 4);
     free(body);
 
-    struct pr_prom_info info2 = {"tpcc", "run", "run-2", "0.1.0"};
+    struct pr_prom_info info2 = {"tpcc", "run", "run-2", "0.1.0", NULL};
     pr_prom_new_run(p, &info2);
     pr_prom_publish(p);
     body = http(port, "GET", "/metrics");
@@ -295,9 +295,72 @@ static void test_bad_addresses(void)
     }
 }
 
+/* A GET with a 100 KB header (over libmicrohttpd's limit): what reaches
+ * stderr, read back from a temporary file in its place. */
+static char *stderr_of_big_header(const char *log_prefix)
+{
+    int port = free_port();
+    char addr[32];
+    snprintf(addr, sizeof(addr), ":%d", port);
+    const char *names[1] = {"me"};
+    struct pr_prom_info info = {"oltp_read_only", "run", "run-1", "0.1.0", log_prefix};
+    struct pr_error err = {0};
+    char path[] = "/tmp/stampede-prom-stderr-XXXXXX";
+    int tmp = mkstemp(path), saved = dup(STDERR_FILENO);
+    fflush(stderr);
+    dup2(tmp, STDERR_FILENO);
+    pr_prom *p = pr_prom_start(addr, "--prometheus", &info, 1, names, &err);
+    if (p != NULL) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET,
+                                 .sin_port = htons((uint16_t)port),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            size_t big = 100 * 1024;
+            char *req = malloc(big + 128);
+            int n = snprintf(req, 128, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ");
+            memset(req + n, 'a', big);
+            memcpy(req + n + big, "\r\n\r\n", 4);
+            ssize_t w = write(fd, req, (size_t)n + big + 4);
+            (void)w;
+            char buf[4096];
+            while (read(fd, buf, sizeof buf) > 0)
+                ;
+            free(req);
+        }
+        close(fd);
+        pr_prom_stop(&p);
+    }
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    CHECK_MSG(p == NULL, "%s", err.msg); /* stopped */
+    char *text = calloc(1, 4096);
+    ssize_t got = pread(tmp, text, 4095, 0);
+    (void)got;
+    close(tmp);
+    unlink(path);
+    return text;
+}
+
+/* libmicrohttpd's own messages stay off stderr unless asked for (they were
+ * printed on a successful run: issue 27 §4). */
+static void test_mhd_log(void)
+{
+    char *quiet = stderr_of_big_header(NULL);
+    CHECK_MSG(quiet[0] == '\0', "nothing on stderr without a log prefix, got: %s", quiet);
+    char *loud = stderr_of_big_header("stampede:");
+    CHECK_MSG(strncmp(loud, "stampede: prometheus endpoint: ", 31) == 0,
+              "the message after the prefix when asked for, got: %s", loud);
+    printf("# libmicrohttpd said: %s", loud);
+    free(quiet);
+    free(loud);
+}
+
 int main(void)
 {
     test_bounds();
+    test_mhd_log();
     test_scrape();
     test_kinds();
     test_new_run();
