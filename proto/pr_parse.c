@@ -77,3 +77,25 @@ void pr_list_free(char **list)
         free(list[i]);
     free(list);
 }
+
+size_t pr_sql_ident(char *out, size_t cap, const char *name)
+{
+    size_t n = 0;
+    if (cap < 3)
+        goto too_long;
+    out[n++] = '`';
+    for (const char *p = name; *p; p++) {
+        if (n + (*p == '`' ? 2 : 1) + 2 > cap)
+            goto too_long;
+        if (*p == '`')
+            out[n++] = '`';
+        out[n++] = *p;
+    }
+    out[n++] = '`';
+    out[n] = '\0';
+    return n;
+too_long:
+    if (cap > 0)
+        out[0] = '\0';
+    return 0;
+}

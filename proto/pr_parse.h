@@ -42,4 +42,9 @@ char **pr_list_split(const char *text, size_t *n);
 /* Free an array from pr_list_split() and its strings; NULL is a no-op. */
 void pr_list_free(char **list);
 
+/* name as a MySQL quoted identifier: `name` with each backtick doubled,
+ * into out (cap bytes, NUL ended). Its length, or 0 when it does not fit
+ * (out then ""). Every identifier built from an option goes through it. */
+size_t pr_sql_ident(char *out, size_t cap, const char *name);
+
 #endif

@@ -10,6 +10,7 @@
 #include "ag_tc_load.h"
 #include "ag_tc_multi.h"
 #include "ag_tc_rand.h"
+#include "pr_parse.h"
 #include "pr_tc_opts.h"
 
 #define WL(w)  ((struct ag_tc_wl *)(w))
@@ -188,10 +189,11 @@ static int tc_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct p
     (void)err;
     const char *db = p->database && p->database[0] ? p->database : base;
     uint32_t n = wl->tc.schemas;
-    if (n > 0)
-        snprintf(on, sizeof on, "`%s\\_%%`.*", base); /* every <db>_<i> */
-    else
-        snprintf(on, sizeof on, "`%s`.*", db);
+    char pat[100];
+    snprintf(pat, sizeof pat, "%s\\_%%", base); /* every <db>_<i> */
+    if (pr_sql_ident(on, sizeof on - 2, n > 0 ? pat : db) == 0)
+        snprintf(on, sizeof on, "`...`");
+    strcat(on, ".*");
     if (n > 1)
         snprintf(dbs, sizeof dbs, "the schemas %s..%s (--multi-schema=%u)", wl->schema_db[0],
                  wl->schema_db[n - 1], n);

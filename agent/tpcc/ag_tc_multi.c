@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "ag_tc_load.h"
+#include "pr_parse.h"
 
 struct wrap {
     struct ag_piece in;           /* the inner stream */
     void (*in_destroy)(void *it); /* its destroy, or NULL */
     char db[72];                  /* the schema */
-    char use_sql[96];             /* "USE `db`" */
+    char use_sql[160];            /* "USE `db`" (pr_sql_ident) */
     size_t use_len;               /* its length */
     bool used;                    /* the USE was sent */
     bool in_stmt;                 /* the last statement sent was the inner stream's */
@@ -91,7 +92,9 @@ static void sink_add(void *ctx, struct ag_piece piece, void (*destroy)(void *it)
     w->in = piece;
     w->in_destroy = destroy;
     snprintf(w->db, sizeof w->db, "%s", s->db);
-    w->use_len = (size_t)snprintf(w->use_sql, sizeof w->use_sql, "USE `%s`", w->db);
+    memcpy(w->use_sql, "USE ", 4);
+    size_t q = pr_sql_ident(w->use_sql + 4, sizeof w->use_sql - 4, w->db);
+    w->use_len = q ? 4 + q : (size_t)snprintf(w->use_sql, sizeof w->use_sql, "USE ``");
     struct ag_piece p = {.it = w,
                          .next = wrap_next,
                          .result = piece.result ? wrap_result : NULL,

@@ -199,6 +199,27 @@ def test_missing():
     e.sql("DROP DATABASE IF EXISTS %s_3" % BASE)
 
 
+def test_quoted_name():
+    """A --mysql-db with a backtick is quoted as an identifier (issue 27 §4:
+    USE `%s` took it as it was, with multi-statements on): cleanup of
+    schema tp`q_0 drops its table (a syntax error before)."""
+    base, db = "tpccms`q", "`tpccms``q_0`"
+    user = e.env("USER", "sbtest")
+    e.sql("CREATE DATABASE IF NOT EXISTS %s; CREATE TABLE IF NOT EXISTS %s.warehouse (w_id INT); "
+          "GRANT ALL ON `tpccms``q\\_%%`.* TO '%s'@'%%'; "
+          "GRANT ALL ON `tpccms``q\\_%%`.* TO '%s'@'localhost'" % (db, db, user, user))
+    args = ["tpcc", "cleanup", "--mysql-host=" + e.env("HOST", "127.0.0.1"),
+            "--mysql-port=" + e.env("PORT"), "--mysql-user=" + user, "--mysql-db=" + base,
+            "--multi-schema=1", "--warehouses=1", "--agents=1"] + e.local_opts()
+    p = e.stampede(args)
+    rc = p.wait(60)
+    left = e.sql("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'tpccms`q_0'")
+    e.check(rc == 0 and left[0][0] == "0",
+            "cleanup of --mysql-db='%s' --multi-schema=1: exit %s, tables left %s: %s"
+            % (base, rc, left[0][0], p.text("err").strip()[-300:]))
+    e.sql("DROP DATABASE IF EXISTS %s" % db)
+
+
 def main():
     e.need_sandbox()
     user = e.env("USER", "sbtest")
@@ -214,6 +235,7 @@ def main():
     test_prepare_missing()
     test_denied()
     test_cleanup()
+    test_quoted_name()
     for db in SCHEMAS:
         e.sql("DROP DATABASE IF EXISTS %s" % db)
     e.finish()

@@ -88,8 +88,24 @@ static void test_list(void)
     pr_list_free(NULL);
 }
 
+/* Identifiers from options, quoted for MySQL (issue 27 §4: --mysql-db
+ * went into USE `%s` as it was, with multi-statements on). */
+static void test_sql_ident(void)
+{
+    char out[32];
+    CHECK(pr_sql_ident(out, sizeof out, "tpcc_1") == 8 && strcmp(out, "`tpcc_1`") == 0);
+    CHECK(pr_sql_ident(out, sizeof out, "a`b") == 6 && strcmp(out, "`a``b`") == 0);
+    CHECK(pr_sql_ident(out, sizeof out, "x`; DROP DATABASE y; -- ") > 0);
+    CHECK_MSG(strcmp(out, "`x``; DROP DATABASE y; -- `") == 0, "%s", out);
+    CHECK(pr_sql_ident(out, sizeof out, "") == 2 && strcmp(out, "``") == 0);
+    CHECK(pr_sql_ident(out, 8, "abcdef") == 0 && out[0] == '\0'); /* 8 bytes + NUL */
+    CHECK(pr_sql_ident(out, 9, "abcdef") == 8);
+    CHECK(pr_sql_ident(out, 9, "abcde`") == 0 && out[0] == '\0'); /* doubled: 9 + NUL */
+}
+
 int main(void)
 {
+    test_sql_ident();
     test_name_eq();
     test_bool();
     test_list();
