@@ -87,15 +87,8 @@ static int set_bool(bool *slot, const char *key, const char *value, struct pr_er
         return *slot = true, 0;
     if (pr_parse_bool(value, slot))
         return 0;
-    return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not on/off/true/false/1/0", key, value);
-}
-
-/* A boolean that also takes yes/no (allow-scripts = yes). */
-static int set_yes_no(bool *slot, const char *key, const char *value, struct pr_error *err)
-{
-    if (value && (!strcasecmp(value, "yes") || !strcasecmp(value, "no")))
-        return *slot = !strcasecmp(value, "yes"), 0;
-    return set_bool(slot, key, value, err);
+    return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not a boolean (" PR_BOOL_SPELLINGS ")", key,
+                        value);
 }
 
 static int set_level(struct ag_config *cfg, const char *value, struct pr_error *err)
@@ -144,7 +137,7 @@ static int apply(struct ag_config *cfg, const char *key, const char *value, stru
     if (!strcmp(key, "once"))
         return set_bool(&cfg->once, key, value, err);
     if (!strcmp(key, "allow-scripts"))
-        return set_yes_no(&cfg->allow_scripts, key, value, err);
+        return set_bool(&cfg->allow_scripts, key, value, err);
     if (!strcmp(key, "plaintext"))
         return set_bool(&cfg->plaintext, key, value, err);
     if (value == NULL)

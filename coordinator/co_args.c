@@ -301,7 +301,8 @@ static int set_plaintext(struct co_args *a, const char *n, const char *v, struct
         return a->plaintext = true, 0;
     if (pr_parse_bool(v, &a->plaintext))
         return 0;
-    return pr_error_set(err, PR_EINVAL, "--plaintext: '%s' is not a boolean (on/off)", v);
+    return pr_error_set(err, PR_EINVAL,
+                        "--plaintext: '%s' is not a boolean (" PR_BOOL_SPELLINGS ")", v);
 }
 
 /* --mysql-password-file: the password is the file's first line, without

@@ -529,11 +529,10 @@ int co_lua_option(const co_lua *l, const char *name, const char *value, const ch
         *canon = o->name;
         bool b;
         char *end = NULL;
-        if (o->type == LUA_TBOOLEAN && value && !pr_parse_bool(value, &b) &&
-            strcasecmp(value, "yes") && strcasecmp(value, "no"))
+        if (o->type == LUA_TBOOLEAN && value && !pr_parse_bool(value, &b))
             return pr_error_set(err, PR_EINVAL,
-                                "--%s: '%s' is not on/off (the script's default "
-                                "is %s)",
+                                "--%s: '%s' is not a boolean (" PR_BOOL_SPELLINGS
+                                "; the script's default is %s)",
                                 name, value, o->def);
         if (o->type == LUA_TNUMBER && (!value || (strtod(value, &end), *value == '\0' || *end)))
             return pr_error_set(err, PR_EINVAL,

@@ -9,6 +9,7 @@
 #include <lualib.h>
 
 #include "pr_opts.h"
+#include "pr_parse.h"
 
 /* Registry key of the state's watchdog (a full userdata). */
 static const char WATCHDOG_KEY[] = "pr_lua.watchdog";
@@ -131,6 +132,18 @@ static int sandbox(lua_State *L, struct pr_error *err)
 
 static int error_handler(lua_State *L);
 
+/* host.parse_bool(text): pr_parse_bool's answer, or an error naming the
+ * spellings (a script option's value, validated on the coordinator). */
+static int parse_bool(lua_State *L)
+{
+    const char *v = luaL_checkstring(L, 1);
+    bool b = false;
+    if (!pr_parse_bool(v, &b))
+        return luaL_error(L, "'%s' is not a boolean (" PR_BOOL_SPELLINGS ")", v);
+    lua_pushboolean(L, b);
+    return 1;
+}
+
 lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n, void *ud,
                       struct pr_error *err)
 {
@@ -153,6 +166,8 @@ lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n
     lua_newtable(L);
     lua_pushcfunction(L, error_handler);
     lua_setfield(L, -2, "errtext");
+    lua_pushcfunction(L, parse_bool);
+    lua_setfield(L, -2, "parse_bool");
     for (size_t i = 0; i < n; i++) {
         lua_pushlightuserdata(L, ud);
         lua_pushcclosure(L, fns[i].fn, 1);

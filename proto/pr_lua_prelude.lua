@@ -549,8 +549,7 @@ function __sb_set_options(given, general)
         if v == nil then
             o[key] = def
         elseif type(def) == "boolean" then
-            local l = v:lower()
-            o[key] = l == "on" or l == "true" or l == "yes" or l == "1"
+            o[key] = host.parse_bool(v) -- pr_parse_bool: one parser
         elseif type(def) == "number" then
             o[key] = tonumber(v)
         else

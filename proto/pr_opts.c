@@ -441,7 +441,8 @@ static int parse_value(const struct pr_opt_def *def, const char *v, struct opt_v
         break;
     case PR_OPT_BOOL:
         if (!pr_parse_bool(v, &nv.b))
-            return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not a boolean (on/off)", def->name,
+            return pr_error_set(err, PR_EINVAL,
+                                "--%s: '%s' is not a boolean (" PR_BOOL_SPELLINGS ")", def->name,
                                 v);
         break;
     case PR_OPT_STRING:

@@ -23,8 +23,8 @@ bool pr_name_eq(const char *a, size_t alen, const char *b)
 
 bool pr_parse_bool(const char *s, bool *out)
 {
-    static const char *const on[] = {"on", "true", "1"};
-    static const char *const off[] = {"off", "false", "0"};
+    static const char *const on[] = {"on", "yes", "true", "1"};
+    static const char *const off[] = {"off", "no", "false", "0"};
 
     for (size_t i = 0; s && i < sizeof on / sizeof on[0]; i++) {
         if (strcasecmp(s, on[i]) == 0)

@@ -17,8 +17,11 @@
  * b are the same option name, '-' and '_' counted equal. */
 bool pr_name_eq(const char *a, size_t alen, const char *b);
 
-/* Parse a boolean: on/true/1 or off/false/0, any case. True with
- * *out set, or false (out untouched) when s is NULL or none of those. */
+/* The one boolean parser (options, agent config, script options; the
+ * Lua prelude calls it, ansible asserts the same spellings): on/off,
+ * yes/no, true/false, 1/0, any case. false (out untouched) for anything
+ * else: the caller's error names the value and PR_BOOL_SPELLINGS. */
+#define PR_BOOL_SPELLINGS "on/off, yes/no, true/false or 1/0"
 bool pr_parse_bool(const char *s, bool *out);
 
 /* A walk over a comma list; plain data, the caller's. */

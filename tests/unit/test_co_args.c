@@ -217,6 +217,33 @@ static void test_rate_mode(void)
     co_args_clear(&a);
 }
 
+/* One boolean parser (issue 27 §4): --histogram=yes and --plaintext=yes
+ * were errors while --allow-scripts=yes worked; any other word lists the
+ * spellings. */
+static void test_booleans(void)
+{
+    static const char *const words[] = {"yes", "no", "on", "off", "true", "false", "1", "0"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        char h[32], p[32];
+        snprintf(h, sizeof h, "--histogram=%s", words[i]);
+        snprintf(p, sizeof p, "--plaintext=%s", words[i]);
+        struct co_args a;
+        struct pr_error err;
+        bool on = i % 2 == 0; /* --plaintext=off with --listen needs keys */
+        int rc =
+            on ? PARSE(&a, &err, "oltp_read_write", "run", h, p, "--listen=tcp://127.0.0.1:5555")
+               : PARSE(&a, &err, "oltp_read_write", "run", h, p);
+        CHECK_MSG(rc == 0, "%s %s: %s", h, p, err.msg);
+        if (rc == 0)
+            CHECK(a.plaintext == on);
+        co_args_clear(&a);
+    }
+    EXPECT_ERR("--histogram: 'maybe'", "on/off, yes/no, true/false or 1/0", "oltp_read_write",
+               "run", "--histogram=maybe");
+    EXPECT_ERR("--plaintext: 'maybe'", "on/off, yes/no, true/false or 1/0", "oltp_read_write",
+               "run", "--plaintext=maybe", "--listen=tcp://127.0.0.1:5555");
+}
+
 static void test_errors(void)
 {
     EXPECT_ERR("unknown option --foo;", "see stampede --help", "oltp_read_write", "run", "--foo=1");
@@ -898,6 +925,7 @@ int main(void)
     test_spellings_and_aliases();
     test_rate_mode();
     test_errors();
+    test_booleans();
     test_passthrough();
     test_unknown_everywhere();
     test_password();

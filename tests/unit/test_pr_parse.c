@@ -22,8 +22,10 @@ static void test_name_eq(void)
 
 static void test_bool(void)
 {
-    static const char *const on[] = {"on", "ON", "On", "true", "TRUE", "True", "1"};
-    static const char *const off[] = {"off", "OFF", "false", "False", "0"};
+    /* One set everywhere (issue 27 §4: --histogram=yes was an error while
+     * --allow-scripts=yes worked). */
+    static const char *const on[] = {"on", "ON", "On", "yes", "YES", "true", "TRUE", "True", "1"};
+    static const char *const off[] = {"off", "OFF", "no", "No", "false", "False", "0"};
     static const char *const bad[] = {"", "2", "yes!", "onn", "of", "truee", " on", "on ", "-1"};
 
     for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
