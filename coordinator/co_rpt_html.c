@@ -219,7 +219,28 @@ static json_t *sweep_data(const struct co_rpt_file *f)
     return s;
 }
 
-/* The figures block; "/" escaped so no "</script>" can appear in it. */
+/* JSON text for inside a <script> element: '<', '>' and '&' in any
+ * string as \u003c, \u003e, \u0026 (so no "</script" and no "<!--", which
+ * would start the script-data escaped state and swallow the page's own
+ * scripts), and, with JSON_ENSURE_ASCII, U+2028/U+2029 as \u escapes. JSON
+ * syntax outside strings has none of the three characters. */
+static void write_script_json(FILE *f, const json_t *d)
+{
+    char *text = json_dumps(d, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ESCAPE_SLASH);
+    for (const char *p = text; p && *p; p++) {
+        if (*p == '<')
+            fputs("\\u003c", f);
+        else if (*p == '>')
+            fputs("\\u003e", f);
+        else if (*p == '&')
+            fputs("\\u0026", f);
+        else
+            fputc(*p, f);
+    }
+    free(text);
+}
+
+/* The figures block (write_script_json: nothing in it can end it early). */
 static void write_data(FILE *f, const struct co_rpt_file *files, size_t n)
 {
     json_t *d = json_pack("{s:[],s:[]}", "runs", "sweeps");
@@ -228,7 +249,7 @@ static void write_data(FILE *f, const struct co_rpt_file *files, size_t n)
                               files[i].kind == CO_RPT_RUN ? run_data(&files[i])
                                                           : sweep_data(&files[i]));
     fputs("<script type=\"application/json\" id=\"stampede-data\">", f);
-    json_dumpf(d, f, JSON_COMPACT | JSON_ESCAPE_SLASH);
+    write_script_json(f, d);
     fputs("</script>\n", f);
     json_decref(d);
 }

@@ -323,6 +323,21 @@ def main():
         t.check(any(r[0] == "option threads" and r[-1] == "option threads 2 → 4" for r in diff),
                 "page diff shows option threads 2 → 4: %s" % diff[1:4])
         check_marks(browser, a)
+        # A run file whose name opens an HTML comment in the page's data
+        # block (issue 27 §4: 0 of 20 charts drew): every string embedded
+        # escapes < > & (and U+2028/9); the label shows as text.
+        evil = t.path("evil<!--<script>.json")
+        shutil.copyfile(b, evil)
+        evil_html = t.path("evil.html")
+        report([a, evil, "-o", evil_html], "report of a run file named evil<!--<script>.json")
+        page = open(evil_html, encoding="utf-8").read()
+        t.check("<!--<script>" not in page.split('id="stampede-data">', 1)[-1].split("</script>")[0],
+                "the data block holds no '<!--<script>'")
+        got = open_page(browser, evil_html, "report-evil.png",
+                        ["comparison", "env-diff", "overlay", "run-0", "run-1"])
+        cells = [c for r in got["tables"].get("cmp-table", []) for c in r]
+        t.check(any("evil<!--<script>" in c for c in cells),
+                "the label shows as text in the comparison table: %s" % cells[:12])
         got = open_page(browser, swp, "report-sweep.png", ["sweep-0"])
         ids = [c["id"] for c in got["charts"]]
         t.check(ids == ["sweep-0-tps", "sweep-0-p95_ms"], "sweep page charts: %s" % ids)
