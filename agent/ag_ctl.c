@@ -76,6 +76,14 @@ static void logf_(const struct ctl *c, int level, const char *fmt, ...)
     fflush(stderr);
 }
 
+/* No coordinator from now on: HELLO until the next one answers. */
+static void unjoin(struct ctl *c)
+{
+    c->joined = false;
+    memset(&c->in, 0, sizeof(c->in));
+    c->clock.rtt_ns = 0; /* the next PONG sets a fresh estimate */
+}
+
 /* Encode and send m with the next seq; m is only read. */
 static void send_msg(struct ctl *c, struct pr_msg *m)
 {
@@ -331,6 +339,8 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
               m->u.abort.reason);
         if (c->session) /* ABORT "now": --forced-shutdown, in-flight events are cut off */
             ag_session_stop(c->session, m->type == PR_MSG_ABORT && m->u.abort.now);
+        else if (m->type == PR_MSG_BYE) /* done with us: wait for the next one, quietly */
+            unjoin(c);
         break;
     case PR_MSG_HEARTBEAT:
         break;
@@ -407,9 +417,7 @@ static void tick(struct ctl *c, uint64_t now)
             ag_session_stop(c->session, true);
             c->lease_expired = true;
         }
-        c->joined = false;
-        memset(&c->in, 0, sizeof(c->in));
-        c->clock.rtt_ns = 0; /* the next PONG sets a fresh estimate */
+        unjoin(c);
     }
     if (now >= c->next_beat_ns) {
         c->next_beat_ns = now + (uint64_t)AG_CTL_HEARTBEAT_MS * 1000000u;

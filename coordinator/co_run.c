@@ -564,6 +564,19 @@ static void drive_phase(struct run *r)
     co__live_flush(r, true);
 }
 
+/* A successful run's agents are told it is over (BYE), once. Remote
+ * agents always; local ones (stopped by co_spawn right after) only before
+ * the Prometheus linger, so that none takes its quiet for a lost
+ * coordinator ("no word from the coordinator"). */
+static void say_goodbye(struct run *r, bool local_too)
+{
+    if (r->bye_sent || (r->spawn != NULL && !local_too))
+        return;
+    if (r->fleet && r->res->exit_status == CO_EXIT_OK)
+        co_fleet_broadcast_stop(r->fleet, "run finished", true);
+    r->bye_sent = true;
+}
+
 static void free_run(struct run *r)
 {
     for (uint32_t i = 0; r->agents && i < r->n; i++)
@@ -582,8 +595,7 @@ static void free_run(struct run *r)
     co_merge_destroy(&r->merge);
     co_srvstat_destroy(&r->srvstat);
     co_plan_destroy(&r->plan);
-    if (r->fleet && r->spawn == NULL && r->res->exit_status == CO_EXIT_OK)
-        co_fleet_broadcast_stop(r->fleet, "run finished", true);
+    say_goodbye(r, false);
     co_fleet_destroy(&r->fleet);
     co_spawn_destroy(&r->spawn, 3000);
     co_keyring_destroy(&r->kr);
@@ -678,6 +690,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         co__run_print_end(&r);
     }
     fflush(out);
+    if (r.prom != NULL)
+        say_goodbye(&r, true);
     linger_prom(&r);
     free_run(&r);
     return res->exit_status;

@@ -230,6 +230,7 @@ def agents_case():
         infos = [agent_scrape(n, p) for n, p in ports.items()]
         e.check(len(set(infos)) == 1, "both agents carry the same run info: %r" % infos)
     rc = co.wait(60)
+    t_end = time.monotonic()
     if not e.check(rc == 0 and os.path.exists(j), "agents: run exit status %s" % rc):
         co.dump()
         for a in ags:
@@ -262,6 +263,13 @@ def agents_case():
            (sums.get("stampede_transactions_total"), tot["transactions"], len(want)))
     e.check(tot["transactions"] > 0 and not diff,
             "the agents' own counters summed over 2 agents == the JSON totals (differ: %r)" % diff)
+    # Past the 3 s lease after the coordinator's goodbye: daemons wait for
+    # the next run without taking the quiet for a lost coordinator.
+    time.sleep(max(0.0, 3.6 - (time.monotonic() - t_end)))
+    for a in ags:
+        e.check("no word from the coordinator" not in a.text("err"),
+                "%s: no 'no word from the coordinator' warning 3.6 s after the run: %r"
+                % (a.name, a.text("err")[-300:]))
     for a in ags:
         a.stop()
 
@@ -289,6 +297,12 @@ def main():
     if not e.check(rc == 0, "run exit status %s" % rc):
         p.dump()
         e.finish()
+    # The 3 s linger is quiet (issue 27 §5): the agents were told the run is
+    # over and do not take the linger for a lost coordinator.
+    err = p.text("err")
+    e.check("no word from the coordinator" not in err and err.strip() == "",
+            "a successful run with --prometheus-linger=3 writes nothing on stderr: %r"
+            % err[-300:])
     d = e.load_json(j)
     total = d["totals"]["transactions"]
     p95_s = d["totals"]["latency_ms"]["p95"] / 1000.0
