@@ -541,6 +541,7 @@ int ag_engine_totals(ag_engine *e, struct ag_engine_stats *out)
     for (size_t i = 0; i < e->nworkers; i++)
         ag_wstats_add(&e->total, &e->runs[i]);
     fill_stats(e, &e->total, out);
+    out->end_ns = e->total.last_end_ns > e->t0_ns ? e->total.last_end_ns - e->t0_ns : 0;
     uint64_t now = uv_hrtime();
     out->span_ns = e->started && now > e->t0_ns ? now - e->t0_ns : 0;
     out->cpu_pct =

@@ -112,6 +112,7 @@ struct ag_engine_stats {
                                (wl_record_kinds), the caller's to free; NULL: none */
     uint32_t n_trx;
     uint64_t trx_lost; /* records dropped beyond PR_MSG_MAX_TRX */
+    uint64_t end_ns;   /* ag_engine_totals: the last event's end after t0 (0: no event) */
 };
 
 typedef struct ag_engine ag_engine;

@@ -38,6 +38,7 @@ struct ag_run {
     struct ag_tls_opts tls;         /* --mysql-ssl*, --mysql-compression (owned) */
     uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings, 0: none answered */
     uint64_t cmd_t0_ns;             /* command mode: the t0 it waited for */
+    uint64_t end_ns;                /* a run: its last event's end after t0 (ag_run_totals) */
     uint64_t cmd_started_ns;        /* command mode: when its streams started, 0: never */
     pthread_mutex_t mu;             /* guards phase, cancelled */
     enum run_phase phase;           /* RUN_LIVE: the engine may be stopped from any thread */
@@ -424,6 +425,14 @@ bool ag_run_start_skew_us(ag_run *r, int64_t *us)
     return true;
 }
 
+bool ag_run_end_us(const ag_run *r, int64_t *us)
+{
+    if (r->end_ns == 0)
+        return false;
+    *us = (int64_t)(r->end_ns / 1000u);
+    return true;
+}
+
 bool ag_run_is_finished(ag_run *r)
 {
     pthread_mutex_lock(&r->mu);
@@ -645,6 +654,7 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
     if (ag_engine_totals(r->engine, &st) == 0) {
         *ctr = st.ctr;
         *rows = st.rows;
+        r->end_ns = cmd == PR_CMD_RUN ? st.end_ns : 0;
     }
     if (status->code == 0 && ag_engine_error(r->engine, &ee)) {
         from_engine(r, status, &ee);

@@ -76,6 +76,9 @@ int64_t ag_run_start(ag_run *r, uint64_t t0_ns);
  * every worker has started; for a command, when its streams started.
  * False (unknown) when it never started. */
 bool ag_run_start_skew_us(ag_run *r, int64_t *us);
+/* A run's last event's end after t0, µs (DONE.end), once ag_run_totals
+ * ran; false for a command or a run without an event. */
+bool ag_run_end_us(const ag_run *r, int64_t *us);
 /* True once the run (or command) has ended by itself or by a stop. */
 bool ag_run_is_finished(ag_run *r);
 /* Request a stop from any thread; does not wait. */

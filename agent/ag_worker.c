@@ -287,6 +287,8 @@ static void event_done(struct ag__wconn *wc, enum ag_step step)
     ag__worker_count_outcome(w, step);
     ag__worker_count_event_kind(wc, step, now - wc->ev_start_ns);
     ag__worker_record_lat(w, now - wc->ev_start_ns);
+    if (now > w->cur->last_end_ns) /* the run's true end (DONE.end) */
+        w->cur->last_end_ns = now;
     if (w->rate > 0) {
         ag__worker_record_svc(w, now - wc->svc_start_ns);
         ag__worker_rate_free(wc);

@@ -53,6 +53,7 @@ struct ag_wstats {
     struct pr_msg_trx *trx;   /* recorded events (wl_record_kinds), owned, or NULL */
     uint32_t n_trx, cap_trx;  /* used / allocated */
     uint64_t trx_lost;        /* records beyond PR_MSG_MAX_TRX in one interval, dropped */
+    uint64_t last_end_ns;     /* the latest event end (uv_hrtime), 0: none; folded by max */
 };
 
 /* Allocate the histograms (nk kinds) / free them / empty everything /

@@ -41,6 +41,7 @@ void ag_wstats_reset(struct ag_wstats *s)
     pr_hist_reset(s->svc);
     pr_hist_reset(s->lag);
     s->slip_max_us = 0;
+    s->last_end_ns = 0;
     s->n_trx = 0;
     s->trx_lost = 0;
     for (size_t i = 0; i < s->nk; i++) {
@@ -57,6 +58,8 @@ void ag_wstats_fold(struct ag_wstats *dst, const struct ag_wstats *src)
     pr_hist_add(dst->lag, src->lag);
     if (src->slip_max_us > dst->slip_max_us)
         dst->slip_max_us = src->slip_max_us;
+    if (src->last_end_ns > dst->last_end_ns)
+        dst->last_end_ns = src->last_end_ns;
     dst->rows += src->rows;
     for (size_t i = 0; i < dst->nk && i < src->nk; i++) {
         dst->kst[i].count += src->kst[i].count;

@@ -239,7 +239,13 @@ void co__live_flush(struct run *r, bool final)
             break;
         uint64_t start = k * ivl_ns, end = (k + 1) * ivl_ns;
         uint64_t stop = r->end_ns > r->t0_ns ? r->end_ns - r->t0_ns : elapsed;
-        bool tail = early || (final && end > stop + 50000000u);
+        /* An interval that starts at --time or later holds only the tail of
+         * events in flight at the deadline: its figures count in the
+         * totals, no interval line starts after --time (a sixth line of a
+         * 10 s run at 5 s intervals would join a parser's series). */
+        uint64_t limit_ns =
+            r->a->cmd == PR_CMD_RUN && r->plan ? co_plan_time_s(r->plan) * 1000000000u : 0;
+        bool tail = early || (final && end > stop + 50000000u) || (limit_ns && start >= limit_ns);
         double len = (double)r->interval_ms / 1000.0;
         if (tail)
             len = stop > start ? (double)((stop < end ? stop : end) - start) / 1e9 : 0.0;

@@ -350,6 +350,29 @@ static void send_start(struct run *r)
     }
 }
 
+/* A run ends when its last event ends, not when the last DONE arrives (the
+ * agents' wind-down and the control hop were counted in): every agent of
+ * the phase said when (DONE.end, in the common epoch of t0), so the latest
+ * of them is the end. Any agent without it (no event, an older agent, a
+ * lost one): the arrival stands. */
+static void true_end(struct run *r)
+{
+    uint64_t last = 0;
+    if (r->a->cmd != PR_CMD_RUN)
+        return;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const struct agent *ag = &r->agents[i];
+        if (!ag->in_phase)
+            continue;
+        if (!ag->done || !ag->has_end)
+            return;
+        if (ag->end_ns > last)
+            last = ag->end_ns;
+    }
+    if (last > r->t0_ns)
+        r->end_ns = last;
+}
+
 static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
 {
     struct agent *ag = &r->agents[i];
@@ -357,6 +380,8 @@ static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
 
     ag->done = true;
     r->end_ns = co_fleet_now_ns();
+    ag->has_end = d->has_end && d->end_us > 0;
+    ag->end_ns = ag->has_end ? r->t0_ns + (uint64_t)d->end_us * 1000u : 0;
     pr_counters_add(&ar->ctr, &d->ctr);
     if (ar->lat == NULL)
         ar->lat = pr_hist_new();
@@ -561,6 +586,7 @@ static void drive_phase(struct run *r)
     }
     if (r->end_ns == 0)
         r->end_ns = co_fleet_now_ns();
+    true_end(r);
     co__live_flush(r, true);
 }
 

@@ -25,6 +25,8 @@ struct agent {
     bool in_phase;          /* has a PLAN in the current phase */
     bool ready;             /* READY (or ERROR) answered */
     bool done;              /* DONE received in the current phase */
+    bool has_end;           /* its DONE said when its last event ended (end_ns) */
+    uint64_t end_ns;        /* that moment, coordinator clock (t0 + DONE.end) */
     bool lost;              /* lost or said BYE */
     char error[1024];       /* its setup or run error, "" if none */
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */

@@ -225,6 +225,7 @@ static const struct field done_fields[] = {
     FLD("rows", FK_U64, false, 0, u.done.rows),
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.done.kst, u.done.n_kst),
     LIST("notes", FK_STRS, false, PR_MSG_MAX_NOTES, PR_MSG_TEXT_MAX, u.done.notes, u.done.n_notes),
+    FLD_HAS("end", FK_I64, u.done.end_us, u.done.has_end),
 };
 static const struct field abort_fields[] = {
     HDR_FIELDS,

@@ -465,6 +465,9 @@ struct pr_msg_done {
                                   streams (tpcc check: conditions 10-12 after a run),
                                   each <= PR_MSG_TEXT_MAX */
     uint32_t n_notes;          /* <= PR_MSG_MAX_NOTES */
+    int64_t end_us;            /* "end" (opt) a run's last event's end - t0, µs: the
+                                  run's true end in the common epoch (summary time) */
+    bool has_end;              /* "end" is present: a run with at least one event */
 };
 
 /* ABORT, coordinator -> agent, or BYE either way. */

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""e2e: the run's total time is when its last event ended (issue 30 §2).
+
+total time was the moment the coordinator heard the last DONE (the agents'
+wind-down and the control hop counted in): --time=2 gave 2.0964 s with 1
+agent and 2.1657 s with 3, and every rate was divided by it. Now each agent
+says in its DONE when its last event ended (after the common t0), and the
+latest is the end. Over 1 and 3 local agents, --time=2:
+  - total time (JSON time_s) is at least --time and at most --time plus the
+    longest event (JSON latency max: the tail in flight at the deadline)
+    plus 20 ms;
+  - tps x total time == transactions (the summary's rate is over it);
+  - no interval line starts at or after --time (the summary's lines and
+    the JSON's printed intervals).
+"""
+import re
+
+import e2elib as e
+
+TIME_S = 2
+
+
+def one(agents):
+    j = e.path("tt-%d.json" % agents)
+    p = e.run_ok(["oltp_point_select", "run", "--tables=1", "--table-size=1000", "--threads=3",
+                  "--time=%d" % TIME_S, "--report-interval=1", "--agents=%d" % agents,
+                  "--json=" + j] + e.local_opts() + e.db_opts(), "%d agent(s)" % agents)
+    d = e.load_json(j)
+    t = d["time_s"] if "time_s" in d else d["totals"]["time_s"]
+    tot = d["totals"]
+    n = tot["transactions"]
+    tail_s = tot["latency_ms"]["max"] / 1000.0
+    e.info("%d agent(s): total time %.6f s, longest event %.3f ms, %d transactions"
+           % (agents, t, tail_s * 1000, n))
+    e.check(TIME_S <= t <= TIME_S + tail_s + 0.020,
+            "%d agent(s): total time %.6f s within [%d, %d + %.4f + 0.020] s"
+            % (agents, t, TIME_S, TIME_S, tail_s))
+    tps = tot["tps"]
+    e.check(n > 0 and abs(tps * t - n) <= 1e-6 * n + 0.01,
+            "%d agent(s): tps %.4f x total time %.6f = %.3f == transactions %d"
+            % (agents, tps, t, tps * t, n))
+    m = re.search(r"total time:\s+([0-9.]+)s", p.text("out"))
+    e.check(m is not None and abs(float(m.group(1)) - t) < 0.0001,
+            "%d agent(s): the summary's total time %s is the JSON's" % (agents, m and m.group(1)))
+    starts = [int(x) - 1 for x in re.findall(r"^\[ *(\d+)s \]", p.text("out"), re.M)]
+    e.check(starts and max(starts) < TIME_S,
+            "%d agent(s): no interval line starts at or after --time (line starts %s s)"
+            % (agents, starts))
+    late = [iv["t_s"] for iv in d.get("intervals", []) if iv.get("printed") and
+            iv["t_s"] - 1 >= TIME_S]
+    e.check(not late, "%d agent(s): no printed JSON interval starts after --time: %s"
+            % (agents, late))
+
+
+def main():
+    e.need_sandbox()
+    e.prepare(tables=1, table_size=1000)
+    one(1)
+    one(3)
+    e.finish()
+
+
+main()
