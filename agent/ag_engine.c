@@ -549,6 +549,29 @@ int ag_engine_totals(ag_engine *e, struct ag_engine_stats *out)
     return 0;
 }
 
+size_t ag_engine_conn_figures(ag_engine *e, struct pr_msg_conn **out)
+{
+    size_t n = 0, cap = PR_MSG_MAX_CONNS;
+    *out = NULL;
+    if (!e->workers)
+        return 0;
+    struct pr_msg_conn *c = pr_xcalloc(cap, sizeof *c);
+    for (size_t i = 0; i < e->nworkers; i++) {
+        size_t got = ag_worker_conn_figures(e->workers[i], c + n, cap - n);
+        n += got;
+        if (n == cap && i + 1 < e->nworkers) { /* more than a DONE carries */
+            free(c);
+            return 0;
+        }
+    }
+    if (n == 0) {
+        free(c);
+        return 0;
+    }
+    *out = pr_xrealloc(c, n * sizeof *c);
+    return n;
+}
+
 int ag_engine_wait(ag_engine *e, int timeout_ms)
 {
     if (!e->workers)

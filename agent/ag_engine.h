@@ -157,6 +157,10 @@ void ag_engine_stop(ag_engine *e, bool immediate);
  * when no interval was lost or counted twice. Call after the run ended and
  * its last interval was collected. */
 int ag_engine_totals(ag_engine *e, struct ag_engine_stats *out);
+/* After ag_engine_totals: every connection's whole-run events and latency
+ * sum (DONE.conns), a new array in *out (the caller's to free); how many
+ * (0 and NULL when more than PR_MSG_MAX_CONNS or none). */
+size_t ag_engine_conn_figures(ag_engine *e, struct pr_msg_conn **out);
 
 /* True (and *err filled when not NULL) once a fatal error occurred. */
 bool ag_engine_error(ag_engine *e, struct ag_engine_error *err);

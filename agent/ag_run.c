@@ -39,14 +39,16 @@ struct ag_run {
     uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings, 0: none answered */
     uint64_t cmd_t0_ns;             /* command mode: the t0 it waited for */
     uint64_t end_ns;                /* a run: its last event's end after t0 (ag_run_totals) */
-    uint64_t cmd_started_ns;        /* command mode: when its streams started, 0: never */
-    pthread_mutex_t mu;             /* guards phase, cancelled */
-    enum run_phase phase;           /* RUN_LIVE: the engine may be stopped from any thread */
-    bool cancelled, immediate;      /* a stop was requested */
-    bool finished;                  /* the command or run has ended */
-    struct ag_run_error end;        /* how the run ended */
-    struct ag_piece *pieces;        /* command mode streams (the family's loaders) */
-    void (**destroy)(void *it);     /* and how to free each */
+    struct pr_msg_conn *conns;      /* a run: per connection figures (ag_run_totals), owned */
+    size_t n_conns;
+    uint64_t cmd_started_ns;    /* command mode: when its streams started, 0: never */
+    pthread_mutex_t mu;         /* guards phase, cancelled */
+    enum run_phase phase;       /* RUN_LIVE: the engine may be stopped from any thread */
+    bool cancelled, immediate;  /* a stop was requested */
+    bool finished;              /* the command or run has ended */
+    struct ag_run_error end;    /* how the run ended */
+    struct ag_piece *pieces;    /* command mode streams (the family's loaders) */
+    void (**destroy)(void *it); /* and how to free each */
     size_t npieces;
     struct pr_msg_kstat *tot_kst; /* per-kind totals of ag_run_totals, until taken */
     uint32_t n_tot_kst;
@@ -425,6 +427,14 @@ bool ag_run_start_skew_us(ag_run *r, int64_t *us)
     return true;
 }
 
+void ag_run_take_conns(ag_run *r, struct pr_msg_conn **out, uint32_t *n)
+{
+    *out = r->conns;
+    *n = (uint32_t)r->n_conns;
+    r->conns = NULL;
+    r->n_conns = 0;
+}
+
 bool ag_run_end_us(const ag_run *r, int64_t *us)
 {
     if (r->end_ns == 0)
@@ -655,6 +665,9 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
         *ctr = st.ctr;
         *rows = st.rows;
         r->end_ns = cmd == PR_CMD_RUN ? st.end_ns : 0;
+        free(r->conns);
+        r->conns = NULL;
+        r->n_conns = cmd == PR_CMD_RUN ? ag_engine_conn_figures(r->engine, &r->conns) : 0;
     }
     if (status->code == 0 && ag_engine_error(r->engine, &ee)) {
         from_engine(r, status, &ee);
@@ -672,6 +685,7 @@ void ag_run_destroy(ag_run **rp)
     if (r == NULL)
         return;
     ag_engine_destroy(&r->engine);
+    free(r->conns);
     if (r->probe)
         mysql_close(r->probe);
     for (size_t i = 0; i < r->npieces; i++)

@@ -289,6 +289,8 @@ static void event_done(struct ag__wconn *wc, enum ag_step step)
     ag__worker_record_lat(w, now - wc->ev_start_ns);
     if (now > w->cur->last_end_ns) /* the run's true end (DONE.end) */
         w->cur->last_end_ns = now;
+    wc->fair_events += step != AG_STEP_FAILED; /* as ctr.transactions counts it */
+    wc->fair_lat_ns += now - wc->ev_start_ns;
     if (w->rate > 0) {
         ag__worker_record_svc(w, now - wc->svc_start_ns);
         ag__worker_rate_free(wc);
@@ -773,6 +775,18 @@ uint32_t ag_worker_conns_open(ag_worker *w)
 {
     pthread_mutex_lock(&w->mu);
     uint32_t n = w->opened;
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
+size_t ag_worker_conn_figures(ag_worker *w, struct pr_msg_conn *out, size_t cap)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&w->mu);
+    for (size_t i = 0; i < w->n && n < cap; i++, n++)
+        out[n] = (struct pr_msg_conn){.index = w->wc[i].index,
+                                      .events = w->wc[i].pub_events,
+                                      .lat_us = w->wc[i].pub_lat_ns / 1000u};
     pthread_mutex_unlock(&w->mu);
     return n;
 }

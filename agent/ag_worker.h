@@ -150,5 +150,8 @@ enum ag_worker_phase ag_worker_phase(ag_worker *w, struct ag_conn_error *err, ui
 uint32_t ag_worker_conns_open(ag_worker *w);
 /* Actual start instant (CLOCK_MONOTONIC ns), 0 before start. */
 uint64_t ag_worker_started_ns(ag_worker *w);
+/* Each of its connections' events and latency sum as of the last swap
+ * (DONE.conns), up to cap into out; how many. Any thread. */
+size_t ag_worker_conn_figures(ag_worker *w, struct pr_msg_conn *out, size_t cap);
 
 #endif

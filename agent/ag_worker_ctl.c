@@ -163,6 +163,10 @@ void ag__worker_async_cb(uv_async_t *a)
             ag_wstats_reset(w->swap_run);
             ag_wstats_add(w->swap_run, &w->run);
         }
+        for (size_t i = 0; i < w->n; i++) { /* per connection, for DONE.conns */
+            w->wc[i].pub_events = w->wc[i].fair_events;
+            w->wc[i].pub_lat_ns = w->wc[i].fair_lat_ns;
+        }
         w->swap_done = true;
     }
     pthread_mutex_unlock(&w->mu);

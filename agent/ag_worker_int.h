@@ -45,6 +45,10 @@ struct ag__wconn {
     uint32_t piece_retries;    /* retry_locks: times the statement in flight was sent again */
     uv_timer_t timer;          /* backoff and yields */
     bool reopen_next;          /* reopening for the family (ag_call.reconnect): next() goes on */
+    uint64_t fair_events;      /* events completed (loop thread; DONE.conns, fairness) */
+    uint64_t fair_lat_ns;      /* their latencies summed, failed events too */
+    uint64_t pub_events;       /* fair_events as of the last swap (under w->mu) */
+    uint64_t pub_lat_ns;       /* fair_lat_ns as of the last swap (under w->mu) */
 
     /* conn's options when the family names its database (wl_conn_db);
      * otherwise conn uses sh->conn_opts */

@@ -28,6 +28,9 @@ static void clear_agent(struct co_agent_result *a)
         free(a->notes[i]);
     free(a->notes);
     pr_hist_destroy(&a->lat);
+    free(a->conns);
+    a->conns = NULL;
+    a->n_conns = 0;
     pr_hist_destroy(&a->svc);
 }
 

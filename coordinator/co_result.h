@@ -22,33 +22,35 @@ typedef struct co_env co_env; /* co_env.h */
 
 /* One agent of the run, in name order (its plan index). */
 struct co_agent_result {
-    char *name;              /* HELLO name */
-    char *host;              /* HELLO hostname */
-    char *region;            /* HELLO region, "" when unset */
-    uint32_t cores;          /* HELLO cores */
-    uint32_t threads;        /* connections planned for it */
-    uint64_t rate;           /* its rate share, 0 = closed loop */
-    struct pr_counters ctr;  /* whole run: DONE, or the sum of its STATS if lost */
-    pr_hist *lat;            /* whole run latency (DONE, or merged STATS) */
-    pr_hist *svc;            /* whole run service time (DONE.svc), rate mode; else NULL */
-    double cpu_pct_avg;      /* mean STATS.cpu over its intervals, % of a core */
-    double cpu_pct_max;      /* highest STATS.cpu */
-    uint64_t lag_max_us;     /* highest STATS.lagmax */
-    uint64_t lag_p99_us;     /* highest STATS.lag99 */
-    uint64_t slip_max_us;    /* highest STATS.slip */
-    int64_t clock_offset_ns; /* agent clock - coordinator clock, lowest-RTT sample */
-    uint64_t clock_rtt_ns;   /* that sample's round trip */
-    uint64_t db_rtt_us;      /* READY.rtt */
-    bool has_db_rtt;         /* READY.rtt came: false when every probe ping failed */
-    int64_t start_skew_us;   /* DONE.skew */
-    bool has_start_skew;     /* DONE.skew came: false before its workers all started */
-    uint32_t intervals;      /* STATS received */
-    uint32_t late_intervals; /* STATS that came after their line was printed */
-    bool saturated;          /* CPU or loop lag says the client was the limit */
-    bool done;               /* DONE received */
-    int32_t status;          /* DONE.code, or a PR_E code when lost/failed */
-    char *reason;            /* "" or why it failed / was lost */
-    char **notes;            /* DONE.notes: informational lines (tpcc check), owned */
+    char *name;                /* HELLO name */
+    char *host;                /* HELLO hostname */
+    char *region;              /* HELLO region, "" when unset */
+    uint32_t cores;            /* HELLO cores */
+    uint32_t threads;          /* connections planned for it */
+    uint64_t rate;             /* its rate share, 0 = closed loop */
+    struct pr_counters ctr;    /* whole run: DONE, or the sum of its STATS if lost */
+    pr_hist *lat;              /* whole run latency (DONE, or merged STATS) */
+    pr_hist *svc;              /* whole run service time (DONE.svc), rate mode; else NULL */
+    struct pr_msg_conn *conns; /* DONE.conns: each connection's events and latency sum */
+    uint32_t n_conns;          /* 0: not sent (a lost agent, more than PR_MSG_MAX_CONNS) */
+    double cpu_pct_avg;        /* mean STATS.cpu over its intervals, % of a core */
+    double cpu_pct_max;        /* highest STATS.cpu */
+    uint64_t lag_max_us;       /* highest STATS.lagmax */
+    uint64_t lag_p99_us;       /* highest STATS.lag99 */
+    uint64_t slip_max_us;      /* highest STATS.slip */
+    int64_t clock_offset_ns;   /* agent clock - coordinator clock, lowest-RTT sample */
+    uint64_t clock_rtt_ns;     /* that sample's round trip */
+    uint64_t db_rtt_us;        /* READY.rtt */
+    bool has_db_rtt;           /* READY.rtt came: false when every probe ping failed */
+    int64_t start_skew_us;     /* DONE.skew */
+    bool has_start_skew;       /* DONE.skew came: false before its workers all started */
+    uint32_t intervals;        /* STATS received */
+    uint32_t late_intervals;   /* STATS that came after their line was printed */
+    bool saturated;            /* CPU or loop lag says the client was the limit */
+    bool done;                 /* DONE received */
+    int32_t status;            /* DONE.code, or a PR_E code when lost/failed */
+    char *reason;              /* "" or why it failed / was lost */
+    char **notes;              /* DONE.notes: informational lines (tpcc check), owned */
     uint32_t n_notes;
     bool lost;          /* went silent (DESIGN §7) */
     double lost_at_s;   /* when it was declared lost, s since t0 */

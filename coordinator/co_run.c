@@ -381,6 +381,12 @@ static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
     ag->done = true;
     r->end_ns = co_fleet_now_ns();
     ag->has_end = d->has_end && d->end_us > 0;
+    if (d->n_conns > 0) { /* the summary's threads fairness, measured */
+        free(ar->conns);
+        ar->conns = pr_xmalloc(d->n_conns * sizeof *ar->conns);
+        memcpy(ar->conns, d->conns, d->n_conns * sizeof *ar->conns);
+        ar->n_conns = d->n_conns;
+    }
     ag->end_ns = ag->has_end ? r->t0_ns + (uint64_t)d->end_us * 1000u : 0;
     pr_counters_add(&ar->ctr, &d->ctr);
     if (ar->lat == NULL)

@@ -75,11 +75,22 @@ void co_summary_totals(struct co_result *res)
 static struct co_report_unit *fairness_units(const struct co_result *res, size_t *n)
 {
     size_t total = 0, k = 0;
-    for (uint32_t i = 0; i < res->n_agents; i++)
-        total += res->agents[i].threads ? res->agents[i].threads : 1;
+    for (uint32_t i = 0; i < res->n_agents; i++) {
+        const struct co_agent_result *ag = &res->agents[i];
+        total += ag->n_conns ? ag->n_conns : ag->threads ? ag->threads : 1;
+    }
     struct co_report_unit *u = pr_xcalloc(total + 1, sizeof(*u));
     for (uint32_t i = 0; i < res->n_agents; i++) {
         const struct co_agent_result *ag = &res->agents[i];
+        if (ag->n_conns > 0) { /* measured per connection (DONE.conns), whole run */
+            for (uint32_t j = 0; j < ag->n_conns; j++, k++) {
+                u[k].events = ag->conns[j].events;
+                u[k].lat_sum_us = ag->conns[j].lat_us;
+            }
+            continue;
+        }
+        /* No per connection figures (a lost agent; more connections than
+         * a DONE carries): its totals as one even share per connection. */
         uint64_t c = ag->threads ? ag->threads : 1;
         uint64_t sum = ag->lat ? pr_hist_sum(ag->lat) : 0;
         uint64_t ev = ag->ctr.transactions;

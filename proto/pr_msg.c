@@ -212,6 +212,16 @@ static const struct field stats_fields[] = {
     LIST("trx", FK_TRX, false, PR_MSG_MAX_TRX, 0, u.stats.trx, u.stats.n_trx),
     FLD("trxlost", FK_U64, false, 0, u.stats.trx_lost),
 };
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg_conn, member)
+static const struct field conn_fields[] = {
+    FLD("i", FK_U32, true, 0, index),
+    FLD("e", FK_U64, true, 0, events),
+    FLD("l", FK_U64, true, 0, lat_us),
+};
+static const struct table conn_table = TABLE(conn_fields);
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg, member)
 static const struct field done_fields[] = {
     HDR_FIELDS,
     FLD("ctr", FK_CTR, true, 0, u.done.ctr),
@@ -226,6 +236,14 @@ static const struct field done_fields[] = {
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.done.kst, u.done.n_kst),
     LIST("notes", FK_STRS, false, PR_MSG_MAX_NOTES, PR_MSG_TEXT_MAX, u.done.notes, u.done.n_notes),
     FLD_HAS("end", FK_I64, u.done.end_us, u.done.has_end),
+    {.key = "conns",
+     .kind = FK_MAPS,
+     .req = false,
+     .cap = PR_MSG_MAX_CONNS,
+     .off = OFF(u.done.conns),
+     .off_n = OFF(u.done.n_conns),
+     .sub = &conn_table,
+     .esize = sizeof(struct pr_msg_conn)},
 };
 static const struct field abort_fields[] = {
     HDR_FIELDS,

@@ -99,6 +99,7 @@ struct pr_msg_trx;                /* STATS.trx records: pr_msg_trx.h */
 #define PR_MSG_MAX_ENV_TABS 1024  /* READY.env.srv.tabs */
 
 #define PR_MSG_MAX_NOTES   64             /* DONE.notes */
+#define PR_MSG_MAX_CONNS   65536          /* DONE.conns: an agent with more sends none */
 #define PR_MSG_MAX_SCRIPTS 64             /* PLAN.scrn, PLAN.scrs: a script and its modules */
 #define PR_MSG_SCRIPT_MAX  (1024u * 1024) /* bytes of one script source */
 
@@ -280,6 +281,14 @@ struct pr_msg_plan {
  * {"n", "rows", "data", "idx"}, all required. From SHOW TABLE STATUS (as
  * information_schema.TABLES): rows is Rows, an estimate for InnoDB; data and
  * idx are Data_length and Index_length in bytes (NULL counts as 0). */
+/* DONE.conns: one connection's whole-run figures, for the summary's
+ * threads fairness (sysbench's per thread). */
+struct pr_msg_conn {
+    uint32_t index;  /* "i" global connection index */
+    uint64_t events; /* "e" events completed (committed or rolled back on purpose) */
+    uint64_t lat_us; /* "l" the latencies of its events summed, µs (failed ones too) */
+};
+
 struct pr_msg_env_table {
     char *name;           /* "n" TABLE_NAME, <= PR_MSG_NAME_MAX */
     uint64_t rows;        /* "rows" */
@@ -468,6 +477,8 @@ struct pr_msg_done {
     int64_t end_us;            /* "end" (opt) a run's last event's end - t0, µs: the
                                   run's true end in the common epoch (summary time) */
     bool has_end;              /* "end" is present: a run with at least one event */
+    struct pr_msg_conn *conns; /* "conns" (opt) a run: per connection, n_conns */
+    uint32_t n_conns;          /* <= PR_MSG_MAX_CONNS */
 };
 
 /* ABORT, coordinator -> agent, or BYE either way. */

@@ -12,6 +12,11 @@ latest is the end. Over 1 and 3 local agents, --time=2:
   - tps x total time == transactions (the summary's rate is over it);
   - no interval line starts at or after --time (the summary's lines and
     the JSON's printed intervals).
+And threads fairness is measured per connection (issue 30 §1: it spread each
+agent's totals evenly over its connections, so with one agent the stddev
+was always 0.00): a script whose connection 0 sleeps 20 ms per event on 4
+connections of one agent shows an events stddev above zero, and the
+per-connection events add up exactly to the transactions (avg x 4).
 """
 import re
 
@@ -52,11 +57,42 @@ def one(agents):
             % (agents, late))
 
 
+SLOW0 = """
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  if sysbench.tid == 0 then con:query("DO SLEEP(0.02)") end
+  con:query("SELECT 1")
+end
+"""
+
+
+def fairness():
+    path = e.path("slow0.lua")
+    with open(path, "w") as f:
+        f.write(SLOW0)
+    p = e.run_ok([path, "run", "--threads=4", "--time=2", "--agents=1"] + e.local_opts() +
+                 e.db_opts(), "fairness run")
+    out = p.text("out")
+    n = re.search(r"transactions:\s+(\d+)", out)
+    ev = re.search(r"events \(avg/stddev\):\s+([0-9.]+)/([0-9.]+)", out)
+    e.info("fairness: %s; %s" % (n and n.group(0), ev and ev.group(0)))
+    if not e.check(n and ev, "the summary has transactions and events (avg/stddev)"):
+        return
+    total, avg, sd = int(n.group(1)), float(ev.group(1)), float(ev.group(2))
+    # An even spread of the totals gives at most 0.5 (the remainder's
+    # events); connection 0 ran ~100 events against thousands for the rest.
+    e.check(sd > avg / 10, "events stddev %.2f > avg/10 with connection 0 slowed (an even "
+            "spread gave <= 0.5)" % sd)
+    e.check(abs(avg * 4 - total) < 0.001,
+            "per-connection events add up to the transactions: %.4f x 4 == %d" % (avg, total))
+
+
 def main():
     e.need_sandbox()
     e.prepare(tables=1, table_size=1000)
     one(1)
     one(3)
+    fairness()
     e.finish()
 
 
