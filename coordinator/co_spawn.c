@@ -200,7 +200,8 @@ static void on_fatal(int sig)
     for (size_t i = 0; i < N_FATAL; i++)
         if (fatal_signals[i] == sig)
             sigaction(sig, &fatal_old[i], NULL);
-    raise(sig); /* delivered when this handler returns (or at once: SIG_DFL) */
+    raise(sig); /* at once under SIG_DFL; a sanitizer's handler reports and exits */
+    _exit(128 + sig); /* a runtime that defers signals (TSan) returned here */
 }
 
 static void guard_install(void)

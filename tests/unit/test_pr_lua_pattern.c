@@ -32,7 +32,7 @@ static int run(const char *src, struct pr_error *err)
 }
 
 /* Each of the four functions on the issue's pattern: refused at t.lua:2
- * well before a second (LuaJIT alone: 2^40 steps). */
+ * within seconds (LuaJIT alone: 2^40 steps, years). */
 static void test_runaway(void)
 {
     static const char *const calls[] = {
@@ -49,7 +49,8 @@ static void test_runaway(void)
         double dt = now_s() - t0;
         CHECK_MSG(rc != 0 && strstr(err.msg, "t.lua:2:") && strstr(err.msg, "step budget"),
                   "%s: rc %d: %s", calls[i], rc, err.msg);
-        CHECK_MSG(dt < 2.0, "%s: refused after %.2f s", calls[i], dt);
+        /* ~0.1 s here; ~2.5 s under TSan (the walk is instrumented) */
+        CHECK_MSG(dt < 15.0, "%s: refused after %.2f s", calls[i], dt);
         printf("# %s refused after %.3f s: %s\n", calls[i], dt, err.msg);
     }
 }
