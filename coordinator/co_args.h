@@ -171,4 +171,8 @@ char *co_args_usage(void);
  * Caller frees; NULL for an unknown workload. */
 char *co_args_workload_usage(const char *workload);
 
+/* Local agents (no --listen) per online core: each is a process with its
+ * own loops and connections; more are refused (co__args_check). */
+#define CO_LOCAL_AGENTS_PER_CORE 32
+
 #endif

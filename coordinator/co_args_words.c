@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "co_args_int.h"
 #include "co_family.h"
 #include "pr_endpoint.h"
@@ -117,6 +119,14 @@ int co__args_check(struct co_args *a, struct pr_error *err)
                       pr_rate_mode_name(a->rate_mode));
     bool keys = a->secret_key_file || a->authorized_keys;
 
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t local_max = (uint32_t)(cores > 0 ? cores : 1) * CO_LOCAL_AGENTS_PER_CORE;
+    if (!a->listen && a->agents > local_max)
+        return pr_error_set(err, PR_EINVAL,
+                            "--agents=%u: this machine holds at most %u local agents (%ld "
+                            "cores x %d); for more, start stampede-agent on other machines "
+                            "and use --listen",
+                            a->agents, local_max, cores > 0 ? cores : 1, CO_LOCAL_AGENTS_PER_CORE);
     if (a->plaintext && keys)
         return pr_error_set(err, PR_EINVAL,
                             "--plaintext cannot be combined with --secret-key-file or "

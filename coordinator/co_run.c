@@ -147,8 +147,10 @@ static int gather(struct run *r)
         bool clocks = have >= a->agents;
         for (size_t i = 0; clocks && i < have; i++)
             clocks = co_fleet_peer(r->fleet, (int)i)->pongs >= CO_FLEET_PINGS / 2;
-        if (clocks)
+        if (clocks) {
+            r->gathered = true;
             return 0;
+        }
         if (co_fleet_now_ns() > deadline) {
             fail(r, "only %zu of %u agents joined within %u s%s", have, a->agents, a->agent_wait_s,
                  a->listen ? ": start more agents, check their --coordinator and keys, or lower "
@@ -629,7 +631,9 @@ static void free_run(struct run *r)
     co_plan_destroy(&r->plan);
     say_goodbye(r, false);
     co_fleet_destroy(&r->fleet);
-    co_spawn_destroy(&r->spawn, 3000);
+    /* Interrupted before every agent joined: they hold no run yet, so no
+     * grace (SIGTERM during spawning exits within a second). */
+    co_spawn_destroy(&r->spawn, interrupts && !r->gathered ? 0 : 3000);
     co_keyring_destroy(&r->kr);
     memset(&r->keys, 0, sizeof(r->keys));
 }

@@ -56,6 +56,7 @@ struct run {
     uint64_t end_ns;          /* when the last DONE came */
     bool stopping;            /* ABORT sent */
     bool bye_sent;            /* the run's end told to the agents (say_goodbye) */
+    bool gathered;            /* every agent joined (gather) */
     uint64_t stop_ns;         /* when */
     struct pr_msg_stat *srv0; /* lead's first server sample */
     uint32_t n_srv0;

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "co_run.h"
+
 #define FILE_PATH_CAP 128 /* "/tmp/stampede-XXXXXX/local-NNNN.secret" and the like */
 
 extern char **environ;
@@ -200,7 +202,7 @@ static void on_fatal(int sig)
     for (size_t i = 0; i < N_FATAL; i++)
         if (fatal_signals[i] == sig)
             sigaction(sig, &fatal_old[i], NULL);
-    raise(sig); /* at once under SIG_DFL; a sanitizer's handler reports and exits */
+    raise(sig);       /* at once under SIG_DFL; a sanitizer's handler reports and exits */
     _exit(128 + sig); /* a runtime that defers signals (TSan) returned here */
 }
 
@@ -297,6 +299,10 @@ co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, 
     for (uint32_t i = 0; i < n; i++) {
         struct co_keypair kp;
         char name[32];
+        if (co_run_interrupted()) { /* SIGINT/SIGTERM while the keys are made */
+            pr_error_set(err, -EINTR, "interrupted while making the local agents' keys");
+            goto fail;
+        }
         agent_name(s, i, name, sizeof(name));
         if (co_keys_generate(&kp, err) != 0 || co_keys_write(s->dir, name, &kp, err) != 0 ||
             write_config(s, i, name, workers, err) != 0 ||
@@ -327,6 +333,8 @@ int co_spawn_start(co_spawn *s, struct pr_error *err)
         char name[32], conf[160];
         agent_name(s, i, name, sizeof(name));
         snprintf(conf, sizeof(conf), "--config=%s/%s.conf", s->dir, name);
+        if (co_run_interrupted()) /* the caller stops those started (co_spawn_destroy) */
+            return pr_error_set(err, -EINTR, "interrupted while starting the local agents");
         pid_t pid = fork();
         if (pid < 0)
             return pr_error_set(err, -errno, "fork: %s", strerror(errno));

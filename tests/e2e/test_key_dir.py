@@ -7,7 +7,12 @@ secret keys) outlives its coordinator (issue 27 §1).
   - SIGHUP (the terminal closed) does the same;
   - a coordinator killed with SIGKILL cannot: its directory stays, and the
     next run removes it (no live process holds its lock), while the
-    directory of a run still going is left alone.
+    directory of a run still going is left alone;
+  - SIGTERM while 64 local agents are being made (issue 27 §3): the
+    coordinator exits within 1 s (3 s under TSan, which slows every
+    step), leaves no agent process and no key directory, and prints no
+    "handshake ... failed" warning; --agents beyond cores x 32 is refused,
+    pointing to --listen.
 """
 import glob
 import os
@@ -83,7 +88,66 @@ def stale_after_kill():
             "their directories are removed when they end")
 
 
+def agents_of(d):
+    """Pids of processes whose command line names directory d."""
+    pids = []
+    for cmd in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            with open(cmd, "rb") as f:
+                if d.encode() in f.read():
+                    pids.append(int(cmd.split("/")[2]))
+        except OSError:
+            pass
+    return pids
+
+
+def spawn_sigterm(delay_s):
+    before = key_dirs()
+    co = e.stampede(["oltp_point_select", "run", "--agents=64", "--threads=64", "--time=5"] +
+                    e.db_opts())
+    d, t0 = None, time.monotonic()
+    while d is None and time.monotonic() - t0 < 20:
+        new = key_dirs() - before
+        for x in new:
+            try:
+                if len(os.listdir(x)) > 10:  # keys being written
+                    d = x
+            except OSError:
+                pass
+        time.sleep(0.005)
+    time.sleep(delay_s)
+    ts = time.monotonic()
+    os.kill(co.pid, signal.SIGTERM)
+    rc = co.wait(30)
+    dt = time.monotonic() - ts
+    with open(e.STAMPEDE, "rb") as f:
+        tsan = b"__tsan_init" in f.read()
+    bound = 3.0 if tsan else 1.0
+    what = "SIGTERM %.1f s into making 64 local agents" % delay_s
+    e.info("%s: exit %s after %.3f s" % (what, rc, dt))
+    e.check(d is not None, "%s: the key directory was seen filling" % what)
+    e.check(rc is not None and dt <= bound, "%s: exits within %.0f s (%.3f s)" % (what, bound, dt))
+    time.sleep(0.3)
+    e.check(d is not None and not os.path.exists(d) and not agents_of(d),
+            "%s: no key directory and no agent process left (%s)" % (what, d and agents_of(d)))
+    e.check("handshake" not in co.text("err"),
+            "%s: no handshake warning: %r" % (what, co.text("err")[-300:]))
+
+
+def too_many():
+    cores = os.cpu_count() or 1
+    p = e.stampede(["oltp_point_select", "run", "--agents=%d" % (cores * 32 + 1)] + e.db_opts())
+    rc = p.wait(20)
+    err = p.text("err")
+    e.check(rc == 2 and "at most %d local agents" % (cores * 32) in err and "--listen" in err,
+            "--agents=%d refused, pointing to --listen: exit %s, %r"
+            % (cores * 32 + 1, rc, err.strip()[-200:]))
+
+
 def main():
+    too_many()
+    spawn_sigterm(0.0)
+    spawn_sigterm(0.3)
     e.need_sandbox()
     e.prepare(tables=1, table_size=1000)
     killed_by(signal.SIGSEGV)
