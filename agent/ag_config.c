@@ -12,6 +12,7 @@
 
 #include "pr_endpoint.h"
 #include "pr_keyfile.h"
+#include "pr_lua.h"
 #include "pr_parse.h"
 
 static const char usage_text[] =
@@ -35,6 +36,8 @@ static const char usage_text[] =
     "  --log-level=LEVEL         error, warn, info (default) or debug\n"
     "  --prometheus=HOST:PORT    serve this agent's metrics at /metrics (PORT or :PORT\n"
     "                            alone: 127.0.0.1; default: off)\n"
+    "  --lua-memory-limit=MIB    cap each script's Lua state (per event loop): over it,\n"
+    "                            the run fails with a script error (default 256; 0: none)\n"
     "  --help, --version\n"
     "\n"
     "The database password arrives only inside a plan, over the encrypted channel.\n";
@@ -156,6 +159,17 @@ static int apply(struct ag_config *cfg, const char *key, const char *value, stru
         return set_list(cfg, value, err);
     if (!strcmp(key, "workers"))
         return set_workers(cfg, value, err);
+    if (!strcmp(key, "lua-memory-limit")) {
+        char *end;
+        long n = strtol(value, &end, 10);
+        if (*value == '\0' || *end != '\0' || n < 0 || n > 1048576)
+            return pr_error_set(err, PR_EINVAL,
+                                "--lua-memory-limit: '%s' is not a number of MiB from 0 (no "
+                                "limit) to 1048576",
+                                value);
+        cfg->lua_memory_mib = (uint32_t)n;
+        return 0;
+    }
     if (!strcmp(key, "log-level"))
         return set_level(cfg, value, err);
     if (!strcmp(key, "prometheus"))
@@ -250,6 +264,7 @@ int ag_config_parse(struct ag_config *cfg, int argc, char **argv, bool *want_hel
 
     memset(cfg, 0, sizeof(*cfg));
     cfg->log_level = 2;
+    cfg->lua_memory_mib = PR_LUA_MEMORY_MIB;
     for (int i = 1; i < argc && rc == 0; i++) {
         if (!strncmp(argv[i], "--config=", 9))
             rc = read_config_file(cfg, argv[i] + 9, err);

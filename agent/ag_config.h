@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pr_err.h"
 #include "pr_keyfile.h"
@@ -38,6 +39,7 @@ struct ag_config {
     char *allow_db_hosts[AG_CONFIG_MAX_ALLOW];   /* NULL-terminated; empty = any host */
     size_t n_allow;                              /* entries in allow_db_hosts */
     int workers;                                 /* worker loops; 0 = usable CPUs (ag_cpus.h) */
+    uint32_t lua_memory_mib;                     /* each Lua state's cap, MiB; 0: none */
     bool once;                                   /* exit after one run */
     bool plaintext;                              /* no CURVE (loopback/ipc only) */
     int log_level;                               /* 0 error .. 3 debug */

@@ -4,6 +4,7 @@
 #include "ag_config.h"
 #include "ag_ctl.h"
 #include "pr_keyfile.h"
+#include "pr_lua.h"
 
 int main(int argc, char **argv)
 {
@@ -21,6 +22,7 @@ int main(int argc, char **argv)
         ag_config_clear(&cfg);
         return 0;
     }
+    pr_lua_set_memory_limit(cfg.lua_memory_mib);
     int rc = ag_ctl_run(&cfg);
     ag_config_clear(&cfg);
     return rc < 0 ? 1 : 0;

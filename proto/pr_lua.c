@@ -17,7 +17,16 @@ static const char WATCHDOG_KEY[] = "pr_lua.watchdog";
 struct watchdog {
     uint64_t deadline_ns; /* 0: not started (the next check starts it) */
     uint32_t limit_ms;    /* 0: disarmed */
+    uint32_t mem_mib;     /* the state's memory cap, MiB; 0: none */
 };
+
+/* pr_lua_new's cap for the states it makes (pr_lua_set_memory_limit). */
+static uint32_t default_mem_mib = PR_LUA_MEMORY_MIB;
+
+void pr_lua_set_memory_limit(uint32_t mib)
+{
+    default_mem_mib = mib;
+}
 
 static uint64_t now_ns(void)
 {
@@ -38,10 +47,48 @@ static struct watchdog *watchdog_of(lua_State *L)
 /* The clock starts at the first check after arming (at most
  * PR_LUA_HOOK_COUNT instructions late): arming costs no clock read, which
  * matters as the agent arms it around every resume. */
+/* "FILE:LINE: " of the innermost function of the script running on L
+ * (past stampede's prelude, where a query yields), or "". */
+static void here(lua_State *L, char *at, size_t len)
+{
+    lua_Debug where;
+    at[0] = '\0';
+    for (int lvl = 0; lua_getstack(L, lvl, &where); lvl++)
+        if (lua_getinfo(L, "Sl", &where) && where.currentline > 0 &&
+            strcmp(where.short_src, "stampede_prelude") != 0) {
+            snprintf(at, len, "%s:%d: ", where.short_src, where.currentline);
+            return;
+        }
+}
+
+bool pr_lua_memory_over(lua_State *L, lua_State *where, char *msg, size_t len)
+{
+    struct watchdog *w = watchdog_of(L);
+    if (w == NULL || w->mem_mib == 0 ||
+        (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) <= (uint64_t)w->mem_mib * 1024u)
+        return false;
+    lua_gc(L, LUA_GCCOLLECT, 0); /* garbage not yet collected is no use */
+    uint64_t kb = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0);
+    if (kb <= (uint64_t)w->mem_mib * 1024u)
+        return false;
+    char at[160];
+    here(where, at, sizeof at);
+    snprintf(msg, len,
+             "script error: %sscript used more than %u MiB (%llu MiB live after a full "
+             "collection; the agent's lua-memory-limit)",
+             at, w->mem_mib, (unsigned long long)(kb / 1024u));
+    return true;
+}
+
 static void hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     struct watchdog *w = watchdog_of(L);
+    char msg[512];
+    if (w != NULL && w->mem_mib != 0 && pr_lua_memory_over(L, L, msg, sizeof msg)) {
+        lua_pushstring(L, msg);
+        lua_error(L);
+    }
     if (w == NULL || w->limit_ms == 0)
         return;
     uint64_t now = now_ns();
@@ -155,6 +202,7 @@ lua_State *pr_lua_new(const char *command, const struct pr_lua_fn *fns, size_t n
     lua_pushlightuserdata(L, (void *)WATCHDOG_KEY);
     struct watchdog *w = lua_newuserdata(L, sizeof *w);
     memset(w, 0, sizeof *w);
+    w->mem_mib = default_mem_mib;
     lua_rawset(L, LUA_REGISTRYINDEX);
     if (sandbox(L, err) < 0)
         goto fail;

@@ -69,6 +69,18 @@ void pr_lua_error_text(lua_State *L, int idx, lua_State *where, char *buf, size_
  * error object taken before the stack unwinds). */
 int pr_lua_pcall(lua_State *L, int nargs, int nres);
 
+/* Each Lua state's memory cap (LuaJIT's GC count, checked by the count
+ * hook and after every resume of a script's coroutine): over it after a
+ * full collection, the script fails with "script used more than N MiB" at
+ * its FILE:LINE. pr_lua_set_memory_limit sets it for the states
+ * pr_lua_new makes from then on (0: none; stampede-agent's
+ * lua-memory-limit). */
+#define PR_LUA_MEMORY_MIB 256
+void pr_lua_set_memory_limit(uint32_t mib);
+/* L (or a coroutine of it, where, for the FILE:LINE) over its cap: true
+ * with the script error in msg. */
+bool pr_lua_memory_over(lua_State *L, lua_State *where, char *msg, size_t len);
+
 /* Wrap string.find, match, gmatch and gsub with a step budget
  * (pr_lua_pattern.c): a search that would backtrack past it is a script
  * error at the caller's FILE:LINE before LuaJIT's function runs (the count

@@ -395,6 +395,12 @@ enum ag__lua_yield ag__lua_co_resume(struct ag__lua_co *co, struct ag__lua_rng *
     int op = (int)lua_tointeger(co->co, 1);
     if (op == 0)
         return AG__LUA_Y_BOUNDARY;
+    /* The memory cap at every query (FILE:LINE: the script's call); the
+     * count hook checks between queries too. */
+    if (pr_lua_memory_over(L, co->co, co->err, sizeof co->err)) {
+        co->dead = true;
+        return AG__LUA_Y_ERROR;
+    }
     if (op == 1 && lua_type(co->co, 2) == LUA_TSTRING)
         return AG__LUA_Y_TEXT;
     if (op == 2 && lua_isnumber(co->co, 2))

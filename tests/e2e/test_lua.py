@@ -465,6 +465,27 @@ def daemon_agent(d):
     err = co.text("err")
     e.check(rc not in (0, 2) and re.search(r"rt\.lua:5: attempt to index local 't'", err),
             "a runtime error fails the run with FILE:LINE: exit %s, %r" % (rc, err.strip()[-300:]))
+    ag.stop()
+    # The memory cap (issue 27 §2: 4 MB kept per event reached 1.7 GB and
+    # ended as a connection's "not enough memory"): a daemon with
+    # --lua-memory-limit=64 ends the run with the script error at its line,
+    # keeps the results so far, and serves the next run.
+    with open(os.path.join(d, "hog.lua"), "w") as f:
+        f.write("local keep = {}\n"
+                "function thread_init() con = sysbench.sql.driver():connect() end\n"
+                "function event()\n  con:query('SELECT 1')\n"
+                "  keep[#keep + 1] = ('x'):rep(4000000) .. #keep\nend\n")
+    ag = e.agent(["--coordinator=" + ep, "--plaintext", "--workers=1", "--allow-scripts=yes",
+                  "--lua-memory-limit=64"], "scripts-ok")
+    hj = e.path("hog.json")
+    co = e.stampede([os.path.join(d, "hog.lua"), "run", "--json=" + hj] + base)
+    rc = co.wait(60)
+    err = co.text("err")
+    kept = os.path.exists(hj) and e.load_json(hj)["totals"]["transactions"] > 0
+    e.check(rc == 1 and re.search(r"script error: hog\.lua:4: script used more than 64 MiB", err)
+            and kept and ag.alive(),
+            "a script over --lua-memory-limit=64 fails at its line, results kept, the daemon "
+            "lives: exit %s, results kept %s, %r" % (rc, kept, err.strip()[-300:]))
     j = e.path("after-error.json")
     co = e.stampede([script("oltp_point_select"), "run", "--json=" + j, "--tables=%d" % TABLES]
                     + base)

@@ -234,6 +234,28 @@ static void test_text_only(void)
     lua_close(raw);
 }
 
+/* The memory cap through the count hook (no query: the agent's check at
+ * each query never runs): over 16 MiB, the script error at its line. */
+static void test_memory_cap(void)
+{
+    pr_lua_set_memory_limit(16);
+    lua_State *L = state();
+    struct pr_error err = {0};
+    int rc = run(L,
+                 "local t = {}\n"
+                 "for i = 1, 3000000 do\n  t[i] = i .. 'abcdefghijkl'\nend\n",
+                 &err);
+    CHECK_MSG(rc == PR_EINVAL && strstr(err.msg, "script error: t.lua:") &&
+                  strstr(err.msg, "script used more than 16 MiB"),
+              "%s", err.msg);
+    lua_close(L);
+    pr_lua_set_memory_limit(0);
+    L = state();
+    CHECK(run(L, "local t = {}\nfor i = 1, 40 do t[i] = ('x'):rep(1000000) .. i end\n", &err) == 0);
+    lua_close(L);
+    pr_lua_set_memory_limit(PR_LUA_MEMORY_MIB);
+}
+
 int main(void)
 {
     test_sandbox();
@@ -244,5 +266,6 @@ int main(void)
     test_watchdog();
     test_hash();
     test_text_only();
+    test_memory_cap();
     return TEST_END();
 }
