@@ -542,6 +542,9 @@ int ag_engine_totals(ag_engine *e, struct ag_engine_stats *out)
         ag_wstats_add(&e->total, &e->runs[i]);
     fill_stats(e, &e->total, out);
     out->end_ns = e->total.last_end_ns > e->t0_ns ? e->total.last_end_ns - e->t0_ns : 0;
+    out->tally = 0;
+    for (size_t i = 0; i < e->nworkers; i++)
+        out->tally += ag_worker_tally(e->workers[i]);
     uint64_t now = uv_hrtime();
     out->span_ns = e->started && now > e->t0_ns ? now - e->t0_ns : 0;
     out->cpu_pct =
@@ -591,6 +594,12 @@ void ag_engine_stop(ag_engine *e, bool immediate)
 void ag__engine_test_lose_interval(ag_engine *e)
 {
     e->lose_next = true;
+}
+
+void ag__engine_test_lose_in_worker(ag_engine *e)
+{
+    if (e->workers && e->nworkers > 0)
+        ag__worker_test_lose_cur(e->workers[0]);
 }
 
 bool ag_engine_start_skew_ns(ag_engine *e, int64_t *skew_ns)

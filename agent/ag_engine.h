@@ -113,6 +113,7 @@ struct ag_engine_stats {
     uint32_t n_trx;
     uint64_t trx_lost; /* records dropped beyond PR_MSG_MAX_TRX */
     uint64_t end_ns;   /* ag_engine_totals: the last event's end after t0 (0: no event) */
+    uint64_t tally;    /* ag_engine_totals: transactions counted apart from the intervals */
 };
 
 typedef struct ag_engine ag_engine;

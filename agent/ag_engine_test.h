@@ -12,5 +12,8 @@
  * must then fail (tests/mysql/test_engine.c, case intervals). Control
  * thread, like every engine call. */
 void ag__engine_test_lose_interval(ag_engine *e);
+/* The next swap of the first worker drops its interval inside the worker
+ * (before the run totals fold it): only the tally still counts it. */
+void ag__engine_test_lose_in_worker(ag_engine *e);
 
 #endif

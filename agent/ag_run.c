@@ -39,6 +39,7 @@ struct ag_run {
     uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings, 0: none answered */
     uint64_t cmd_t0_ns;             /* command mode: the t0 it waited for */
     uint64_t end_ns;                /* a run: its last event's end after t0 (ag_run_totals) */
+    uint64_t tally;                 /* a run: transactions counted apart (ag_run_totals) */
     struct pr_msg_conn *conns;      /* a run: per connection figures (ag_run_totals), owned */
     size_t n_conns;
     uint64_t cmd_started_ns;    /* command mode: when its streams started, 0: never */
@@ -435,6 +436,14 @@ void ag_run_take_conns(ag_run *r, struct pr_msg_conn **out, uint32_t *n)
     r->n_conns = 0;
 }
 
+bool ag_run_tally(const ag_run *r, uint64_t *tally)
+{
+    if (r->plan->cmd != PR_CMD_RUN || r->engine == NULL)
+        return false;
+    *tally = r->tally;
+    return true;
+}
+
 bool ag_run_end_us(const ag_run *r, int64_t *us)
 {
     if (r->end_ns == 0)
@@ -665,6 +674,7 @@ void ag_run_totals(ag_run *r, struct pr_counters *ctr, uint64_t *rows, pr_hist *
         *ctr = st.ctr;
         *rows = st.rows;
         r->end_ns = cmd == PR_CMD_RUN ? st.end_ns : 0;
+        r->tally = st.tally;
         free(r->conns);
         r->conns = NULL;
         r->n_conns = cmd == PR_CMD_RUN ? ag_engine_conn_figures(r->engine, &r->conns) : 0;

@@ -79,6 +79,9 @@ bool ag_run_start_skew_us(ag_run *r, int64_t *us);
 /* A run's last event's end after t0, µs (DONE.end), once ag_run_totals
  * ran; false for a command or a run without an event. */
 bool ag_run_end_us(const ag_run *r, int64_t *us);
+/* A run's transactions counted apart from its intervals (DONE.tally), once
+ * ag_run_totals ran; false for a command. */
+bool ag_run_tally(const ag_run *r, uint64_t *tally);
 /* After ag_run_totals: the run's per connection figures (DONE.conns), now
  * the caller's (NULL, 0: none). */
 void ag_run_take_conns(ag_run *r, struct pr_msg_conn **out, uint32_t *n);

@@ -192,6 +192,7 @@ static void make_done(ag_session *s, struct pr_msg *m, uint64_t intervals)
     m->u.done.reason = pr_xstrdup(e.code ? e.message : "");
     m->u.done.has_start_skew = ag_run_start_skew_us(s->run, &m->u.done.start_skew_us);
     m->u.done.has_end = ag_run_end_us(s->run, &m->u.done.end_us);
+    m->u.done.has_tally = ag_run_tally(s->run, &m->u.done.tally);
     ag_run_take_conns(s->run, &m->u.done.conns, &m->u.done.n_conns);
     ag_run_take_kind_totals(s->run, &m->u.done.kst, &m->u.done.n_kst);
     ag_run_take_notes(s->run, &m->u.done.notes, &m->u.done.n_notes);

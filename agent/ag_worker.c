@@ -290,6 +290,7 @@ static void event_done(struct ag__wconn *wc, enum ag_step step)
     if (now > w->cur->last_end_ns) /* the run's true end (DONE.end) */
         w->cur->last_end_ns = now;
     wc->fair_events += step != AG_STEP_FAILED; /* as ctr.transactions counts it */
+    w->tally += step != AG_STEP_FAILED;        /* apart from w->cur and w->run */
     wc->fair_lat_ns += now - wc->ev_start_ns;
     if (w->rate > 0) {
         ag__worker_record_svc(w, now - wc->svc_start_ns);
@@ -777,6 +778,21 @@ uint32_t ag_worker_conns_open(ag_worker *w)
     uint32_t n = w->opened;
     pthread_mutex_unlock(&w->mu);
     return n;
+}
+
+uint64_t ag_worker_tally(ag_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    uint64_t t = w->tally_pub;
+    pthread_mutex_unlock(&w->mu);
+    return t;
+}
+
+void ag__worker_test_lose_cur(ag_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->lose_cur = true;
+    pthread_mutex_unlock(&w->mu);
 }
 
 size_t ag_worker_conn_figures(ag_worker *w, struct pr_msg_conn *out, size_t cap)

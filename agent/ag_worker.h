@@ -153,5 +153,11 @@ uint64_t ag_worker_started_ns(ag_worker *w);
 /* Each of its connections' events and latency sum as of the last swap
  * (DONE.conns), up to cap into out; how many. Any thread. */
 size_t ag_worker_conn_figures(ag_worker *w, struct pr_msg_conn *out, size_t cap);
+/* Its transactions as of the last swap, counted apart from the interval
+ * buffers (DONE.tally). Any thread. */
+uint64_t ag_worker_tally(ag_worker *w);
+/* Test hook: its next swap drops the interval in progress, as a loss inside
+ * the worker would (the tally still counts it). */
+void ag__worker_test_lose_cur(ag_worker *w);
 
 #endif

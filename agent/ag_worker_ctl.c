@@ -156,6 +156,11 @@ void ag__worker_async_cb(uv_async_t *a)
     bool immediate = w->cmd_immediate;
     struct ag_wstats *fresh = w->swap_in;
     if (cmd & CMD_SWAP) {
+        if (w->lose_cur) { /* test hook: lost before it left the worker */
+            ag_wstats_reset(w->cur);
+            w->lose_cur = false;
+        }
+        w->tally_pub = w->tally;
         ag_wstats_fold(&w->run, w->cur); /* the run = the intervals handed over */
         w->swap_out = w->cur;
         w->cur = fresh;

@@ -101,7 +101,11 @@ struct ag_worker {
     struct ag_conn_error err; /* first fatal error */
     uint32_t err_index;
     uint64_t started_ns;
-    uint32_t opened; /* connections setup opened (n_open, published under mu) */
+    uint32_t opened;    /* connections setup opened (n_open, published under mu) */
+    uint64_t tally;     /* transactions, counted apart from every interval buffer (loop
+                           thread): DONE.tally, so a lost interval shows (issue 30 §3) */
+    uint64_t tally_pub; /* tally as of the last swap (under mu) */
+    bool lose_cur;      /* test hook: the next swap drops the worker's interval */
 };
 
 enum cmd_bits {

@@ -174,6 +174,7 @@ struct co_result {
                                        interval: carried into the next checkpoint or the
                                        final report, so the reports still sum to the totals */
     pr_hist *cp_late_lat;           /* their latency (owned; NULL when none came) */
+    bool tally_mismatch;            /* an agent's DONE.tally differs from its STATS' sum */
     bool forced_shutdown;           /* --forced-shutdown cut the run off (exit_status CO_EXIT_FORCED
                                        unless it had already failed); total.unfinished: the events
                                        it cut off */

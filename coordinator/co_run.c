@@ -383,6 +383,16 @@ static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
     ag->done = true;
     r->end_ns = co_fleet_now_ns();
     ag->has_end = d->has_end && d->end_us > 0;
+    /* Its own count, apart from every interval (issue 30 §3): its STATS
+     * came before its DONE on the same channel, so they are all in. */
+    if (d->has_tally && co_plan_phases(r->plan) == 1 && d->tally != ag->sum.transactions) {
+        fprintf(stderr,
+                "stampede: WARNING: agent %s: its intervals hold %" PRIu64
+                " transactions but it counted %" PRIu64
+                ": an interval was lost between its workers and this report\n",
+                co__run_agent_name(r, i), ag->sum.transactions, d->tally);
+        r->res->tally_mismatch = true;
+    }
     if (d->n_conns > 0) { /* the summary's threads fairness, measured */
         free(ar->conns);
         ar->conns = pr_xmalloc(d->n_conns * sizeof *ar->conns);

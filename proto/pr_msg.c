@@ -236,6 +236,7 @@ static const struct field done_fields[] = {
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.done.kst, u.done.n_kst),
     LIST("notes", FK_STRS, false, PR_MSG_MAX_NOTES, PR_MSG_TEXT_MAX, u.done.notes, u.done.n_notes),
     FLD_HAS("end", FK_I64, u.done.end_us, u.done.has_end),
+    FLD_HAS("tally", FK_U64, u.done.tally, u.done.has_tally),
     {.key = "conns",
      .kind = FK_MAPS,
      .req = false,

@@ -477,6 +477,9 @@ struct pr_msg_done {
     int64_t end_us;            /* "end" (opt) a run's last event's end - t0, µs: the
                                   run's true end in the common epoch (summary time) */
     bool has_end;              /* "end" is present: a run with at least one event */
+    uint64_t tally;            /* "tally" (opt) a run: transactions counted apart from
+                                  every interval (issue 30 §3); has_tally */
+    bool has_tally;
     struct pr_msg_conn *conns; /* "conns" (opt) a run: per connection, n_conns */
     uint32_t n_conns;          /* <= PR_MSG_MAX_CONNS */
 };
