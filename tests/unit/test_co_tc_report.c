@@ -641,36 +641,46 @@ static void test_hooks(void)
     CHECK(res.fam_state == NULL);
 }
 
+/* The report header from a command line (argc words): a new string, or
+ * NULL when the line does not parse; cfg the config it gave. */
+static char *header_of(int argc, char **argv, struct co_tc_report_cfg *cfg)
+{
+    struct co_args a;
+    struct pr_error err = {0};
+    int rc = co_args_parse(&a, argc, argv, NULL, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc != 0)
+        return NULL;
+    struct co_tc_optline *lines = NULL;
+    co_tc_report_cfg_from_args(&a, cfg, &lines);
+    co_tc_report *t = co_tc_report_new(cfg, NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    co_tc_report_header(t, f);
+    fclose(f);
+    co_tc_report_destroy(&t);
+    free(lines);
+    co_args_clear(&a);
+    return buf;
+}
+
 /* tpcc_start -3 1 (translated as --rt-limits=,,,1,): one limit line, for
  * the limit given, as tpcc_start echoes only the -0..-4 it got; the
  * others keep their defaults. */
 static void test_header_some_limits(void)
 {
     char *argv[] = {"stampede", "tpcc", "run", "--rt-limits=,,,1,"};
-    struct co_args a;
-    struct pr_error err = {0};
-    int rc = co_args_parse(&a, (int)(sizeof(argv) / sizeof(argv[0])), argv, NULL, &err);
-    CHECK_MSG(rc == 0, "%s", err.msg);
-    if (rc != 0)
-        return;
     struct co_tc_report_cfg cfg;
-    struct co_tc_optline *lines = NULL;
-    co_tc_report_cfg_from_args(&a, &cfg, &lines);
+    char *buf = header_of((int)(sizeof(argv) / sizeof(argv[0])), argv, &cfg);
+    if (buf == NULL)
+        return;
     CHECK(cfg.rt_limit_ms[0] == 5 && cfg.rt_limit_ms[3] == 1 && cfg.rt_limit_ms[4] == 20);
-    co_tc_report *t = co_tc_report_new(&cfg, NULL);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    co_tc_report_header(t, f);
-    fclose(f);
     CHECK_MSG(strstr(buf, "option 3 (response time limit for transaction 3) '1'\n") != NULL,
               "got:\n%s", buf);
     CHECK_MSG(strstr(buf, "transaction 0") == NULL && strstr(buf, "transaction 4") == NULL,
               "got:\n%s", buf);
     free(buf);
-    co_tc_report_destroy(&t);
-    free(lines);
-    co_args_clear(&a);
 }
 
 /* The header from a parsed command line: tpcc_start's letters in the
@@ -688,21 +698,10 @@ static void test_header_from_args(void)
                     "--warmup-time=30",
                     "--time=600",
                     "--mysql-db=tpcc7"};
-    struct co_args a;
-    struct pr_error err = {0};
-    int rc = co_args_parse(&a, (int)(sizeof(argv) / sizeof(argv[0])), argv, NULL, &err);
-    CHECK_MSG(rc == 0, "%s", err.msg);
-    if (rc != 0)
-        return;
     struct co_tc_report_cfg cfg;
-    struct co_tc_optline *lines = NULL;
-    co_tc_report_cfg_from_args(&a, &cfg, &lines);
-    co_tc_report *t = co_tc_report_new(&cfg, NULL);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    co_tc_report_header(t, f);
-    fclose(f);
+    char *buf = header_of((int)(sizeof(argv) / sizeof(argv[0])), argv, &cfg);
+    if (buf == NULL)
+        return;
     const char *want = "option h with value '10.0.0.5'\n"
                        "option w with value '7'\n"
                        "option c with value '16'\n"
@@ -727,9 +726,6 @@ static void test_header_from_args(void)
     CHECK_MSG(strstr(buf, want) != NULL, "got:\n%s", buf);
     CHECK(strstr(buf, "Sekr1t") == NULL);
     free(buf);
-    co_tc_report_destroy(&t);
-    free(lines);
-    co_args_clear(&a);
 }
 
 /* The -f file's watermark: a record is written once every live agent with
