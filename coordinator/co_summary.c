@@ -69,9 +69,11 @@ void co_summary_totals(struct co_result *res)
     }
 }
 
-/* Threads fairness per connection, as sysbench: each agent's events and
- * latency sum (since the last checkpoint, if any) are spread evenly over
- * its connections (we only know per-agent totals). */
+/* Threads fairness per connection, as sysbench per thread: each
+ * connection's events and latency sum as its agent measured them
+ * (DONE.conns, whole run). An agent without them (lost before its DONE,
+ * more than PR_MSG_MAX_CONNS connections): its totals since the last
+ * checkpoint spread evenly over its connections. */
 static struct co_report_unit *fairness_units(const struct co_result *res, size_t *n)
 {
     size_t total = 0, k = 0;
