@@ -384,8 +384,8 @@ static const struct co__own_opt own_opts[] = {
     {"plaintext", "[=on|off]", "off", "no CURVE encryption (only with a loopback --listen)",
      set_plaintext},
     {"grace-ms", "=N", "0",
-     "how long after an interval boundary a line waits for late agents. 0 for half the "
-     "interval, at most 1000",
+     "how long after an interval boundary a line waits for an agent not yet heard (0: 5000); "
+     "a line goes out as soon as every agent reported",
      set_grace},
     {"mysql-password-file", "=FILE", NULL,
      "read the MySQL password from FILE's first line (or set MYSQL_PWD)", set_password_file},

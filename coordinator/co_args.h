@@ -28,7 +28,7 @@
  *   --authorized-keys=FILE   agent public keys admitted, one per line
  *   --plaintext              no CURVE (only with a loopback --listen)
  *   --grace-ms=MS            how long after a boundary a line waits for late
- *                            agents (default: half the interval, max 1000)
+ *                            agents (default 5000: co__live_grace_ms)
  *
  * The database password: --mysql-password (a warning says to prefer the
  * others), MYSQL_PWD, or --mysql-password-file=FILE (first line). MYSQL_PWD

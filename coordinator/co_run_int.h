@@ -110,6 +110,8 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st);
 /* Print (or skip, for a tail) every interval that is due; final: the run
  * is over and everything left is due. */
 void co__live_flush(struct run *r, bool final);
+/* How long a line waits for an agent not yet heard (--grace-ms or 5 s). */
+uint32_t co__live_grace_ms(const struct run *r);
 /* After interval k was printed: every --report-checkpoints due at its end
  * boundary ("[ Ns ] Checkpoint report:" and a final-style report of the
  * intervals since the previous one, kept in res->checkpoints). */

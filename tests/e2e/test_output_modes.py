@@ -11,10 +11,20 @@
     as a failure), strict or not;
   - with --verbosity=4 the three "written to" lines appear on stderr;
   - the default report (--report-format=stampede) is unchanged: stampede's
-    first line and the "Agents:" section after "Threads fairness".
+    first line and the "Agents:" section after "Threads fairness";
+  - the interval lines add up to the totals in strict mode too (issue 30
+    §4): with one of two agents stopped (SIGSTOP) for 1.5 s mid-run, the
+    lines wait for it, and their transactions plus the tail's (the JSON's
+    unprinted intervals, events in flight at --time) are the summary's
+    transactions, with an empty stderr; with --grace-ms=300 the line that
+    cannot wait goes out without the agent and stderr says so. Before, a
+    line waited half an interval and went out short without a word.
 """
+import os
 import re
+import signal
 import subprocess
+import time
 
 import e2elib as e
 
@@ -69,6 +79,33 @@ def run(tag, extra, time_s=3):
     return p, files
 
 
+def held(tag, extra):
+    """A strict run of 2 agents, one stopped for 1.5 s after the 1 s line:
+    (sum of the lines' transactions, the tail's, the total, stderr)."""
+    j = e.path("%s.json" % tag)
+    p = e.stampede(["oltp_point_select", "run", "--tables=2", "--table-size=10000",
+                    "--threads=2", "--time=5", "--report-interval=1", "--agents=2",
+                    "--report-format=sysbench", "--json=" + j] + extra + e.local_opts() +
+                   e.db_opts())
+    if p.wait_line(r"^\[ 1s \]", which="out", timeout=60) is None:
+        p.dump(tag)
+        return None
+    pids = p.agent_children()
+    os.kill(pids[-1], signal.SIGSTOP)
+    time.sleep(1.5)
+    os.kill(pids[-1], signal.SIGCONT)
+    rc = p.wait(60)
+    if not e.check(rc == 0, "%s: exit %s" % (tag, rc)):
+        p.dump(tag)
+        return None
+    lines = re.findall(r"^\[ *\d+s \] thds: \d+ tps: ([0-9.]+) ", p.text("out"), re.M)
+    total = re.search(r"^    transactions: +(\d+) ", p.text("out"), re.M)
+    d = e.load_json(j)
+    tail = sum(round(iv["tps"] * iv["len_s"]) for iv in d["intervals"] if not iv.get("printed"))
+    return (round(sum(float(x) for x in lines)), tail, int(total.group(1)) if total else -1,
+            p.text("err"))
+
+
 def main():
     e.need_sandbox()
     out = subprocess.run([e.STAMPEDE, "--version"], capture_output=True, text=True).stdout
@@ -117,6 +154,21 @@ def main():
                       r"Agents:\n", text, re.M) is not None,
             "default report keeps the Agents section after Threads fairness")
     e.check(p.text("err") == "", "default successful run: empty stderr (%r)" % p.text("err")[:300])
+
+    got = held("held", [])
+    if got is not None:
+        s, tail, total, err = got
+        e.check(s + tail == total, "strict, an agent stopped for 1.5 s: the lines' %d transactions "
+                "+ the tail's %d == the summary's %d" % (s, tail, total))
+        e.check(err == "", "strict, held lines: empty stderr (%r)" % err[:300])
+    got = held("short", ["--grace-ms=300"])
+    if got is not None:
+        s, tail, total, err = got
+        e.check(s + tail < total, "strict, --grace-ms=300: a line went out short (lines %d + tail "
+                "%d < %d)" % (s, tail, total))
+        e.check(re.search(r"^stampede: the \[ \d+s \] line went out without 1 of 2 agents' "
+                          r"figures \(not heard 300 ms after its boundary", err, re.M) is not None,
+                "strict, --grace-ms=300: stderr says which line went out short: %r" % err[:300])
     e.finish()
 
 
