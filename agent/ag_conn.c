@@ -21,9 +21,9 @@
 
 #include "ag_conn_int.h"
 #include "ag_result.h"
-#include "ag_tls.h"
 #include "ag_tlsconn.h"
 #include "pr_err.h"
+#include "pr_tls.h"
 
 /* ER_UNSUPPORTED_PS: the server cannot prepare this statement. */
 #define AG__ER_UNSUPPORTED_PS 1295
@@ -173,8 +173,8 @@ static void teardown(ag_conn *c)
         if (clean)
             mysql_close(c->mysql);
         c->mysql = NULL;
-        if (ag_tls_is_on(c->opts->tls))
-            ag_tls_clear_errors(); /* or the next would-block of any TLS connection fails */
+        if (pr_tls_is_on(c->opts->tls))
+            pr_tls_clear_errors(); /* or the next would-block of any TLS connection fails */
     }
     c->op = OP_NONE;
     c->open = false;
@@ -303,11 +303,11 @@ static int check_transport(ag_conn *c)
 {
     struct pr_error e = {0};
 
-    if (ag_tls_check_conn(c->mysql, c->opts->tls, &e) < 0) {
+    if (pr_tls_check_conn(c->mysql, c->opts->tls, &e) < 0) {
         fail_transport(c, e.msg);
         return -1;
     }
-    int rc = ag_tls_nonblock(c->mysql);
+    int rc = pr_tls_nonblock(c->mysql);
     if (rc < 0) {
         fail_transport(c, strerror(-rc));
         return -1;
@@ -601,16 +601,16 @@ int ag_conn_open(ag_conn *c)
     c->in_request = true;
     c->cur_stmt = -1;
     struct pr_error te = {0};
-    if (ag_tls_apply(c->mysql, c->opts->tls, &te) < 0) {
+    if (pr_tls_apply(c->mysql, c->opts->tls, &te) < 0) {
         fail_transport(c, te.msg);
         c->in_request = false;
         return 0;
     }
     const char *host = t->socket                                    ? "localhost"
-                       : t->name && ag_tls_wants_name(c->opts->tls) ? t->name
+                       : t->name && pr_tls_wants_name(c->opts->tls) ? t->name
                                                                     : t->host;
     c->op = OP_CONNECT;
-    if (ag_tls_is_on(c->opts->tls)) {
+    if (pr_tls_is_on(c->opts->tls)) {
         open_tls(c, host);
         c->in_request = false;
         return 0;

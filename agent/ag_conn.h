@@ -52,10 +52,10 @@ struct ag_conn_target {
     unsigned port;      /* TCP port (ignored with socket) */
     const char *socket; /* Unix socket path, or NULL for TCP */
     const char *name;   /* the host as given, connected to by name when the TLS options
-                           check the server's identity (ag_tls_wants_name); NULL: host */
+                           check the server's identity (pr_tls_wants_name); NULL: host */
 };
 
-struct ag_tls_opts; /* ag_tls.h */
+struct pr_tls_opts; /* pr_tls.h */
 
 /* How to connect and what to tolerate. Borrowed: must outlive the connection.
  * The password is never logged or copied into error messages. */
@@ -70,7 +70,7 @@ struct ag_conn_opts {
     bool dry_run; /* --mysql-dry-run: every open and exec completes with AG_CONN_OK at once,
                      without a socket or a library call (no result set, 0 rows affected:
                      class OTHER, as sysbench's dry run), still through the loop */
-    const struct ag_tls_opts *tls; /* TLS and compression (ag_tls.h); NULL: plain */
+    const struct pr_tls_opts *tls; /* TLS and compression (pr_tls.h); NULL: plain */
 };
 
 enum ag_conn_status { AG_CONN_OK, AG_CONN_IGNORED, AG_CONN_LOST, AG_CONN_FATAL };

@@ -18,9 +18,9 @@
 
 #include "ag_cpus.h"
 #include "ag_engine_test.h"
-#include "ag_tls.h"
 #include "pr_opts.h"
 #include "pr_split.h"
+#include "pr_tls.h"
 
 #define DEFAULT_IGNORE "1213,1020,1205"
 
@@ -39,7 +39,7 @@ struct ag_engine {
     struct ag_conn_opts opts;       /* connection options (points into owned copies) */
     char *user, *password, *db;     /* owned copies */
     struct pr_ignore_errors ignore; /* --mysql-ignore-errors, parsed */
-    struct ag_tls_opts tls;         /* owned copy of the TLS options */
+    struct pr_tls_opts tls;         /* owned copy of the TLS options */
     char **hosts;                   /* owned copies of the host names */
     size_t nhosts;
     uint16_t *ports; /* owned */
@@ -151,7 +151,7 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     e->opts.ignore = &e->ignore;
     e->opts.dry_run = cfg->dry_run;
     if (cfg->tls) {
-        ag_tls_opts_copy(&e->tls, cfg->tls);
+        pr_tls_opts_copy(&e->tls, cfg->tls);
         e->opts.tls = &e->tls;
     }
     copy_targets(e, cfg);
@@ -219,7 +219,7 @@ void ag_engine_destroy(ag_engine **ep)
     free(e->ports);
     free(e->targets);
     free(e->numeric);
-    ag_tls_opts_clear(&e->tls);
+    pr_tls_opts_clear(&e->tls);
     free(e->user);
     explicit_bzero(e->password, strlen(e->password));
     free(e->password);

@@ -78,7 +78,7 @@ struct ag_engine_config {
     uint32_t stop_grace_ms;     /* bound on in-flight events at the end, 0: 5000 */
     bool dry_run;               /* --mysql-dry-run: connections pretend (ag_conn_opts) */
 
-    const struct ag_tls_opts *tls; /* TLS and compression (copied); NULL: plain */
+    const struct pr_tls_opts *tls; /* TLS and compression (copied); NULL: plain */
 };
 
 /* A fatal error for a report. */

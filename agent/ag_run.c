@@ -13,8 +13,8 @@
 #include "ag_engine.h"
 #include "ag_env.h"
 #include "ag_registry.h"
-#include "ag_tls.h"
 #include "pr_split.h"
+#include "pr_tls.h"
 
 /* Server counters the lead agent samples before READY and at every
  * boundary (DESIGN §5; the cross-check formula is in pr_msg.h, READY). */
@@ -35,7 +35,7 @@ struct ag_run {
     struct ag_wl *wl;               /* parsed workload and options (its family's) */
     ag_engine *engine;              /* connections and loops */
     MYSQL *probe;                   /* blocking connection: RTT probe, status samples */
-    struct ag_tls_opts tls;         /* --mysql-ssl*, --mysql-compression (owned) */
+    struct pr_tls_opts tls;         /* --mysql-ssl*, --mysql-compression (owned) */
     uint64_t db_rtt_us;             /* lowest of PROBE_PINGS pings, 0: none answered */
     uint64_t cmd_t0_ns;             /* command mode: the t0 it waited for */
     uint64_t end_ns;                /* a run: its last event's end after t0 (ag_run_totals) */
@@ -99,7 +99,7 @@ static const char *advice(unsigned err_no)
 /* The TLS options' hint for a connect error, else advice(). */
 static const char *hint(const ag_run *r, unsigned err_no, const char *msg)
 {
-    const char *h = ag_tls_hint(&r->tls, err_no, msg);
+    const char *h = pr_tls_hint(&r->tls, err_no, msg);
     if (h == NULL && r->wl && r->wl->fam->wl_error_hint)
         h = r->wl->fam->wl_error_hint(r->wl, err_no); /* the family's own words */
     return h ? h : advice(err_no);
@@ -218,7 +218,7 @@ ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_er
     r->wl = parse_workload(plan, e);
     if (r->wl) {
         struct pr_error err = {0};
-        if (ag_tls_opts_from(&r->tls, r->wl->fam->wl_opts(r->wl), &err) < 0)
+        if (pr_tls_opts_from(&r->tls, r->wl->fam->wl_opts(r->wl), &err) < 0)
             set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
         else
             r->engine = make_engine(r, workers, e);
@@ -247,7 +247,7 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
     mysql_options(r->probe, MYSQL_OPT_READ_TIMEOUT, &timeout);
     mysql_options(r->probe, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
     struct pr_error te = {0};
-    if (ag_tls_apply(r->probe, &r->tls, &te) < 0) {
+    if (pr_tls_apply(r->probe, &r->tls, &te) < 0) {
         set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s: %s", sock ? sock : host, te.msg);
         return e->code;
     }
@@ -262,7 +262,7 @@ static int open_probe(ag_run *r, struct ag_run_error *e)
         snprintf(e->stmt_kind, sizeof(e->stmt_kind), "connect");
         return e->code;
     }
-    if (ag_tls_check_conn(r->probe, &r->tls, &te) < 0) {
+    if (pr_tls_check_conn(r->probe, &r->tls, &te) < 0) {
         set_error(e, PR_EINVAL, PR_PHASE_CONNECT, "connect %s:%u: %s", sock ? sock : host,
                   sock ? 0 : port, te.msg);
         e->db_errno = 2026;
@@ -299,7 +299,7 @@ int ag_run_setup(ag_run *r, struct ag_run_error *e)
     memset(e, 0, sizeof(*e));
     set_phase(r, RUN_SETUP);
     struct pr_error fe = {0};
-    if (ag_tls_check_files(&r->tls, &fe) < 0) {
+    if (pr_tls_check_files(&r->tls, &fe) < 0) {
         set_error(e, fe.code, PR_PHASE_CONNECT, "%s", fe.msg);
         return e->code;
     }
@@ -706,7 +706,7 @@ void ag_run_destroy(ag_run **rp)
     free(r->pieces);
     if (r->wl)
         r->wl->fam->wl_destroy(&r->wl);
-    ag_tls_opts_clear(&r->tls);
+    pr_tls_opts_clear(&r->tls);
     pthread_mutex_destroy(&r->mu);
     free(r);
     *rp = NULL;

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ag_tls.h"
 #include "pr_err.h"
+#include "pr_tls.h"
 
 struct ag_tlsconn {
     uv_work_t work; /* the thread-pool request; work.data is the job */
@@ -56,7 +56,7 @@ static void after_cb(uv_work_t *w, int status)
     (void)status; /* never cancelled: ag_tlsconn_abandon lets the work run out */
     if (j->cb == NULL) {
         mysql_close(j->m);
-        ag_tls_clear_errors();
+        pr_tls_clear_errors();
     } else {
         j->cb(j->m, j->ret, j->data);
     }

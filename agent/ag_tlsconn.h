@@ -16,7 +16,7 @@
  * Here the blocking mysql_real_connect runs on a thread-pool thread
  * instead (the handle has MYSQL_OPT_NONBLOCK set already; its async
  * context is not active during a blocking call). The connection's loop
- * then takes the handle over: ag_tls_nonblock restores the non-blocking
+ * then takes the handle over: pr_tls_nonblock restores the non-blocking
  * socket and every later statement goes through _start/_cont as usual.
  * Timeouts: the library's connect timeout bounds the TCP connect and each
  * read of the handshake (SO_RCVTIMEO), so a job always ends.

@@ -132,8 +132,15 @@ struct co_family {
      * or -1 (said on stderr) for the default line. */
     int (*report_interval)(const struct co_args *a, const struct co_report_interval *v,
                            uint32_t percentile);
-    /* After sysbench's final report (co_summary_print_final) of a run. */
-    void (*report_after)(const struct co_args *a, const struct co_result *res);
+    /* Before a run's agents get their PLANs, target the first agent's
+     * (its servers and login): 0, or negative with err (the run fails). */
+    int (*before_run)(const struct co_args *a, const struct pr_msg_plan *target,
+                      struct pr_error *err);
+    /* After sysbench's final report (co_summary_print_final) of a run: 0,
+     * or negative when it failed (said on stderr; the run's exit status is
+     * then 1, its results kept). */
+    int (*report_after)(const struct co_args *a, const struct co_result *res,
+                        const struct pr_msg_plan *target);
 
     /* Optional: translate argv when it is another tool's command line
      * (argv[0]'s name): 1 translated (*out filled; free with

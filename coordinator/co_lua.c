@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "pr_lua.h"
+#include "pr_lua_db.h"
 #include "pr_parse.h"
 
 #define SYSTEM_DIR  "/usr/share/sysbench"
@@ -696,13 +697,46 @@ int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s)
     return report(l, "report_cumulative", s);
 }
 
-int co_lua_done(co_lua *l)
+/* Global function fn of the kept state, its queries on a blocking
+ * connection to the run's first server (as every agent's probe connects). */
+static int call_main(co_lua *l, const char *fn, const pr_opts *o, const struct pr_msg_plan *pl,
+                     struct pr_error *err)
+{
+    struct pr_tls_opts tls = {0};
+    if (pr_tls_opts_from(&tls, o, err) < 0)
+        return err->code;
+    struct pr_lua_db_target t = {
+        .host = pl->n_hosts ? pl->hosts[0] : "localhost",
+        .port = pl->n_ports ? pl->ports[0] : 3306,
+        .socket = pl->n_sockets ? pl->sockets[0] : NULL,
+        .user = pl->user,
+        .password = pl->password,
+        .database = pl->database,
+        .tls = &tls,
+    };
+    pr_lua_db *db = pr_lua_db_attach(l->L, &t);
+    pr_lua_watchdog_start(l->L, LOAD_MS);
+    int rc = pr_lua_call_global(l->L, fn, err);
+    pr_lua_watchdog_start(l->L, 0);
+    pr_lua_db_detach(l->L, &db);
+    pr_tls_opts_clear(&tls);
+    fflush(stdout);
+    return rc;
+}
+
+int co_lua_init(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target, struct pr_error *err)
+{
+    if (call_main(l, "init", o, target, err) == 0)
+        return 0;
+    char msg[sizeof(err->msg)];
+    snprintf(msg, sizeof(msg), "%s", err->msg);
+    return pr_error_set(err, PR_EINVAL, "%s.lua init(): %s", l->names[0], msg);
+}
+
+int co_lua_done(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target)
 {
     struct pr_error err = {0};
-    pr_lua_watchdog_start(l->L, LOAD_MS);
-    int rc = pr_lua_call_global(l->L, "done", &err);
-    pr_lua_watchdog_start(l->L, 0);
-    fflush(stdout);
+    int rc = call_main(l, "done", o, target, &err);
     if (rc < 0)
         fprintf(stderr, "stampede: %s.lua done(): %s\n", l->names[0], err.msg);
     return rc;

@@ -92,16 +92,24 @@ int co_lua_report_intermediate(co_lua *l, const struct co_lua_stat *s);
  * the merged totals of the whole run: 1 ran, 0 none, -1 failed. */
 int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s);
 
-/* The script's done(), when it has one, in the kept state (as sysbench's
- * main thread: no connection; a query there fails): 0, or -1 when it
- * failed (said on stderr). */
-int co_lua_done(co_lua *l);
+/* The script's init() before a run's agents set up, and its done() after
+ * the run, when it has them, in the kept state: the coordinator is the
+ * run's main thread, as sysbench's runs them, once. A query there goes to
+ * a blocking connection of its own (pr_lua_db.h) to target's first server,
+ * with the TLS options of o. init: 0, or a negative code with err "NAME.lua
+ * init(): script error: FILE:LINE: ..."; done: 0, or negative with the
+ * message printed on stderr. */
+int co_lua_init(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target,
+                struct pr_error *err);
+int co_lua_done(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target);
 
 /* co_lua_report.c: after a run's summary, the script's report_cumulative
- * with the merged result res (nothing when it has none), then done(). */
+ * with the merged result res (nothing when it has none), then done(): 0,
+ * or -1 when either failed. */
 struct co_args;
 struct co_result;
-void co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res);
+int co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res,
+                        const struct pr_msg_plan *target);
 
 /* "NAME.lua help": the script's options with their defaults. Caller frees. */
 char *co_lua_usage(const co_lua *l);

@@ -147,9 +147,17 @@ static int lua_report_interval(const struct co_args *a, const struct co_report_i
     return co_lua_report_intermediate(l, &s);
 }
 
-static void lua_report_after(const struct co_args *a, const struct co_result *res)
+static int lua_before_run(const struct co_args *a, const struct pr_msg_plan *target,
+                          struct pr_error *err)
 {
-    co_lua_report_final(script_of(a), a, res);
+    co_lua *l = script_of(a);
+    return l ? co_lua_init(l, a->opts, target, err) : 0;
+}
+
+static int lua_report_after(const struct co_args *a, const struct co_result *res,
+                            const struct pr_msg_plan *target)
+{
+    return co_lua_report_final(script_of(a), a, res, target);
 }
 
 const struct co_family co_lua_family = {
@@ -165,5 +173,6 @@ const struct co_family co_lua_family = {
     .usage = lua_usage,
     .plan_fill = lua_plan_fill,
     .report_interval = lua_report_interval,
+    .before_run = lua_before_run,
     .report_after = lua_report_after,
 };

@@ -6,10 +6,11 @@
 #include "co_result.h"
 #include "pr_hist.h"
 
-void co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res)
+int co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res,
+                        const struct pr_msg_plan *target)
 {
     if (l == NULL)
-        return;
+        return 0;
     double pct = (double)pr_opts_int(a->opts, "percentile");
     const pr_hist *h = res->lat;
     struct co_lua_stat s = {
@@ -23,6 +24,6 @@ void co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_res
         .latency_sum_s = h ? (double)pr_hist_sum(h) / 1e6 : 0.0,
     };
     co_lua_stat_counters(&s, &res->total);
-    co_lua_report_cumulative(l, &s);
-    co_lua_done(l);
+    int rc = co_lua_report_cumulative(l, &s) < 0 ? -1 : 0;
+    return co_lua_done(l, a->opts, target) < 0 ? -1 : rc;
 }

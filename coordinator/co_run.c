@@ -691,6 +691,19 @@ static void linger_prom(struct run *r)
     }
 }
 
+/* The family's step before the agents set up: a script's init(), once, as
+ * sysbench's main thread runs it before its threads start. */
+static int before_run(struct run *r)
+{
+    const struct co_family *fam = co_registry_find(r->a->workload);
+    struct pr_error err = {0};
+    if (r->a->cmd != PR_CMD_RUN || fam == NULL || fam->before_run == NULL ||
+        fam->before_run(r->a, &co_plan_msg(r->plan, 0, 0)->u.plan, &err) == 0)
+        return 0;
+    fail(r, "%s", err.msg);
+    return -1;
+}
+
 static void run_phases(struct run *r)
 {
     for (uint32_t ph = 0; ph < co_plan_phases(r->plan); ph++) {
@@ -728,7 +741,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
     co__run_fill_header(&r);
     co__run_open_family_report(&r);
     co__run_print_header(&r);
-    if (open_fleet(&r, self_exe) == 0 && gather(&r) == 0 && make_plan(&r) == 0) {
+    if (open_fleet(&r, self_exe) == 0 && gather(&r) == 0 && make_plan(&r) == 0 &&
+        before_run(&r) == 0) {
         co__run_init_results(&r);
         if (start_prom(&r) == 0)
             run_phases(&r);

@@ -205,8 +205,13 @@ void co__run_print_end(struct run *r)
         co_summary_print_final(out, a, res);
         fflush(out);
         const struct co_family *fam = co_registry_find(a->workload);
-        if (fam && fam->report_after) /* a script's report_cumulative */
-            fam->report_after(a, res);
+        if (fam && fam->report_after && /* a script's report_cumulative and done() */
+            fam->report_after(a, res, &co_plan_msg(r->plan, 0, 0)->u.plan) < 0 &&
+            res->exit_status == CO_EXIT_OK) {
+            res->exit_status = CO_EXIT_FAILED;
+            free(res->exit_reason);
+            res->exit_reason = pr_xstrdup("the script's report_cumulative or done() failed");
+        }
         if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* per kind (co_kinds_out.h) */
             co_kinds_out_text(out, res);
         if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */

@@ -118,6 +118,13 @@ void pr_lua_watchdog_start(lua_State *L, uint32_t limit_ms)
     }
 }
 
+void pr_lua_watchdog_rearm(lua_State *L)
+{
+    struct watchdog *w = watchdog_of(L);
+    if (w)
+        w->deadline_ns = 0;
+}
+
 static void open_lib(lua_State *L, const char *name, lua_CFunction f)
 {
     lua_pushcfunction(L, f);
@@ -276,14 +283,16 @@ void pr_lua_add_searcher(lua_State *L, lua_CFunction fn, void *ud)
     lua_pop(L, 2);
 }
 
-/* "FILE:LINE: " of the innermost Lua function on where's stack ("" when
- * none). */
+/* "FILE:LINE: " of the innermost function of the script on where's stack
+ * ("" when none): the prelude's frames are stampede's API, whose errors
+ * are the calling line's. */
 static void where_text(lua_State *where, char *out, size_t len)
 {
     lua_Debug ar;
     out[0] = '\0';
     for (int lvl = 0; where != NULL && lua_getstack(where, lvl, &ar); lvl++)
-        if (lua_getinfo(where, "Sl", &ar) && ar.currentline > 0) {
+        if (lua_getinfo(where, "Sl", &ar) && ar.currentline > 0 &&
+            strcmp(ar.short_src, "stampede_prelude") != 0) {
             snprintf(out, len, "%s:%d: ", ar.short_src, ar.currentline);
             return;
         }

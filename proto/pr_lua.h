@@ -107,6 +107,9 @@ int pr_lua_call_global(lua_State *L, const char *fn, struct pr_error *err);
 /* Arm the watchdog for the next host call into L: the script may run
  * limit_ms before an error stops it. 0 disarms. */
 void pr_lua_watchdog_start(lua_State *L, uint32_t limit_ms);
+/* The armed watchdog's clock starts again (after a host call that blocked
+ * in C, as a yield would have: pr_lua_db's queries). */
+void pr_lua_watchdog_rearm(lua_State *L);
 
 /* Push a new table of every general and mysql option of o, typed (numbers,
  * booleans, strings), names '_' separated: sysbench.opt's general part

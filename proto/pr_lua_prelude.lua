@@ -19,6 +19,11 @@
 -- resumed after a query with (errno, nrows, affected, insert_id, ncols, gen)
 -- (the rows through host.row(gen, n)) or, on an error, (errno, message,
 -- sqlstate[, true when it is not ignorable]).
+-- A query where no coroutine runs (init() and done(), sysbench's main
+-- thread) is not a yield: it goes to the host's blocking connection,
+-- __sb_query_now(1, sql) (proto/pr_lua_db.c), answered the same way with the
+-- rows as a table after gen; where the host has none (the agents' statement
+-- probe) it is answered empty.
 local host = ... or {}
 local yield = coroutine.yield
 local rawget, rawset, type, error, select, tostring = rawget, rawset, type, error, select,
@@ -123,6 +128,13 @@ __sb_prepared = {}
 -- one at a time, while it is the connection's last result (as sysbench,
 -- which frees a result at the next query on its connection).
 local host_row = host.row or function() end
+local running = coroutine.running
+local function ask(...)
+    if running() ~= nil then return yield(...) end
+    local now = rawget(shared, "__sb_query_now")
+    if now == nil then return nil end
+    return now(...)
+end
 -- event()'s error, while its stack is there: an object (but the restart
 -- request) becomes its text with the FILE:LINE it was raised at.
 local host_errtext = function(e)
@@ -135,6 +147,8 @@ function result_mt.fetch_row(self)
     local n = self._fetched + 1
     self._fetched = n
     if n > self.nrows then return nil end
+    local rows = self._rows
+    if rows ~= nil then return rows[n] end
     return {host_row(self._gen, n)}
 end
 function result_mt.free(self) end
@@ -146,7 +160,7 @@ con_mt.__index = con_mt
 -- or an error raised as sysbench does. A connection has one result set,
 -- refilled by each query (sysbench's db_query() returns &con->rs too): no
 -- table made per query.
-local function reply(con, query, errno, a, b, c, nf, gen)
+local function reply(con, query, errno, a, b, c, nf, gen, rows)
     if errno == nil or ctx.probe then
         return setmetatable({nrows = 0, nfields = 0, _fetched = 0, _gen = -1}, result_mt)
     end
@@ -164,20 +178,21 @@ local function reply(con, query, errno, a, b, c, nf, gen)
         rs = setmetatable({}, result_mt)
         if con then con._rs = rs end
     end
-    rs.nrows, rs.affected_rows, rs.insert_id, rs.nfields, rs._fetched, rs._gen =
-        a, b, c, nf, 0, gen
+    rs.nrows, rs.affected_rows, rs.insert_id, rs.nfields, rs._fetched, rs._gen, rs._rows =
+        a, b, c, nf, 0, gen, rows
     return rs
 end
 
 function con_mt.query(self, q)
     if type(q) ~= "string" then error("con:query() needs a string", 2) end
     if self._closed then closed_query(self) end
-    return reply(self, q, yield(1, q))
+    return reply(self, q, ask(1, q))
 end
 
 function con_mt.query_row(self, q)
     local rs = self:query(q)
     if rs == nil or rs.nrows == 0 then return nil end
+    if rs._rows ~= nil then return unpack(rs._rows[1], 1, rs.nfields) end
     return host_row(rs._gen, 1)
 end
 
@@ -217,7 +232,7 @@ function con_mt.bulk_insert_next(self, v)
         self._bv = {}
         self._blen = #self._bq
         bv = self._bv
-        reply(self, q, yield(1, q))
+        reply(self, q, ask(1, q))
     end
     if #bv > 0 then self._blen = self._blen + 1 end
     bv[#bv + 1] = v
@@ -228,7 +243,7 @@ function con_mt.bulk_insert_done(self)
     if bv ~= nil and #bv > 0 then
         local q = self._bq .. table.concat(bv, ",")
         self._bv = {}
-        reply(self, q, yield(1, q))
+        reply(self, q, ask(1, q))
     end
     self._bq = nil
 end
@@ -294,7 +309,7 @@ function stmt_mt.execute(self)
         return reply(self._con, self.sql, yield(2, idx, pvalues(ps, 1, n)))
     end
     local q = render(self)
-    return reply(self._con, q, yield(1, q))
+    return reply(self._con, q, ask(1, q))
 end
 function stmt_mt.close(self) end
 

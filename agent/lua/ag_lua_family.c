@@ -2,15 +2,17 @@
  * (ag_family.h). The workload is "lua:NAME"; its sources come in the PLAN
  * (PLAN.script_*), never from this machine's disk.
  *
- * wl_set_plan runs a probe: one state loads the script, runs init() and,
- * for run, thread_init() as thread 0 with every query answered empty and
+ * wl_set_plan runs a probe: one state loads the script and, for run, runs
+ * thread_init() as thread 0 with every query answered empty and
  * nothing sent, to learn the statements con:prepare() makes (up to an
  * error, which empty answers may cause: the run reports real ones). That set is
  * what every connection prepares (ag_conn); at run time con:prepare() of
  * the same text finds its index, and a statement the probe did not see is
  * sent as text with its parameters rendered in (sysbench's emulation).
  * Kinds: the text verbs (begin, select, ...), then one per prepared
- * statement shape (its text with the table number replaced by '#'). */
+ * statement shape (its text with the table number replaced by '#').
+ * init() and done() run once, on the coordinator (sysbench's main thread),
+ * not here: a thread never sees what they set, in sysbench either. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,11 +314,7 @@ static int lua_wl_set_plan(struct ag_wl *w, const struct pr_msg_plan *p, struct 
     if (st == NULL)
         return err->code ? err->code : PR_EINVAL;
     if (p->cmd == PR_CMD_RUN) {
-        pr_lua_watchdog_start(st->L, AG__LUA_WATCHDOG_MS);
-        rc = pr_lua_call_global(st->L, "init", err);
-        pr_lua_watchdog_start(st->L, 0);
-        if (rc == 0)
-            rc = probe_thread(wl, st, err);
+        rc = probe_thread(wl, st, err); /* init() is the coordinator's (co_lua_init) */
         if (rc == 0 && strcmp(pr_opts_str(wl->opts, "db-ps-mode"), "disable") == 0) {
             for (size_t i = 0; i < wl->n_defs; i++) /* all text, as sysbench's emulation */
                 free((char *)wl->defs[i].sql);

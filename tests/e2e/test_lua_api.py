@@ -27,7 +27,16 @@ the sandbox MariaDB:
   - report_formats: sysbench.report_default and report_csv print, byte for
     byte, what sysbench 1.0.20's own sysbench.lua prints for the same stat
     (the real sysbench runs the script's command; `err/s ` has no colon
-    there, and parsers of Percona's tpcc scripts read that line).
+    there, and parsers of Percona's tpcc scripts read that line);
+  - main_queries: init() and done() query, as sysbench's main thread does
+    (issue 27 §5; they failed with "attempt to yield across C-call
+    boundary", done()'s with exit status 0): over 2 agents init() runs once,
+    creates a table, inserts a row and reads it back (rs:fetch_row, a NULL
+    column as nil), done() inserts one and reads the count (con:query_row);
+    the server holds exactly those 2 rows (the agents' statement probe no
+    longer runs init()); a failing query in init() ends
+    the run before any agent starts, a failing one in done() after the
+    run's report, both with exit status 1 and the script's FILE:LINE.
 """
 import os
 import re
@@ -349,6 +358,69 @@ def report_formats(d):
             % (got, want))
 
 
+MAIN_LUA = """
+function init()
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS lua_main")
+  con:query("CREATE TABLE lua_main (id INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(8), n INT)")
+  con:query("INSERT INTO lua_main (what) VALUES ('init')")
+  local row = con:query("SELECT what, n, COUNT(*) FROM lua_main"):fetch_row()
+  print("init sees " .. row[1] .. " " .. tostring(row[2]) .. " " .. row[3])
+end
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT 1") end
+function done()
+  local con = sysbench.sql.driver():connect()
+  con:query("INSERT INTO lua_main (what) VALUES ('done')")
+  print("done sees " .. con:query_row("SELECT COUNT(*) FROM lua_main") .. " rows")
+end
+"""
+
+BAD_INIT_LUA = """
+function init()
+  local con = sysbench.sql.driver():connect()
+  con:query("SELECT * FROM no_such_table_init")
+end
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT 1") end
+"""
+
+BAD_DONE_LUA = """
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT 1") end
+function done()
+  local con = sysbench.sql.driver():connect()
+  con:query("SELECT * FROM no_such_table_done")
+end
+"""
+
+
+def main_queries(d):
+    p = e.run_ok([write(d, "main_q.lua", MAIN_LUA), "run", "--time=1", "--threads=2",
+                  "--agents=2"] + e.local_opts() + e.db_opts(), "init()/done() query run",
+                 timeout=60)
+    out = p.text("out")
+    e.check(re.search(r"^init sees init nil 1$", out, re.M) is not None and
+            re.search(r"^done sees 2 rows$", out, re.M) is not None,
+            "init() and done() query and read their rows, once each: %r"
+            % [l for l in out.splitlines() if "sees" in l])
+    rows = e.sql("SELECT what FROM %s.lua_main ORDER BY id" % e.env("DB", "sbtest"))
+    e.check(rows == [["init"], ["done"]], "the server holds init()'s and done()'s rows: %r"
+            % rows)
+    for name, text, line, lines_want in (("bad_init", BAD_INIT_LUA, 4, False),
+                                         ("bad_done", BAD_DONE_LUA, 6, True)):
+        p = e.stampede([write(d, name + ".lua", text), "run", "--time=1"] + base(1))
+        rc = p.wait(60)
+        err, out = p.text("err"), p.text("out")
+        e.check(rc == 1 and re.search(r"%s\.lua:%d: SQL error: Table '\S+' doesn't exist"
+                                      % (name, line), err) is not None,
+                "%s: exit %s, stderr names %s.lua:%d and the server's error: %r"
+                % (name, rc, name, line, err[-400:]))
+        e.check(("transactions:" in out) == lines_want,
+                "%s: the run's report %s" % (name, "printed, kept" if lines_want else
+                                             "not printed: no agent started"))
+
+
 def main():
     report_formats(e.path("."))
     e.need_sandbox()
@@ -361,6 +433,7 @@ def main():
     reconnect(d)
     second_connect(d)
     histogram(d)
+    main_queries(d)
     e.finish()
 
 

@@ -295,7 +295,7 @@ def checks(srv, certs, ca):
     rc = p.wait(60)
     after = srv.ssl_accepts()
     e.check(rc == 0, "run with verify_identity + compression: exit %s" % rc) or p.dump()
-    # Connector/C leaves a TLS socket blocking after the handshake (ag_tls_nonblock):
+    # Connector/C leaves a TLS socket blocking after the handshake (pr_tls_nonblock):
     # the loops then never reach epoll and every interval comes late and empty.
     lines = [l for l in p.text("out").splitlines() if l.startswith("[ ")]
     late = [l for l in lines if "[late]" in l or "qps: 0.00" in l]

@@ -40,7 +40,7 @@
 
 #include "ag_conn.h"
 #include "ag_pvio.h"
-#include "ag_tls.h"
+#include "pr_tls.h"
 #include "testlib.h"
 
 /* read(2) calls on sockets made by the loop's thread (not the pool threads'
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
     s.n = (size_t)strtoul(argv[4], NULL, 10);
     const char *mode = argc > 5 ? argv[5] : "verify_ca";
     s.q_each = argc > 6 ? (size_t)strtoul(argv[6], NULL, 10) : 0;
-    struct ag_tls_opts tls = {0};
+    struct pr_tls_opts tls = {0};
     if (pr_ssl_mode_parse(mode, &tls.mode) < 0)
         TEST_SKIP("unknown mode");
     tls.ca = argv[3];

@@ -1,5 +1,5 @@
-/* ag_tls: TLS and compression options of a connection. See ag_tls.h. */
-#include "ag_tls.h"
+/* pr_tls: TLS and compression options of a connection. See pr_tls.h. */
+#include "pr_tls.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,7 +19,7 @@ static char *dup_opt(const pr_opts *o, const char *name, const char *fallback)
     return fallback ? pr_xstrdup(fallback) : NULL;
 }
 
-int ag_tls_opts_from(struct ag_tls_opts *t, const pr_opts *o, struct pr_error *err)
+int pr_tls_opts_from(struct pr_tls_opts *t, const pr_opts *o, struct pr_error *err)
 {
     memset(t, 0, sizeof *t);
     int rc = pr_ssl_check_opts(o, err);
@@ -41,7 +41,7 @@ static char *dup_or_null(const char *s)
     return s ? pr_xstrdup(s) : NULL;
 }
 
-void ag_tls_opts_copy(struct ag_tls_opts *dst, const struct ag_tls_opts *src)
+void pr_tls_opts_copy(struct pr_tls_opts *dst, const struct pr_tls_opts *src)
 {
     *dst = *src;
     dst->ca = dup_or_null(src->ca);
@@ -51,7 +51,7 @@ void ag_tls_opts_copy(struct ag_tls_opts *dst, const struct ag_tls_opts *src)
     dst->crl = dup_or_null(src->crl);
 }
 
-void ag_tls_opts_clear(struct ag_tls_opts *t)
+void pr_tls_opts_clear(struct pr_tls_opts *t)
 {
     free(t->ca);
     free(t->cert);
@@ -61,12 +61,12 @@ void ag_tls_opts_clear(struct ag_tls_opts *t)
     memset(t, 0, sizeof *t);
 }
 
-bool ag_tls_is_on(const struct ag_tls_opts *t)
+bool pr_tls_is_on(const struct pr_tls_opts *t)
 {
     return t && t->mode != PR_SSL_OFF;
 }
 
-bool ag_tls_wants_name(const struct ag_tls_opts *t)
+bool pr_tls_wants_name(const struct pr_tls_opts *t)
 {
     return t && t->mode == PR_SSL_VERIFY_IDENTITY;
 }
@@ -92,9 +92,9 @@ static int check_file(const char *opt, const char *path, struct pr_error *err)
                         opt, path, strerror(e), cwd);
 }
 
-int ag_tls_check_files(const struct ag_tls_opts *t, struct pr_error *err)
+int pr_tls_check_files(const struct pr_tls_opts *t, struct pr_error *err)
 {
-    if (!ag_tls_is_on(t))
+    if (!pr_tls_is_on(t))
         return 0;
     bool on = t->mode == PR_SSL_ON;
     int rc =
@@ -120,13 +120,13 @@ static int set_str(MYSQL *m, enum mysql_option opt, const char *name, const char
     return 0;
 }
 
-int ag_tls_apply(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err)
+int pr_tls_apply(MYSQL *m, const struct pr_tls_opts *t, struct pr_error *err)
 {
     if (t == NULL)
         return 0;
     if (t->compress && mysql_optionsv(m, MYSQL_OPT_COMPRESS, NULL) != 0)
         return pr_error_set(err, -EINVAL, "the client library refused --mysql-compression");
-    if (!ag_tls_is_on(t))
+    if (!pr_tls_is_on(t))
         return 0;
     /* MYSQL_OPT_SSL_ENFORCE turns TLS on even without any file; with a CA the
      * library checks the server's chain; VERIFY_SERVER_CERT adds the name. */
@@ -151,9 +151,9 @@ int ag_tls_apply(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err)
     return rc;
 }
 
-int ag_tls_check_conn(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *err)
+int pr_tls_check_conn(MYSQL *m, const struct pr_tls_opts *t, struct pr_error *err)
 {
-    if (!ag_tls_is_on(t) || t->mode == PR_SSL_PREFERRED)
+    if (!pr_tls_is_on(t) || t->mode == PR_SSL_PREFERRED)
         return 0;
     if (mysql_get_ssl_cipher(m) == NULL)
         return pr_error_set(err, PR_EINVAL,
@@ -164,9 +164,9 @@ int ag_tls_check_conn(MYSQL *m, const struct ag_tls_opts *t, struct pr_error *er
     return 0;
 }
 
-const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char *msg)
+const char *pr_tls_hint(const struct pr_tls_opts *t, unsigned err_no, const char *msg)
 {
-    if (err_no == 1045 && !ag_tls_is_on(t))
+    if (err_no == 1045 && !pr_tls_is_on(t))
         return "check --mysql-user and the password (MYSQL_PWD or --mysql-password); a user "
                "created REQUIRE SSL needs --mysql-ssl=required (or stronger)";
     /* The server's verdict on this client's certificate: an alert when the
@@ -176,7 +176,7 @@ const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char
     if (msg && strstr(msg, "alert certificate revoked"))
         return "the server revoked this client's certificate (--mysql-ssl-cert is in the "
                "server's ssl_crl): give the agent a certificate that is not revoked";
-    if (err_no == 2013 && ag_tls_is_on(t) && t->cert && msg &&
+    if (err_no == 2013 && pr_tls_is_on(t) && t->cert && msg &&
         strstr(msg, "sending authentication information"))
         return "the server closed the connection right after the TLS handshake, as it does "
                "when it rejects this client's certificate (revoked by the server's ssl_crl, or "
@@ -207,7 +207,7 @@ const char *ag_tls_hint(const struct ag_tls_opts *t, unsigned err_no, const char
     return "check --mysql-ssl and its files against the server's TLS setup (README: TLS)";
 }
 
-int ag_tls_nonblock(MYSQL *m)
+int pr_tls_nonblock(MYSQL *m)
 {
     if (mysql_get_ssl_cipher(m) == NULL)
         return 0;
@@ -220,7 +220,7 @@ int ag_tls_nonblock(MYSQL *m)
     return 0;
 }
 
-void ag_tls_clear_errors(void)
+void pr_tls_clear_errors(void)
 {
     ERR_clear_error();
 }
