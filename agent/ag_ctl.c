@@ -19,6 +19,11 @@
 #include "pr_msg.h"
 
 #define PINGS_PER_ROUND 5
+/* After SIGTERM/SIGINT, how long the run may take to stop before the
+ * daemon exits without it: a thread stuck in a blocking call (a server
+ * that accepts but never answers holds mysql_real_connect for its 10 s
+ * timeout) must not hold the daemon past 2 s (issue 27 §2). */
+#define STOP_GRACE_MS 1500
 
 static volatile sig_atomic_t stop_signal;
 
@@ -434,6 +439,27 @@ static void tick(struct ctl *c, uint64_t now)
     }
 }
 
+/* The run did not stop within STOP_GRACE_MS of a signal: a thread of it is
+ * stuck in a blocking call. Say so, say BYE, and leave without it (its
+ * threads cannot be joined; nothing on disk needs cleaning). */
+static void exit_stuck(struct ctl *c)
+{
+    logf_(c, 1,
+          "the run did not stop within %d ms of the signal (a thread is stuck in a "
+          "blocking call: a server that does not answer?); exiting without it",
+          STOP_GRACE_MS);
+    if (c->joined) {
+        struct pr_msg bye;
+        pr_msg_init(&bye, PR_MSG_BYE, NULL, 0);
+        bye.u.bye.reason = "agent stopped by signal";
+        send_msg(c, &bye);
+        struct timespec ts = {0, 50000000}; /* ZeroMQ's I/O thread sends it */
+        nanosleep(&ts, NULL);
+    }
+    fflush(NULL);
+    _exit(1);
+}
+
 static bool loop_done(const struct ctl *c)
 {
     if (stop_signal && c->session == NULL)
@@ -445,6 +471,7 @@ int ag_ctl_run(const struct ag_config *cfg)
 {
     struct ctl c = {.cfg = cfg};
     bool stopping = false;
+    uint64_t stop_ns = 0;
     int rc;
 
     signal(SIGINT, on_signal);
@@ -482,7 +509,10 @@ int ag_ctl_run(const struct ag_config *cfg)
         if (stop_signal && !stopping && c.session) {
             ag_session_stop(c.session, true);
             stopping = true;
+            stop_ns = pr_clock_now_ns();
         }
+        if (stopping && c.session && pr_clock_now_ns() - stop_ns > STOP_GRACE_MS * 1000000ull)
+            exit_stuck(&c);
         if (zmq_poll(items, n, 50) < 0 && errno != EINTR)
             break;
         read_monitor(&c);

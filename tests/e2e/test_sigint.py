@@ -9,12 +9,19 @@
     SIGSTOP: exit 1 at once after the second (measured), no final report,
     and the orphaned local agents (the frozen one resumed) stop issuing
     statements and close their connections within 5 s (server processlist
-    and Com_stmt_execute), and the one-run key directory is gone.
+    and Com_stmt_execute), and the one-run key directory is gone;
+  - an agent stuck in a blocking call answers SIGTERM within 2 s (issue 27
+    §2): a server that accepts connections and never answers holds the
+    agent's setup in mysql_real_connect (its 10 s timeout); SIGTERM to the
+    agent then ends it in at most 2 s (8.2 s before), saying why, and the
+    coordinator reports the agent lost and fails.
 """
 import os
 import re
 import shutil
 import signal
+import socket
+import threading
 import time
 
 import e2elib as e
@@ -157,7 +164,49 @@ def two_sigints():
             shutil.rmtree(x, ignore_errors=True)
 
 
+def stuck_agent():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    held = []
+
+    def accept():  # accept and never answer: no handshake ever comes
+        while True:
+            try:
+                held.append(srv.accept()[0])
+            except OSError:
+                return
+    threading.Thread(target=accept, daemon=True).start()
+    p = e.stampede(["oltp_point_select", "run", "--time=5", "--agents=1",
+                    "--mysql-host=127.0.0.1", "--mysql-port=%d" % srv.getsockname()[1],
+                    "--mysql-user=nobody"] + e.local_opts())
+    deadline = time.monotonic() + 20
+    while not held and time.monotonic() < deadline:  # the agent is connecting
+        time.sleep(0.05)
+    time.sleep(0.3)
+    pids = p.agent_children()
+    if not e.check(held and len(pids) == 1, "stuck: the agent is in its connect (%d accepted, "
+                   "agents %r)" % (len(held), pids)):
+        p.dump()
+        return
+    t0 = time.monotonic()
+    os.kill(pids[0], signal.SIGTERM)
+    while e.pid_alive(pids[0]) and time.monotonic() - t0 < 15:
+        time.sleep(0.01)
+    took = time.monotonic() - t0
+    rc = p.wait(30)
+    e.check(took <= 2.0, "stuck: the agent ended %.2f s after SIGTERM (<= 2 s)" % took)
+    err = p.text("err")
+    e.check(re.search(r"did not stop within 1500 ms of the signal .*exiting without it", err)
+            is not None and rc == 1, "stuck: it said why, and the coordinator failed (exit %s): "
+            "%r" % (rc, err[-400:]))
+    srv.close()
+    for c in held:
+        c.close()
+
+
 def main():
+    stuck_agent()
     e.need_sandbox()
     e.prepare(tables=2, table_size=5000)
     one_sigint()
