@@ -129,6 +129,20 @@ static void after_release(struct run *r, const struct pr_msg_stats *st)
     }
 }
 
+/* The running sum's reserved span: from the agent's DB round trip to this
+ * many times it (an event of one to a few hundred statements). */
+#define CO_LIVE_SUM_SPAN 1024u
+
+void co__live_agent_ready(struct run *r, uint32_t i)
+{
+    const struct co_agent_result *ar = &r->res->agents[i];
+    struct agent *ag = &r->agents[i];
+    if (ag->lat_acc == NULL)
+        ag->lat_acc = pr_hist_acc_new();
+    if (ar->has_db_rtt && ar->db_rtt_us > 0)
+        pr_hist_acc_reserve(ag->lat_acc, ar->db_rtt_us, ar->db_rtt_us * CO_LIVE_SUM_SPAN);
+}
+
 void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
 {
     struct agent *ag = &r->agents[i];

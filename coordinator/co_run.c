@@ -275,6 +275,8 @@ static int setup_phase(struct run *r, uint32_t phase)
             } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY) {
                 r->res->agents[i].db_rtt_us = ev.msg.u.ready.db_rtt_us;
                 r->res->agents[i].has_db_rtt = ev.msg.u.ready.has_db_rtt;
+                if (r->a->cmd == PR_CMD_RUN)
+                    co__live_agent_ready(r, (uint32_t)i);
                 co_env_ready(r->res->env, (uint32_t)i, &ev.msg.u.ready);
                 if (i == 0)
                     co__live_baseline(r, ev.msg.u.ready.srv, ev.msg.u.ready.n_srv);

@@ -107,6 +107,12 @@ void co__live_baseline(struct run *r, const struct pr_msg_stat *srv, uint32_t n)
 /* Agent i's STATS: merged into its interval (run) or counted as prepare
  * progress; its per-agent sums and the lead's server sample too. */
 void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st);
+/* Agent i is READY for a run: its running sum (co__live_stats' per-agent
+ * latency, pr_hist_acc) is made now, its likely span (READY.rtt to 1024
+ * times it) reserved and touched, so that the first interval does not
+ * allocate and fault in every agent's sum at once (issue 30 §5: at 1000
+ * agents interval 0 was the run's worst, over 10% of a core). */
+void co__live_agent_ready(struct run *r, uint32_t i);
 /* Print (or skip, for a tail) every interval that is due; final: the run
  * is over and everything left is due. */
 void co__live_flush(struct run *r, bool final);

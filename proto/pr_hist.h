@@ -209,6 +209,11 @@ typedef struct pr_hist_acc pr_hist_acc;
 pr_hist_acc *pr_hist_acc_new(void);
 /* Frees *a and sets *a to NULL; NULL or *a == NULL is a no-op. */
 void pr_hist_acc_destroy(pr_hist_acc **a);
+/* Hold the buckets of [lo_us, hi_us] now, their pages touched, so that
+ * adds within them later allocate nothing and take no page fault (the
+ * coordinator reserves each agent's sum at READY). Only on an empty sum
+ * (a no-op otherwise); the sum stays empty. */
+void pr_hist_acc_reserve(pr_hist_acc *a, uint64_t lo_us, uint64_t hi_us);
 /* a += f (exact). */
 void pr_hist_acc_add_frozen(pr_hist_acc *a, const pr_hist_frozen *f);
 /* a += h (exact; cost: h's span). */

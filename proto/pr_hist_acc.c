@@ -84,6 +84,17 @@ static void acc_reserve(pr_hist_acc *a, int32_t lo, int32_t hi, bool wide)
     a->wide = wide;
 }
 
+void pr_hist_acc_reserve(pr_hist_acc *a, uint64_t lo_us, uint64_t hi_us)
+{
+    if (a->len > 0 || a->total > 0 || lo_us > hi_us)
+        return;
+    lo_us = lo_us < PR_HIST_MIN_US ? PR_HIST_MIN_US : lo_us;
+    hi_us = hi_us > PR_HIST_MAX_US ? PR_HIST_MAX_US : hi_us;
+    acc_reserve(a, pr__hist_index_of(lo_us), pr__hist_index_of(hi_us), false);
+    /* calloc may hand out fresh pages untouched: fault them in here */
+    memset(a->counts, 0, (size_t)a->len * width(a->wide));
+}
+
 static void acc_summary(pr_hist_acc *a, uint64_t total, uint64_t clamped, uint64_t min,
                         uint64_t max, uint64_t sum)
 {

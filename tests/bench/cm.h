@@ -44,6 +44,10 @@ extern uint64_t cm_min_samples, cm_max_samples; /* per agent-interval, --samples
  * intervals released as stampede releases them (co__live_release), so the
  * RSS growth per LONG_STEP_K intervals is what a long run costs. */
 extern uint32_t cm_long_ivl_ms;
+/* --ready-rtt-us: the DB round trip each agent's READY reports (co_run
+ * then reserves its running sum: co__live_agent_ready); 0 for none, as a
+ * --mysql-dry-run agent reports. */
+extern uint32_t cm_ready_rtt_us;
 /* Kinds in every STATS: 11, oltp_read_write's statement kinds
  * (pr_sb_schema.h), unless --kinds=N (the tpcc family declares 13). */
 extern uint32_t cm_n_kinds;
@@ -135,6 +139,7 @@ struct coord {
     uint64_t cpu_thread[MAX_INTERVALS + 1]; /* [0] at START, [k + 1] after line k's flush */
     uint64_t cpu_proc[MAX_INTERVALS + 1];
     uint64_t wall[MAX_INTERVALS + 1];
+    long minflt_at[MAX_INTERVALS + 1];          /* the thread's minor faults, as cpu_thread */
     uint32_t reporting_at_print[MAX_INTERVALS]; /* agents merged when line k was printed */
     uint32_t stats_at[MAX_INTERVALS + 1];       /* STATS handled: [0] at START, [k + 1] at line k */
     double idle_next_us; /* co_fleet_next(timeout 0) with nothing to read, N peers */

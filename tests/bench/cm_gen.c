@@ -17,6 +17,7 @@ static double ez[EZ_LEN]; /* exp(SIGMA * z), z standard normal */
 uint64_t cm_min_samples = 1000;
 uint64_t cm_max_samples = 20000;
 uint32_t cm_long_ivl_ms;
+uint32_t cm_ready_rtt_us = 200;
 
 static uint64_t mix64(uint64_t z)
 {

@@ -235,21 +235,21 @@ void cm_report(struct coord *c, const struct sim_report *rep, const struct micro
            MICRO_STATS, mb->fold_us);
     printf("  per interval: k, thread CPU ms, with I/O thread ms, agents merged when the line was "
            "printed, line printed after the boundary (ms), exact and on time, STATS handled, "
-           "thread CPU us per STATS\n");
+           "thread CPU us per STATS, the thread's minor page faults\n");
     for (uint32_t k = 0; k < kk; k++) {
         const struct co_interval_result *iv = co_merge_get(c->r.merge, k);
         int64_t delay =
             (int64_t)c->wall[k + 1] - (int64_t)(c->r.t0_ns + (k + 1) * INTERVAL_MS * 1000000ull);
         uint64_t dn = c->stats_at[k + 1] - c->stats_at[k];
         double dc = (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]);
-        printf("    %3u %9.2f %9.2f %6u %8.1f  %-16s %6" PRIu64 " %7.2f\n", k,
+        printf("    %3u %9.2f %9.2f %6u %8.1f  %-16s %6" PRIu64 " %7.2f %6ld\n", k,
                (double)(c->cpu_thread[k + 1] - c->cpu_thread[k]) / 1e6,
                (double)(c->cpu_proc[k + 1] - c->cpu_proc[k]) / 1e6, c->reporting_at_print[k],
                (double)delay / 1e6,
                exact_at_print(c, rep, k) ? "yes"
                : iv && iv->late          ? "no (late STATS)"
                                          : "no",
-               dn, dn ? dc / 1e3 / (double)dn : 0.0);
+               dn, dn ? dc / 1e3 / (double)dn : 0.0, c->minflt_at[k + 1] - c->minflt_at[k]);
     }
     size_t ll = 0;
     const char *line = last_line(c->out_buf, c->out_len, &ll);

@@ -175,16 +175,19 @@ static void handle_event(struct coord *c, struct co_fleet_event *ev)
 static void count_lines(struct coord *c)
 {
     uint64_t cpu = 0, proc = 0, wall = 0;
+    long flt = 0;
     for (; c->out_seen < c->out_len; c->out_seen++) {
         if (c->out_buf[c->out_seen] != '\n' || c->printed >= c->k_count)
             continue;
         if (cpu == 0) {
+            flt = cm_thread_minflt();
             cpu = cm_thread_cpu_ns();
             proc = cm_process_cpu_ns();
             wall = co_fleet_now_ns();
         }
         c->printed++;
         c->cpu_thread[c->printed] = cpu;
+        c->minflt_at[c->printed] = flt;
         c->cpu_proc[c->printed] = proc;
         c->wall[c->printed] = wall;
         c->stats_at[c->printed] = c->stats_events;
@@ -276,6 +279,9 @@ static int start_run(struct coord *c)
         r->agents[i].peer = (int)perm[i];
         r->agents[i].in_phase = r->agents[i].ready = true;
         c->res.agents[i].threads = threads[i] = THREADS_PER_AGENT;
+        c->res.agents[i].db_rtt_us = cm_ready_rtt_us; /* as READY says it (co_run) */
+        c->res.agents[i].has_db_rtt = cm_ready_rtt_us > 0;
+        co__live_agent_ready(r, i);
         uint64_t rtt = co_fleet_peer(r->fleet, r->agents[i].peer)->rtt_ns;
         if (2 * rtt + 50000000u > lead_ns)
             lead_ns = 2 * rtt + 50000000u;
@@ -306,7 +312,7 @@ static int start_run(struct coord *c)
     c->cpu_thread[0] = cm_thread_cpu_ns();
     c->cpu_proc[0] = cm_process_cpu_ns();
     c->wait_ns = cm_runqueue_wait_ns();
-    c->minflt = cm_thread_minflt();
+    c->minflt = c->minflt_at[0] = cm_thread_minflt();
     c->wall[0] = co_fleet_now_ns();
     loadavg(c->load_start, sizeof(c->load_start));
     for (uint32_t i = 0; i < c->n; i++) {
@@ -438,7 +444,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: coordinator_merge [--agents=N (1..%d)] [--intervals=K (1..%d)] "
             "[--kinds=N (1..%d)] [--samples=MIN:MAX] [--hdr-log] [--seed=S] "
-            "[--interval-ms=MS (10..1000)]\n",
+            "[--interval-ms=MS (10..1000)] [--ready-rtt-us=US (0..1000000)]\n",
             MAX_AGENTS, MAX_INTERVALS, PR_MSG_MAX_KINDS);
     return 2;
 }
@@ -509,6 +515,10 @@ int main(int argc, char **argv)
             keep_hists = true;
         else if (strcmp(argv[i], "--ir") == 0)
             ir = true;
+        else if (strcmp(argv[i], "--ready-rtt-us=0") == 0)
+            cm_ready_rtt_us = 0;
+        else if (parse_uint(argv[i], "--ready-rtt-us", 1000000, &v))
+            cm_ready_rtt_us = (uint32_t)v;
         else if (parse_uint(argv[i], "--interval-ms", 1000, &v) && v >= 10)
             cm_long_ivl_ms = (uint32_t)v;
         else if (strncmp(argv[i], "--interval-ms=", 14) == 0)

@@ -862,6 +862,40 @@ static void test_acc(void)
     pr_hist_destroy(&h);
 }
 
+/* A reserved running sum (pr_hist_acc_reserve, as the coordinator makes
+ * one at READY) is empty until added to, and then sums as any other:
+ * adds inside its span, below and above it, every add checked. */
+static void test_acc_reserve(void)
+{
+    pr_hist *h = pr_hist_new(), *sum = pr_hist_new(), *back = pr_hist_new();
+    pr_hist_acc *a = pr_hist_acc_new();
+    pr_hist_acc_reserve(a, 200, 200 * 1024);
+    size_t reserved = pr_hist_acc_size(a);
+    pr_hist_acc_thaw(back, a);
+    CHECK(pr_hist_count(back) == 0 && pr_hist_max(back) == 0 && pr_hist_acc_count(a) == 0);
+    CHECK_MSG(reserved > 4 * 8000, "the span's counts are held: %zu bytes", reserved);
+    static const uint64_t bases[] = {1000, 5000, 150000, 20, 3000000, 700};
+    for (size_t round = 0; round < sizeof bases / sizeof bases[0]; round++) {
+        pr_hist_reset(h);
+        for (int i = 0; i < 200; i++)
+            pr_hist_record(h, bases[round] + rng_next() % bases[round], 1 + rng_next() % 3);
+        pr_hist_add(sum, h);
+        pr_hist_acc_add(a, h);
+        pr_hist_acc_thaw(back, a);
+        CHECK_MSG(pr_hist_equal(back, sum), "round %zu: the reserved sum differs", round);
+        if (round < 2)
+            CHECK_MSG(pr_hist_acc_size(a) == reserved, "round %zu: an add inside the span grew it",
+                      round);
+    }
+    pr_hist_acc_reserve(a, 1, 10); /* not empty: a no-op */
+    pr_hist_acc_thaw(back, a);
+    CHECK(pr_hist_equal(back, sum));
+    pr_hist_acc_destroy(&a);
+    pr_hist_destroy(&back);
+    pr_hist_destroy(&sum);
+    pr_hist_destroy(&h);
+}
+
 int main(void)
 {
     uint64_t *v = malloc(NSAMPLES * sizeof(*v));
@@ -873,6 +907,7 @@ int main(void)
     test_merge();
     test_frozen();
     test_acc();
+    test_acc_reserve();
     test_unpack_strict();
     test_unpack_raw_bytes();
     test_unpack_corrupt();
