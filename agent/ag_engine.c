@@ -167,6 +167,10 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     }
     if (cfg->wl && cfg->wl->fam->wl_record_kinds)
         e->sh.record_kinds = cfg->wl->fam->wl_record_kinds(cfg->wl);
+    for (size_t k = 0; k < PR_MSG_MAX_KINDS; k++) /* late: only below the kind's limit */
+        e->sh.limit_ns[k] = k < e->sh.nkinds && cfg->wl->fam->wl_kind_limit_ns
+                                ? cfg->wl->fam->wl_kind_limit_ns(cfg->wl, (uint16_t)k)
+                                : UINT64_MAX;
     e->sh.conn_opts = &e->opts;
     e->sh.time_ns = cfg->time_ms * 1000000ULL;
     e->sh.events = cfg->events;
@@ -503,6 +507,7 @@ static void fill_stats(const ag_engine *e, const struct ag_wstats *s, struct ag_
         const struct pr_msg_kstat *k = i < s->nk ? &s->kst[i] : NULL;
         out->kst[i].count = k ? k->count : 0;
         out->kst[i].errors = k ? k->errors : 0;
+        out->kst[i].late = k ? k->late : 0;
         if (out->kst[i].lat && k)
             pr_hist_copy(out->kst[i].lat, k->lat);
         else if (out->kst[i].lat)

@@ -300,6 +300,13 @@ struct ag_family {
      * end, response time, wall-clock start of the last attempt and end).
      * Read once, when the engine is made; 0 costs nothing. */
     uint64_t (*wl_record_kinds)(const struct ag_wl *wl);
+    /* Optional (NULL: none). Kind k's response-time limit in ns (k an
+     * index into wl_kinds), or UINT64_MAX for none: an event of the kind
+     * that ends committed or rolled back on purpose whose latency (as
+     * event_kind times it, retries included) is >= the limit counts as
+     * late (STATS.kst late: tpcc_start's `rt < limit` is sc, else lt).
+     * Read once per kind, when the engine is made. */
+    uint64_t (*wl_kind_limit_ns)(const struct ag_wl *wl, uint16_t k);
     /* Optional (NULL: the engine's advice). What to do about server error
      * err_no met while connecting or preparing (tpcc: a missing table means
      * `stampede tpcc prepare`): a static string (or one owned by wl), or

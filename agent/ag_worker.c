@@ -269,6 +269,7 @@ void ag__worker_count_event_kind(struct ag__wconn *wc, enum ag_step step, uint64
         return;
     }
     w->cur->kst[k].count++;
+    w->cur->kst[k].late += ns >= w->sh->limit_ns[k]; /* exact, unlike the histogram's buckets */
     ag__worker_record_us(w->cur->kst[k].lat, ns);
     if ((w->sh->record_kinds >> k) & 1u)
         record_trx(wc, k, step, ns);

@@ -83,6 +83,8 @@ struct ag_worker_shared {
     const struct ag_wl *wl;               /* NULL: command mode (text only, no generators) */
     size_t nkinds;                        /* wl's statement kinds (0: command mode) */
     uint64_t record_kinds;                /* kinds whose events are recorded (STATS.trx) */
+    uint64_t limit_ns[PR_MSG_MAX_KINDS];  /* per kind: an event's latency at or above it is
+                                             late (wl_kind_limit_ns), UINT64_MAX: none */
     const struct ag_conn_opts *conn_opts; /* credentials, timeouts, ignore list */
     uint64_t time_ns;                     /* run length, 0 = none */
     uint64_t events;                      /* event budget of the agent, 0 = none */

@@ -45,7 +45,7 @@ void ag_wstats_reset(struct ag_wstats *s)
     s->n_trx = 0;
     s->trx_lost = 0;
     for (size_t i = 0; i < s->nk; i++) {
-        s->kst[i].count = s->kst[i].errors = 0;
+        s->kst[i].count = s->kst[i].errors = s->kst[i].late = 0;
         pr_hist_reset(s->kst[i].lat);
     }
 }
@@ -64,6 +64,7 @@ void ag_wstats_fold(struct ag_wstats *dst, const struct ag_wstats *src)
     for (size_t i = 0; i < dst->nk && i < src->nk; i++) {
         dst->kst[i].count += src->kst[i].count;
         dst->kst[i].errors += src->kst[i].errors;
+        dst->kst[i].late += src->kst[i].late;
         pr_hist_add(dst->kst[i].lat, src->kst[i].lat);
     }
 }

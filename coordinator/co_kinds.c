@@ -27,6 +27,7 @@ void co_kinds_add(struct co_kind_result **dst, uint32_t *n, const struct pr_msg_
     for (uint32_t i = 0; i < *n && i < n_src; i++) {
         k[i].count += src[i].count;
         k[i].errors += src[i].errors;
+        k[i].late += src[i].late;
         co_kind_add_lat(&k[i], &src[i]);
     }
 }
@@ -162,6 +163,7 @@ void co_kinds_sum(struct co_kind_result **dst, uint32_t *n, const struct co_kind
             k->name = src[i].name;
         k->count += src[i].count;
         k->errors += src[i].errors;
+        k->late += src[i].late;
         if (src[i].lat != NULL)
             pr_hist_add(k->lat, src[i].lat);
         else if (src[i].lat_frozen != NULL)

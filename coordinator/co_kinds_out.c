@@ -50,8 +50,11 @@ void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_h
         fputs(first ? "" : ", ", f);
         first = false;
         co__json_string(f, k[i].name ? k[i].name : "?");
-        fprintf(f, ": {\"count\": %llu, \"errors\": %llu, \"latency_ms\": {",
-                (unsigned long long)k[i].count, (unsigned long long)k[i].errors);
+        fprintf(f, ": {\"count\": %llu, \"errors\": %llu, ", (unsigned long long)k[i].count,
+                (unsigned long long)k[i].errors);
+        if (k[i].late > 0) /* a kind with a limit (tpcc): its events at or over it */
+            fprintf(f, "\"late\": %llu, ", (unsigned long long)k[i].late);
+        fputs("\"latency_ms\": {", f);
         for (size_t j = 0; j < 7; j++) {
             fprintf(f, "%s\"%s\": ", j ? ", " : "", j < 3 ? keys[j] : pcts[j - 3].key);
             num(f, v[j]);

@@ -2,7 +2,10 @@
  *
  *   --json   "kinds" in each interval and in "totals": an object keyed by
  *            kind name, each {"count", "errors", "latency_ms": {min, avg,
- *            max, p50, p95, p99, p99_9}} (ms; null without samples). Only
+ *            max, p50, p95, p99, p99_9}} (ms; null without samples), and
+ *            "late" (before "latency_ms", only when not 0): of count, the
+ *            events at or over the kind's response-time limit (tpcc's
+ *            --rt-limits), counted exactly as they ended. Only
  *            kinds with a statement or an error appear; no "kinds" key when
  *            the agents declared none.
  *   --csv-kinds=FILE  a second CSV, long format, one row per interval and

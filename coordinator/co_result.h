@@ -68,6 +68,8 @@ struct co_kind_result {
     uint64_t errors;            /* statements that failed (ignored errors) */
     pr_hist *lat;               /* latency µs, or NULL when frozen */
     pr_hist_frozen *lat_frozen; /* the same frozen, or NULL */
+    uint64_t late;              /* of count, events at or over the kind's response-time
+                                   limit (pr_msg_kstat.late; tpcc's lt), exact */
 };
 
 /* One agent's own figures in one interval, from its STATS (the report's

@@ -263,6 +263,7 @@ static void add_interval(co_tc_report *t, const struct co_interval_result *iv, p
         const pr_hist *h = co_kind_lat(k, scratch);
         t->win[x].count += k->count;
         t->win[x].errors += k->errors;
+        t->win[x].late += k->late;
         pr_hist_add(t->win[x].lat, h);
         t->line_count[x] += k->count;
         if (pr_hist_count(h) > 0 && pr_hist_max(h) > t->line_max_us[x])
@@ -368,6 +369,7 @@ void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_sta
         const struct pr_msg_kstat *k = &st->kst[ki];
         ag->count[x] += k->count;
         ag->errors[x] += k->errors;
+        ag->late[x] += k->late;
         if (k->lat != NULL && pr_hist_count(k->lat) > 0)
             pr_hist_frozen_add(&ag->lat[x], k->lat);
         else if (k->lat == NULL && k->lat_frozen != NULL && pr_hist_frozen_count(k->lat_frozen) > 0)
@@ -376,6 +378,7 @@ void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_sta
             continue;
         t->win[x].count += k->count;
         t->win[x].errors += k->errors;
+        t->win[x].late += k->late;
         if (k->lat != NULL)
             pr_hist_add(t->win[x].lat, k->lat);
         else if (k->lat_frozen != NULL)

@@ -15,9 +15,10 @@
  * every figure comes from the intervals inside the window (an interval
  * belongs to the window when its start does), summed exactly as they become
  * final; nothing of the warm-up or of the time after the window counts. Per
- * transaction type t: sc = completions whose response time is below
- * limit_ms[t] (from t's exact histogram: a value at the limit is late),
- * lt = the other completions, fl = t's errors (given up after
+ * transaction type t: lt = completions whose response time (retries in,
+ * ns) was at or over limit_ms[t], as the agents counted each when it ended
+ * (tpcc_start's `rt < limit` is sc: exact for any limit, not only at the
+ * histogram's bucket boundaries), sc = the other completions, fl = t's errors (given up after
  * --max-retries), rt = failed attempts that were retried (t_stmt errors -
  * fl, as tpcc_start counts them), avg_rt = the window's mean; TpmC =
  * New-Order completions (the 1% rolled back on purpose included) * 60 /

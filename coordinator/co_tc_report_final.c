@@ -14,22 +14,18 @@
 static const double min_share_pct[CO_TC_N] = {0.0, 43.0, 4.0, 4.0, 4.0};
 #define MIN_RT_PASS_PCT 90.0
 
-void co__tc_figures(const struct co_tc_report *t, enum pr_tc_txn x, uint64_t errors,
-                    uint64_t stmt_errors, const pr_hist *lat, struct co_tc_txn_figures *out)
+void co__tc_figures(uint64_t errors, uint64_t stmt_errors, uint64_t late, const pr_hist *lat,
+                    struct co_tc_txn_figures *out)
 {
-    uint64_t limit_us = (uint64_t)t->cfg.rt_limit_ms[x] * 1000u;
-    uint64_t sc = 0, n = lat ? pr_hist_count(lat) : 0;
-    struct pr_hist_iter it = PR_HIST_ITER_INIT;
+    uint64_t n = lat ? pr_hist_count(lat) : 0;
 
-    /* Below the limit: a bucket whose every value is below it (exact when
-     * the limit is a bucket boundary, as every limit up to 32 ms and the
-     * defaults are; otherwise the limit's bucket, within 0.1%, is late). */
-    while (lat && pr_hist_next(lat, &it))
-        if (it.value_us < limit_us)
-            sc += it.count;
+    /* The agents compared each completion with the limit as it ended
+     * (pr_msg_kstat.late): exact for any limit, where the histogram's
+     * buckets split exactly only at their boundaries (not 17 ms, 0.1%
+     * wide there). */
     memset(out, 0, sizeof(*out));
-    out->sc = sc;
-    out->lt = n - sc;
+    out->lt = late < n ? late : n;
+    out->sc = n - out->lt;
     out->fl = errors;
     out->rt = stmt_errors > errors ? stmt_errors - errors : 0;
     if (n == 0)
@@ -48,7 +44,7 @@ bool co_tc_report_figures(const co_tc_report *t, int agent, enum pr_tc_txn x,
         return false;
     if (agent < 0) {
         const struct co__tc_acc *w = &t->win[x];
-        co__tc_figures(t, x, w->errors, w->stmt_errors, w->lat, out);
+        co__tc_figures(w->errors, w->stmt_errors, w->late, w->lat, out);
         return true;
     }
     if ((uint32_t)agent >= t->n_agents)
@@ -57,7 +53,7 @@ bool co_tc_report_figures(const co_tc_report *t, int agent, enum pr_tc_txn x,
     pr_hist *h = pr_hist_new();
     if (a->lat[x] != NULL)
         pr_hist_thaw(h, a->lat[x]);
-    co__tc_figures(t, x, a->errors[x], a->stmt_errors[x], h, out);
+    co__tc_figures(a->errors[x], a->stmt_errors[x], a->late[x], h, out);
     pr_hist_destroy(&h);
     return true;
 }

@@ -15,12 +15,13 @@ struct co__tc_acc {
     uint64_t count;       /* completions (its kind's count) */
     uint64_t errors;      /* given up (its kind's errors): fl */
     uint64_t stmt_errors; /* failed statements of its attempts (<txn>_stmt errors) */
+    uint64_t late;        /* completions at or over its limit, counted as they ended: lt */
     pr_hist *lat;         /* completions' response time, µs */
 };
 
 /* One agent's window, from its STATS, compact. */
 struct co__tc_agent {
-    uint64_t count[CO_TC_N], errors[CO_TC_N], stmt_errors[CO_TC_N];
+    uint64_t count[CO_TC_N], errors[CO_TC_N], stmt_errors[CO_TC_N], late[CO_TC_N];
     pr_hist_frozen *lat[CO_TC_N]; /* NULL: none yet */
 };
 
@@ -57,9 +58,10 @@ struct co_tc_report {
     bool trx_failed;   /* writing the -f / -t files failed */
 };
 
-/* Txn x's figures from its errors (fl), its statements' errors and the
+/* A txn's figures from its errors (fl), its statements' errors, its
+ * completions at or over its limit as the agents counted them (lt) and the
  * histogram of its completions (sc + lt: one sample each). */
-void co__tc_figures(const struct co_tc_report *t, enum pr_tc_txn x, uint64_t errors,
-                    uint64_t stmt_errors, const pr_hist *lat, struct co_tc_txn_figures *out);
+void co__tc_figures(uint64_t errors, uint64_t stmt_errors, uint64_t late, const pr_hist *lat,
+                    struct co_tc_txn_figures *out);
 
 #endif

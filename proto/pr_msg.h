@@ -74,8 +74,9 @@
 #include "pr_hist.h"
 
 /* 2: READY.kinds, STATS/DONE.kst; 3: PLAN scr* (was lua*); 4: histograms'
- * "b" holds gaps between bucket indexes, not the indexes (pr_hist.h) */
-#define PR_PROTO_VERSION 4
+ * "b" holds gaps between bucket indexes, not the indexes (pr_hist.h); 5:
+ * STATS/DONE.kst entries carry late (issue 30 §6) */
+#define PR_PROTO_VERSION 5
 
 /* Limits, enforced by both encoder and decoder (lengths in bytes, without
  * the terminating NUL). */
@@ -377,11 +378,17 @@ struct pr_msg_env {
  * grace timeout). */
 /* Per-kind figures (READY.kinds names the kinds; STATS.kst and DONE.kst
  * carry one entry per kind, in that order). Wire form: [count, errors,
- * lat] with lat pr_hist_pack()'s sparse form. */
+ * lat, late] with lat pr_hist_pack()'s sparse form. */
 struct pr_msg_kstat {
     uint64_t count;  /* statements (events) of the kind that succeeded */
     uint64_t errors; /* its failed statements (ignored errors) */
-    pr_hist *lat;    /* its latency, µs (required in each entry: lat or lat_frozen) */
+    /* of count, the events whose response time (retries included, in ns)
+     * reached the kind's limit, counted as each ended (tpcc --rt-limits:
+     * tpcc_start's lt, `rt < limit` being sc); 0 for a kind without one.
+     * Exact whatever the limit, where the histogram is exact only at its
+     * bucket boundaries. <= count (the decoder refuses more). */
+    uint64_t late;
+    pr_hist *lat; /* its latency, µs (required in each entry: lat or lat_frozen) */
     /* the same latency, frozen: what pr_msg_decode() fills instead of lat
      * (then NULL), read from the wire's sorted pairs without a 186 KB
      * histogram per kind, added with pr_hist_add_frozen() or

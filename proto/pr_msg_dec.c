@@ -324,13 +324,13 @@ static int get_pair(const struct field *f, const msgpack_object *o, void *elem, 
 
 static int get_hist(const msgpack_object *o, pr_hist **dst, const char *path, struct pr_error *err);
 
-/* [count, errors, lat]: one kind's figures. */
+/* [count, errors, lat, late]: one kind's figures. */
 static int get_kstat(const msgpack_object *o, struct pr_msg_kstat *k, const char *path,
                      struct pr_error *err)
 {
-    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
-        return pr_error_set(err, PR_EBAD_TYPE, "%s: expected [count, errors, lat], got %s", path,
-                            obj_type_name(o));
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 4)
+        return pr_error_set(err, PR_EBAD_TYPE, "%s: expected [count, errors, lat, late], got %s",
+                            path, obj_type_name(o));
     const msgpack_object *v = o->via.array.ptr;
     int rc = get_uint(&v[0], UINT64_MAX, &k->count, path, err);
     if (rc == 0)
@@ -339,6 +339,11 @@ static int get_kstat(const msgpack_object *o, struct pr_msg_kstat *k, const char
         k->lat_frozen = pr_hist_freeze(k->lat); /* decoded entries are frozen (pr_msg.h) */
         pr_hist_destroy(&k->lat);
     }
+    if (rc == 0)
+        rc = get_uint(&v[3], UINT64_MAX, &k->late, path, err);
+    if (rc == 0 && k->late > k->count)
+        rc = pr_error_set(err, PR_ERANGE, "%s: late %" PRIu64 " > count %" PRIu64, path, k->late,
+                          k->count);
     return rc;
 }
 

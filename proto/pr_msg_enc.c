@@ -100,11 +100,15 @@ static int put_elem(const struct field *f, msgpack_packer *pk, const char *ep, c
         const struct pr_msg_kstat *k = (const void *)ep;
         if (k->lat == NULL && k->lat_frozen == NULL)
             return pr_error_set(err, PR_EINVAL, "%s: NULL histogram", path);
-        if ((rc = pk_rc(msgpack_pack_array(pk, 3))) < 0 ||
+        if (k->late > k->count)
+            return pr_error_set(err, PR_ERANGE, "%s: late %" PRIu64 " > count %" PRIu64, path,
+                                k->late, k->count);
+        if ((rc = pk_rc(msgpack_pack_array(pk, 4))) < 0 ||
             (rc = pk_rc(msgpack_pack_uint64(pk, k->count))) < 0 ||
             (rc = pk_rc(msgpack_pack_uint64(pk, k->errors))) < 0)
             return rc;
-        return k->lat ? pr_hist_pack(k->lat, pk) : pr_hist_frozen_pack(k->lat_frozen, pk);
+        rc = k->lat ? pr_hist_pack(k->lat, pk) : pr_hist_frozen_pack(k->lat_frozen, pk);
+        return rc < 0 ? rc : pk_rc(msgpack_pack_uint64(pk, k->late));
     }
     case FK_MAPS:
         return encode_map(pk, f->sub, NULL, ep, path, err);

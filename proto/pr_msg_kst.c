@@ -131,21 +131,28 @@ static int get_lat(struct kr *r, pr_hist_frozen **dst, const char *path, struct 
     return rc;
 }
 
-/* [count, errors, lat]: one kind's figures. */
+/* [count, errors, lat, late]: one kind's figures. */
 static int get_entry(struct kr *r, struct pr_msg_kstat *k, const char *path, struct pr_error *err)
 {
     uint64_t n = 0;
     size_t at = r->off;
-    if (!array_head(r, &n) || n != 3) {
+    if (!array_head(r, &n) || n != 4) {
         if (at >= r->len)
             return truncated(r, path, err);
-        return pr_error_set(err, PR_EBAD_TYPE, "%s: expected [count, errors, lat], got %s", path,
-                            type_name(r->p[at]));
+        return pr_error_set(err, PR_EBAD_TYPE, "%s: expected [count, errors, lat, late], got %s",
+                            path, type_name(r->p[at]));
     }
     int rc = get_u64(r, &k->count, path, err);
     if (rc == 0)
         rc = get_u64(r, &k->errors, path, err);
-    return rc < 0 ? rc : get_lat(r, &k->lat_frozen, path, err);
+    if (rc == 0)
+        rc = get_lat(r, &k->lat_frozen, path, err);
+    if (rc == 0)
+        rc = get_u64(r, &k->late, path, err);
+    if (rc == 0 && k->late > k->count)
+        rc = pr_error_set(err, PR_ERANGE, "%s: late %" PRIu64 " > count %" PRIu64, path, k->late,
+                          k->count);
+    return rc;
 }
 
 static int kst_unpack(struct kr *r0, uint32_t cap, struct pr_msg_kstat **arr, uint32_t *n,

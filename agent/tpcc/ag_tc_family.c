@@ -152,6 +152,15 @@ static uint64_t tc_wl_record_kinds(const struct ag_wl *wl)
     return CWL(wl)->tc.record_new_order ? UINT64_C(1) << PR_TC_K_NEW_ORDER : 0;
 }
 
+/* The five transaction kinds' --rt-limits (tpcc_start's -0..-4), in ns:
+ * tpcc_start counts a transaction late when `rt < limit` does not hold. */
+static uint64_t tc_wl_kind_limit_ns(const struct ag_wl *wl, uint16_t k)
+{
+    if (k >= PR_TC_TXN_COUNT_)
+        return UINT64_MAX;
+    return (uint64_t)CWL(wl)->tc.rt_limit_ms[k] * 1000000u;
+}
+
 /* A run, a check or a partial load on tables that are missing or not
  * tpcc-mysql's: the server's error says which; the cure is tpcc's. */
 static const char *tc_wl_error_hint(const struct ag_wl *wl, unsigned err_no)
@@ -263,6 +272,7 @@ const struct ag_family ag_tc_family = {
     .loads = tc_loads,
     .event_kind = ag_tc_gen_event_kind,
     .wl_record_kinds = tc_wl_record_kinds,
+    .wl_kind_limit_ns = tc_wl_kind_limit_ns,
     .wl_error_hint = tc_wl_error_hint,
     .wl_conn_db = tc_wl_conn_db,
     .wl_set_plan = tc_wl_set_plan,

@@ -86,6 +86,9 @@ static const struct sample errors[] = {
 
 static struct pr_msg_kstat kst[NIVL][NAG][NK];
 
+/* cfg_of()'s --rt-limits in µs: at or over them an agent counts late. */
+static const uint64_t limits_us[PR_TC_TXN_COUNT_] = {5000, 5000, 5000, 80000, 20000};
+
 static void build_stats(void)
 {
     for (int k = 0; k < NIVL; k++)
@@ -95,6 +98,8 @@ static void build_stats(void)
     for (size_t s = 0; s < sizeof(samples) / sizeof(samples[0]); s++) {
         const struct sample *x = &samples[s];
         kst[x->k][x->agent][x->kind].count += x->n;
+        if (x->kind < (int)PR_TC_TXN_COUNT_ && x->value_us >= limits_us[x->kind])
+            kst[x->k][x->agent][x->kind].late += x->n; /* as the agent counts them */
         pr_hist_record(kst[x->k][x->agent][x->kind].lat, x->value_us, x->n);
     }
     for (size_t s = 0; s < sizeof(errors) / sizeof(errors[0]); s++)
@@ -117,11 +122,12 @@ static void merged(struct co_interval_result *iv, uint64_t k, struct co_kind_res
     iv->t_s = (double)(k + 1);
     iv->len_s = 1.0;
     for (int i = 0; i < NK; i++) {
-        kinds[i] =
-            (struct co_kind_result){pr_tc_kind_name((enum pr_tc_kind)i), 0, 0, pr_hist_new(), NULL};
+        kinds[i] = (struct co_kind_result){.name = pr_tc_kind_name((enum pr_tc_kind)i),
+                                           .lat = pr_hist_new()};
         for (int a = 0; a < NAG; a++) {
             kinds[i].count += kst[k][a][i].count;
             kinds[i].errors += kst[k][a][i].errors;
+            kinds[i].late += kst[k][a][i].late;
             pr_hist_add(kinds[i].lat, kst[k][a][i].lat);
         }
     }
@@ -439,6 +445,7 @@ static void test_late_stats(void)
             pr_hist_add(kinds[i].lat, kst[k][0][i].lat);
             kinds[i].count = kst[k][0][i].count;
             kinds[i].errors = kst[k][0][i].errors;
+            kinds[i].late = kst[k][0][i].late;
         }
         co_tc_report_interval(t, f, &iv, IVL_MS);
         free_kinds(kinds);
@@ -515,32 +522,98 @@ static void test_window(void)
     co_result_clear(&res);
 }
 
-/* Limits compared in ms as given, a value at the limit late, for each
- * limit of a bucket boundary; 80 ms. */
+/* sc and lt are the agents' counts (pr_msg_kstat.late), not the
+ * histogram's split: fl and rt beside them. */
 static void test_limits(void)
 {
-    struct co_tc_report_cfg cfg;
-    cfg_of(&cfg);
-    cfg.rt_limit_ms[0] = 80;
-    co_tc_report *t = co_tc_report_new(&cfg, NULL);
     pr_hist *h = pr_hist_new();
     pr_hist_record(h, 79999, 2);
     pr_hist_record(h, 80000, 3);
     pr_hist_record(h, 80001, 1);
     struct co_tc_txn_figures f;
-    co__tc_figures(t, PR_TC_NEW_ORDER, 0, 0, h, &f);
+    co__tc_figures(0, 0, 4, h, &f);
     CHECK_EQ_U64(f.sc, 2);
     CHECK_EQ_U64(f.lt, 4);
     pr_hist_reset(h);
     pr_hist_record(h, 4999, 1);
     pr_hist_record(h, 5000, 1);
-    co__tc_figures(t, PR_TC_PAYMENT, 3, 2, h, &f); /* limit 5 ms */
+    co__tc_figures(3, 2, 1, h, &f);
     CHECK_EQ_U64(f.sc, 1);
     CHECK_EQ_U64(f.lt, 1);
     CHECK_EQ_U64(f.fl, 3);
-    CHECK_EQ_U64(f.rt, 0); /* fewer statement errors than failures: 0, not negative */
+    CHECK_EQ_U64(f.rt, 0);          /* fewer statement errors than failures: 0, not negative */
+    co__tc_figures(0, 0, 9, h, &f); /* never more late than completions */
+    CHECK(f.sc == 0 && f.lt == 2);
     pr_hist_destroy(&h);
+}
+
+/* A limit that is not a histogram bucket boundary (issue 30 §6): 17 ms,
+ * in 16 µs buckets there, so 16995 (sc), 17000 and 17005 µs (lt) share the
+ * bucket [16992, 17007]. Handed in as the agents send them (each
+ * completion compared with the limit as it ended: late), sc + lt splits
+ * exactly in the window, per agent, in <Raw Results>, <Raw Results2> and
+ * the JSON. The histogram alone cannot: it put all 6 on one side. */
+static void test_limit_off_boundary(void)
+{
+    struct co_result res;
+    struct co_tc_report_cfg cfg;
+    result(&res);
+    cfg_of(&cfg);
+    cfg.rt_limit_ms[PR_TC_NEW_ORDER] = 17;
+    cfg.interval_s = 0; /* no interval lines: the final block only */
+    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    struct pr_msg_kstat ks[NAG][NK];
+    static const uint64_t us[NAG][3] = {{16995, 16995, 17005}, {17000, 17005, 17007}};
+    for (int a = 0; a < NAG; a++)
+        for (int i = 0; i < NK; i++)
+            ks[a][i] = (struct pr_msg_kstat){.lat = pr_hist_new()};
+    for (int a = 0; a < NAG; a++)
+        for (int j = 0; j < 3; j++) {
+            ks[a][PR_TC_K_NEW_ORDER].count++;
+            ks[a][PR_TC_K_NEW_ORDER].late += us[a][j] >= 17000; /* the agent's count */
+            pr_hist_record(ks[a][PR_TC_K_NEW_ORDER].lat, us[a][j], 1);
+        }
+    CHECK(pr_hist_lowest_equivalent(17000) == 16992 && pr_hist_highest_equivalent(17000) == 17007);
+    struct co_kind_result kinds[NK];
+    struct co_interval_result iv = {.k = 2, .kinds = kinds, .n_kinds = NK};
+    for (int i = 0; i < NK; i++) {
+        kinds[i] = (struct co_kind_result){.name = pr_tc_kind_name((enum pr_tc_kind)i),
+                                           .lat = pr_hist_new()};
+        for (int a = 0; a < NAG; a++) {
+            struct pr_msg_stats st = {.k = 2, .kst = ks[a], .n_kst = NK};
+            if (i == 0)
+                co_tc_report_stats(t, (uint32_t)a, &st, false, IVL_MS);
+            kinds[i].count += ks[a][i].count;
+            kinds[i].late += ks[a][i].late;
+            pr_hist_add(kinds[i].lat, ks[a][i].lat);
+        }
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    co_tc_report_interval(t, f, &iv, IVL_MS);
+    struct co_tc_txn_figures x;
+    co_tc_report_figures(t, -1, PR_TC_NEW_ORDER, &x);
+    CHECK_MSG(x.sc == 2 && x.lt == 4, "window: sc %" PRIu64 " lt %" PRIu64, x.sc, x.lt);
+    co_tc_report_figures(t, 0, PR_TC_NEW_ORDER, &x);
+    CHECK_MSG(x.sc == 2 && x.lt == 1, "agent 0: sc %" PRIu64 " lt %" PRIu64, x.sc, x.lt);
+    co_tc_report_figures(t, 1, PR_TC_NEW_ORDER, &x);
+    CHECK_MSG(x.sc == 0 && x.lt == 3, "agent 1: sc %" PRIu64 " lt %" PRIu64, x.sc, x.lt);
+    co_tc_report_final(t, f, &res);
+    co_tc_report_json(f, t, &res);
+    fclose(f);
+    CHECK_MSG(strstr(buf, "  [0] sc:2 lt:4  rt:0  fl:0 avg_rt: 17.0 (17)\n") != NULL, "%s", buf);
+    CHECK_MSG(strstr(buf, "  [0] sc:2  lt:4  rt:0  fl:0 \n") != NULL, "%s", buf);
+    CHECK_MSG(strstr(buf, "New-Order: 33.33%  [NG] *") != NULL, "%s", buf);
+    CHECK_MSG(strstr(buf, "\"new_order\": {\"sc\": 2, \"lt\": 4, ") != NULL, "%s", buf);
+    free(buf);
+    for (int i = 0; i < NK; i++) {
+        pr_hist_destroy(&kinds[i].lat);
+        for (int a = 0; a < NAG; a++)
+            pr_hist_destroy(&ks[a][i].lat);
+    }
     co_tc_report_destroy(&t);
+    co_result_clear(&res);
 }
 
 static void server(struct co_result *r, uint64_t commits, uint64_t rollbacks, bool with_rollback)
@@ -598,7 +671,7 @@ static void test_hooks(void)
     }
     res.kinds = pr_xcalloc(NK, sizeof(*res.kinds));
     for (int i = 0; i < NK; i++)
-        res.kinds[i] = (struct co_kind_result){res.kind_names[i], 0, 0, pr_hist_new(), NULL};
+        res.kinds[i] = (struct co_kind_result){.name = res.kind_names[i], .lat = pr_hist_new()};
     res.kinds[PR_TC_K_COMMIT].count = 300;
     res.kinds[PR_TC_K_ROLLBACK].count = 3;
     res.total.reads = 5000; /* sysbench's formula would compare these */
@@ -790,6 +863,7 @@ int main(void)
     test_early_end();
     test_window();
     test_limits();
+    test_limit_off_boundary();
     test_server_check();
     test_hooks();
     test_header_from_args();

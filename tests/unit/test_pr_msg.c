@@ -291,6 +291,7 @@ static void check_kst(const struct pr_msg_kstat *a, uint32_t na, const struct pr
     for (uint32_t i = 0; i < na && i < nb; i++) {
         CHECK_EQ_U64(a[i].count, b[i].count);
         CHECK_EQ_U64(a[i].errors, b[i].errors);
+        CHECK_EQ_U64(a[i].late, b[i].late);
         /* decoded: frozen (lat NULL), equal once thawed */
         CHECK(b[i].lat == NULL && b[i].lat_frozen != NULL);
         if (b[i].lat_frozen == NULL)
@@ -443,17 +444,21 @@ static void pack_edit(msgpack_packer *pk, const msgpack_object *o, const char *p
     bool last = p[n] == '\0';
     const char *rest = last ? p + n : p + n + 1;
 
-    if (o->type == MSGPACK_OBJECT_ARRAY) {
+    if (o->type == MSGPACK_OBJECT_ARRAY) { /* last: ED_DROP element idx, ED_ADD appends */
         uint32_t idx = (uint32_t)strtoul(p, NULL, 10);
-        msgpack_pack_array(pk, o->via.array.size);
+        bool drop = last && e->op == ED_DROP && idx < o->via.array.size;
+        bool add = last && e->op == ED_ADD;
+        msgpack_pack_array(pk, o->via.array.size - drop + add);
         for (uint32_t i = 0; i < o->via.array.size; i++) {
             if (i == idx && !last)
                 pack_edit(pk, &o->via.array.ptr[i], rest, e);
             else if (i == idx && e->op == ED_SET)
                 msgpack_pack_object(pk, *e->val);
-            else
+            else if (!(i == idx && drop))
                 msgpack_pack_object(pk, o->via.array.ptr[i]);
         }
+        if (add)
+            msgpack_pack_object(pk, *e->val);
         return;
     }
     uint32_t size = o->via.map.size;
@@ -1101,7 +1106,7 @@ static void test_pre_decode_limits(void)
 }
 
 /* The frames below are written by hand with this protocol's version. */
-_Static_assert(PR_PROTO_VERSION == 4, "test_hostile: update the version bytes");
+_Static_assert(PR_PROTO_VERSION == 5, "test_hostile: update the version bytes");
 
 static void test_hostile(void)
 {
@@ -1122,14 +1127,15 @@ static void test_hostile(void)
         {"\x93\x01\x02\x03", 4, PR_ENOTMAP},
         {"\xc0", 1, PR_ENOTMAP},
         {"\x80", 1, PR_EMISSING_KEY},
-        {"\x81\xa1v\x05", 4, PR_EVERSION},
+        {"\x81\xa1v\x06", 4, PR_EVERSION},
+        {"\x81\xa1v\x04", 4, PR_EVERSION}, /* 4: kst entries without late */
         {"\x81\xa1v\x03", 4, PR_EVERSION}, /* 3: histogram indexes, not gaps */
         {"\x81\xa1v\x01", 4, PR_EVERSION},
         {"\x81\xa1v\xcc\xff", 5, PR_EVERSION},
         {"\x81\xa1v\xd0\xff", 5, PR_ERANGE},
-        {"\x81\xa1v\x04", 4, PR_EMISSING_KEY},
-        {"\x82\xa1v\x04\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
-        {"\x82\xa1v\x04\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
+        {"\x81\xa1v\x05", 4, PR_EMISSING_KEY},
+        {"\x82\xa1v\x05\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
+        {"\x82\xa1v\x05\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
         {"", 0, PR_ETRUNCATED},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1304,8 +1310,8 @@ static void test_names(void)
 }
 
 /* Per-kind figures: strict like the rest (an entry is exactly [count,
- * errors, lat]), bounded, and optional (an old-style STATS without them
- * decodes with n_kst 0). */
+ * errors, lat, late], late <= count), bounded, and optional (an old-style
+ * STATS without them decodes with n_kst 0). */
 static void test_kst_codec(void)
 {
     struct pr_error err;
@@ -1314,7 +1320,25 @@ static void test_kst_codec(void)
     msgpack_sbuffer sb;
 
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "kst.1", &x, &err), PR_EBAD_TYPE, err);
-    CHECK_MSG(msg_mentions(&err, "STATS.kst[1]", "[count, errors, lat]"), "%s", err.msg);
+    CHECK_MSG(msg_mentions(&err, "STATS.kst[1]", "[count, errors, lat, late]"), "%s", err.msg);
+    /* late: a uint, never above count (test_kst[0]: count 123456), and
+     * required (a protocol 4 entry, [count, errors, lat], is refused) */
+    msgpack_object over = obj_uint(123457), all = obj_uint(123456);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "kst.0.3", &over, &err), PR_ERANGE, err);
+    CHECK_MSG(msg_mentions(&err, "STATS.kst[0]", "late 123457 > count 123456"), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kst.0.3", &over, &err), PR_ERANGE, err);
+    CHECK_MSG(msg_mentions(&err, "DONE.kst[0]", "late 123457 > count 123456"), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "kst.0.3", &all, &err), 0, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "kst.2.3", &str, &err), PR_EBAD_TYPE, err);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kst.2.3", &neg, &err), PR_ERANGE, err);
+    EXPECT_CODE(try_edit(PR_MSG_STATS, ED_DROP, "kst.1.3", NULL, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(msg_mentions(&err, "STATS.kst[1]", "[count, errors, lat, late]"), "%s", err.msg);
+    EXPECT_CODE(try_edit(PR_MSG_DONE, ED_ADD, "kst.1.4", &x, &err), PR_EBAD_TYPE, err);
+    struct edit big_late = {ED_SET, "kst.2.3", &all}; /* kst[2].count is 2^40 */
+    EXPECT_CODE(decode_edited(PR_MSG_STATS, &big_late, &out, &err), 0, err);
+    CHECK(out.u.stats.n_kst == 3 && out.u.stats.kst[2].late == 123456 &&
+          out.u.stats.kst[0].late == test_kst[0].late);
+    pr_msg_clear(&out);
     EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kst.0.0", &str, &err), PR_EBAD_TYPE, err);
     EXPECT_CODE(try_edit(PR_MSG_DONE, ED_SET, "kst.2.1", &neg, &err), PR_ERANGE, err);
     EXPECT_CODE(try_edit(PR_MSG_STATS, ED_SET, "kst.0.2", &x, &err), PR_EBAD_TYPE, err);
@@ -1343,6 +1367,12 @@ static void test_kst_codec(void)
     pr_hist_destroy(&thawed);
     pr_msg_clear(&out);
     msgpack_sbuffer_clear(&sb);
+    many[5].late = 6; /* more late than done */
+    EXPECT_CODE(pr_msg_encode(&m, &sb, &err), PR_ERANGE, err);
+    many[5].late = 5;
+    msgpack_sbuffer_clear(&sb);
+    EXPECT_CODE(pr_msg_encode(&m, &sb, &err), 0, err);
+    msgpack_sbuffer_clear(&sb);
     many[5].lat = NULL;
     CHECK(pr_msg_encode(&m, &sb, &err) == PR_EINVAL);
     msgpack_sbuffer_destroy(&sb);
@@ -1356,9 +1386,11 @@ int main(void)
         pr_hist_record(hist_lat, v, v % 7 + 1);
     pr_hist_record(hist_svc, 250, 1000);
     pr_hist_record(hist_svc, 99999, 1);
-    test_kst[0] = (struct pr_msg_kstat){.count = 123456, .errors = 3, .lat = hist_lat};
+    test_kst[0] =
+        (struct pr_msg_kstat){.count = 123456, .errors = 3, .late = 4321, .lat = hist_lat};
     test_kst[1] = (struct pr_msg_kstat){.count = 0, .errors = 0, .lat = hist_svc};
-    test_kst[2] = (struct pr_msg_kstat){.count = 1ULL << 40, .errors = 1, .lat = hist_lat};
+    test_kst[2] = (struct pr_msg_kstat){
+        .count = 1ULL << 40, .errors = 1, .late = (1ULL << 40) - 1, .lat = hist_lat};
 
     test_roundtrip();
     test_kst_codec();

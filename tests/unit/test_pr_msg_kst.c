@@ -38,18 +38,20 @@ static void free_kst(struct pr_msg_kstat **k, uint32_t *n)
     *n = 0;
 }
 
-/* kst of n entries, as pr_msg_encode writes it, into sb. */
+/* kst of n entries, as pr_msg_encode writes it, into sb: entry i
+ * [counts[i], i, hists[i % 3], counts[i] / 2]. */
 static void pack_kst(msgpack_sbuffer *sb, uint32_t n, const uint64_t *counts)
 {
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     msgpack_pack_array(&pk, n);
     for (uint32_t i = 0; i < n; i++) {
-        msgpack_pack_array(&pk, 3);
+        msgpack_pack_array(&pk, 4);
         msgpack_pack_uint64(&pk, counts[i]);
         msgpack_pack_uint64(&pk, i);
         if (pr_hist_pack(hists[i % 3], &pk) != 0)
             abort();
+        msgpack_pack_uint64(&pk, counts[i] / 2);
     }
 }
 
@@ -73,6 +75,7 @@ static void test_roundtrip(void)
     for (uint32_t i = 0; i < n && i < 5; i++) {
         CHECK_EQ_U64(k[i].count, counts[i]);
         CHECK_EQ_U64(k[i].errors, i);
+        CHECK_EQ_U64(k[i].late, counts[i] / 2);
         const msgpack_object *e = &u.data.via.array.ptr[i].via.array.ptr[2];
         CHECK(pr_hist_unpack(tree, e, NULL) == 0);
         pr_hist *got = pr_hist_new();
@@ -94,7 +97,7 @@ static void test_roundtrip(void)
 }
 
 /* Encodings another writer may choose (msgpack-c reads them all as the
- * same uints): array16 heads, a signed int16 that is >= 0. */
+ * same uints): array16 heads, a signed int16 that is >= 0 (count, late). */
 static void test_other_encodings(void)
 {
     msgpack_sbuffer hb;
@@ -108,18 +111,30 @@ static void test_other_encodings(void)
     msgpack_packer_init(&pk, &hb, msgpack_sbuffer_write);
     CHECK(pr_hist_pack(hists[1], &pk) == 0);
     size_t len = 0;
-    const uint8_t head[] = {0xdc, 0x00, 0x01, 0xdc, 0x00, 0x03, 0xd1, 0x01, 0x00, 0xd0, 0x05};
+    const uint8_t head[] = {0xdc, 0x00, 0x01, 0xdc, 0x00, 0x04, 0xd1, 0x01, 0x00, 0xd0, 0x05};
     memcpy(buf, head, sizeof(head));
     len = sizeof(head);
-    CHECK(hb.size < sizeof(buf) - len);
+    CHECK(hb.size < sizeof(buf) - len - 3);
     memcpy(buf + len, hb.data, hb.size);
     len += hb.size;
+    buf[len++] = 0xd1, buf[len++] = 0x01, buf[len++] = 0x00; /* late 256: all of them */
     EXPECT_CODE(pr__msg_kst_unpack_raw(buf, len, 64, &k, &n, "DONE.kst", &err), 0, err);
     pr_hist *got = pr_hist_new();
-    CHECK(n == 1 && k[0].count == 256 && k[0].errors == 5 && thaw_ok(&k[0], got) &&
-          pr_hist_equal(got, hists[1]));
+    CHECK(n == 1 && k[0].count == 256 && k[0].errors == 5 && k[0].late == 256 &&
+          thaw_ok(&k[0], got) && pr_hist_equal(got, hists[1]));
     pr_hist_destroy(&got);
     free_kst(&k, &n);
+
+    /* late above count (257 > 256), late negative */
+    buf[len - 1] = 0x01;
+    EXPECT_CODE(pr__msg_kst_unpack_raw(buf, len, 64, &k, &n, "DONE.kst", &err), PR_ERANGE, err);
+    CHECK_MSG(strstr(err.msg, "DONE.kst[0]: late 257 > count 256") != NULL, "%s", err.msg);
+    free_kst(&k, &n);
+    buf[len - 2] = 0xff;
+    EXPECT_CODE(pr__msg_kst_unpack_raw(buf, len, 64, &k, &n, "DONE.kst", &err), PR_ERANGE, err);
+    CHECK_MSG(strstr(err.msg, "DONE.kst[0]: negative value") != NULL, "%s", err.msg);
+    free_kst(&k, &n);
+    buf[len - 2] = 0x00;
 
     /* negative int16 (0xff00), negative int8 */
     buf[7] = 0xff;
@@ -155,19 +170,20 @@ static void test_malformed(void)
     CHECK_MSG(strstr(err.msg, "STATS.kst: expected array, got map") != NULL, "%s", err.msg);
     const uint8_t pair[] = {0x91, 0x92, 0x01, 0x02};
     EXPECT_CODE(try_bytes(pair, sizeof(pair), &err), PR_EBAD_TYPE, err);
-    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: expected [count, errors, lat], got array") != NULL,
+    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: expected [count, errors, lat, late], got array") !=
+                  NULL,
               "%s", err.msg);
-    const uint8_t strcount[] = {0x91, 0x93, 0xa1, 'x', 0x00, 0x80};
+    const uint8_t strcount[] = {0x91, 0x94, 0xa1, 'x', 0x00, 0x80, 0x00};
     EXPECT_CODE(try_bytes(strcount, sizeof(strcount), &err), PR_EBAD_TYPE, err);
     CHECK_MSG(strstr(err.msg, "STATS.kst[0]: expected uint, got str") != NULL, "%s", err.msg);
-    const uint8_t nilerr[] = {0x91, 0x93, 0x01, 0xc0, 0x80};
+    const uint8_t nilerr[] = {0x91, 0x94, 0x01, 0xc0, 0x80, 0x00};
     EXPECT_CODE(try_bytes(nilerr, sizeof(nilerr), &err), PR_EBAD_TYPE, err);
-    const uint8_t badhist[] = {0x91, 0x93, 0x01, 0x00, 0x05};
+    const uint8_t badhist[] = {0x91, 0x94, 0x01, 0x00, 0x05, 0x00};
     EXPECT_CODE(try_bytes(badhist, sizeof(badhist), &err), PR_EBAD_TYPE, err);
     CHECK_MSG(strstr(err.msg, "STATS.kst[0]: ") == err.msg, "%s", err.msg);
-    const uint8_t emptyhist[] = {0x91, 0x93, 0x01, 0x00, 0x80};
+    const uint8_t emptyhist[] = {0x91, 0x94, 0x01, 0x00, 0x80, 0x00};
     EXPECT_CODE(try_bytes(emptyhist, sizeof(emptyhist), &err), PR_EMISSING_KEY, err);
-    const uint8_t c1[] = {0x91, 0x93, 0x01, 0x00, 0xc1};
+    const uint8_t c1[] = {0x91, 0x94, 0x01, 0x00, 0xc1, 0x00};
     EXPECT_CODE(try_bytes(c1, sizeof(c1), &err), PR_EINVAL, err);
     const uint8_t toomany[] = {0x95, 0x00, 0x00, 0x00, 0x00, 0x00};
     EXPECT_CODE(try_bytes(toomany, sizeof(toomany), &err), PR_ETOO_BIG, err);
@@ -175,6 +191,27 @@ static void test_malformed(void)
     const uint8_t huge[] = {0xdd, 0xff, 0xff, 0xff, 0xff};
     EXPECT_CODE(try_bytes(huge, sizeof(huge), &err), PR_ETOO_BIG, err);
     EXPECT_CODE(try_bytes(map, 0, &err), PR_ETRUNCATED, err);
+
+    /* late: a protocol 4 entry (without it), a str, cut off, above count */
+    static const uint64_t one[1] = {7};
+    msgpack_sbuffer_init(&sb);
+    pack_kst(&sb, 1, one);
+    uint8_t *b = (uint8_t *)sb.data;
+    CHECK(b[1] == 0x94 && b[sb.size - 1] == 3); /* [7, 0, hist, 3] */
+    EXPECT_CODE(try_bytes(b, sb.size, &err), 0, err);
+    b[1] = 0x93;
+    EXPECT_CODE(try_bytes(b, sb.size - 1, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: expected [count, errors, lat, late]") != NULL, "%s",
+              err.msg);
+    b[1] = 0x94;
+    EXPECT_CODE(try_bytes(b, sb.size - 1, &err), PR_ETRUNCATED, err);
+    b[sb.size - 1] = 0xa0; /* "" */
+    EXPECT_CODE(try_bytes(b, sb.size, &err), PR_EBAD_TYPE, err);
+    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: expected uint, got str") != NULL, "%s", err.msg);
+    b[sb.size - 1] = 8;
+    EXPECT_CODE(try_bytes(b, sb.size, &err), PR_ERANGE, err);
+    CHECK_MSG(strstr(err.msg, "STATS.kst[0]: late 8 > count 7") != NULL, "%s", err.msg);
+    msgpack_sbuffer_destroy(&sb);
 
     /* every truncation of a good kst, and trailing bytes */
     msgpack_sbuffer_init(&sb);
@@ -194,9 +231,9 @@ static void test_through_decode(void)
 {
     struct pr_msg m, out;
     struct pr_error err = {0};
-    struct pr_msg_kstat kst[3] = {{.count = 10, .errors = 1, .lat = hists[0]},
+    struct pr_msg_kstat kst[3] = {{.count = 10, .errors = 1, .late = 10, .lat = hists[0]},
                                   {.count = 20, .errors = 2, .lat = hists[1]},
-                                  {.count = 30, .lat = hists[2]}};
+                                  {.count = 30, .late = 29, .lat = hists[2]}};
     msgpack_sbuffer sb;
 
     msgpack_sbuffer_init(&sb);
@@ -210,7 +247,8 @@ static void test_through_decode(void)
     pr_hist *got = pr_hist_new();
     for (uint32_t i = 0; i < 3 && i < out.u.stats.n_kst; i++)
         CHECK(out.u.stats.kst[i].count == kst[i].count &&
-              out.u.stats.kst[i].errors == kst[i].errors && thaw_ok(&out.u.stats.kst[i], got) &&
+              out.u.stats.kst[i].errors == kst[i].errors &&
+              out.u.stats.kst[i].late == kst[i].late && thaw_ok(&out.u.stats.kst[i], got) &&
               pr_hist_equal(got, kst[i].lat));
     /* a decoded (frozen) kst encodes again to the same bytes */
     msgpack_sbuffer again;
