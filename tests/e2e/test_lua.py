@@ -486,6 +486,18 @@ def daemon_agent(d):
             and kept and ag.alive(),
             "a script over --lua-memory-limit=64 fails at its line, results kept, the daemon "
             "lives: exit %s, results kept %s, %r" % (rc, kept, err.strip()[-300:]))
+    # A tampered bytecode chunk (issue 27 §1): each byte of a dumped
+    # function set to 0xff in turn, loaded and called in thread_init. The
+    # daemon of fd69bc4 died of SIGSEGV (exit 139) in its probe; now a chunk
+    # is source text or refused, and the daemon lives.
+    co = e.stampede([os.path.join(os.path.dirname(os.path.abspath(__file__)), "tamper.lua"),
+                     "run"] + base)
+    rc = co.wait(60)
+    err = co.text("err")
+    e.check(rc == 1 and re.search(r"script error: tamper\.lua:\d+: attempt to load chunk with "
+                                  r"wrong mode", err) and ag.alive(),
+            "a tampered bytecode chunk is refused at its line, the daemon lives: exit %s, %r"
+            % (rc, err.strip()[-300:]))
     j = e.path("after-error.json")
     co = e.stampede([script("oltp_point_select"), "run", "--json=" + j, "--tables=%d" % TABLES]
                     + base)
