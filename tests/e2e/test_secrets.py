@@ -13,10 +13,18 @@
     copies of the password): run as an unprivileged user, their
     /proc/PID/environ is owned by root, as the kernel does for a
     non-dumpable process (no core file, no ptrace by that user);
-    STAMPEDE_ALLOW_CORE_DUMPS=1 keeps them dumpable (owned by the user).
+    STAMPEDE_ALLOW_CORE_DUMPS=1 keeps them dumpable (owned by the user);
+  - gcore: an agent run as nobody serving a live run (it holds the
+    password from the PLAN) cannot be gcore'd by nobody (gdb's attach is
+    refused, no core file); with STAMPEDE_ALLOW_CORE_DUMPS=1 the same gcore
+    writes a core that holds the password (what fd69bc4 allowed), so the
+    check can fail. Root with CAP_SYS_PTRACE can still read it (README).
 """
 import os
 import re
+import shutil
+import subprocess
+import tempfile
 import time
 
 import e2elib as e
@@ -129,10 +137,62 @@ def dumpable():
                 "(dumpable): uid %s" % (name, uid))
 
 
+def gcore_once(extra_env, tmp):
+    """(gcore's exit status, whether a core holding the password was written)
+    for a nobody agent in a live run, or None when the run did not start."""
+    port = e.free_port()
+    co = e.Proc([e.STAMPEDE, "oltp_point_select", "run", "--tables=2", "--table-size=2000",
+                 "--threads=2", "--time=20", "--report-interval=1",
+                 "--listen=tcp://127.0.0.1:%d" % port, "--plaintext", "--agent-wait=20"] +
+                e.db_opts(), env=e.db_env(), name="stampede")
+    envp = dict(os.environ, **extra_env)
+    ag = e.Proc(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups",
+                 e.AGENT, "--coordinator=tcp://127.0.0.1:%d" % port, "--plaintext",
+                 "--workers=1", "--name=nobody-agent"], env=envp, name="agent")
+    try:
+        if co.wait_line(r"^\[ 1s \]", which="out", timeout=30) is None:
+            co.dump()
+            ag.dump()
+            return None
+        core = os.path.join(tmp, "core-%d" % len(os.listdir(tmp)))
+        g = subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
+                            "--clear-groups", "gcore", "-o", core, str(ag.pid)],
+                           capture_output=True, text=True, timeout=60)
+        path = core + ".%d" % ag.pid
+        held = False
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                held = e.env("PASSWORD").encode() in f.read()
+            os.unlink(path)
+        return g.returncode, held
+    finally:
+        ag.stop()
+        co.stop()
+
+
+def gcore():
+    if not e.check(shutil.which("gcore") is not None, "gcore is installed (gdb, deploy/install-deps)"):
+        return
+    tmp = tempfile.mkdtemp(prefix="stampede-gcore-")
+    os.chmod(tmp, 0o777)
+    try:
+        got = gcore_once({}, tmp)
+        e.check(got is not None and got[0] != 0 and not got[1],
+                "gcore by nobody of a nobody agent in a live run: refused, no core (exit, core "
+                "with the password): %r" % (got,))
+        got = gcore_once({"STAMPEDE_ALLOW_CORE_DUMPS": "1"}, tmp)
+        e.check(got is not None and got[0] == 0 and got[1],
+                "with STAMPEDE_ALLOW_CORE_DUMPS=1 the same gcore writes a core holding the "
+                "password (the check can fail): %r" % (got,))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     dumpable()
     e.need_sandbox()
     e.prepare(tables=2, table_size=2000)
+    gcore()
     environ_and_cmdline()
     ignore_errors_all()
     e.finish()
