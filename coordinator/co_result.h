@@ -156,12 +156,14 @@ struct co_result {
     uint32_t n_agents;
     struct co_interval_result *intervals; /* in k order */
     uint32_t n_intervals;
-    struct pr_counters total;       /* sum of the agents' totals */
-    pr_hist *lat;                   /* merged whole-run latency */
-    pr_hist *svc;                   /* merged whole-run service time (rate mode), or
-                                       NULL: no agent reported one */
-    double time_s;                  /* run time (t0 to the last agent's DONE) */
-    uint64_t start_unix_ms;         /* wall clock at t0, ms since the epoch (0: no start) */
+    struct pr_counters total; /* sum of the agents' totals */
+    pr_hist *lat;             /* merged whole-run latency */
+    pr_hist *svc;             /* merged whole-run service time (rate mode), or
+                                 NULL: no agent reported one */
+    double time_s;            /* run time (t0 to the last agent's DONE) */
+    uint64_t start_unix_ms;   /* wall clock at t0, ms since the epoch (0: no start) */
+    uint64_t t0_unix_ns;      /* our wall clock at the current phase's t0, ns since the epoch (0:
+                                 no start): the agents' µs since t0 as our wall clock */
     struct co_server_delta *server; /* lead agent's counters, n_server */
     uint32_t n_server;
     uint64_t client_statements;               /* statements the agents counted (queries) */

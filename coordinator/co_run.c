@@ -339,6 +339,8 @@ static void send_start(struct run *r)
         r->first_t0_ns = r->t0_ns;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
+    /* t0 as our wall clock (the -t files' epoch): lead_ns after the read above */
+    r->res->t0_unix_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec + lead_ns;
     if (r->res->start_unix_ms == 0)
         r->res->start_unix_ms =
             (uint64_t)wall.tv_sec * 1000u + (uint64_t)wall.tv_nsec / 1000000u + lead_ns / 1000000u;

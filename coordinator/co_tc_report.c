@@ -345,6 +345,7 @@ static void trx_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_stats
     uint64_t end = (st->k + 1) * (uint64_t)interval_ms * 1000u;
     if (end > t->trx_end_us[agent])
         t->trx_end_us[agent] = end;
+    co_tc_trx_set_epoch(t->trx, t->res ? t->res->t0_unix_ns : 0); /* -t: the common epoch */
     co_tc_trx_stats(t->trx, st, t->kind_of[PR_TC_K_NEW_ORDER]);
     co_tc_trx_flush(t->trx, trx_watermark(t));
 }

@@ -25,6 +25,7 @@ struct co_tc_trx {
     uint64_t min_end_us; /* the earliest end in held (when n_held > 0): a flush
                             up to it or below has nothing to write */
     uint64_t seq;        /* records taken so far */
+    uint64_t t0_unix_ns; /* -t stamps: our wall clock at t0, or 0: the agents' own */
     bool warned_early;   /* the CO_TC_TRX_MAX_HELD warning was printed */
 };
 
@@ -99,6 +100,25 @@ static int by_end(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+void co_tc_trx_set_epoch(co_tc_trx *t, uint64_t t0_unix_ns)
+{
+    if (t != NULL)
+        t->t0_unix_ns = t0_unix_ns;
+}
+
+/* r's -t stamps in the common epoch (co_tc_trx_set_epoch). */
+static void stamps(const co_tc_trx *t, const struct pr_msg_trx *r, uint64_t *start_ns,
+                   uint64_t *end_ns)
+{
+    *start_ns = r->start_rt_ns;
+    *end_ns = r->end_rt_ns;
+    if (t->t0_unix_ns == 0)
+        return;
+    uint64_t last = r->end_rt_ns > r->start_rt_ns ? r->end_rt_ns - r->start_rt_ns : 0;
+    *end_ns = t->t0_unix_ns + r->end_us * 1000u;
+    *start_ns = *end_ns > last ? *end_ns - last : 0;
+}
+
 static void write_one(co_tc_trx *t, const struct pr_msg_trx *r)
 {
     if (t->report) {
@@ -107,11 +127,13 @@ static void write_one(co_tc_trx *t, const struct pr_msg_trx *r)
         t->report_lines++;
     }
     if (t->trx && !(r->flags & PR_TRX_ROLLED_BACK)) {
+        uint64_t start, end;
+        stamps(t, r, &start, &end);
         fprintf(t->trx,
                 "t_num: %" PRIu32 " finish: %" PRIu64 " %" PRIu64 " start: %" PRIu64 " %" PRIu64
                 "\n",
-                r->conn, r->end_rt_ns / 1000000000u, r->end_rt_ns % 1000000000u,
-                r->start_rt_ns / 1000000000u, r->start_rt_ns % 1000000000u);
+                r->conn, end / 1000000000u, end % 1000000000u, start / 1000000000u,
+                start % 1000000000u);
         t->trx_lines++;
     }
 }

@@ -9,7 +9,9 @@
  *       after the ramp-up, then i, 2i, ... (-i), at most floor(-l / i) * i.
  *   -t  "t_num: N finish: S NS start: S NS\n" per committed New-Order: the
  *       connection's global index and CLOCK_REALTIME at the end and at the
- *       start of its last attempt (taken on the agent's host).
+ *       start of its last attempt, in the run's common epoch: the
+ *       coordinator's wall clock (co_tc_trx_set_epoch), so that lines of
+ *       agents whose host clocks differ order and compare.
  * Lines come in global end order, as tpcc_start writes them: records are
  * held here and written once no agent can still send an earlier one
  * (co_tc_trx_flush's watermark: the lowest interval end over the live
@@ -48,6 +50,15 @@ int co_tc_trx_check(const struct co_tc_trx_cfg *cfg, struct pr_error *err);
 /* Open the files (truncated). NULL when neither is asked for; NULL too with
  * a message on stderr when one cannot be opened. Caller owns. */
 co_tc_trx *co_tc_trx_new(const struct co_tc_trx_cfg *cfg);
+
+/* From now on, write the -t stamps in the coordinator's wall clock: finish
+ * = t0_unix_ns (its CLOCK_REALTIME at the run's t0) + the record's end_us
+ * (µs since t0 in the common epoch, the agents' monotonic clocks aligned
+ * to ours), start = finish - the last attempt's length (its end_rt_ns -
+ * start_rt_ns on the agent). Any agent host clock's own offset drops out.
+ * 0: the agents' stamps as they sent them. Records held are converted too
+ * (they are converted as they are written). NULL t: nothing. */
+void co_tc_trx_set_epoch(co_tc_trx *t, uint64_t t0_unix_ns);
 
 /* Take s's records of kind `kind` (New-Order's index in READY.kinds): held
  * until a flush writes them. NULL t: nothing. */

@@ -3,8 +3,9 @@
  * then i, 2i, ..., never past floor(time / i) * i), the two line formats,
  * lines in global end order across STATS (held until the watermark), the
  * rolled-back New-Order in -f only, other kinds left out, a path that
- * cannot be created refused up front, and a write that fails (/dev/full)
- * reported by destroy. */
+ * cannot be created refused up front, -t stamps in the coordinator's wall
+ * clock whatever the agents' host clocks say, and a write that fails
+ * (/dev/full) reported by destroy. */
 #include <unistd.h>
 
 #include "co_tc_trx.h"
@@ -99,6 +100,49 @@ static void test_files(void)
     rmdir(dir);
 }
 
+/* -t in the common epoch (issue 30 §6): two agents whose host clocks are
+ * an hour ahead and 2.5 s behind the coordinator's. Their stamps land at
+ * the coordinator's wall clock (t0 + end_us), the last attempt's length
+ * kept, and in end order; without an epoch they stay as sent. */
+static void test_epoch(void)
+{
+    char dir[] = "/tmp/test_co_tc_trx.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char tp[64];
+    snprintf(tp, sizeof tp, "%s/trx.txt", dir);
+    struct co_tc_trx_cfg c = {NULL, tp, 1, 4, 2};
+    const uint64_t t0 = 1700000000123456789ull; /* the coordinator's wall clock at t0 */
+    const uint64_t ahead = 3600000000000ull, behind = 2500000000ull;
+    /* agent A (ahead): ended 1.5 s after t0, its last attempt 4 ms long */
+    uint64_t a_end = t0 + 1500000000ull + ahead;
+    /* agent B (behind): ended 1.2 s after t0 (before A's), one attempt of 7 ms */
+    uint64_t b_end = t0 + 1200000000ull - behind;
+    struct pr_msg_trx ra = {1, 0, 0, 1500000, 9000, a_end - 4000000, a_end};
+    struct pr_msg_trx rb = {6, 0, 0, 1200000, 7000, b_end - 7000000, b_end};
+    struct pr_msg_stats sa = {.trx = &ra, .n_trx = 1}, sb = {.trx = &rb, .n_trx = 1};
+
+    co_tc_trx *t = co_tc_trx_new(&c);
+    CHECK(t != NULL);
+    co_tc_trx_set_epoch(t, t0);
+    co_tc_trx_stats(t, &sa, 0);
+    co_tc_trx_stats(t, &sb, 0);
+    CHECK(co_tc_trx_destroy(&t) == 0);
+    const char *want = "t_num: 6 finish: 1700000001 323456789 start: 1700000001 316456789\n"
+                       "t_num: 1 finish: 1700000001 623456789 start: 1700000001 619456789\n";
+    const char *got = slurp(tp);
+    CHECK_MSG(strcmp(got, want) == 0, "-t file:\n%s", got);
+
+    t = co_tc_trx_new(&c); /* no epoch: the agents' own clocks */
+    co_tc_trx_stats(t, &sa, 0);
+    CHECK(co_tc_trx_destroy(&t) == 0);
+    got = slurp(tp);
+    CHECK_MSG(strcmp(got, "t_num: 1 finish: 1700003601 623456789 start: 1700003601 619456789\n") ==
+                  0,
+              "-t file:\n%s", got);
+    unlink(tp);
+    rmdir(dir);
+}
+
 /* A write that fails at the close (/dev/full: ENOSPC) makes destroy fail. */
 static void test_full(void)
 {
@@ -122,6 +166,7 @@ int main(void)
 {
     test_time_count();
     test_files();
+    test_epoch();
     test_full();
     return TEST_END();
 }
