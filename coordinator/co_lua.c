@@ -714,7 +714,8 @@ static int call_main(co_lua *l, const char *fn, const pr_opts *o, const struct p
         .database = pl->database,
         .tls = &tls,
     };
-    pr_lua_db *db = pr_lua_db_attach(l->L, &t);
+    /* --mysql-dry-run: no server; the queries are answered empty */
+    pr_lua_db *db = pr_opts_bool(o, "mysql-dry-run") ? NULL : pr_lua_db_attach(l->L, &t);
     pr_lua_watchdog_start(l->L, LOAD_MS);
     int rc = pr_lua_call_global(l->L, fn, err);
     pr_lua_watchdog_start(l->L, 0);
