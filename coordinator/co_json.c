@@ -14,7 +14,9 @@
 #include "co_env.h"
 #include "co_family.h"
 #include "co_kinds_out.h"
+#include "co_report.h"
 #include "co_srvstat.h"
+#include "co_summary.h"
 
 /* A streaming JSON emitter: pretty-printed, except that containers deeper
  * than flat_depth go on one line (one interval per line keeps long runs
@@ -328,6 +330,14 @@ static void write_agent(struct jw *w, const struct co_agent_result *a, double ti
     jw_num(w, "lost_at_s", a->lost ? a->lost_at_s : NAN);
     jw_i64(w, "status", a->status);
     jw_str(w, "reason", a->reason != NULL ? a->reason : "");
+    jw_open(w, "conns", '['); /* [events, latency sum ms] per connection (DONE.conns) */
+    for (uint32_t i = 0; i < a->n_conns; i++) {
+        jw_open(w, NULL, '[');
+        jw_u64(w, NULL, a->conns[i].events);
+        jw_num(w, NULL, us_to_ms(a->conns[i].lat_us));
+        jw_close(w, ']');
+    }
+    jw_close(w, ']');
     jw_open(w, "notes", '['); /* DONE.notes: a command's informational lines */
     for (uint32_t i = 0; i < a->n_notes; i++)
         jw_str(w, NULL, a->notes[i]);
@@ -413,6 +423,15 @@ static void write_totals(struct jw *w, const struct co_result *r)
     jw_service(w, "service_ms", r->svc,
                LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
     jw_counters(w, "counters", c);
+    struct co_report_fairness f;
+    bool measured = co_summary_fairness(r, &f); /* "Threads fairness", per connection */
+    jw_open(w, "fairness", '{');
+    jw_num(w, "events_avg", f.events_avg);
+    jw_num(w, "events_stddev", f.events_stddev);
+    jw_num(w, "execution_time_avg_s", f.time_avg_s);
+    jw_num(w, "execution_time_stddev_s", f.time_stddev_s);
+    jw_bool(w, "per_connection", measured);
+    jw_close(w, '}');
     if (r->kinds != NULL) /* per statement kind (co_kinds_out.h) */
         jw_member(w, "kinds"), co_kinds_out_json(w->f, r->kinds, r->n_kinds, NULL);
     jw_close(w, '}');

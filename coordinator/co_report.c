@@ -188,9 +188,8 @@ static void print_latency(FILE *out, uint32_t percentile, const pr_hist *hist)
     fprintf(out, "         sum: %39.2f\n\n", (double)pr_hist_sum(hist) / 1000.0);
 }
 
-/* Averages over the units and population standard deviations, as sysbench
- * computes them over its threads (events, and latency sums in seconds). */
-static void print_fairness(FILE *out, const struct co_report_unit *units, size_t n)
+void co_report_fairness_of(const struct co_report_unit *units, size_t n,
+                           struct co_report_fairness *out)
 {
     double ev_sum = 0, time_sum = 0, ev_var = 0, time_var = 0;
 
@@ -205,11 +204,18 @@ static void print_fairness(FILE *out, const struct co_report_unit *units, size_t
         ev_var += d_ev * d_ev;
         time_var += d_time * d_time;
     }
+    *out = (struct co_report_fairness){ev_avg, sqrt(ev_var / (double)n), time_avg,
+                                       sqrt(time_var / (double)n)};
+}
+
+static void print_fairness(FILE *out, const struct co_report_unit *units, size_t n)
+{
+    struct co_report_fairness f;
+    co_report_fairness_of(units, n, &f);
     fprintf(out, "Threads fairness:\n");
-    fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", ev_avg,
-            sqrt(ev_var / (double)n));
-    fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n\n", time_avg,
-            sqrt(time_var / (double)n));
+    fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", f.events_avg, f.events_stddev);
+    fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n\n", f.time_avg_s,
+            f.time_stddev_s);
 }
 
 int co_report_final(FILE *out, const struct co_report_opts *opts, const struct co_report_final *fin)

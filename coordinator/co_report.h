@@ -77,6 +77,16 @@ struct co_report_unit {
     uint64_t lat_sum_us; /* sum of their latencies */
 };
 
+/* "Threads fairness" over n >= 1 units: averages and population standard
+ * deviations, as sysbench computes them over its threads (events, and
+ * latency sums in seconds). */
+struct co_report_fairness {
+    double events_avg, events_stddev;
+    double time_avg_s, time_stddev_s;
+};
+void co_report_fairness_of(const struct co_report_unit *units, size_t n,
+                           struct co_report_fairness *out);
+
 /* The final report (sysbench's report_cumulative). */
 struct co_report_final {
     struct pr_counters counters;        /* the whole run */

@@ -107,6 +107,18 @@ static struct co_report_unit *fairness_units(const struct co_result *res, size_t
     return u;
 }
 
+bool co_summary_fairness(const struct co_result *res, struct co_report_fairness *out)
+{
+    size_t n = 0;
+    bool measured = true;
+    struct co_report_unit *units = fairness_units(res, &n);
+    co_report_fairness_of(units, n, out);
+    free(units);
+    for (uint32_t i = 0; i < res->n_agents; i++)
+        measured = measured && res->agents[i].n_conns > 0;
+    return measured;
+}
+
 int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_result *res)
 {
     size_t n_units = 0;

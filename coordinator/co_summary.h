@@ -19,6 +19,11 @@ void co_summary_totals(struct co_result *res);
 /* The sysbench final report for a run (options from a). 0 or the
  * co_report error. */
 int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_result *res);
+/* The final report's "Threads fairness" figures into *out: true when every
+ * agent's connections were measured (DONE.conns), false when some agent's
+ * totals were spread evenly over its connections (a lost agent). */
+struct co_report_fairness;
+bool co_summary_fairness(const struct co_result *res, struct co_report_fairness *out);
 
 /* The stampede section: agents, server cross-check, warnings. */
 void co_summary_print_agents(FILE *out, const struct co_result *res);

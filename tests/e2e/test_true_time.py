@@ -16,7 +16,8 @@ And threads fairness is measured per connection (issue 30 §1: it spread each
 agent's totals evenly over its connections, so with one agent the stddev
 was always 0.00): a script whose connection 0 sleeps 20 ms per event on 4
 connections of one agent shows an events stddev above zero, and the
-per-connection events add up exactly to the transactions (avg x 4).
+per-connection events add up exactly to the transactions (avg x 4); the
+JSON has the same figures (totals.fairness, agents[].conns).
 """
 import re
 
@@ -70,8 +71,9 @@ def fairness():
     path = e.path("slow0.lua")
     with open(path, "w") as f:
         f.write(SLOW0)
-    p = e.run_ok([path, "run", "--threads=4", "--time=2", "--agents=1"] + e.local_opts() +
-                 e.db_opts(), "fairness run")
+    j = e.path("fair.json")
+    p = e.run_ok([path, "run", "--threads=4", "--time=2", "--agents=1", "--json=" + j] +
+                 e.local_opts() + e.db_opts(), "fairness run")
     out = p.text("out")
     n = re.search(r"transactions:\s+(\d+)", out)
     ev = re.search(r"events \(avg/stddev\):\s+([0-9.]+)/([0-9.]+)", out)
@@ -85,6 +87,19 @@ def fairness():
             "spread gave <= 0.5)" % sd)
     e.check(abs(avg * 4 - total) < 0.001,
             "per-connection events add up to the transactions: %.4f x 4 == %d" % (avg, total))
+    # The same figures in the JSON: totals.fairness as printed, and each
+    # connection's [events, latency sum ms] in agents[].conns.
+    d = e.load_json(j)
+    f = d["totals"].get("fairness", {})
+    conns = [c for a in d["agents"] for c in a.get("conns", [])]
+    e.check(f.get("per_connection") is True and "%.4f/%.2f" % (f.get("events_avg", -1),
+            f.get("events_stddev", -1)) == "%s/%s" % (ev.group(1), ev.group(2)),
+            "JSON totals.fairness %r is the printed events (avg/stddev) %s/%s"
+            % (f, ev.group(1), ev.group(2)))
+    e.check(len(conns) == 4 and sum(c[0] for c in conns) == total and
+            min(c[0] for c in conns) < max(c[0] for c in conns) / 10,
+            "JSON agents[].conns: 4 connections whose events add up to %d, connection 0 slowed: %r"
+            % (total, conns))
 
 
 def main():
