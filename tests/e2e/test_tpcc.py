@@ -211,17 +211,57 @@ def test_tpcc_start():
     trx_files()
 
 
+def shifted_agent_bin():
+    """An --agent-bin whose agents' wall clocks are off (clockshift.c): the
+    first agent started an hour ahead, the others half an hour behind, their
+    monotonic clocks right. None without the shim (the agents as built)."""
+    shim = os.environ.get("STAMPEDE_TEST_CLOCKSHIFT", "")
+    if not os.path.exists(shim):
+        e.info("no STAMPEDE_TEST_CLOCKSHIFT shim: the agents' clocks are the host's")
+        return None
+    d = e.path("clockshift")
+    os.makedirs(d, exist_ok=True)
+    w = os.path.join(d, "stampede-agent")
+    with open(w, "w") as f:
+        f.write("#!/bin/sh\n"
+                "if mkdir '%s/first' 2>/dev/null; then s=3600; else s=-1800; fi\n"
+                "STAMPEDE_TEST_CLOCK_SHIFT_S=$s LD_PRELOAD='%s' "
+                "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" "
+                "exec '%s' \"$@\"\n" % (d, shim, e.AGENT))
+    os.chmod(w, 0o755)
+    return w
+
+
+# tpcc_start -0..-4 that are not bucket boundaries of the histograms (3
+# significant digits: 16 us buckets from 16.384 ms, 32 us from 32.768 ms).
+LIMITS = {"new_order": 17, "payment": 19, "order_status": 21, "delivery": 33, "stock_level": 17}
+
+
 def trx_files():
-    """tpcc_start -f FILE -t FILE over 2 agents: both files in tpcc-mysql's
-    line formats; -f has a line per completed New-Order (the JSON's whole-run
-    new_order count), -t one per commit (new_order - rollback), time_count
-    in tpcc_start's steps, t_num over both agents' connections."""
+    """tpcc_start -f FILE -t FILE -0 17 .. -4 17 over 2 agents whose wall
+    clocks are an hour ahead and half an hour behind: both files in
+    tpcc-mysql's line formats; -f has a line per completed New-Order (the
+    JSON's whole-run new_order count), -t one per commit (new_order -
+    rollback), time_count in tpcc_start's steps, t_num over both agents'
+    connections; -t's stamps in the coordinator's clock (within the run, in
+    finish order); sc + lt exact at limits that are not bucket boundaries
+    (limits())."""
     rt, trx, j = e.path("rt.txt"), e.path("trx.txt"), e.path("trx-files.json")
     c, r, l, i = 4, 1, 4, 2
+    limits = []
+    for n, x in enumerate(LIMITS.values()):
+        limits += ["-%d" % n, str(x)]
+    bin_opts = e.local_opts()
+    shifted = shifted_agent_bin()
+    if shifted:
+        bin_opts = ["--agent-bin=" + shifted]
     args = ["tpcc_start", "-h", e.env("HOST", "127.0.0.1"), "-P", e.env("PORT"), "-d", DB, "-u",
             e.env("USER", "sbtest"), "-w", "2", "-c", str(c), "-r", str(r), "-l", str(l), "-i",
-            str(i), "-f", rt, "-t", trx, "--agents=2", "--json=" + j] + e.local_opts()
-    p = e.run_ok(args, "stampede tpcc_start -f FILE -t FILE --agents=2", timeout=120)
+            str(i), "-f", rt, "-t", trx, "--agents=2", "--json=" + j] + limits + bin_opts
+    wall0 = time.time_ns()
+    p = e.run_ok(args, "stampede tpcc_start -f FILE -t FILE -0 17 ... --agents=2 (clocks off: %s)"
+                 % bool(shifted), timeout=120)
+    wall1 = time.time_ns()
     if p.p.returncode != 0:
         p.dump()
         return
@@ -253,10 +293,16 @@ def trx_files():
             (min(rts) if rts else None, max(rts) if rts else None, nmax))
     t = [tuple(int(g) for g in t_re.match(x).groups()) for x in t_lines if t_re.match(x)]
     nums = {x[0] for x in t}
-    now = time.time()
-    ok = all(x[2] < 10**9 and x[4] < 10**9 and (x[3], x[4]) <= (x[1], x[2]) and
-             now - 300 < x[1] <= now + 5 for x in t)
-    e.check(ok, "-t: finish after start, nanoseconds < 1e9, wall-clock times of this run")
+    ok = all(x[2] < 10**9 and x[4] < 10**9 and (x[3], x[4]) <= (x[1], x[2]) for x in t)
+    e.check(ok, "-t: finish after start, nanoseconds < 1e9")
+    # The common epoch: every stamp on the coordinator's clock (this host's),
+    # inside the run, whatever the agents' wall clocks said.
+    out = [x for x in t if not wall0 <= x[3] * 10**9 + x[4] <= x[1] * 10**9 + x[2] <= wall1]
+    offs = [a.get("clock_offset_ms") for a in e.load_json(j).get("agents", [])]
+    e.check(t and not out,
+            "-t: %d stamps within the run on the coordinator's clock [%.3f, %.3f] s (agent "
+            "clocks off by +3600/-1800 s: %s; clock_offset_ms %s): %d outside, first %s" %
+            (len(t), wall0 / 1e9, wall1 / 1e9, bool(shifted), offs, len(out), out[:1]))
     e.check(nums <= set(range(c)) and len(nums) == c,
             "-t t_num covers the %d connections of both agents: %s" % (c, sorted(nums)))
     # Global completion order over both agents (one host, one clock): a line
@@ -271,6 +317,7 @@ def trx_files():
             len(back))
     e.check(e.load_json(j)["tpcc"].get("trx_records_lost") == 0,
             "--json tpcc.trx_records_lost is there: 0 records dropped")
+    limits_exact(p, e.load_json(j), f_lines, f_re)
     full_files()
     bad = e.path("no-such-dir/trx.txt")
     p = e.stampede(["tpcc_start", "-t", bad, "-w", "2"] + e.local_opts())
@@ -278,6 +325,40 @@ def trx_files():
     e.check(rc == 2 and ("--trx-file=" + bad) in p.text("err") and "cannot create" in p.text("err"),
             "-t in a missing directory: exit %s before anything runs: %s" %
             (rc, p.text("err").strip().splitlines()[:1]))
+
+
+def limits_exact(p, d, f_lines, f_re):
+    """sc/lt at limits that are not bucket boundaries (issue 30 §6): the
+    agents count each transaction against its limit as it ends, so sc + lt
+    is every transaction of the window, per agent too, and lt (whole run,
+    the kinds' late) equals the -f file's New-Orders at or over 17 ms,
+    counted here from their rt (tpcc_start: `rt < limit` is sc)."""
+    tc, kinds = d.get("tpcc", {}), d["totals"].get("kinds", {})
+    txns, agents = tc.get("transactions", {}), tc.get("agents", [])
+    for name, ms in LIMITS.items():
+        x = txns.get(name, {})
+        per = [a["transactions"].get(name, {}) for a in agents]
+        e.check(x.get("rt_limit_ms") == ms and len(per) == 2 and
+                sum(a.get("sc", 0) for a in per) == x.get("sc") and
+                sum(a.get("lt", 0) for a in per) == x.get("lt"),
+                "%s: limit %s ms; sc %s, lt %s == the 2 agents' sums (%s)" %
+                (name, x.get("rt_limit_ms"), x.get("sc"), x.get("lt"),
+                 [(a.get("sc"), a.get("lt")) for a in per]))
+    no = txns.get("new_order", {})
+    e.check(no.get("sc", 0) + no.get("lt", 0) == tc.get("new_orders", -1) > 0,
+            "New-Order sc %s + lt %s == the window's New-Orders %s" %
+            (no.get("sc"), no.get("lt"), tc.get("new_orders")))
+    m = re.search(r"^  \[0\] sc:(\d+) lt:(\d+)  rt:", p.text(), re.M)
+    e.check(m is not None and (int(m.group(1)), int(m.group(2))) == (no.get("sc"), no.get("lt")),
+            "<Raw Results> [0] %s == the JSON's sc, lt" % (m.group(0).strip() if m else None))
+    us = [int(f_re.match(x).group(2).replace(".", "")) for x in f_lines if f_re.match(x)]
+    late = sum(1 for u in us if u >= LIMITS["new_order"] * 1000)
+    bucket = sum(1 for u in us if 16992 <= u <= 17007)
+    e.info("New-Order rt: %d of %d at or over 17 ms, %d in 17 ms's bucket [16.992, 17.007]" %
+           (late, len(us), bucket))
+    e.check(kinds.get("new_order", {}).get("late", 0) == late,
+            "whole run: the kinds' new_order late %s == the -f lines with rt >= 17.000 ms %d" %
+            (kinds.get("new_order", {}).get("late"), late))
 
 
 def full_files():
