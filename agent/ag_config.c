@@ -263,6 +263,7 @@ int ag_config_parse(struct ag_config *cfg, int argc, char **argv, bool *want_hel
     int rc = 0;
 
     memset(cfg, 0, sizeof(*cfg));
+    cfg->argv = argv;
     cfg->log_level = 2;
     cfg->lua_memory_mib = PR_LUA_MEMORY_MIB;
     for (int i = 1; i < argc && rc == 0; i++) {

@@ -45,6 +45,7 @@ struct ag_config {
     int log_level;                               /* 0 error .. 3 debug */
     bool allow_scripts; /* allow-scripts: run plans carrying Lua scripts (default no) */
     char *prometheus;   /* prometheus: HOST:PORT of our own /metrics, NULL when off */
+    char **argv;        /* the command line parsed (borrowed): a stuck daemon re-executes it */
 };
 
 /* Fill cfg from argv (argv[0] skipped), reading --config=FILE first when

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -24,6 +26,14 @@
  * that accepts but never answers holds mysql_real_connect for its 10 s
  * timeout) must not hold the daemon past 2 s (issue 27 §2). */
 #define STOP_GRACE_MS 1500
+/* After the run was told to stop (ABORT, BYE, the lease), how long it may
+ * take to end before the daemon restarts itself without it: past every
+ * bound of a healthy stop (in-flight events 5 s, the lead's last sample
+ * 6 s) and past the coordinator's own wait (10 s), so the run was already
+ * ended there, the agent declared lost. A thread stuck in a blocking call
+ * (a server that trickles bytes keeps mysql_real_connect reading) would
+ * otherwise keep the daemon from every later run (issue 27 §2). */
+#define STUCK_RESTART_MS 15000
 
 static volatile sig_atomic_t stop_signal;
 
@@ -47,6 +57,7 @@ struct ctl {
     uint64_t next_beat_ns;       /* next HEARTBEAT (or HELLO while unanswered) */
     bool joined;                 /* the coordinator has spoken since our HELLO */
     bool lease_expired;          /* a run ended because the lease lapsed */
+    uint64_t stop_asked_ns;      /* when the current run was told to stop, 0: not */
     bool run_failed;             /* the last run ended with a non-zero status */
     int runs_done;               /* sessions that finished */
     uint64_t ping_id;            /* last PING id we sent */
@@ -324,6 +335,15 @@ static void on_start(struct ctl *c, const struct pr_msg_start *s)
     ag_session_go(c->session, t0, s->interval_ms);
 }
 
+/* Tell the run to stop, and note when (STUCK_RESTART_MS counts from the
+ * first request). */
+static void stop_session(struct ctl *c, bool immediate)
+{
+    ag_session_stop(c->session, immediate);
+    if (c->stop_asked_ns == 0)
+        c->stop_asked_ns = pr_clock_now_ns();
+}
+
 static void dispatch(struct ctl *c, struct pr_msg *m)
 {
     struct pr_msg reply;
@@ -347,7 +367,7 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
         logf_(c, m->type == PR_MSG_BYE ? 2 : 1, "coordinator: %s: %s", pr_msg_type_name(m->type),
               m->u.abort.reason);
         if (c->session) /* ABORT "now": --forced-shutdown, in-flight events are cut off */
-            ag_session_stop(c->session, m->type == PR_MSG_ABORT && m->u.abort.now);
+            stop_session(c, m->type == PR_MSG_ABORT && m->u.abort.now);
         else if (m->type == PR_MSG_BYE) /* done with us: wait for the next one, quietly */
             unjoin(c);
         break;
@@ -410,6 +430,7 @@ static void drain_session(struct ctl *c)
     }
     if (c->session && ag_session_is_finished(c->session)) {
         ag_session_destroy(&c->session);
+        c->stop_asked_ns = 0;
         c->runs_done++;
         logf_(c, 2, "run %s finished", c->run);
         c->run[0] = '\0';
@@ -423,7 +444,7 @@ static void tick(struct ctl *c, uint64_t now)
         logf_(c, 1, "no word from the coordinator for %d ms: %s", AG_CTL_LEASE_MS,
               c->session ? "stopping the run and closing every DB connection" : "waiting");
         if (c->session) {
-            ag_session_stop(c->session, true);
+            stop_session(c, true);
             c->lease_expired = true;
         }
         unjoin(c);
@@ -457,6 +478,49 @@ static void exit_stuck(struct ctl *c)
         nanosleep(&ts, NULL);
     }
     fflush(NULL);
+    _exit(1);
+}
+
+/* Every descriptor past stderr closes at exec (ZeroMQ's, libmicrohttpd's
+ * and Connector/C's sockets): the new image starts with none of them. */
+static void cloexec_all(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != dirfd(d))
+            fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+    }
+    if (d != NULL)
+        closedir(d);
+}
+
+/* The run did not end STUCK_RESTART_MS after it was told to stop: a thread
+ * of it is stuck in a blocking call and cannot be joined. Say so and BYE,
+ * then start again as a new process (the same pid and command line, so a
+ * supervisor or the coordinator that spawned us sees nothing change), or
+ * with --once, exit 1. */
+static void restart_stuck(struct ctl *c)
+{
+    logf_(c, 1,
+          "the run did not end %d ms after it was told to stop (a thread is stuck in a "
+          "blocking call: a server that does not answer?); %s",
+          STUCK_RESTART_MS, c->cfg->once ? "exiting" : "restarting the daemon without it");
+    if (c->joined) {
+        struct pr_msg bye;
+        pr_msg_init(&bye, PR_MSG_BYE, NULL, 0);
+        bye.u.bye.reason = "agent restarting: a run's thread was stuck";
+        send_msg(c, &bye);
+        struct timespec ts = {0, 50000000}; /* ZeroMQ's I/O thread sends it */
+        nanosleep(&ts, NULL);
+    }
+    fflush(NULL);
+    if (!c->cfg->once && c->cfg->argv != NULL) {
+        cloexec_all();
+        execv("/proc/self/exe", c->cfg->argv);
+        logf_(c, 0, "cannot restart (%s): exiting", strerror(errno));
+    }
     _exit(1);
 }
 
@@ -507,12 +571,15 @@ int ag_ctl_run(const struct ag_config *cfg)
             n = 3;
         }
         if (stop_signal && !stopping && c.session) {
-            ag_session_stop(c.session, true);
+            stop_session(&c, true);
             stopping = true;
             stop_ns = pr_clock_now_ns();
         }
         if (stopping && c.session && pr_clock_now_ns() - stop_ns > STOP_GRACE_MS * 1000000ull)
             exit_stuck(&c);
+        if (c.session && c.stop_asked_ns &&
+            pr_clock_now_ns() - c.stop_asked_ns > STUCK_RESTART_MS * 1000000ull)
+            restart_stuck(&c);
         if (zmq_poll(items, n, 50) < 0 && errno != EINTR)
             break;
         read_monitor(&c);

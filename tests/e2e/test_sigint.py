@@ -14,7 +14,14 @@
     §2): a server that accepts connections and never answers holds the
     agent's setup in mysql_real_connect (its 10 s timeout); SIGTERM to the
     agent then ends it in at most 2 s (8.2 s before), saying why, and the
-    coordinator reports the agent lost and fails.
+    coordinator reports the agent lost and fails;
+  - a daemon whose run is stuck restarts itself: under hangconnect.c (an
+    LD_PRELOAD shim whose connect() to one port never returns) an agent
+    daemon's setup hangs connecting to the server; the run is interrupted
+    (the coordinator's SIGINT: ABORT to the agent); 15 s after that the
+    daemon says it restarts without the run, re-executes itself (same pid),
+    and serves the next run against the sandbox to the end. Before, it
+    stayed stuck and every later run found no agent.
 """
 import os
 import re
@@ -205,12 +212,57 @@ def stuck_agent():
         c.close()
 
 
+def stuck_restart():
+    shim = os.environ.get("STAMPEDE_TEST_HANGCONNECT", "")
+    if not e.check(os.path.exists(shim), "the hangconnect shim is built (%r)" % shim):
+        return
+    hang, cport = e.free_port(), e.free_port()
+    ep = "tcp://127.0.0.1:%d" % cport
+    env = dict(os.environ, LD_PRELOAD=shim, STAMPEDE_TEST_HANG_PORT=str(hang))
+    env["ASAN_OPTIONS"] = ":".join(x for x in (os.environ.get("ASAN_OPTIONS"),
+                                               "verify_asan_link_order=0") if x)
+    ag = e.Proc([e.AGENT, "--coordinator=" + ep, "--plaintext", "--workers=1",
+                 "--name=stuck-daemon"], env=env, name="stuck-daemon")
+    co = e.stampede(["oltp_point_select", "run", "--time=3", "--listen=" + ep, "--plaintext",
+                     "--agent-wait=20", "--mysql-host=127.0.0.1", "--mysql-port=%d" % hang,
+                     "--mysql-user=nobody"])
+    if not e.check(ag.wait_line(r"run \S+: run oltp_point_select", timeout=30) is not None,
+                   "restart: the daemon took the run (its setup now hangs in connect)"):
+        co.dump()
+        ag.dump()
+        ag.stop()
+        co.stop()
+        return
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    os.kill(co.pid, signal.SIGINT)
+    co.wait(30)
+    got = ag.wait_line(r"did not end 15000 ms after it was told to stop .*restarting the daemon "
+                       r"without it", timeout=40)
+    took = got[0] - t0 if got else -1
+    e.check(got is not None and ag.alive(), "restart: the daemon restarts itself %.1f s after the "
+            "run was aborted (15 s after the ABORT), same pid" % took)
+    j = e.path("after-restart.json")
+    co = e.stampede(["oltp_point_select", "run", "--tables=2", "--table-size=5000", "--time=2",
+                     "--listen=" + ep, "--plaintext", "--agent-wait=30", "--json=" + j] +
+                    e.db_opts())
+    rc = co.wait(90)
+    ok = rc == 0 and os.path.exists(j) and e.load_json(j)["totals"]["transactions"] > 0
+    e.check(ok and [a["name"] for a in e.load_json(j)["agents"]] == ["stuck-daemon"],
+            "restart: the same daemon serves the next run to the end: exit %s" % rc)
+    if not ok:
+        co.dump()
+        ag.dump()
+    ag.stop()
+
+
 def main():
     stuck_agent()
     e.need_sandbox()
     e.prepare(tables=2, table_size=5000)
     one_sigint()
     two_sigints()
+    stuck_restart()
     e.finish()
 
 
