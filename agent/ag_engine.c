@@ -184,7 +184,12 @@ ag_engine *ag_engine_new(const struct ag_engine_config *cfg, struct pr_error *er
     atomic_init(&e->sh.pieces_done, 0);
     e->nworkers = pick_workers(cfg);
     pthread_mutex_init(&e->mu, NULL);
-    pthread_cond_init(&e->cv, NULL);
+    pthread_condattr_t
+        ca; /* deadlines on the monotonic clock: a wall-clock step cannot move them */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->cv, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_mutex_init(&e->sh.notes_mu, NULL);
     ag_wstats_init(&e->total, e->sh.nkinds);
     ag_wstats_init(&e->merge, e->sh.nkinds);
@@ -333,8 +338,8 @@ static void start_workers(ag_engine *e)
 /* Wait (engine mutex held) until pred(e) or the deadline. */
 static bool wait_until(ag_engine *e, bool (*pred)(ag_engine *), int timeout_ms)
 {
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
+    struct timespec dl; /* e->cv waits on CLOCK_MONOTONIC */
+    clock_gettime(CLOCK_MONOTONIC, &dl);
     if (timeout_ms >= 0) {
         dl.tv_sec += timeout_ms / 1000;
         dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
