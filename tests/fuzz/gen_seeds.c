@@ -6,6 +6,9 @@
  *   gen_seeds hdrlog DIR  HdrHistogram V2 encodings as fuzz_hdrlog reads
  *                         them: a layer byte (0 base64, 1 raw compressed,
  *                         2 uncompressed) then the bytes
+ *   gen_seeds plan DIR    PLANs as a coordinator sends them, hash filled,
+ *                         for each family, command and partitioning, with
+ *                         the options agents parse (fuzz_plan)
  *
  * Every seed is produced by the real encoders, so the corpus follows the
  * formats as they change. Exits 0, or 1 with a message on any failure. */
@@ -253,6 +256,71 @@ static int gen_msg(pr_hist *h[4])
     return 0;
 }
 
+/* One PLAN per line: workload, command, partitioning, options. */
+static struct pr_msg_opt plan_opts_rw[] = {{(char *)"tables", (char *)"4"},
+                                           {(char *)"table-size", (char *)"1000"},
+                                           {(char *)"range_selects", (char *)"on"},
+                                           {(char *)"rand-type", (char *)"pareto"},
+                                           {(char *)"mysql-ignore-errors", (char *)"1213,1020"},
+                                           {(char *)"report-checkpoints", (char *)"5,10"}};
+static struct pr_msg_opt plan_opts_sb[] = {{(char *)"tables", (char *)"2"},
+                                           {(char *)"table_size", (char *)"500"},
+                                           {(char *)"mysql-ssl", (char *)"REQUIRED"},
+                                           {(char *)"db-ps-mode", (char *)"disable"},
+                                           {(char *)"forced-shutdown", (char *)"10%"}};
+static struct pr_msg_opt plan_opts_tc[] = {{(char *)"warehouses", (char *)"4"},
+                                           {(char *)"mysql-db", (char *)"tpcc"},
+                                           {(char *)"mysql-ignore-errors", (char *)"all"}};
+/* Shares: agent 1 of 2 (tables 1..2 of 4; rows 1..250 of tables 1..2;
+ * warehouses 1..2 of 4). */
+static struct pr_msg_table plan_tabs[] = {{1, 1, 1000, true, true}, {2, 1, 1000, true, false}};
+static struct pr_msg_table plan_rows[] = {{1, 1, 250, true, true}, {2, 1, 250, false, false}};
+static struct pr_msg_table plan_whs[] = {{1, 1, 2, true, true}};
+static const struct {
+    const char *wl;
+    enum pr_plan_cmd cmd;
+    enum pr_partition part;
+    struct pr_msg_opt *opts;
+    uint32_t n_opts;
+    struct pr_msg_table *tables;
+    uint32_t n_tables;
+} plan_seeds[] = {
+    {"oltp_read_write", PR_CMD_RUN, PR_PART_TABLES, plan_opts_rw, 6, plan_tabs, 2},
+    {"oltp_read_only", PR_CMD_PREPARE, PR_PART_TABLES, plan_opts_rw, 2, plan_tabs, 2},
+    {"oltp_point_select", PR_CMD_RUN, PR_PART_ROWS, plan_opts_sb, 5, plan_rows, 2},
+    {"oltp_insert", PR_CMD_RUN, PR_PART_NONE, plan_opts_sb, 2, NULL, 0},
+    {"bulk_insert", PR_CMD_RUN, PR_PART_NONE, NULL, 0, NULL, 0},
+    {"select_random_ranges", PR_CMD_PREWARM, PR_PART_NONE, plan_opts_sb, 2, NULL, 0},
+    {"oltp_delete", PR_CMD_CLEANUP, PR_PART_NONE, NULL, 0, NULL, 0},
+    {"tpcc", PR_CMD_RUN, PR_PART_WAREHOUSES, plan_opts_tc, 3, plan_whs, 1},
+    {"tpcc", PR_CMD_PREPARE, PR_PART_WAREHOUSES, plan_opts_tc, 1, plan_whs, 1},
+    {"tpcc", PR_CMD_CHECK, PR_PART_NONE, NULL, 0, NULL, 0},
+};
+
+static int gen_plan(void)
+{
+    for (size_t i = 0; i < sizeof(plan_seeds) / sizeof(plan_seeds[0]); i++) {
+        struct pr_msg m;
+        char variant[32];
+        pr_msg_init(&m, PR_MSG_PLAN, "run-1", 1);
+        fill_body(&m, NULL, NULL);
+        struct pr_msg_plan *p = &m.u.plan;
+        p->workload = (char *)plan_seeds[i].wl;
+        p->cmd = plan_seeds[i].cmd;
+        p->part = plan_seeds[i].part;
+        p->opts = plan_seeds[i].opts;
+        p->n_opts = plan_seeds[i].n_opts;
+        p->tables = plan_seeds[i].tables;
+        p->n_tables = plan_seeds[i].n_tables;
+        if (pr_msg_plan_hash(p, &p->plan_hash) < 0)
+            return -1;
+        snprintf(variant, sizeof(variant), "%s-%zu", plan_seeds[i].wl, i);
+        if (emit_msg(&m, variant) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int gen_hist(pr_hist *h[4])
 {
     for (int i = 0; i < 4; i++) {
@@ -334,7 +402,7 @@ int main(int argc, char **argv)
     int rc;
 
     if (argc != 3) {
-        fprintf(stderr, "usage: gen_seeds msg|hist|hdrlog DIR\n");
+        fprintf(stderr, "usage: gen_seeds msg|hist|hdrlog|plan DIR\n");
         return 1;
     }
     out_dir = argv[2];
@@ -345,6 +413,8 @@ int main(int argc, char **argv)
         rc = gen_hist(h);
     else if (strcmp(argv[1], "hdrlog") == 0)
         rc = gen_hdrlog(h);
+    else if (strcmp(argv[1], "plan") == 0)
+        rc = gen_plan();
     else
         rc = -1, fprintf(stderr, "gen_seeds: unknown kind '%s'\n", argv[1]);
     for (int i = 0; i < 4; i++)
