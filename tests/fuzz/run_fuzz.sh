@@ -13,11 +13,11 @@ fuzzer=$1 gen=$2 kind=$3 secs=$4 art=$5
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stampede-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/seeds" "$tmp/corpus" "$art" || exit 1
-# Seeds: the real encoders' (gen_seeds: msg, hist, hdrlog), and the files
+# Seeds: the real encoders' (gen_seeds: msg, hist, hdrlog, plan), and the files
 # kept in tests/fuzz/seeds/KIND (text inputs: options, agent configs, HTTP
 # requests, real run files), findings' inputs among them (regression cases).
 case $kind in
-msg|hist|hdrlog)
+msg|hist|hdrlog|plan)
     "$gen" "$kind" "$tmp/seeds" || { echo "run_fuzz: seed generation failed"; exit 1; } ;;
 esac
 seeds=$(dirname "$0")/seeds/$kind
