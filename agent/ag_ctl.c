@@ -460,6 +460,21 @@ static void tick(struct ctl *c, uint64_t now)
     }
 }
 
+/* BYE to the coordinator (when joined) before the process leaves without
+ * its run: given 50 ms to go out on ZeroMQ's I/O thread; stdio flushed. */
+static void bye_before_leaving(struct ctl *c, const char *reason)
+{
+    if (c->joined) {
+        struct pr_msg bye;
+        pr_msg_init(&bye, PR_MSG_BYE, NULL, 0);
+        bye.u.bye.reason = (char *)reason; /* encoded, never freed here */
+        send_msg(c, &bye);
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    fflush(NULL);
+}
+
 /* The run did not stop within STOP_GRACE_MS of a signal: a thread of it is
  * stuck in a blocking call. Say so, say BYE, and leave without it (its
  * threads cannot be joined; nothing on disk needs cleaning). */
@@ -469,15 +484,7 @@ static void exit_stuck(struct ctl *c)
           "the run did not stop within %d ms of the signal (a thread is stuck in a "
           "blocking call: a server that does not answer?); exiting without it",
           STOP_GRACE_MS);
-    if (c->joined) {
-        struct pr_msg bye;
-        pr_msg_init(&bye, PR_MSG_BYE, NULL, 0);
-        bye.u.bye.reason = "agent stopped by signal";
-        send_msg(c, &bye);
-        struct timespec ts = {0, 50000000}; /* ZeroMQ's I/O thread sends it */
-        nanosleep(&ts, NULL);
-    }
-    fflush(NULL);
+    bye_before_leaving(c, "agent stopped by signal");
     _exit(1);
 }
 
@@ -507,15 +514,7 @@ static void restart_stuck(struct ctl *c)
           "the run did not end %d ms after it was told to stop (a thread is stuck in a "
           "blocking call: a server that does not answer?); %s",
           STUCK_RESTART_MS, c->cfg->once ? "exiting" : "restarting the daemon without it");
-    if (c->joined) {
-        struct pr_msg bye;
-        pr_msg_init(&bye, PR_MSG_BYE, NULL, 0);
-        bye.u.bye.reason = "agent restarting: a run's thread was stuck";
-        send_msg(c, &bye);
-        struct timespec ts = {0, 50000000}; /* ZeroMQ's I/O thread sends it */
-        nanosleep(&ts, NULL);
-    }
-    fflush(NULL);
+    bye_before_leaving(c, "agent restarting: a run's thread was stuck");
     if (!c->cfg->once && c->cfg->argv != NULL) {
         cloexec_all();
         execv("/proc/self/exe", c->cfg->argv);
