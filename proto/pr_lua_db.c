@@ -19,7 +19,6 @@ struct pr_lua_db {
     unsigned port;
     struct pr_tls_opts tls;
     MYSQL *m;
-    unsigned long queries;
 };
 
 static char *dup_or_null(const char *s)
@@ -109,7 +108,6 @@ static int query_now(lua_State *L)
     int n;
     if (db->m == NULL && (n = connect_db(L, db)) > 0)
         return n;
-    db->queries++;
     int failed = mysql_real_query(db->m, sql, len);
     pr_lua_watchdog_rearm(L); /* the wait was the server's, not the script's */
     if (failed)
@@ -169,9 +167,4 @@ void pr_lua_db_detach(lua_State *L, pr_lua_db **dbp)
     pr_tls_opts_clear(&db->tls);
     free(db);
     *dbp = NULL;
-}
-
-unsigned long pr_lua_db_queries(const pr_lua_db *db)
-{
-    return db ? db->queries : 0;
 }

@@ -38,7 +38,5 @@ pr_lua_db *pr_lua_db_attach(lua_State *L, const struct pr_lua_db_target *t);
 /* They are answered empty again; the connection (if one was opened) is
  * closed and *db freed and set to NULL. NULL or *db NULL: no-op. */
 void pr_lua_db_detach(lua_State *L, pr_lua_db **db);
-/* Queries sent so far on it (for tests and the note in the output). */
-unsigned long pr_lua_db_queries(const pr_lua_db *db);
 
 #endif
