@@ -6,6 +6,7 @@
  * they are; the answer is read to the end (or 2 s). Beyond "no crash, no
  * leak, no UB" in stampede's handler, renderer and libmicrohttpd: a
  * request is answered with a status line or closed, never hangs. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,15 +42,35 @@ static void start(void)
     pr_prom_publish(prom);
 }
 
+/* A connection to the endpoint. Closed with a reset (SO_LINGER 0): tens of
+ * thousands of them a minute must not use up the loopback's ports in
+ * TIME_WAIT. A refusal is retried for 1 s (the endpoint's connection limit
+ * may be reached for a moment); past that, abort. */
+static int connect_endpoint(void)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+    struct linger lg = {1, 0};
+    int err = 0;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    for (int i = 0; i < 100; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == 0 &&
+            connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+            return fd;
+        err = errno;
+        if (fd >= 0)
+            close(fd);
+        usleep(10000);
+    }
+    fprintf(stderr, "fuzz_prom: cannot connect to the endpoint: %s\n", strerror(err));
+    abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (prom == NULL)
         start();
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-        abort();
+    int fd = connect_endpoint();
     (void)send(fd, data, size, MSG_NOSIGNAL);
     shutdown(fd, SHUT_WR);
     char buf[4096];
