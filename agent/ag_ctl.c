@@ -56,6 +56,7 @@ struct ctl {
     uint64_t last_heard_ns;      /* monotonic time of the last valid message */
     uint64_t next_beat_ns;       /* next HEARTBEAT (or HELLO while unanswered) */
     bool joined;                 /* the coordinator has spoken since our HELLO */
+    bool bye_heard;              /* it said BYE while a run was still winding down */
     bool lease_expired;          /* a run ended because the lease lapsed */
     uint64_t stop_asked_ns;      /* when the current run was told to stop, 0: not */
     bool run_failed;             /* the last run ended with a non-zero status */
@@ -96,6 +97,7 @@ static void logf_(const struct ctl *c, int level, const char *fmt, ...)
 static void unjoin(struct ctl *c)
 {
     c->joined = false;
+    c->bye_heard = false;
     memset(&c->in, 0, sizeof(c->in));
     c->clock.rtt_ns = 0; /* the next PONG sets a fresh estimate */
 }
@@ -366,10 +368,14 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
     case PR_MSG_BYE:
         logf_(c, m->type == PR_MSG_BYE ? 2 : 1, "coordinator: %s: %s", pr_msg_type_name(m->type),
               m->u.abort.reason);
-        if (c->session) /* ABORT "now": --forced-shutdown, in-flight events are cut off */
+        if (c->session) { /* ABORT "now": --forced-shutdown, in-flight events are cut off */
             stop_session(c, m->type == PR_MSG_ABORT && m->u.abort.now);
-        else if (m->type == PR_MSG_BYE) /* done with us: wait for the next one, quietly */
+            /* Its DONE may be out already while the session winds down:
+             * once it has, the quiet that follows is not a lost lease. */
+            c->bye_heard = c->bye_heard || m->type == PR_MSG_BYE;
+        } else if (m->type == PR_MSG_BYE) { /* done with us: wait for the next one, quietly */
             unjoin(c);
+        }
         break;
     case PR_MSG_HEARTBEAT:
         break;
@@ -434,6 +440,8 @@ static void drain_session(struct ctl *c)
         c->runs_done++;
         logf_(c, 2, "run %s finished", c->run);
         c->run[0] = '\0';
+        if (c->bye_heard)
+            unjoin(c);
     }
 }
 

@@ -79,14 +79,28 @@ static void grace_cb(uv_timer_t *t)
     stop_now(t->data);
 }
 
-static void end_cb(uv_timer_t *t)
+static void stop_gracefully(ag_worker *w)
 {
-    ag_worker *w = t->data;
     begin_stop(w);
     /* A second stop (the coordinator's ABORT after --time) keeps the first
      * one's deadline. */
     if (!w->finished && !uv_is_active((uv_handle_t *)&w->grace_timer))
         uv_timer_start(&w->grace_timer, grace_cb, w->sh->stop_grace_ms, 0);
+}
+
+static void end_cb(uv_timer_t *t)
+{
+    ag_worker *w = t->data;
+    uint64_t now = uv_hrtime();
+
+    /* libuv's timers count whole milliseconds from a loop time that lags
+     * real time, so this can fire up to ~1 ms before --time is up: the run
+     * then ended short of it (total time 4.9997 s for --time=5). */
+    if (!w->stopping && now < w->end_ns) {
+        uv_timer_start(&w->end_timer, end_cb, (w->end_ns - now + 999999) / 1000000, 0);
+        return;
+    }
+    stop_gracefully(w);
 }
 
 static void start_cb(uv_timer_t *t)
@@ -191,6 +205,6 @@ void ag__worker_async_cb(uv_async_t *a)
         if (immediate || !w->started)
             stop_now(w);
         else
-            end_cb(&w->end_timer);
+            stop_gracefully(w);
     }
 }
