@@ -53,6 +53,8 @@ struct ag_run {
     size_t npieces;
     struct pr_msg_kstat *tot_kst; /* per-kind totals of ag_run_totals, until taken */
     uint32_t n_tot_kst;
+    uint32_t *cp_at; /* a run: --report-checkpoints, s ascending (STATS.conns) */
+    uint32_t n_cp_at;
 };
 
 static void set_error(struct ag_run_error *e, int code, enum pr_phase phase, const char *fmt, ...)
@@ -218,7 +220,9 @@ ag_run *ag_run_new(const struct pr_msg_plan *plan, int workers, struct ag_run_er
     r->wl = parse_workload(plan, e);
     if (r->wl) {
         struct pr_error err = {0};
-        if (pr_tls_opts_from(&r->tls, r->wl->fam->wl_opts(r->wl), &err) < 0)
+        const pr_opts *o = r->wl->fam->wl_opts(r->wl);
+        if (pr_tls_opts_from(&r->tls, o, &err) < 0 ||
+            (plan->cmd == PR_CMD_RUN && pr_opts_checkpoints(o, &r->cp_at, &r->n_cp_at, &err) < 0))
             set_error(e, err.code, PR_PHASE_PLAN, "%s", err.msg);
         else
             r->engine = make_engine(r, workers, e);
@@ -636,8 +640,22 @@ void ag_run_collect(ag_run *r, struct ag_run_interval *iv)
     ag_run_sample_srv(r, &iv->srv, &iv->n_srv);
 }
 
+void ag_run_checkpoint_conns(ag_run *r, uint64_t k, struct ag_run_interval *iv)
+{
+    for (uint32_t i = 0; i < r->n_cp_at; i++) {
+        if (pr_checkpoint_interval(r->cp_at[i], r->plan->report_ms) != k)
+            continue;
+        free(iv->conns);
+        struct pr_msg_conn *c = NULL;
+        iv->n_conns = (uint32_t)ag_engine_conn_figures(r->engine, &c);
+        iv->conns = c;
+        return;
+    }
+}
+
 void ag_run_interval_clear(struct ag_run_interval *iv)
 {
+    free(iv->conns);
     pr_hist_destroy(&iv->lat);
     pr_hist_destroy(&iv->svc);
     kst_free(&iv->kst, iv->n_kst);
@@ -696,6 +714,7 @@ void ag_run_destroy(ag_run **rp)
         return;
     ag_engine_destroy(&r->engine);
     free(r->conns);
+    free(r->cp_at);
     if (r->probe)
         mysql_close(r->probe);
     for (size_t i = 0; i < r->npieces; i++)

@@ -46,7 +46,10 @@ struct ag_run_interval {
     uint32_t n_kst;
     struct pr_msg_trx *trx; /* recorded events (STATS.trx), owned, or NULL */
     uint32_t n_trx;
-    uint64_t trx_lost; /* records dropped (more than PR_MSG_MAX_TRX) */
+    uint64_t trx_lost;         /* records dropped (more than PR_MSG_MAX_TRX) */
+    struct pr_msg_conn *conns; /* a --report-checkpoints interval: per connection
+                                  figures since the start (STATS.conns), owned, or NULL */
+    uint32_t n_conns;
 };
 
 /* Monotonic clock, ns: pr_clock_now_ns(), the one clock both programs use. */
@@ -113,6 +116,10 @@ void ag_run_settle(ag_run *r);
 /* Statistics since the previous collect (allocating iv's histograms), with
  * (lead) a server sample taken after the workers' counters were swapped. */
 void ag_run_collect(ag_run *r, struct ag_run_interval *iv);
+/* When interval k ends a --report-checkpoints window (pr_checkpoint_interval),
+ * each connection's figures from the start through k's collect into
+ * iv->conns (STATS.conns); otherwise nothing. Call after ag_run_collect. */
+void ag_run_checkpoint_conns(ag_run *r, uint64_t k, struct ag_run_interval *iv);
 /* Free what iv owns and zero it. */
 void ag_run_interval_clear(struct ag_run_interval *iv);
 /* Whole-run totals (exact, counted by the workers apart from the

@@ -169,6 +169,10 @@ static void post_stats(ag_session *s, uint64_t k, struct ag_run_interval *iv)
     m.u.stats.trx_lost = iv->trx_lost; /* the coordinator warns and counts it */
     iv->trx = NULL;
     iv->n_trx = 0;
+    m.u.stats.conns = iv->conns; /* moves too */
+    m.u.stats.n_conns = iv->n_conns;
+    iv->conns = NULL;
+    iv->n_conns = 0;
     if (iv->trx_lost)
         fprintf(stderr,
                 "stampede-agent: interval %" PRIu64 ": %" PRIu64 " transaction records "
@@ -230,6 +234,7 @@ static uint64_t run_intervals(ag_session *s)
             ag_run_settle(s->run);
         }
         ag_run_collect(s->run, &iv);
+        ag_run_checkpoint_conns(s->run, k, &iv);
         /* The tail after the stop goes out when it holds anything, so the
          * STATS add up to DONE; the lead's always does, for its server
          * sample taken once every connection has closed (pr_msg.h, READY). */

@@ -49,57 +49,17 @@ static int check_unsupported(struct co_args *a, struct pr_error *err)
     return 0;
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* One checkpoint: a plain decimal in 0..UINT32_MAX (pr_opts checked the
- * list already; this keeps the value). */
-static int checkpoint_item(const char *s, size_t len, uint32_t *out, struct pr_error *err)
-{
-    char item[32], *end;
-
-    snprintf(item, sizeof item, "%.*s", (int)(len < 31 ? len : 31), s);
-    errno = 0;
-    unsigned long long x = strtoull(item, &end, 10);
-    if (len == 0 || len > 10 || *item < '0' || *item > '9' || *end || errno || x > UINT32_MAX)
-        return pr_error_set(err, PR_EINVAL,
-                            "--report-checkpoints: '%s' is not a whole number of seconds", item);
-    *out = (uint32_t)x;
-    return 0;
-}
-
-/* --report-checkpoints: sorted ascending and deduplicated, as sysbench sorts
- * them; each is taken at the first report boundary at or after it. */
+/* --report-checkpoints (pr_opts_checkpoints); each is taken at the first
+ * report boundary at or after it. */
 static int parse_checkpoints(struct co_args *a, struct pr_error *err)
 {
-    const char *v = pr_opts_str(a->opts, "report-checkpoints");
     int64_t ri = pr_opts_int(a->opts, "report-interval");
     uint64_t step = ri > 0 ? (uint64_t)ri : 1;
-    uint32_t n = 0;
-
     free(a->checkpoints);
-    a->checkpoints = NULL;
-    a->n_checkpoints = 0;
-    for (const char *p = v; *p;) {
-        size_t len = strcspn(p, ",");
-        uint32_t x = 0;
-        int rc = checkpoint_item(p, len, &x, err);
-        if (rc < 0)
-            return rc;
-        a->checkpoints = pr_xrealloc(a->checkpoints, (a->n_checkpoints + 1) * sizeof(uint32_t));
-        a->checkpoints[a->n_checkpoints++] = x;
-        p += len + (p[len] == ',');
-    }
-    if (a->n_checkpoints > 1)
-        qsort(a->checkpoints, a->n_checkpoints, sizeof(uint32_t), cmp_u32);
+    int rc = pr_opts_checkpoints(a->opts, &a->checkpoints, &a->n_checkpoints, err);
+    if (rc < 0)
+        return rc;
     for (uint32_t i = 0; i < a->n_checkpoints; i++)
-        if (n == 0 || a->checkpoints[n - 1] != a->checkpoints[i])
-            a->checkpoints[n++] = a->checkpoints[i];
-    a->n_checkpoints = n;
-    for (uint32_t i = 0; i < n; i++)
         if (a->checkpoints[i] % step)
             co__args_warn(a,
                           "--report-checkpoints: %" PRIu32

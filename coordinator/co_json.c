@@ -346,6 +346,19 @@ static void write_agent(struct jw *w, const struct co_agent_result *a, double ti
     jw_close(w, '}');
 }
 
+/* "Threads fairness" (co_report_fairness_of), and whether it was measured
+ * per connection. */
+static void jw_fairness(struct jw *w, const struct co_report_fairness *f, bool per_conn)
+{
+    jw_open(w, "fairness", '{');
+    jw_num(w, "events_avg", f->events_avg);
+    jw_num(w, "events_stddev", f->events_stddev);
+    jw_num(w, "execution_time_avg_s", f->time_avg_s);
+    jw_num(w, "execution_time_stddev_s", f->time_stddev_s);
+    jw_bool(w, "per_connection", per_conn);
+    jw_close(w, '}');
+}
+
 /* scratch: where a frozen histogram is expanded (co_interval_lat). */
 static void write_interval(struct jw *w, const struct co_interval_result *iv, pr_hist *scratch)
 {
@@ -425,13 +438,7 @@ static void write_totals(struct jw *w, const struct co_result *r)
     jw_counters(w, "counters", c);
     struct co_report_fairness f;
     bool measured = co_summary_fairness(r, &f); /* "Threads fairness", per connection */
-    jw_open(w, "fairness", '{');
-    jw_num(w, "events_avg", f.events_avg);
-    jw_num(w, "events_stddev", f.events_stddev);
-    jw_num(w, "execution_time_avg_s", f.time_avg_s);
-    jw_num(w, "execution_time_stddev_s", f.time_stddev_s);
-    jw_bool(w, "per_connection", measured);
-    jw_close(w, '}');
+    jw_fairness(w, &f, measured);
     if (r->kinds != NULL) /* per statement kind (co_kinds_out.h) */
         jw_member(w, "kinds"), co_kinds_out_json(w->f, r->kinds, r->n_kinds, NULL);
     jw_close(w, '}');
@@ -457,6 +464,7 @@ static void write_checkpoints(struct jw *w, const struct co_result *r)
         jw_latency(w, "latency_ms", cp->lat,
                    LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
         jw_counters(w, "counters", c);
+        jw_fairness(w, &cp->fairness, cp->fairness_per_conn);
         jw_close(w, '}');
     }
     jw_close(w, ']');

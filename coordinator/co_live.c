@@ -14,6 +14,7 @@
 #include "co_report.h"
 #include "co_run_int.h"
 #include "co_stream.h"
+#include "co_summary.h"
 #include "pr_msg_lat.h"
 
 void co__srv_copy(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
@@ -156,6 +157,12 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     bool released = co_merge_is_released(r->merge, st->k);
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
+    if (st->n_conns > 0) { /* a checkpoint's per connection figures (STATS.conns) */
+        free(ag->cp_snap);
+        ag->cp_snap = pr_xmalloc(st->n_conns * sizeof *ag->cp_snap);
+        memcpy(ag->cp_snap, st->conns, st->n_conns * sizeof *ag->cp_snap);
+        ag->n_cp_snap = st->n_conns;
+    }
     if (r->res->n_checkpoints > 0 && st->k < r->cp_from_k) {
         /* Its interval is in a checkpoint already printed. */
         pr_counters_add(&r->res->cp_late_ctr, &st->ctr);
@@ -379,28 +386,60 @@ void co__live_prom(struct run *r, bool force)
 
 /* ---- --report-checkpoints ----------------------------------------------- */
 
-/* Threads fairness of a checkpoint: each agent's events and latency sum
- * since the previous checkpoint (its STATS received so far), spread evenly
- * over its connections, as co_summary does for the final report. */
-static struct co_report_unit *checkpoint_units(struct run *r, size_t *n)
+/* Threads fairness of a checkpoint, per connection as sysbench's per
+ * thread: each agent's connections' figures at this checkpoint's interval
+ * (its STATS.conns) less those at the previous checkpoint; an agent that
+ * ended before the interval, its DONE.conns. An agent whose STATS for the
+ * interval has not come (late; the next report counts it) adds no unit. A
+ * lost one, or one with more connections than a message carries: its STATS
+ * totals since the previous checkpoint spread evenly over its connections,
+ * and *measured is false. */
+static struct co_report_unit *checkpoint_units(struct run *r, size_t *n, bool *measured)
 {
     size_t total = 0, u = 0;
-    for (uint32_t i = 0; i < r->n; i++)
-        total += r->res->agents[i].threads ? r->res->agents[i].threads : 1;
+    *measured = true;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const struct co_agent_result *ar = &r->res->agents[i];
+        uint32_t most = r->agents[i].n_cp_snap > ar->n_conns ? r->agents[i].n_cp_snap : ar->n_conns;
+        total += most > ar->threads ? most : ar->threads ? ar->threads : 1;
+    }
     struct co_report_unit *units = pr_xcalloc(total + 1, sizeof(*units));
     for (uint32_t i = 0; i < r->n; i++) {
         struct co_agent_result *ar = &r->res->agents[i];
+        struct agent *ag = &r->agents[i];
+        uint64_t ev = ag->sum.transactions - ar->cp_events;
+        uint64_t lat = ag->lat_sum_us - ar->cp_lat_us;
+        ar->cp_events = ag->sum.transactions;
+        ar->cp_lat_us = ag->lat_sum_us;
+        if (ag->n_cp_snap > 0) {
+            u += co_summary_conn_units(ag->cp_snap, ag->n_cp_snap, ar->cp_conns, ar->n_cp_conns,
+                                       units + u);
+            free(ar->cp_conns);
+            ar->cp_conns = ag->cp_snap;
+            ar->n_cp_conns = ag->n_cp_snap;
+            ag->cp_snap = NULL;
+            ag->n_cp_snap = 0;
+            continue;
+        }
+        if (ag->done && ar->n_conns > 0) { /* it ended before this interval */
+            u += co_summary_conn_units(ar->conns, ar->n_conns, ar->cp_conns, ar->n_cp_conns,
+                                       units + u);
+            free(ar->cp_conns);
+            ar->cp_conns = pr_xmalloc(ar->n_conns * sizeof *ar->cp_conns);
+            memcpy(ar->cp_conns, ar->conns, ar->n_conns * sizeof *ar->cp_conns);
+            ar->n_cp_conns = ar->n_conns;
+            continue;
+        }
+        if (!ar->lost && ar->threads <= PR_MSG_MAX_CONNS)
+            continue; /* late: its interval goes into the next report */
+        *measured = false;
         uint64_t c = ar->threads ? ar->threads : 1;
-        uint64_t ev = r->agents[i].sum.transactions - ar->cp_events;
-        uint64_t lat = r->agents[i].lat_sum_us - ar->cp_lat_us;
         for (uint64_t j = 0; j < c; j++, u++) {
             units[u].events = ev / c + (j < ev % c);
             units[u].lat_sum_us = lat / c + (j < lat % c);
         }
-        ar->cp_events = r->agents[i].sum.transactions;
-        ar->cp_lat_us = r->agents[i].lat_sum_us;
     }
-    *n = total;
+    *n = u;
     return units;
 }
 
@@ -444,7 +483,8 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
         pr_hist_destroy(&res->cp_late_lat);
     }
     size_t n_units = 0;
-    struct co_report_unit *units = checkpoint_units(r, &n_units);
+    struct co_report_unit *units = checkpoint_units(r, &n_units, &cp->fairness_per_conn);
+    co_report_fairness_of(units, n_units, &cp->fairness);
     struct co_report_opts o = {
         .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
         .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
@@ -468,11 +508,12 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
 void co__live_checkpoints(struct run *r, uint64_t k)
 {
     const struct co_args *a = r->a;
-    uint64_t end_ms = (k + 1) * r->interval_ms;
     uint32_t due = 0;
 
-    /* Checkpoints that fall on the same boundary make one report. */
-    while (r->next_cp < a->n_checkpoints && (uint64_t)a->checkpoints[r->next_cp] * 1000u <= end_ms)
+    /* Checkpoints that fall on the same boundary make one report; the
+     * agents send STATS.conns for the same intervals. */
+    while (r->next_cp < a->n_checkpoints &&
+           pr_checkpoint_interval(a->checkpoints[r->next_cp], r->interval_ms) <= k)
         due = a->checkpoints[r->next_cp++] + 1;
     if (due > 0)
         take_checkpoint(r, k, due - 1);

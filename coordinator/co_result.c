@@ -31,6 +31,9 @@ static void clear_agent(struct co_agent_result *a)
     free(a->conns);
     a->conns = NULL;
     a->n_conns = 0;
+    free(a->cp_conns);
+    a->cp_conns = NULL;
+    a->n_cp_conns = 0;
     pr_hist_destroy(&a->svc);
 }
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "co_report.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
@@ -56,6 +57,11 @@ struct co_agent_result {
     double lost_at_s;   /* when it was declared lost, s since t0 */
     uint64_t cp_events; /* its events at the last checkpoint (from its STATS), 0 */
     uint64_t cp_lat_us; /* its latency sum then */
+    /* Each connection's figures at the last checkpoint that had them
+     * (STATS.conns), owned: what the next checkpoint's and the final
+     * report's threads fairness count from. NULL before any. */
+    struct pr_msg_conn *cp_conns;
+    uint32_t n_cp_conns;
 };
 
 /* One statement kind's figures (READY.kinds, STATS.kst, DONE.kst), merged
@@ -130,6 +136,8 @@ struct co_checkpoint_result {
     pr_hist *lat;           /* merged latency of those intervals (owned) */
     uint64_t late_in;       /* transactions in ctr that are late STATS of intervals an
                                earlier checkpoint had already covered (carried in) */
+    struct co_report_fairness fairness; /* its "Threads fairness", as printed */
+    bool fairness_per_conn;             /* measured per connection (STATS.conns, DONE.conns) */
 };
 
 /* A named server counter (SHOW GLOBAL STATUS) over the run. */

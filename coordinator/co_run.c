@@ -627,8 +627,10 @@ static void say_goodbye(struct run *r, bool local_too)
 
 static void free_run(struct run *r)
 {
-    for (uint32_t i = 0; r->agents && i < r->n; i++)
+    for (uint32_t i = 0; r->agents && i < r->n; i++) {
         pr_hist_acc_destroy(&r->agents[i].lat_acc);
+        free(r->agents[i].cp_snap);
+    }
     free(r->agents);
     pr_hist_destroy(&r->tot_lat);
     pr_hist_destroy(&r->tot_svc);

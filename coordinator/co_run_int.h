@@ -32,6 +32,11 @@ struct agent {
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
     uint64_t lat_sum_us;    /* sum of its STATS latency sums */
     double cpu_sum;         /* sum of STATS.cpu */
+    /* Its latest STATS.conns (a --report-checkpoints interval's per
+     * connection figures since the start), owned, until a checkpoint
+     * takes it (co_live.c checkpoint_units). */
+    struct pr_msg_conn *cp_snap;
+    uint32_t n_cp_snap;
 
     /* Its latency over its STATS (a lost agent's figures): a running sum. */
     pr_hist_acc *lat_acc;

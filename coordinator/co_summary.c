@@ -69,12 +69,26 @@ void co_summary_totals(struct co_result *res)
     }
 }
 
+size_t co_summary_conn_units(const struct pr_msg_conn *now, uint32_t n,
+                             const struct pr_msg_conn *base, uint32_t n_base,
+                             struct co_report_unit *out)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        /* Both lists come from the same agent's workers in the same order. */
+        const struct pr_msg_conn *b = j < n_base && base[j].index == now[j].index ? &base[j] : NULL;
+        out[j].events = now[j].events - (b && b->events <= now[j].events ? b->events : 0);
+        out[j].lat_sum_us = now[j].lat_us - (b && b->lat_us <= now[j].lat_us ? b->lat_us : 0);
+    }
+    return n;
+}
+
 /* Threads fairness per connection, as sysbench per thread: each
  * connection's events and latency sum as its agent measured them
- * (DONE.conns, whole run). An agent without them (lost before its DONE,
- * more than PR_MSG_MAX_CONNS connections): its totals since the last
- * checkpoint spread evenly over its connections. */
-static struct co_report_unit *fairness_units(const struct co_result *res, size_t *n)
+ * (DONE.conns), over the whole run, or since the last checkpoint when
+ * since_cp (sysbench's final report after checkpoints). An agent without
+ * them (lost before its DONE, more than PR_MSG_MAX_CONNS connections): its
+ * totals spread evenly over its connections. */
+static struct co_report_unit *fairness_units(const struct co_result *res, bool since_cp, size_t *n)
 {
     size_t total = 0, k = 0;
     for (uint32_t i = 0; i < res->n_agents; i++) {
@@ -84,11 +98,9 @@ static struct co_report_unit *fairness_units(const struct co_result *res, size_t
     struct co_report_unit *u = pr_xcalloc(total + 1, sizeof(*u));
     for (uint32_t i = 0; i < res->n_agents; i++) {
         const struct co_agent_result *ag = &res->agents[i];
-        if (ag->n_conns > 0) { /* measured per connection (DONE.conns), whole run */
-            for (uint32_t j = 0; j < ag->n_conns; j++, k++) {
-                u[k].events = ag->conns[j].events;
-                u[k].lat_sum_us = ag->conns[j].lat_us;
-            }
+        if (ag->n_conns > 0) { /* measured per connection (DONE.conns) */
+            k += co_summary_conn_units(ag->conns, ag->n_conns, since_cp ? ag->cp_conns : NULL,
+                                       since_cp ? ag->n_cp_conns : 0, u + k);
             continue;
         }
         /* No per connection figures (a lost agent; more connections than
@@ -96,8 +108,9 @@ static struct co_report_unit *fairness_units(const struct co_result *res, size_t
         uint64_t c = ag->threads ? ag->threads : 1;
         uint64_t sum = ag->lat ? pr_hist_sum(ag->lat) : 0;
         uint64_t ev = ag->ctr.transactions;
-        sum = sum > ag->cp_lat_us ? sum - ag->cp_lat_us : 0;
-        ev = ev > ag->cp_events ? ev - ag->cp_events : 0;
+        uint64_t ev0 = since_cp ? ag->cp_events : 0, sum0 = since_cp ? ag->cp_lat_us : 0;
+        sum = sum > sum0 ? sum - sum0 : 0;
+        ev = ev > ev0 ? ev - ev0 : 0;
         for (uint64_t j = 0; j < c; j++, k++) {
             u[k].events = ev / c + (j < ev % c);
             u[k].lat_sum_us = sum / c + (j < sum % c);
@@ -111,7 +124,7 @@ bool co_summary_fairness(const struct co_result *res, struct co_report_fairness 
 {
     size_t n = 0;
     bool measured = true;
-    struct co_report_unit *units = fairness_units(res, &n);
+    struct co_report_unit *units = fairness_units(res, false, &n);
     co_report_fairness_of(units, n, out);
     free(units);
     for (uint32_t i = 0; i < res->n_agents; i++)
@@ -122,7 +135,7 @@ bool co_summary_fairness(const struct co_result *res, struct co_report_fairness 
 int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_result *res)
 {
     size_t n_units = 0;
-    struct co_report_unit *units = fairness_units(res, &n_units);
+    struct co_report_unit *units = fairness_units(res, res->n_checkpoints > 0, &n_units);
     struct co_report_opts o = {
         .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
         .rate = (uint64_t)pr_opts_int(a->opts, "rate"),

@@ -196,6 +196,16 @@ static const struct field start_fields[] = {
     FLD("t0", FK_U64, true, 0, u.start.t0_ns),
     FLD("ivl", FK_U32, true, 0, u.start.interval_ms),
 };
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg_conn, member)
+static const struct field conn_fields[] = {
+    FLD("i", FK_U32, true, 0, index),
+    FLD("e", FK_U64, true, 0, events),
+    FLD("l", FK_U64, true, 0, lat_us),
+};
+static const struct table conn_table = TABLE(conn_fields);
+#undef OFF
+#define OFF(member) offsetof(struct pr_msg, member)
 static const struct field stats_fields[] = {
     HDR_FIELDS,
     FLD("k", FK_U64, true, 0, u.stats.k),
@@ -211,17 +221,15 @@ static const struct field stats_fields[] = {
     LIST("kst", FK_KSTATS, false, PR_MSG_MAX_KINDS, 0, u.stats.kst, u.stats.n_kst),
     LIST("trx", FK_TRX, false, PR_MSG_MAX_TRX, 0, u.stats.trx, u.stats.n_trx),
     FLD("trxlost", FK_U64, false, 0, u.stats.trx_lost),
+    {.key = "conns",
+     .kind = FK_MAPS,
+     .req = false,
+     .cap = PR_MSG_MAX_CONNS,
+     .off = OFF(u.stats.conns),
+     .off_n = OFF(u.stats.n_conns),
+     .sub = &conn_table,
+     .esize = sizeof(struct pr_msg_conn)},
 };
-#undef OFF
-#define OFF(member) offsetof(struct pr_msg_conn, member)
-static const struct field conn_fields[] = {
-    FLD("i", FK_U32, true, 0, index),
-    FLD("e", FK_U64, true, 0, events),
-    FLD("l", FK_U64, true, 0, lat_us),
-};
-static const struct table conn_table = TABLE(conn_fields);
-#undef OFF
-#define OFF(member) offsetof(struct pr_msg, member)
 static const struct field done_fields[] = {
     HDR_FIELDS,
     FLD("ctr", FK_CTR, true, 0, u.done.ctr),

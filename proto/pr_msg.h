@@ -75,8 +75,9 @@
 
 /* 2: READY.kinds, STATS/DONE.kst; 3: PLAN scr* (was lua*); 4: histograms'
  * "b" holds gaps between bucket indexes, not the indexes (pr_hist.h); 5:
- * STATS/DONE.kst entries carry late (issue 30 §6) */
-#define PR_PROTO_VERSION 5
+ * STATS/DONE.kst entries carry late (issue 30 §6); 6: STATS.conns at a
+ * --report-checkpoints interval */
+#define PR_PROTO_VERSION 6
 
 /* Limits, enforced by both encoder and decoder (lengths in bytes, without
  * the terminating NUL). */
@@ -453,6 +454,12 @@ struct pr_msg_stats {
     pr_hist_frozen *lat_frozen;
     uint64_t trx_lost; /* "trxlost" (opt, 0 when absent) records the interval
                           could not carry (more than PR_MSG_MAX_TRX) */
+    /* "conns" (opt) only in the STATS of an interval that ends a
+     * --report-checkpoints window: each connection's figures from the
+     * run's start to this interval's end (as DONE.conns), so the
+     * checkpoint's threads fairness is measured per connection. */
+    struct pr_msg_conn *conns;
+    uint32_t n_conns; /* <= PR_MSG_MAX_CONNS */
 };
 
 /* DONE, agent -> coordinator: exact whole-run totals (for prepare, cleanup

@@ -641,3 +641,59 @@ bool pr_ignore_errors_has(const struct pr_ignore_errors *ie, uint32_t code)
             return true;
     return false;
 }
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* One checkpoint: a plain decimal in 0..UINT32_MAX. */
+static int checkpoint_item(const char *s, size_t len, uint32_t *out, struct pr_error *err)
+{
+    char item[32], *end;
+
+    snprintf(item, sizeof item, "%.*s", (int)(len < 31 ? len : 31), s);
+    errno = 0;
+    unsigned long long x = strtoull(item, &end, 10);
+    if (len == 0 || len > 10 || *item < '0' || *item > '9' || *end || errno || x > UINT32_MAX)
+        return pr_error_set(err, PR_EINVAL,
+                            "--report-checkpoints: '%s' is not a whole number of seconds", item);
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int pr_opts_checkpoints(const pr_opts *o, uint32_t **at, uint32_t *n, struct pr_error *err)
+{
+    uint32_t *v = NULL, got = 0, kept = 0;
+
+    *at = NULL;
+    *n = 0;
+    for (const char *p = pr_opts_str(o, "report-checkpoints"); *p;) {
+        size_t len = strcspn(p, ",");
+        uint32_t x = 0;
+        int rc = checkpoint_item(p, len, &x, err);
+        if (rc < 0) {
+            free(v);
+            return rc;
+        }
+        v = pr_xrealloc(v, (got + 1) * sizeof *v);
+        v[got++] = x;
+        p += len + (p[len] == ',');
+    }
+    if (got > 1)
+        qsort(v, got, sizeof *v, cmp_u32);
+    for (uint32_t i = 0; i < got; i++)
+        if (kept == 0 || v[kept - 1] != v[i])
+            v[kept++] = v[i];
+    *at = v;
+    *n = kept;
+    return 0;
+}
+
+uint64_t pr_checkpoint_interval(uint32_t at_s, uint32_t interval_ms)
+{
+    uint64_t ms = (uint64_t)at_s * 1000u, ivl = interval_ms ? interval_ms : 1;
+    uint64_t k = (ms + ivl - 1) / ivl; /* boundaries (k + 1) * ivl >= ms */
+    return k > 0 ? k - 1 : 0;
+}

@@ -143,6 +143,17 @@ const char *pr_opts_deprecated(const pr_opts *o);
  * from; sysbench then ignores it too). */
 bool pr_opts_forced_shutdown_ms(const pr_opts *o, uint64_t *ms);
 
+/* --report-checkpoints parsed: *at (malloc'd, NULL when none) the
+ * seconds, sorted ascending and deduplicated, as sysbench sorts them; *n
+ * how many. Returns 0, or PR_EINVAL with err filled for an item that is not
+ * a whole number of seconds. Coordinator (its reports) and agent (which
+ * intervals carry STATS.conns) read it here. */
+int pr_opts_checkpoints(const pr_opts *o, uint32_t **at, uint32_t *n, struct pr_error *err);
+
+/* The interval (of interval_ms) at whose end the checkpoint at_s is taken:
+ * the first report boundary at or after it. */
+uint64_t pr_checkpoint_interval(uint32_t at_s, uint32_t interval_ms);
+
 /* --mysql-ignore-errors parsed: "all", or a list of numeric codes; empty
  * text means none (every error fatal). */
 #define PR_MAX_IGNORE_ERRORS 64

@@ -18,6 +18,9 @@ was always 0.00): a script whose connection 0 sleeps 20 ms per event on 4
 connections of one agent shows an events stddev above zero, and the
 per-connection events add up exactly to the transactions (avg x 4); the
 JSON has the same figures (totals.fairness, agents[].conns).
+With --report-checkpoints the checkpoint and the final report each show
+fairness per connection over their own window (STATS.conns at the
+checkpoint's interval), in the text and in the JSON's checkpoints[].
 Eight runs with --time=1 each last at least 1 s (the --time timer fired up
 to ~1 ms early).
 """
@@ -121,6 +124,42 @@ def fairness():
             % (total, conns))
 
 
+def checkpoint_fairness():
+    """--report-checkpoints: each report's threads fairness is per
+    connection over its own window. The checkpoint spread its agent's
+    events evenly (stddev 0.00 with one agent), and the final report after
+    a checkpoint counted the whole run's events per connection."""
+    path = e.path("slow0.lua")
+    j = e.path("fair-cp.json")
+    p = e.run_ok([path, "run", "--threads=4", "--time=4", "--agents=1", "--report-checkpoints=2",
+                  "--json=" + j] + e.local_opts() + e.db_opts(), "checkpoint fairness run")
+    out = p.text("out")
+    n = [int(x) for x in re.findall(r"total number of events:\s+(\d+)", out)]
+    ev = [(float(a), float(b)) for a, b in
+          re.findall(r"events \(avg/stddev\):\s+([0-9.]+)/([0-9.]+)", out)]
+    e.info("checkpoint and final: events %r, fairness %r" % (n, ev))
+    if not e.check(len(n) == 2 and len(ev) == 2,
+                   "a checkpoint report and a final one, each with events and fairness"):
+        return
+    for what, total, (avg, sd) in zip(("checkpoint", "final"), n, ev):
+        e.check(sd > avg / 10, "%s: events stddev %.2f > avg/10 with connection 0 slowed "
+                "(an even spread gave <= 0.5)" % (what, sd))
+        e.check(abs(avg * 4 - total) < 0.001,
+                "%s: per-connection events add up to its own events: %.4f x 4 == %d"
+                % (what, avg, total))
+    d = e.load_json(j)
+    cps = d.get("checkpoints", [])
+    f = cps[0].get("fairness", {}) if cps else {}
+    e.check(f.get("per_connection") is True and
+            "%.4f/%.2f" % (f.get("events_avg", -1), f.get("events_stddev", -1)) ==
+            "%.4f/%.2f" % ev[0] and cps[0]["transactions"] == n[0],
+            "JSON checkpoints[0].fairness %r is the printed one %r" % (f, ev[0]))
+    tf = d["totals"].get("fairness", {})
+    e.check(abs(tf.get("events_avg", -1) * 4 - d["totals"]["transactions"]) < 0.001,
+            "JSON totals.fairness covers the whole run: %.4f x 4 == %d"
+            % (tf.get("events_avg", -1), d["totals"]["transactions"]))
+
+
 def main():
     e.need_sandbox()
     e.prepare(tables=1, table_size=1000)
@@ -128,6 +167,7 @@ def main():
     one(3)
     never_short()
     fairness()
+    checkpoint_fairness()
     e.finish()
 
 

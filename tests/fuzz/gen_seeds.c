@@ -60,6 +60,7 @@ static struct pr_msg_table tables[] = {{1, 1, 10000, true, true}, {2, 1, 5000, t
 static char *hosts[] = {(char *)"127.0.0.1"};
 static uint16_t ports[] = {3306};
 static char *socks[] = {(char *)"/tmp/mysql.sock"};
+static struct pr_msg_conn seed_conns[] = {{0, 500, 40000}, {1, 20, 39000}};
 static struct pr_msg_stat stats[] = {{(char *)"Questions", 42}, {(char *)"Com_select", 40}};
 
 /* READY.env of a lead agent: host facts, the server and a data set. */
@@ -173,7 +174,9 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                            .n_srv = 2,
                                            .rows = 250000,
                                            .kst = kst,
-                                           .n_kst = 2};
+                                           .n_kst = 2,
+                                           .conns = seed_conns,
+                                           .n_conns = 2};
         m->u.stats.ctr.transactions = 100;
         m->u.stats.ctr.reads = 1400;
         break;
@@ -188,7 +191,9 @@ static void fill_body(struct pr_msg *m, pr_hist *lat, pr_hist *svc)
                                          .n_kinds = 2,
                                          .rows = 1000000,
                                          .kst = kst,
-                                         .n_kst = 2};
+                                         .n_kst = 2,
+                                         .conns = seed_conns,
+                                         .n_conns = 2};
         m->u.done.ctr.writes = 77;
         break;
     case PR_MSG_ABORT:

@@ -37,7 +37,9 @@ static const struct keyspec keyspecs[] = {
      {"rmode"}},
     {PR_MSG_READY, {"hash", "conns"}, {"rtt", "srv"}},
     {PR_MSG_START, {"t0", "ivl"}, {NULL}},
-    {PR_MSG_STATS, {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"}, {"svc", "srv", "rows"}},
+    {PR_MSG_STATS,
+     {"k", "ctr", "lat", "cpu", "lagmax", "lag99", "slip"},
+     {"svc", "srv", "rows", "conns"}},
     {PR_MSG_DONE, {"ctr", "lat", "ivls", "code", "why"}, {"skew", "svc", "kinds", "rows"}},
     {PR_MSG_ABORT, {"why"}, {"now"}},
     {PR_MSG_HEARTBEAT, {"state", "clk"}, {NULL}},
@@ -52,6 +54,11 @@ static struct pr_msg_opt test_opts[] = {
     {(char *)"tables", (char *)"4"},
     {(char *)"table-size", (char *)"100000"},
     {(char *)"rate-mode", (char *)"uniform"},
+};
+static struct pr_msg_conn test_conns[] = {
+    {20, 123456, 98765432109ULL},
+    {21, 0, 0},
+    {22, 1ULL << 40, 1ULL << 50},
 };
 static struct pr_msg_table test_tables[] = {
     {1, 1, 100000, true, false},
@@ -131,6 +138,8 @@ static void fill_stats(struct pr_msg_stats *st)
     st->rows = 5432100;
     st->kst = test_kst;
     st->n_kst = 3;
+    st->conns = test_conns; /* a --report-checkpoints interval */
+    st->n_conns = 3;
 }
 
 static void fill_done(struct pr_msg_done *dn)
@@ -148,6 +157,8 @@ static void fill_done(struct pr_msg_done *dn)
     dn->rows = (1ULL << 33) + 7;
     dn->kst = test_kst;
     dn->n_kst = 3;
+    dn->conns = test_conns;
+    dn->n_conns = 3;
 }
 
 /* Every field of the body set to a non-default value. The struct borrows
@@ -303,6 +314,17 @@ static void check_kst(const struct pr_msg_kstat *a, uint32_t na, const struct pr
     }
 }
 
+static void check_conns(const struct pr_msg_conn *a, uint32_t na, const struct pr_msg_conn *b,
+                        uint32_t nb)
+{
+    CHECK_EQ_U64(na, nb);
+    for (uint32_t i = 0; i < na && i < nb; i++) {
+        CHECK_EQ_U64(a[i].index, b[i].index);
+        CHECK_EQ_U64(a[i].events, b[i].events);
+        CHECK_EQ_U64(a[i].lat_us, b[i].lat_us);
+    }
+}
+
 static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats *b)
 {
     CHECK_EQ_U64(a->k, b->k);
@@ -325,6 +347,7 @@ static void check_stats(const struct pr_msg_stats *a, const struct pr_msg_stats 
     check_stats_list(a->srv, a->n_srv, b->srv, b->n_srv);
     CHECK_EQ_U64(a->rows, b->rows);
     check_kst(a->kst, a->n_kst, b->kst, b->n_kst);
+    check_conns(a->conns, a->n_conns, b->conns, b->n_conns);
 }
 
 static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
@@ -342,6 +365,7 @@ static void check_done(const struct pr_msg_done *a, const struct pr_msg_done *b)
     check_stats_list(a->kinds, a->n_kinds, b->kinds, b->n_kinds);
     CHECK_EQ_U64(a->rows, b->rows);
     check_kst(a->kst, a->n_kst, b->kst, b->n_kst);
+    check_conns(a->conns, a->n_conns, b->conns, b->n_conns);
 }
 
 static void check_body(const struct pr_msg *a, const struct pr_msg *b)
@@ -1106,7 +1130,7 @@ static void test_pre_decode_limits(void)
 }
 
 /* The frames below are written by hand with this protocol's version. */
-_Static_assert(PR_PROTO_VERSION == 5, "test_hostile: update the version bytes");
+_Static_assert(PR_PROTO_VERSION == 6, "test_hostile: update the version bytes");
 
 static void test_hostile(void)
 {
@@ -1127,15 +1151,15 @@ static void test_hostile(void)
         {"\x93\x01\x02\x03", 4, PR_ENOTMAP},
         {"\xc0", 1, PR_ENOTMAP},
         {"\x80", 1, PR_EMISSING_KEY},
-        {"\x81\xa1v\x06", 4, PR_EVERSION},
+        {"\x81\xa1v\x05", 4, PR_EVERSION}, /* 5: no STATS.conns */
         {"\x81\xa1v\x04", 4, PR_EVERSION}, /* 4: kst entries without late */
         {"\x81\xa1v\x03", 4, PR_EVERSION}, /* 3: histogram indexes, not gaps */
         {"\x81\xa1v\x01", 4, PR_EVERSION},
         {"\x81\xa1v\xcc\xff", 5, PR_EVERSION},
         {"\x81\xa1v\xd0\xff", 5, PR_ERANGE},
-        {"\x81\xa1v\x05", 4, PR_EMISSING_KEY},
-        {"\x82\xa1v\x05\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
-        {"\x82\xa1v\x05\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
+        {"\x81\xa1v\x06", 4, PR_EMISSING_KEY},
+        {"\x82\xa1v\x06\xa1t\xa0", 7, PR_EUNKNOWN_TYPE},
+        {"\x82\xa1v\x06\xa1t\xa4NONE", 11, PR_EUNKNOWN_TYPE},
         {"", 0, PR_ETRUNCATED},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -204,6 +204,34 @@ static void test_ignore_errors(void)
     CHECK(pr_ignore_errors_parse("-5", &ie, &err) == PR_EINVAL);
 }
 
+/* --report-checkpoints as both programs read it, and the interval each is
+ * taken at (the first report boundary at or after it). */
+static void test_checkpoints(void)
+{
+    struct pr_error err;
+    pr_opts *o = pr_opts_new(0);
+    uint32_t *at = NULL, n = 9;
+
+    CHECK(pr_opts_checkpoints(o, &at, &n, &err) == 0 && at == NULL && n == 0);
+    CHECK(pr_opts_parse_arg(o, "--report-checkpoints=30,10,20,10", &err) == 0);
+    CHECK(pr_opts_checkpoints(o, &at, &n, &err) == 0);
+    CHECK(n == 3 && at && at[0] == 10 && at[1] == 20 && at[2] == 30);
+    free(at);
+    CHECK(pr_opts_set(o, "report-checkpoints", "4294967295,0", &err) == 0);
+    CHECK(pr_opts_checkpoints(o, &at, &n, &err) == 0);
+    CHECK(n == 2 && at && at[0] == 0 && at[1] == UINT32_MAX);
+    free(at);
+    pr_opts_destroy(&o);
+
+    CHECK(pr_checkpoint_interval(2, 1000) == 1); /* the boundary at 2 s ends interval 1 */
+    CHECK(pr_checkpoint_interval(0, 1000) == 0); /* the first boundary */
+    CHECK(pr_checkpoint_interval(3, 2000) == 1); /* 3 s: taken at 4 s */
+    CHECK(pr_checkpoint_interval(4, 2000) == 1); /* on a boundary */
+    CHECK(pr_checkpoint_interval(5, 2000) == 2); /* 6 s */
+    CHECK(pr_checkpoint_interval(1, 250) == 3);  /* sub-second intervals */
+    CHECK(pr_checkpoint_interval(UINT32_MAX, 1000) == (uint64_t)UINT32_MAX - 1);
+}
+
 int main(void)
 {
     test_defaults();
@@ -211,5 +239,6 @@ int main(void)
     test_parse();
     test_errors();
     test_ignore_errors();
+    test_checkpoints();
     return TEST_END();
 }
