@@ -3,10 +3,10 @@
 unchanged through stampede's Lua engine, distributed over 2 local agents
 (issue 15).
 
-The scripts come from the anchor tarball (<source root>/../shared/anchors/
-sysbench-tpcc-585e2b8.tar.gz, /work/shared/anchors/..., or
-$STAMPEDE_SYSBENCH_TPCC_TARBALL; exit 77 without it), unpacked into a
-temporary directory; the data goes into a database of its own.
+The scripts come from the peer tarball sysbench-tpcc-585e2b8.tar.gz in the
+directory $STAMPEDE_PEER_SOURCES names (tests/run sets it; exit 77 without
+it), unpacked into a temporary directory; the data goes into a database of
+its own.
   - prepare --scale=1 --tables=1 --threads=2: its cmd_prepare is a
     PARALLEL_COMMAND run by thread 0 (agent 1) and thread 1 (agent 2):
     thread 0 creates the table set, both sleep(30) (os.execute("sleep 30"):
@@ -39,14 +39,7 @@ COUNTERS = tuple("Com_" + k for k in KINDS) + ("Com_do",)
 
 
 def tarball():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for p in (os.environ.get("STAMPEDE_SYSBENCH_TPCC_TARBALL"),
-              os.path.join(here, "..", "..", "..", "shared", "anchors", TARBALL),
-              os.path.join("/work/shared/anchors", TARBALL)):
-        if p and os.path.isfile(p):
-            return p
-    print("SKIP: no %s (set STAMPEDE_SYSBENCH_TPCC_TARBALL)" % TARBALL)
-    raise SystemExit(77)
+    return e.peer_source(TARBALL)
 
 
 def unpack(tb):

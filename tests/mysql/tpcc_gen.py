@@ -4,9 +4,8 @@
 Usage: python3 tpcc_gen.py TEST_TPCC_GEN [TPCC_MYSQL_TARBALL]
 
 Against the sandbox MariaDB (STAMPEDE_TEST_MYSQL_*; exit 77 without it, the
-mariadb client, make/cc or the tarball, default
-<source root>/../shared/anchors/tpcc-mysql-1ec1c5e.tar.gz or
-$STAMPEDE_TPCC_MYSQL_TARBALL):
+mariadb client, make/cc or the tarball: TPCC_MYSQL_TARBALL, else
+tpcc-mysql-1ec1c5e.tar.gz in $STAMPEDE_PEER_SOURCES, which tests/run sets):
   1. builds tpcc-mysql in a temporary directory, creates a database
      tpcc_gen_test (granted to the test user), runs its create_table.sql and
      loads 1 warehouse with its own tpcc_load (~30-40 s);
@@ -92,6 +91,18 @@ def sql(query, db=None, stdin=None):
 def skip(why):
     print("SKIP: " + why)
     sys.exit(SKIP)
+
+
+def peer_source(name):
+    """The peer tarball NAME in the directory $STAMPEDE_PEER_SOURCES names
+    (tests/run sets it); exits 77 with a SKIP line when it is unset or the
+    file is not there."""
+    d = os.environ.get("STAMPEDE_PEER_SOURCES", "")
+    path = os.path.join(d, name) if d else None
+    if path is None or not os.path.isfile(path):
+        skip("no %s%s: set STAMPEDE_PEER_SOURCES to the directory holding %s" % (
+            name, " in " + d if d else " (STAMPEDE_PEER_SOURCES is unset)", name))
+    return path
 
 
 def build(tarball, tmp):
@@ -454,17 +465,12 @@ def main():
     for tool in ("mariadb", "make", "cc", "mysql_config", "tar"):
         if shutil.which(tool) is None:
             skip("%s is not installed" % tool)
-    here = os.path.dirname(os.path.abspath(__file__))
-    tarball = (sys.argv[2] if len(sys.argv) > 2 else
-               os.environ.get("STAMPEDE_TPCC_MYSQL_TARBALL",
-                              os.path.join(here, "..", "..", "..", "shared", "anchors",
-                                           "tpcc-mysql-1ec1c5e.tar.gz")))
-    if not os.path.isfile(tarball) and len(sys.argv) <= 2 and \
-            "STAMPEDE_TPCC_MYSQL_TARBALL" not in os.environ:
-        # a checkout elsewhere than beside ../shared (CI's clean clone)
-        tarball = "/work/shared/anchors/tpcc-mysql-1ec1c5e.tar.gz"
-    if not os.path.isfile(tarball):
-        skip("no tpcc-mysql tarball at %s (set STAMPEDE_TPCC_MYSQL_TARBALL)" % tarball)
+    if len(sys.argv) > 2:
+        tarball = sys.argv[2]
+        if not os.path.isfile(tarball):
+            skip("no tpcc-mysql tarball at %s" % tarball)
+    else:
+        tarball = peer_source("tpcc-mysql-1ec1c5e.tar.gz")
     binary = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="tpcc_gen.")
     try:
