@@ -189,7 +189,7 @@ static int searcher(lua_State *L)
     size_t len = 0;
     if (strcmp(name, "ffi") == 0) {
         lua_pushstring(L, "\n\tthe LuaJIT FFI is not available in stampede's sandbox (it "
-                          "reaches any C function; README: Your own Lua scripts)");
+                          "reaches any C function; docs/guide.md: Your own Lua scripts)");
         return 1;
     }
     char *text = read_module(l, name, &len);
@@ -343,7 +343,7 @@ static int check_api(const co_lua *l, struct pr_error *err)
                 if (!api_known(p, n))
                     return pr_error_set(err, PR_EINVAL,
                                         "%s.lua:%u: %.*s is not supported by stampede's Lua "
-                                        "engine (README: Your own Lua scripts)",
+                                        "engine (docs/guide.md: Your own Lua scripts)",
                                         l->names[i], line, (int)n, p);
                 p += n;
                 continue;

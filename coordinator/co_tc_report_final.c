@@ -220,9 +220,10 @@ static void print_section(FILE *out, const co_tc_report *t, const struct co_resu
                 o.schemas, o.schema_offset, first, last, t->cfg.db ? t->cfg.db : "", o.schemas,
                 o.schema_offset);
     }
-    fprintf(out, "Differences from tpcc_start (fixes, README \"TPC-C output\"): counters without "
-                 "races; limits compared in ms as given; percentiles from the exact merged "
-                 "histograms, warm-up excluded; avg_rt over the measured window only.\n");
+    fprintf(out, "Differences from tpcc_start (fixes, docs/reference.md: TPC-C report): "
+                 "counters without races; limits compared in ms as given; percentiles from the "
+                 "exact merged histograms, warm-up excluded; avg_rt over the measured window "
+                 "only.\n");
     if (t->missing_kinds)
         fprintf(out, "WARNING: the agents did not report every TPC-C kind: figures of the "
                      "missing ones are 0 (install the same stampede version everywhere)\n");

@@ -204,7 +204,7 @@ const char *pr_tls_hint(const struct pr_tls_opts *t, unsigned err_no, const char
         t->cipher)
         return "the server accepts none of --mysql-ssl-cipher's ciphers: compare with the "
                "server's ssl_cipher and TLS versions";
-    return "check --mysql-ssl and its files against the server's TLS setup (README: TLS)";
+    return "check --mysql-ssl and its files against the server's TLS setup (docs/guide.md: TLS)";
 }
 
 int pr_tls_nonblock(MYSQL *m)

@@ -279,7 +279,7 @@ static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
             snprintf(p->co.err, sizeof p->co.err,
                      "stampede does not support con:reconnect() (or drv:connect() after "
                      "con:disconnect()) in a command, only in thread_init() and event() "
-                     "(README: Your own Lua scripts)");
+                     "(docs/guide.md: Your own Lua scripts)");
             p->co.dead = true;
             return false;
         }

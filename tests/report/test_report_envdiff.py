@@ -18,14 +18,14 @@ from test_report_common import report, run  # noqa: E402
 
 ARTIFACTS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else os.getcwd()
 VAR = "innodb_flush_log_at_trx_commit"
-README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "reference.md")
 
 
 def check_documented(d):
     """Every key of a real run's environment, of its intervals and of their
-    server_status and per_agent entries is named in README.md (as `key`
+    server_status and per_agent entries is named in docs/reference.md (as `key`
     or "key")."""
-    doc = open(README, encoding="utf-8").read()
+    doc = open(DOC, encoding="utf-8").read()
     env = d["environment"]
     keys = set(env)
     for part in ("server", "dataset", "coordinator"):
@@ -41,9 +41,9 @@ def check_documented(d):
         for a in iv.get("per_agent") or []:
             keys |= set(a or {})
     missing = sorted(k for k in keys if "`%s`" % k not in doc and '"%s"' % k not in doc)
-    t.info("%d environment and interval keys checked against README.md" % len(keys))
-    t.check(not missing, "README.md documents every environment and interval key (missing: %s)"
-            % missing)
+    t.info("%d environment and interval keys checked against docs/reference.md" % len(keys))
+    t.check(not missing, "docs/reference.md documents every environment and interval key "
+            "(missing: %s)" % missing)
 
 
 def main():

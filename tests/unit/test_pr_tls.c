@@ -132,7 +132,7 @@ static void test_hints(void)
     CHECK(h && strstr(h, "accepts none of --mysql-ssl-cipher"));
     t.cipher = NULL;
     h = pr_tls_hint(&t, 2026, "TLS/SSL error: sslv3 alert handshake failure");
-    CHECK(h && strstr(h, "README: TLS"));
+    CHECK(h && strstr(h, "docs/guide.md: TLS"));
     CHECK(pr_tls_hint(&t, 2013, "Lost connection") == NULL);
     /* The server's verdict on the client's certificate: its alert, or the
      * reset that overtook it (only with a client certificate). */
