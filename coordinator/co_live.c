@@ -158,10 +158,12 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     if (co_merge_add(r->merge, i, st, &late) != 0)
         return;
     if (st->n_conns > 0) { /* a checkpoint's per connection figures (STATS.conns) */
-        free(ag->cp_snap);
-        ag->cp_snap = pr_xmalloc(st->n_conns * sizeof *ag->cp_snap);
-        memcpy(ag->cp_snap, st->conns, st->n_conns * sizeof *ag->cp_snap);
-        ag->n_cp_snap = st->n_conns;
+        ag->cp_snaps = pr_xrealloc(ag->cp_snaps, (ag->n_cp_snaps + 1) * sizeof *ag->cp_snaps);
+        struct co__cp_snap *s = &ag->cp_snaps[ag->n_cp_snaps++];
+        s->k = st->k;
+        s->n = st->n_conns;
+        s->conns = pr_xmalloc(st->n_conns * sizeof *s->conns);
+        memcpy(s->conns, st->conns, st->n_conns * sizeof *s->conns);
     }
     if (r->res->n_checkpoints > 0 && st->k < r->cp_from_k) {
         /* Its interval is in a checkpoint already printed. */
@@ -386,21 +388,38 @@ void co__live_prom(struct run *r, bool force)
 
 /* ---- --report-checkpoints ----------------------------------------------- */
 
-/* Threads fairness of a checkpoint, per connection as sysbench's per
- * thread: each agent's connections' figures at this checkpoint's interval
- * (its STATS.conns) less those at the previous checkpoint; an agent that
- * ended before the interval, its DONE.conns. An agent whose STATS for the
- * interval has not come (late; the next report counts it) adds no unit. A
- * lost one, or one with more connections than a message carries: its STATS
- * totals since the previous checkpoint spread evenly over its connections,
- * and *measured is false. */
-static struct co_report_unit *checkpoint_units(struct run *r, size_t *n, bool *measured)
+/* Agent ag's latest STATS.conns at or before interval k, moved out (NULL:
+ * none); older ones are dropped, later ones kept. */
+static struct co__cp_snap take_snap(struct agent *ag, uint64_t k)
+{
+    struct co__cp_snap got = {0};
+    uint32_t j = 0;
+    for (; j < ag->n_cp_snaps && ag->cp_snaps[j].k <= k; j++) {
+        free(got.conns);
+        got = ag->cp_snaps[j];
+    }
+    memmove(ag->cp_snaps, ag->cp_snaps + j, (ag->n_cp_snaps - j) * sizeof *ag->cp_snaps);
+    ag->n_cp_snaps -= j;
+    return got;
+}
+
+/* Threads fairness of the checkpoint ending at interval k, per connection
+ * as sysbench's per thread: each agent's connections' figures at the
+ * checkpoint's interval (its STATS.conns) less those at the previous
+ * checkpoint; an agent that ended before the interval, its DONE.conns. An
+ * agent whose STATS for the interval has not come (late; the next report
+ * counts it) adds no unit. A lost one, or one with more connections than a
+ * message carries: its STATS totals since the previous checkpoint spread
+ * evenly over its connections, and *measured is false. */
+static struct co_report_unit *checkpoint_units(struct run *r, uint64_t k, size_t *n, bool *measured)
 {
     size_t total = 0, u = 0;
     *measured = true;
     for (uint32_t i = 0; i < r->n; i++) {
         const struct co_agent_result *ar = &r->res->agents[i];
-        uint32_t most = r->agents[i].n_cp_snap > ar->n_conns ? r->agents[i].n_cp_snap : ar->n_conns;
+        uint32_t most = ar->n_conns;
+        for (uint32_t j = 0; j < r->agents[i].n_cp_snaps; j++)
+            most = r->agents[i].cp_snaps[j].n > most ? r->agents[i].cp_snaps[j].n : most;
         total += most > ar->threads ? most : ar->threads ? ar->threads : 1;
     }
     struct co_report_unit *units = pr_xcalloc(total + 1, sizeof(*units));
@@ -411,14 +430,12 @@ static struct co_report_unit *checkpoint_units(struct run *r, size_t *n, bool *m
         uint64_t lat = ag->lat_sum_us - ar->cp_lat_us;
         ar->cp_events = ag->sum.transactions;
         ar->cp_lat_us = ag->lat_sum_us;
-        if (ag->n_cp_snap > 0) {
-            u += co_summary_conn_units(ag->cp_snap, ag->n_cp_snap, ar->cp_conns, ar->n_cp_conns,
-                                       units + u);
+        struct co__cp_snap s = take_snap(ag, k);
+        if (s.conns != NULL) {
+            u += co_summary_conn_units(s.conns, s.n, ar->cp_conns, ar->n_cp_conns, units + u);
             free(ar->cp_conns);
-            ar->cp_conns = ag->cp_snap;
-            ar->n_cp_conns = ag->n_cp_snap;
-            ag->cp_snap = NULL;
-            ag->n_cp_snap = 0;
+            ar->cp_conns = s.conns;
+            ar->n_cp_conns = s.n;
             continue;
         }
         if (ag->done && ar->n_conns > 0) { /* it ended before this interval */
@@ -483,7 +500,7 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
         pr_hist_destroy(&res->cp_late_lat);
     }
     size_t n_units = 0;
-    struct co_report_unit *units = checkpoint_units(r, &n_units, &cp->fairness_per_conn);
+    struct co_report_unit *units = checkpoint_units(r, k, &n_units, &cp->fairness_per_conn);
     co_report_fairness_of(units, n_units, &cp->fairness);
     struct co_report_opts o = {
         .threads = (uint32_t)pr_opts_int(a->opts, "threads"),

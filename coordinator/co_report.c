@@ -193,6 +193,10 @@ void co_report_fairness_of(const struct co_report_unit *units, size_t n,
 {
     double ev_sum = 0, time_sum = 0, ev_var = 0, time_var = 0;
 
+    if (n == 0) { /* no unit measured (every agent's checkpoint STATS late) */
+        *out = (struct co_report_fairness){0};
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         ev_sum += (double)units[i].events;
         time_sum += (double)units[i].lat_sum_us / 1e6;

@@ -629,7 +629,9 @@ static void free_run(struct run *r)
 {
     for (uint32_t i = 0; r->agents && i < r->n; i++) {
         pr_hist_acc_destroy(&r->agents[i].lat_acc);
-        free(r->agents[i].cp_snap);
+        for (uint32_t j = 0; j < r->agents[i].n_cp_snaps; j++)
+            free(r->agents[i].cp_snaps[j].conns);
+        free(r->agents[i].cp_snaps);
     }
     free(r->agents);
     pr_hist_destroy(&r->tot_lat);

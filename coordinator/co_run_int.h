@@ -20,6 +20,14 @@
 #include "pr_msg.h"
 
 /* One agent of the run, in name order. */
+/* One agent's STATS.conns: its connections' figures since the start, at
+ * the end of interval k (a --report-checkpoints interval), owned. */
+struct co__cp_snap {
+    uint64_t k;
+    struct pr_msg_conn *conns;
+    uint32_t n;
+};
+
 struct agent {
     int peer;               /* fleet peer number */
     bool in_phase;          /* has a PLAN in the current phase */
@@ -32,11 +40,11 @@ struct agent {
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
     uint64_t lat_sum_us;    /* sum of its STATS latency sums */
     double cpu_sum;         /* sum of STATS.cpu */
-    /* Its latest STATS.conns (a --report-checkpoints interval's per
-     * connection figures since the start), owned, until a checkpoint
-     * takes it (co_live.c checkpoint_units). */
-    struct pr_msg_conn *cp_snap;
-    uint32_t n_cp_snap;
+    /* Its STATS.conns not yet taken by a checkpoint, in interval order
+     * (co_live.c checkpoint_units): a fast agent's next checkpoint interval
+     * can come before a slow one lets this one close. */
+    struct co__cp_snap *cp_snaps;
+    uint32_t n_cp_snaps;
 
     /* Its latency over its STATS (a lost agent's figures): a running sum. */
     pr_hist_acc *lat_acc;
