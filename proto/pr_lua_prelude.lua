@@ -1,5 +1,5 @@
 -- pr_lua_prelude: stampede's own implementation of the sysbench 1.0.20 Lua
--- API that scripts see (the subset README "Your own Lua scripts" lists). It
+-- API that scripts see (the subset docs/guide.md "Your own Lua scripts" lists). It
 -- runs first in every script state (coordinator and agent); the host passes
 -- itself as the chunk's argument: a table of C functions (rand_*, emit, ...)
 -- that may be empty (the coordinator only reads options).
@@ -57,7 +57,7 @@ if host.print ~= nil then print = host.print end
 
 local function unsupported(name)
     return function()
-        error(fmt("stampede does not support %s (README: Your own Lua scripts)", name), 2)
+        error(fmt("stampede does not support %s (docs/guide.md: Your own Lua scripts)", name), 2)
     end
 end
 
@@ -411,7 +411,7 @@ local ffi = {
                 local name = ffi_decls[d]
                 if name == nil then
                     error(fmt("ffi.cdef: stampede's ffi is a safe subset, not LuaJIT's FFI; " ..
-                              "it does not offer '%s' (README: Your own Lua scripts)", d), 2)
+                              "it does not offer '%s' (docs/guide.md: Your own Lua scripts)", d), 2)
                 end
                 ffi_declared[name] = true
             end
