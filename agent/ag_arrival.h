@@ -1,5 +1,5 @@
 /* ag_arrival: the arrival schedule of a worker's open loop (--rate,
- * --rate-mode; DESIGN.md §5).
+ * --rate-mode; docs/design.md §6.3, §7.3).
  *
  * Gaps between intended starts are drawn one at a time, in order:
  * Poisson (exponential gaps -mean*ln(1-u), as sysbench) or uniform (every

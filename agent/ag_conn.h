@@ -5,8 +5,8 @@
  * library's wait mask changes) and on a uv_timer armed from
  * mysql_get_timeout_value_ms() whenever the library asks for
  * MYSQL_WAIT_TIMEOUT. Connect, read and write timeouts are always set, so a
- * silent server cannot hang a connection (specs/mariadb-nonblocking.md,
- * traps 1-8 are handled here).
+ * silent server cannot hang a connection (the API's traps 1-8 of
+ * docs/design.md §13.3 are handled here).
  *
  * A connection opens (connect + prepare the workload's statement set, with
  * MYSQL_BIND arrays preallocated per statement), then executes one struct

@@ -19,7 +19,7 @@
  *   -> ag_engine_wait -> ag_engine_totals -> destroy; or
  *   ag_engine_run_pieces, which starts and waits in one call.
  *
- * Errors and reconnects (DESIGN.md §6, sysbench spec §6.3). Ignorable
+ * Errors and reconnects (docs/design.md §6.3; sysbench's rules: §13.1). Ignorable
  * errors (default 1213, 1020, 1205, or all) restart the event and count as
  * errors. A lost connection (2013, 2006, 2011, 2055; also the server's
  * 1053 shutdown, 1927 connection killed, 4031 idle timeout, which arrive

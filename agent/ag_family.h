@@ -1,5 +1,5 @@
 /* ag_family: the interface between the engine and a workload family
- * (DESIGN.md §11). The engine (ag_conn, ag_worker, ag_engine), ag_run and
+ * (docs/design.md §8.1). The engine (ag_conn, ag_worker, ag_engine), ag_run and
  * ag_session name no family and no workload: they find a family through
  * ag_registry and call it through struct ag_family.
  *

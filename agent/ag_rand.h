@@ -1,4 +1,4 @@
-/* ag_rand: sysbench's random numbers (specs/sysbench-1.0.20.md section 5).
+/* ag_rand: sysbench's random numbers (docs/design.md §13.1).
  *
  * xoroshiro128+ with sysbench's uniform_double(), and the distributions
  * sysbench offers through --rand-type: uniform, gaussian, special (1.0.20's

@@ -17,7 +17,7 @@
 #include "pr_tls.h"
 
 /* Server counters the lead agent samples before READY and at every
- * boundary (DESIGN §5; the cross-check formula is in pr_msg.h, READY). */
+ * boundary (docs/design.md §7.5; the cross-check formula is in pr_msg.h, READY). */
 static const char status_sql[] =
     "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions','Com_select','Com_insert',"
     "'Com_update','Com_delete','Com_begin','Com_commit','Com_rollback','Com_stmt_execute',"

@@ -1,5 +1,5 @@
 /* ag_worker: one worker thread with its own libuv loop, owning a share of the
- * agent's connections, their cursors, counters and histograms (DESIGN.md §6).
+ * agent's connections, their cursors, counters and histograms (docs/design.md §6).
  *
  * Nothing is shared on the hot path: the worker fills its current struct
  * ag_wstats without locks. The engine (ag_engine) talks to it by posting

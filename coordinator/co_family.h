@@ -1,4 +1,4 @@
-/* co_family: the coordinator's side of a workload family (DESIGN.md §11):
+/* co_family: the coordinator's side of a workload family (docs/design.md §8.1):
  * its option rules, its plan rules (which --partition fits) and its text
  * report. co_registry.c holds the one list; the merge (co_merge) and the
  * outputs name no family. */

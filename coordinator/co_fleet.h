@@ -5,7 +5,7 @@
  * answers their PINGs, measures each agent's clock offset with its own PINGs
  * (lowest round trip wins, NTP style), sends a HEARTBEAT to every agent each
  * second and declares an agent lost after CO_FLEET_LOSS_MS of silence
- * (DESIGN.md §2, §7). Everything else an agent sends (READY, ERROR, STATS,
+ * (docs/design.md §3.4, §9.1). Everything else an agent sends (READY, ERROR, STATS,
  * DONE) comes back to the caller as an event. Malformed frames are counted
  * and dropped; so are connections that fail the handshake (garbage bytes,
  * refused keys), seen through a socket monitor.
@@ -27,7 +27,7 @@
 
 #define CO_FLEET_HEARTBEAT_MS 1000
 /* Two missed heartbeats and a half: a dead agent is reported within 3 s
- * of its last word (DESIGN.md §7 allows 3 s of silence at most). */
+ * of its last word (docs/design.md §3.4). */
 #define CO_FLEET_LOSS_MS 2500
 #define CO_FLEET_PINGS   8 /* clock pings per agent */
 

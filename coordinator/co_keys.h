@@ -1,4 +1,4 @@
-/* co_keys: CURVE keys for the coordinator (DESIGN.md §8).
+/* co_keys: CURVE keys for the coordinator (docs/design.md §10).
  *
  * Key files hold Z85 text (40 characters) on their first line; anything
  * after the first line is ignored. `stampede keygen DIR NAME` writes

@@ -1,4 +1,4 @@
-/* co_merge: per-interval merging of the agents' STATS (DESIGN.md §2.5, §5).
+/* co_merge: per-interval merging of the agents' STATS (docs/design.md §4, §7.2).
  *
  * Interval k covers [t0 + k*I, t0 + (k+1)*I). Each agent's STATS(k) is
  * added exactly (counters field by field, histograms bucket by bucket: the

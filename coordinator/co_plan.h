@@ -1,5 +1,5 @@
 /* co_plan: one PLAN per agent per phase, from the command line and the
- * fleet (DESIGN.md §4).
+ * fleet (docs/design.md §5).
  *
  * Agents are given in name order (index 0 = first name); that index is the
  * plan's agent_index, and agent 0 is the lead (it samples server status).

@@ -1,7 +1,7 @@
 /* co_report: the coordinator's sysbench 1.0.20-compatible text report.
  *
  * Writes to a FILE * the labels, spacing and number formats of sysbench
- * 1.0.20 (specs/sysbench-1.0.20.md §9 and Appendix A), byte for byte, so
+ * 1.0.20 (docs/design.md §13.1, Output), byte for byte, so
  * scripts that parse sysbench output keep working. The inputs are plain data
  * the coordinator has already merged over its agents: struct pr_counters, a
  * pr_hist of latencies in microseconds, times in seconds, options. Nothing

@@ -53,7 +53,7 @@ struct co_agent_result {
     char *reason;              /* "" or why it failed / was lost */
     char **notes;              /* DONE.notes: informational lines (tpcc check), owned */
     uint32_t n_notes;
-    bool lost;          /* went silent (DESIGN §7) */
+    bool lost;          /* went silent (docs/design.md §9.1) */
     double lost_at_s;   /* when it was declared lost, s since t0 */
     uint64_t cp_events; /* its events at the last checkpoint (from its STATS), 0 */
     uint64_t cp_lat_us; /* its latency sum then */

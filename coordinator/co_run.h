@@ -1,4 +1,4 @@
-/* co_run: one stampede command carried out end to end (DESIGN.md §2).
+/* co_run: one stampede command carried out end to end (docs/design.md §4).
  *
  * Gather the agents (spawned locally, or remote on --listen), measure their
  * clocks, send each its PLAN, wait for every READY (any ERROR aborts the

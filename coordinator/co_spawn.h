@@ -1,4 +1,4 @@
-/* co_spawn: local agents for a run without --listen (DESIGN.md §1, §8).
+/* co_spawn: local agents for a run without --listen (docs/design.md §1, §10).
  *
  * Creates a private directory (0700) holding fresh CURVE keys (one pair for
  * the coordinator, one per agent), one config file per agent and the ipc

@@ -1,6 +1,6 @@
 /* co_summary: the end of a run — totals from the agents, the sysbench final
  * report, and the stampede section (per-agent table, server cross-check,
- * client saturation warnings). DESIGN.md §5, §9.
+ * client saturation warnings). docs/design.md §7.4, §7.5, §11.1.
  */
 #ifndef CO_SUMMARY_H
 #define CO_SUMMARY_H

@@ -9,17 +9,18 @@
  *
  * also when the program is invoked as tpcc_load or tpcc_start (argv[0]'s
  * basename). Values follow the option ("-w 2") or are joined ("-w2"), as
- * getopt takes them. Defaults are tpcc-mysql's (specs/tpcc-mysql.md §2.1,
- * §4.1): port 3306, database tpcc, -w 1, -c 10, -r 10, -l 20, limits
+ * getopt takes them. Defaults are tpcc-mysql's (docs/design.md §13.2):
+ * port 3306, database tpcc, -w 1, -c 10, -r 10, -l 20, limits
  * 5,5,5,80,20, user the login name (libmysqlclient's default for an empty
  * user); -i is left to the family's default (10, or -l when shorter).
- * -h l means localhost; a socket is passed only when -S gives one. stampede's
+ * -h l means localhost; a socket is passed only when -S gives one.
+ * tpcc_start's -f and -t become --report-file and --trx-file, its -m and -o
+ * --multi-schema and --multi-schema-offset. stampede's
  * own "--name=value" options may follow (or sit anywhere) and win over the
  * translation. Deliberate differences, all errors (exit 2, where tpcc-mysql
  * prints its usage and exits 0): an unknown option or a stray word; -l not
- * 1..4; -m/-n without -l (tpcc_load ignores them); tpcc_start's -f and -t
- * (their files are not written yet) and -m/-o (multi-schema) are refused as
- * not supported. tpcc_load -l without -n loads up to -w (tpcc_load: nothing).
+ * 1..4; -m/-n without -l (tpcc_load ignores them). tpcc_load -l without -n
+ * loads up to -w (tpcc_load: nothing).
  *
  * Thread: none. Nothing prints. */
 #ifndef CO_TC_COMPAT_H

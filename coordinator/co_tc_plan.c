@@ -1,6 +1,6 @@
 /* co_tc_plan: the tpcc family's PLANs. See co_tc_plan.h; the contract with
- * the agent side (agent/tpcc) is /work/notes' "PLAN.tables for the tpcc
- * family", repeated in README "TPC-C". */
+ * the agent side (agent/tpcc) is docs/design.md §8.3 (what PLAN.tables
+ * means to the tpcc family), repeated in README "TPC-C". */
 #include "co_tc_plan.h"
 
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #define TC_ITEMS       2u /* PLAN.tables n: an item id range */
 #define MAX_LOAD_CONNS 8u
 
-/* Rows per warehouse of each part (tpcc_load, specs/tpcc-mysql.md §2.4). */
+/* Rows per warehouse of each part (tpcc_load, docs/design.md §13.2). */
 #define ROWS_WAREHOUSE (1u + PR_TC_ITEMS + PR_TC_DIST_PER_WARE) /* warehouse, stock, district */
 #define ROWS_CUSTOMER  (2u * PR_TC_DIST_PER_WARE * PR_TC_CUST_PER_DIST) /* customer, history */
 #define ROWS_ORDERS                                                                                \

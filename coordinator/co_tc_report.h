@@ -1,9 +1,9 @@
 /* co_tc_report: the tpcc family's run report — tpcc_start's output, byte
- * for byte in its format (specs/tpcc-mysql.md §4.6), then stampede's own
+ * for byte in its format (docs/design.md §13.2), then stampede's own
  * section — computed from the agents' merged per-kind figures
  * (proto/pr_tc_opts.h: the kinds and what they count).
  *
- * Timeline (§4.3): the header (banner, "option X with value '...'" for the
+ * Timeline (tpcc_start's): the header (banner, "option X with value '...'" for the
  * options given, <Parameters>), "RAMP-UP TIME.(r sec.)" when the load
  * starts, "MEASURING START." once the intervals up to --warmup-time are
  * final, one interval line per --report-interval seconds of the measured
@@ -11,7 +11,7 @@
  * '.' per connection once the window is over, then the final block
  * (<Raw Results> ... <TpmC>) and the stampede section.
  *
- * Accounting (§4.4; the deviations are fixes, README "TPC-C output"):
+ * Accounting (tpcc_start's; the deviations are fixes, README "TPC-C output"):
  * every figure comes from the intervals inside the window (an interval
  * belongs to the window when its start does), summed exactly as they become
  * final; nothing of the warm-up or of the time after the window counts. Per

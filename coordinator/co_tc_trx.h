@@ -2,7 +2,7 @@
  * --report-file=FILE --trx-file=FILE`), written from the New-Order records
  * the agents send in STATS.trx (proto/pr_msg_trx.h) as their STATS arrive.
  *
- * Formats (specs/tpcc-mysql.md §4.1, tpcc-mysql's driver.c / neword.c):
+ * Formats (docs/design.md §13.2; tpcc-mysql's driver.c / neword.c):
  *   -f  "<time_count> <rt_ms>\n" (%d %.3f) per completed New-Order, the 1%
  *       rolled back on purpose included, ramp-up and wind-down included;
  *       time_count is tpcc_start's: 0 until the end of the first interval

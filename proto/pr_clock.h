@@ -1,8 +1,8 @@
 /* pr_clock: the monotonic clock and the clock-offset estimate both
- * programs use (DESIGN.md §6).
+ * programs use (docs/design.md §3.5).
  *
  * Durations and deadlines are measured on CLOCK_MONOTONIC in nanoseconds
- * (STYLE.md rule 8). Hosts align their monotonic clocks NTP style: a PING
+ * (docs/dev.md §1). Hosts align their monotonic clocks NTP style: a PING
  * carries the sender's clock t1, the PONG echoes t1 and adds the peer's
  * clock t2, the sender reads t4 on arrival; with rtt = t4 - t1 the peer's
  * clock is ahead by t2 - (t1 + rtt/2). The sample with the lowest rtt so

@@ -1,7 +1,7 @@
 /* pr_counters: the per-interval and whole-run counters an agent reports.
  *
- * Plain data. Classification is sysbench 1.0.20's (specs/sysbench-1.0.20.md
- * §6.2): every successful statement counts exactly once as read, write or
+ * Plain data. Classification is sysbench 1.0.20's (docs/design.md
+ * §13.1, Counting): every successful statement counts exactly once as read, write or
  * other; a failed statement counts as an error (ignorable) and, when it
  * caused a reconnect, as a reconnect; transactions count completed events
  * once however many restarts they took. Rate-mode fields are 0 in closed

@@ -1,7 +1,7 @@
 /* pr_endpoint: what a ZeroMQ control endpoint is, and which ones are local.
  *
  * The one loopback rule both programs apply before they allow --plaintext
- * (DESIGN.md §8): an unencrypted control channel may only be an ipc:// or
+ * (docs/design.md §10): an unencrypted control channel may only be an ipc:// or
  * inproc:// endpoint, or tcp:// to a LITERAL loopback address, so nothing
  * in plain text can leave the host. A name is never local, whatever it
  * resolves to ("localhost" included: resolution is configuration, and a

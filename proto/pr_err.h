@@ -57,7 +57,7 @@ int pr_error_set(struct pr_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Allocation that cannot fail: aborts with a message on out of memory
- * (STYLE.md rule 5). The caller owns the returned memory. */
+ * (docs/dev.md §1). The caller owns the returned memory. */
 void *pr_xmalloc(size_t size);
 void *pr_xcalloc(size_t n, size_t size);
 void *pr_xrealloc(void *p, size_t size);

@@ -2,7 +2,7 @@
  *
  * Bytes only: this module encodes a struct pr_msg into msgpack and decodes
  * msgpack bytes into a struct pr_msg; framing (ZeroMQ multipart) and sockets
- * belong to the callers. DESIGN.md §2, §3.
+ * belong to the callers. docs/design.md §3, §4.
  *
  * Wire form. One msgpack map per message, flat: the four envelope keys
  *   "v"   uint    protocol version, PR_PROTO_VERSION (exact match required)
@@ -47,7 +47,7 @@
  *
  * Secrets. PLAN.password is sent as given. It must only travel over a CURVE
  * encrypted or a local (ipc/inproc/loopback spawned-agent) channel, and
- * callers never log a PLAN (DESIGN.md §8). Copies are scrubbed before they
+ * callers never log a PLAN (docs/design.md §10). Copies are scrubbed before they
  * are freed: pr_msg_clear() for decoded messages, pr_msg_sbuffer_scrub()
  * for encode buffers, and receivers zero the frame they decoded.
  *
@@ -133,7 +133,7 @@ enum pr_plan_cmd {
     PR_CMD_COUNT_
 };
 
-/* PLAN.part (DESIGN.md §4): "none", "tables", "rows". */
+/* PLAN.part (docs/design.md §5): "none", "tables", "rows". */
 /* PLAN.part. warehouses: TPC-C's home-warehouse split (each agent's range
  * of warehouses in PLAN.tables, see the tpcc family). */
 enum pr_partition {
@@ -145,7 +145,7 @@ enum pr_partition {
 };
 
 /* PLAN.rmode (opt, default "poisson"): the arrival process of rate mode
- * (--rate-mode, DESIGN.md §5): "poisson" (exponential gaps, as sysbench)
+ * (--rate-mode, docs/design.md §6.3): "poisson" (exponential gaps, as sysbench)
  * or "uniform" (every gap exactly 1/rate). */
 enum pr_rate_mode { PR_RATE_POISSON, PR_RATE_UNIFORM, PR_RATE_COUNT_ };
 
@@ -343,7 +343,7 @@ struct pr_msg_env {
 
 /* READY, agent -> coordinator: pool open, statements prepared.
  *
- * srv, the server cross-check baseline (DESIGN.md §5): the lead agent
+ * srv, the server cross-check baseline (docs/design.md §7.5): the lead agent
  * (PLAN.lead) sends the same SHOW GLOBAL STATUS sample as STATS.srv, taken
  * at the very end of setup (pool open, statements prepared), just before
  * READY; other agents leave it empty. The lead's last STATS of a run (the

@@ -1,5 +1,5 @@
 /* pr_sb_schema: the sysbench family's schema, shared by coordinator and
- * agent (DESIGN.md §11): its statement kinds and its plan rule for
+ * agent (docs/design.md §8.2): its statement kinds and its plan rule for
  * --partition. The option schema itself is pr_opts (sysbench 1.0.20's
  * option sets). Bytes only, no I/O. */
 #ifndef PR_SB_SCHEMA_H

@@ -1,9 +1,9 @@
-/* pr_split: exact, deterministic splitting of work over agents (DESIGN.md §4).
+/* pr_split: exact, deterministic splitting of work over agents (docs/design.md §5).
  *
  * Every function here is pure: the same input gives the same output on every
  * host, so the coordinator computes the whole plan and any agent can check its
- * part. k6's execution segments are the model (specs/anchors-distributed.md
- * [K2]): integer quantities are split by largest remainder over rational
+ * part. k6's execution segments are the model (docs/design.md
+ * §13.4): integer quantities are split by largest remainder over rational
  * shares, so the shares always sum exactly to the total.
  *
  * Agent order. Agents are identified by their index 0..n_agents-1 in an order

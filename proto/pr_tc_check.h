@@ -1,5 +1,5 @@
 /* pr_tc_check: the TPC-C consistency conditions `stampede tpcc check`
- * runs (clause 3.3.2; specs/tpcc-mysql.md §6), as one table both sides
+ * runs (clause 3.3.2; docs/design.md §13.2), as one table both sides
  * read: the agent checks them (agent/tpcc), the coordinator names them in
  * its report. Conditions with always set run on every check; the others
  * only with --check-all.

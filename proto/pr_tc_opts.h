@@ -51,7 +51,7 @@
         T("multi-schema-offset", INT, "0",                                                         \
           "run: the number of the first schema of --multi-schema (tpcc_start -o)")
 
-/* TPC-C's row counts (specs/tpcc-mysql.md §2.4). */
+/* TPC-C's row counts (docs/design.md §13.2). */
 #define PR_TC_ITEMS         100000u
 #define PR_TC_DIST_PER_WARE 10u
 #define PR_TC_CUST_PER_DIST 3000u

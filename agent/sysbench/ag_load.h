@@ -1,5 +1,5 @@
 /* ag_load: the text statements of sysbench's prepare, cleanup and prewarm
- * commands (specs/sysbench-1.0.20.md section 3), as iterators. No I/O.
+ * commands (docs/design.md §13.1, Data set), as iterators. No I/O.
  *
  * Each iterator yields, in order, the statements one connection executes.
  * Statement texts are exact: the CREATE TABLE DDL (with its newlines,
@@ -20,9 +20,9 @@
  * table is loaded (a piece with create_index and no rows).
  *
  * As sysbench, oltp_insert with --auto_inc=off loads no rows (table_size is
- * forced to 0, section 3.5) and bulk_insert creates empty tables.
+ * forced to 0) and bulk_insert creates empty tables.
  * Deviations: prepare data comes from a seeded xoroshiro128+ (sysbench's is
- * unseeded, section 3.4), so a prepare is reproducible; select_random_*
+ * unseeded), so a prepare is reproducible; select_random_*
  * cleanup does not assert --tables=1. Verified against the real sysbench's
  * general log: identical DDL and identical batch shapes (rows and bytes per
  * INSERT).

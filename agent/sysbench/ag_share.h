@@ -1,5 +1,5 @@
 /* ag_share: the part of the data one agent's run may touch under
- * --partition (DESIGN.md §4; PLAN.part and PLAN.tables in pr_msg.h), and the
+ * --partition (docs/design.md §5; PLAN.part and PLAN.tables in pr_msg.h), and the
  * draws that keep a connection inside it.
  *
  * - none: sysbench's access pattern. A table is

@@ -8,7 +8,7 @@
  * oltp_point_select, oltp_update_index, oltp_update_non_index, oltp_insert,
  * oltp_delete, select_random_points, select_random_ranges, bulk_insert.
  *
- * What is reproduced exactly (specs/sysbench-1.0.20.md sections 4, 5, 6.1):
+ * What is reproduced exactly (docs/design.md §13.1):
  * statement texts (incl. select_random_* whitespace), statement order per
  * event, the prepared-statement set and its order, parameter draws in
  * sysbench's RNG draw order (one table per statement group, drawn even when
@@ -102,7 +102,7 @@ const char *ag_workload_name(const ag_workload *wl);
 const pr_opts *ag_workload_opts(const ag_workload *wl);
 
 /* Confine the workload's cursors to this agent's share of the data
- * (--partition; PLAN.part and PLAN.tables, DESIGN.md §4): part none is
+ * (--partition; PLAN.part and PLAN.tables, docs/design.md §5): part none is
  * sysbench's access pattern (the default, and the same statement stream as
  * before partitioning existed); tables draws each statement group's table
  * from the listed tables only; rows draws every id (point selects, range

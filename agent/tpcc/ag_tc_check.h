@@ -1,5 +1,5 @@
 /* ag_tc_check: `stampede tpcc check`, the TPC-C consistency conditions
- * (clause 3.3.2; specs/tpcc-mysql.md §6; proto/pr_tc_check.h names them),
+ * (clause 3.3.2; docs/design.md §13.2; proto/pr_tc_check.h names them),
  * as one statement stream per warehouse.
  *
  * A warehouse's stream runs, inside one START TRANSACTION WITH CONSISTENT

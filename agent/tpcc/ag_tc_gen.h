@@ -1,6 +1,6 @@
 /* ag_tc_gen: the tpcc family's parsed workload and its per-connection
  * generator: tpcc-mysql's five transactions statement for statement as
- * tpcc_start sends them (specs/tpcc-mysql.md §3, §4.2-4.4).
+ * tpcc_start sends them (docs/design.md §8.3, §13.2).
  *
  * Statements. The 35 prepared statements of tpcc_start, in its order and
  * with its SQL text (ag_tc_wl_stmt), each counted under its transaction's
@@ -15,7 +15,7 @@
  * Events. Each event is one transaction: the next card of the
  * connection's deck of 23 (10 New-Order, 10 Payment, 1 each Order-Status,
  * Delivery, Stock-Level), reshuffled (Fisher-Yates) when drawn through.
- * Inputs are drawn once per event (§3) and kept on every retry; the
+ * Inputs are drawn once per event and kept on every retry; the
  * timestamps (o_entry_d, h_date, ol_delivery_d) are the client's local
  * time "YYYY-MM-DD HH:MM:SS" taken at each attempt's start. Warehouses:
  * U[1..W] per transaction, or the connection's home warehouse with

@@ -1,6 +1,6 @@
 /* ag_tc_load: the tpcc family's loaders — the statement streams of
- * `stampede tpcc prepare`, `cleanup` and `check` (specs/tpcc-mysql.md §1,
- * §2, §6), built from the PLAN. No I/O: every stream is a struct ag_piece
+ * `stampede tpcc prepare`, `cleanup` and `check` (docs/design.md
+ * §13.2), built from the PLAN. No I/O: every stream is a struct ag_piece
  * of text statements that ag_run executes on one connection each.
  *
  * What a PLAN gives (the tpcc reading of PLAN.tables, written by the

@@ -1,11 +1,11 @@
-/* ag_tc_load_rows: tpcc_load's rows (specs/tpcc-mysql.md §2.5), as SQL
+/* ag_tc_load_rows: tpcc_load's rows (docs/design.md §13.2), as SQL
  * tuples. See ag_tc_load_int.h.
  *
  * Values follow tpcc_load's rules, including where they differ from the
  * TPC-C spec (50% BC credit, lowercase "original", 0.10..0.20 taxes, a
  * 9-digit zip, an alphanumeric state, ol_amount 0.10..100.00), with one
  * deliberate fix: tpcc_load marks its "original" rows in an array it
- * clears only in part (§5.2 item 2), so its stock tables of the second
+ * clears only in part (a known defect), so its stock tables of the second
  * and later warehouses may get more than 10%; here exactly 10,000 of the
  * 100,000 rows of item and of each warehouse's stock are marked (ids drawn
  * from 1..100000, where tpcc_load also draws the unused id 0). Decimal

@@ -1,10 +1,10 @@
 /* ag_tc_rand: TPC-C's random inputs as tpcc-mysql draws them
- * (specs/tpcc-mysql.md §2.5, §2.6, §3), on ag_rand's generator.
+ * (docs/design.md §13.2), on ag_rand's generator.
  *
  * U[a..b] is ag_rand_uniform(). NURand(A, x, y) = (((U[0..A] | U[x..y]) + C)
  * % (y - x + 1)) + x with one C per A, fixed for the whole run and the
  * same on every agent (ag_tc_consts_init() from the run's seed): tpcc-mysql
- * leaves C undefined after its first call (§2.6, §5.2.1); we follow the
+ * leaves C undefined after its first call (a known defect); we follow the
  * spec (clause 2.1.6): C_LAST of the run differs from the load's by a delta
  * in [65..119], 96 and 112 excluded.
  *

@@ -1,6 +1,6 @@
 /* ag_tc_schema: tpcc-mysql's schema. See ag_tc_schema.h.
  *
- * The column lists follow specs/tpcc-mysql.md §1.1 exactly: the loader's
+ * The column lists follow tpcc-mysql's exactly (docs/design.md §13.2): the loader's
  * INSERTs are positional, so the order is part of the contract. */
 #include "ag_tc_schema.h"
 

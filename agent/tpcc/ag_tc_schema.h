@@ -1,5 +1,5 @@
 /* ag_tc_schema: tpcc-mysql's schema as statement streams
- * (specs/tpcc-mysql.md §1): create_table.sql's 9 tables (table new_orders,
+ * (docs/design.md §13.2): create_table.sql's 9 tables (table new_orders,
  * its types, column order and primary keys, ENGINE=InnoDB), add_fkey_idx.sql's
  * 4 indexes and 10 foreign keys, the drops of cleanup, and the probe that
  * tells a missing or foreign table before any statement touches it.

@@ -1,5 +1,5 @@
 /* ag_tc_txn: the five transactions as tpcc_start sends them
- * (specs/tpcc-mysql.md §3.2-3.6): inputs, statement sequence, and the
+ * (docs/design.md §13.2): inputs, statement sequence, and the
  * results each next statement needs. See ag_tc_gen.h for the rules. */
 #include <stdio.h>
 #include <string.h>

@@ -143,9 +143,9 @@ def continue_case():
            (at, [(iv["k"], iv["agents_reporting"], iv["partial"]) for iv in d["intervals"]]))
     unmarked = [iv["k"] for iv in full if iv["agents_reporting"] < 3]
     e.check(partial and all(iv["agents_reporting"] < 3 for iv in partial) and not unmarked,
-            "continue: every interval without the lost agent's STATS is marked partial (DESIGN "
-            "7: the report says which intervals are partial); not marked: k=%r (closed before "
-            "the loss was declared %.1f s in)" % (unmarked, at))
+            "continue: every interval without the lost agent's STATS is marked partial "
+            "(docs/design.md §9.1: the report says which intervals are partial); not marked: "
+            "k=%r (closed before the loss was declared %.1f s in)" % (unmarked, at))
     e.check(any(iv["t_s"] >= 6 and iv["partial"] and iv["agents_reporting"] == 2
                 for iv in d["intervals"]),
             "continue: the last full intervals come from the 2 remaining agents, marked partial")

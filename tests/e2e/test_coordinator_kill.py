@@ -5,7 +5,7 @@ loopback).
 
 Verified from the server only, by polling every 50 ms after the kill:
   - Com_stmt_execute stops increasing within 5 s (the agents stop issuing
-    statements: DESIGN §7 dead-man lease);
+    statements: the dead-man lease, docs/design.md §3.4);
   - the sbtest user's connections in information_schema.PROCESSLIST drop to
     0 within 5 s (their DB connections are closed);
 and the agent daemons themselves keep running (they wait for the next

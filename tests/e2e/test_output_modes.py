@@ -34,7 +34,7 @@ INTERVAL = (r"\[ \d+s \] thds: \d+ tps: {f} qps: {f} \(r/w/o: {f}/{f}/{f}\) lat 
 
 
 def strict_grammar(version):
-    """sysbench 1.0.20's run output (specs/sysbench-1.0.20.md §9), whole."""
+    """sysbench 1.0.20's run output (docs/design.md §13.1, Output), whole."""
     return re.compile(
         r"sysbench 1\.0\.20 \(using stampede " + re.escape(version) + r"\)\n\n"
         r"Running the test with following options:\n"

@@ -1,6 +1,6 @@
 /* delayproxy: a TCP proxy that delays every byte by a fixed time in each
  * direction, standing in for netem (this kernel has none; see
- * specs/multihost-netns.md §2). Test-only tool of the multihost suite.
+ * docs/design.md §12). Test-only tool of the multihost suite.
  *
  *   delayproxy --listen=ADDR:PORT --connect=ADDR:PORT --delay-ms=N
  *              [--up-delay-ms=N] [--down-delay-ms=N] [--bind=ADDR]

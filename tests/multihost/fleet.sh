@@ -276,7 +276,7 @@ EOF
 # play. The server's side of New-Order: sum(d_next_o_id) grows by one per
 # committed New-Order; prepare leaves it at ORD_PER_DIST + 1 = 3001 in each
 # of the DIST_PER_WARE = 10 districts of a warehouse (tpcc_load,
-# specs/tpcc-mysql.md), which the play's check also holds it to.
+# docs/design.md §13.2), which the play's check also holds it to.
 MH_TPCC_W=3
 mh_scenario_fleet_tpcc() {
     mh_fleet_revive

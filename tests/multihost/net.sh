@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # constants used by the files sourced after this one
 # net.sh: the multihost rig — network namespaces standing in for hosts on one
-# machine (specs/multihost-netns.md). Sourced by multihost.sh; needs root.
+# machine (docs/design.md §12). Sourced by multihost.sh; needs root.
 #
 # Topology (subnet 10.77.0.0/24, which the root namespace routes to
 # "unreachable" first, so a command run outside a namespace by mistake fails

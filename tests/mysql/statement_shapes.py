@@ -45,7 +45,7 @@ Normalization (the same for both tools):
 
 Filtered, and only from stampede's capture (anything else stampede sends
 fails the test):
-  - the lead agent's probe connection (DESIGN.md section 5, README "The
+  - the lead agent's probe connection (docs/design.md §7.5, README "The
     stampede section"): a connection of the test user whose statements are
     all "SHOW GLOBAL STATUS WHERE Variable_name IN (...)" (the server
     cross-check samples), "SHOW PROCESSLIST" (the lead waits for the other

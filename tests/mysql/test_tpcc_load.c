@@ -190,7 +190,8 @@ static void check_counts(uint64_t reported)
     CHECK_EQ_U64(reported, total);
 }
 
-/* The data-shape checks of specs/tpcc-mysql.md §6 and §2.5's value rules. */
+/* The data-shape checks of tpcc-mysql's load and its value rules
+ * (docs/design.md §13.2). */
 static void check_shape(void)
 {
     char buf[64];

@@ -1,5 +1,5 @@
 /* test_ag_load: sysbench's prepare / cleanup / prewarm statements
- * (specs/sysbench-1.0.20.md section 3). */
+ * (docs/design.md §13.1, Data set). */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* test_ag_rand: sysbench's PRNG and distributions (specs/sysbench-1.0.20.md
- * section 5): bit-exact against sysbench 1.0.20 and shape checks. */
+/* test_ag_rand: sysbench's PRNG and distributions (docs/design.md
+ * §13.1, Random numbers): bit-exact against sysbench 1.0.20 and shape checks. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include "testlib.h"
 
 /* sysbench seeds a worker thread's xoroshiro128+ with four random() calls
- * after srandom(--rand-seed) (section 5.1). */
+ * after srandom(--rand-seed). */
 static void sysbench_state(struct ag_rand *r, unsigned seed)
 {
     srandom(seed);

@@ -1,5 +1,5 @@
 /* test_ag_workload: sysbench 1.0.20's OLTP workloads as generated statements
- * (specs/sysbench-1.0.20.md sections 4, 6.1, 13). Built with
+ * (docs/design.md §13.1). Built with
  * -Wl,--wrap=malloc,calloc,realloc so allocations by the agent library are
  * counted: the cursor must not allocate per event. */
 #include <ctype.h>
@@ -96,7 +96,7 @@ static bool digit_groups(const char *s, size_t len, size_t groups)
     return true;
 }
 
-/* The 20 Prepare lines of the live general log (section 13). */
+/* The 20 Prepare lines of sysbench's run in the server's general log. */
 static const char *const rw_ps_t2[] = {
     "BEGIN",
     "COMMIT",
@@ -253,7 +253,7 @@ static void test_ps_disable(void)
             CHECK(et.call[i].text_len == strlen(want));
         }
     }
-    /* The general-log forms of section 13. */
+    /* The forms the general log shows for sysbench's statements. */
     long long id, hi, k;
     char c[128], pad[64];
     CHECK(strcmp(et.text[0], "BEGIN") == 0 && strcmp(et.text[19], "COMMIT") == 0);
@@ -319,7 +319,7 @@ static void test_ps_sets(void)
     }
 }
 
-/* Statement kinds per event for each script (section 4.2). */
+/* Statement kinds per event for each script (sysbench's). */
 static void test_sequences(void)
 {
     static const struct {

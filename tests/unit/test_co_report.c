@@ -1,5 +1,5 @@
 /* Tests for co_report. The main checks reproduce sysbench 1.0.20's own
- * output byte for byte: specs/sysbench-samples/plain.out and run.out (copied
+ * output byte for byte: sysbench-samples/plain.out and run.out (copied
  * below without their first line, which is the one we change), from inputs
  * chosen so that every printed figure follows exactly from them (counts,
  * exact min/max/sum, a percentile rank, the histogram rows). The rest checks
@@ -489,8 +489,8 @@ static void check_like_sample(const char *got, const char *sample, const char *w
               line);
 }
 
-/* --report-format=sysbench against specs/sysbench-samples (copied to
- * tests/unit/sysbench-samples): interval markers dropped, sysbench's
+/* --report-format=sysbench against the real sysbench's output
+ * (tests/unit/sysbench-samples): interval markers dropped, sysbench's
  * banner, nothing after "Threads fairness". */
 static void test_strict_samples(const char *dir)
 {

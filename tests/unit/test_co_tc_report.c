@@ -7,7 +7,7 @@
  * (500 New-Orders that must not count either). Each interval is handed to
  * the report as co_live does (the merged interval at release, each agent's
  * STATS as it arrives) and the whole output is compared byte for byte with
- * text written here by hand from specs/tpcc-mysql.md §4.6 (spacing,
+ * text written here by hand from tpcc_start's format (docs/design.md §13.2; spacing,
  * "95%:", " [NG] *"), with the figures worked out by hand below. Then: the
  * analyze.sh-style parse (split on [,():], sum field 2 between MEASURING
  * START and STOPPING THREADS) gives the window's New-Orders; a value exactly

@@ -1,11 +1,11 @@
-/* test_pr_opts: sysbench 1.0.20's option schema (specs/sysbench-1.0.20.md
- * section 2) and the parser. */
+/* test_pr_opts: sysbench 1.0.20's option schema (docs/design.md
+ * §13.1, Options) and the parser. */
 #include <stdint.h>
 
 #include "pr_opts.h"
 #include "testlib.h"
 
-/* Defaults of section 2 (and `sysbench --help`). */
+/* sysbench 1.0.20's defaults (as `sysbench --help` gives them). */
 static void test_defaults(void)
 {
     pr_opts *o = pr_opts_new(PR_WL_OLTP_READ_WRITE);
