@@ -1,3 +1,5 @@
+/* ag_config: the stampede-agent daemon's settings, read from argv and a config file (contract:
+ * ag_config.h). */
 #include "ag_config.h"
 
 #include <ctype.h>

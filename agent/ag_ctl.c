@@ -1,3 +1,5 @@
+/* ag_ctl: the agent's control loop: the ZeroMQ DEALER, HELLO, clock sync, the lease, and the
+ * session it runs (contract: ag_ctl.h). */
 #include "ag_ctl.h"
 
 #include <errno.h>

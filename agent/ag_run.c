@@ -1,3 +1,5 @@
+/* ag_run: one PLAN's run or command on this agent: its workload, engine, probe
+ * connection, intervals and totals (contract: ag_run.h). */
 #include "ag_run.h"
 
 #include <errno.h>

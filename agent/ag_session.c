@@ -1,3 +1,5 @@
+/* ag_session: one PLAN carried out on its own thread: setup, READY, START, the interval STATS and
+ * DONE (contract: ag_session.h). */
 #include "ag_session.h"
 
 #include <errno.h>

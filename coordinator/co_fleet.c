@@ -1,3 +1,5 @@
+/* co_fleet: the coordinator's ZeroMQ ROUTER, CURVE admission and the agents behind it (contract:
+ * co_fleet.h). */
 #include "co_fleet.h"
 
 #include <errno.h>

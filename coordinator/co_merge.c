@@ -1,3 +1,4 @@
+/* co_merge: per-interval exact merging of the agents' STATS (contract: co_merge.h). */
 #include "co_merge.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* co_output: the files a run writes (--json, --csv, --hdr-log) from its co_result (contract:
+ * co_output.h). */
 #include "co_output.h"
 
 #include <stdbool.h>

@@ -1,3 +1,5 @@
+/* co_plan: one PLAN per agent per phase, from the command line and the fleet (contract: co_plan.h).
+ */
 #include "co_plan.h"
 
 #include <inttypes.h>

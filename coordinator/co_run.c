@@ -1,3 +1,5 @@
+/* co_run: one stampede command carried out end to end: gather, PLAN, READY, START, STATS, DONE
+ * (contract: co_run.h). */
 #include "co_run.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* co_spawn: local agents for a run without --listen: keys, config files, processes (contract:
+ * co_spawn.h). */
 #include "co_spawn.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* co_summary: the end of a run: totals, the sysbench final report and the stampede section
+ * (contract: co_summary.h). */
 #include "co_summary.h"
 
 #include <inttypes.h>

@@ -1,3 +1,5 @@
+/* pr_err: the project's error codes, their messages and the out-of-memory policy (contract:
+ * pr_err.h). */
 #include "pr_err.h"
 
 #include <stdarg.h>

@@ -1,3 +1,5 @@
+/* pr_hdrlog: HdrHistogram interop: the V2 compressed encoding and the interval-log writer
+ * (contract: pr_hdrlog.h). */
 #include "pr_hdrlog.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* pr_hist: the exact, mergeable latency histogram (HdrHistogram layout) (contract: pr_hist.h). */
 #include "pr_hist.h"
 
 #include <errno.h>

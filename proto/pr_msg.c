@@ -1,3 +1,5 @@
+/* pr_msg: the control-message codec's tables and checks (msgpack <-> struct pr_msg) (contract:
+ * pr_msg.h). */
 #include "pr_msg.h"
 
 #include <inttypes.h>
