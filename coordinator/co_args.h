@@ -43,7 +43,8 @@
  *
  * Rules checked here (PR_EINVAL): --listen needs --secret-key-file and
  * --authorized-keys unless --plaintext; --plaintext with a tcp --listen
- * needs a loopback host (127.x, localhost, ::1) and no key options;
+ * needs a literal loopback address (pr_endpoint.h: 127.x or ::1; a name,
+ * "localhost" included, is refused) and no key options;
  * --histogram with --percentile=0 (sysbench's rule). A "--name VALUE" with
  * a space is refused with a hint (sysbench needs "--name=VALUE" too).
  * Warnings (not errors): deprecated aliases, --mysql-password, a password

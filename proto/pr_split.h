@@ -131,11 +131,14 @@ int pr_split_rows(uint32_t n_agents, const uint64_t *weights, uint64_t table_siz
 int pr_split_prepare(uint32_t n_agents, const uint64_t *weights, uint32_t n_tables,
                      uint64_t table_size, struct pr_split_piece **pieces, size_t *n_pieces);
 
-/* Seed of one connection's random stream from (--rand-seed, agent index,
- * connection index within the agent), by chained splitmix64 finalizers. For
- * a fixed run_seed the map (agent, conn) -> seed is a bijection, so distinct
- * connections of a run always get distinct seeds; a different run_seed gives
- * unrelated seeds. Any 64-bit value, 0 included, may come out: seed the
+/* Seed of one random stream from (--rand-seed, a domain, an index), by
+ * chained splitmix64 finalizers. The callers pass a domain (ag_engine: its
+ * SEED_CONN or SEED_ARRIVALS; a family: its own, e.g. a table) and a global
+ * index (the connection's index over the whole run), so a connection's
+ * stream does not depend on how the connections were split over agents.
+ * For a fixed run_seed the map (domain, index) -> seed is a bijection, so
+ * distinct streams of a run always get distinct seeds; a different
+ * run_seed gives unrelated seeds. Any 64-bit value, 0 included, may come out: seed the
  * connection's generator through its own seeding routine. */
 uint64_t pr_split_seed(uint64_t run_seed, uint32_t agent, uint32_t conn);
 

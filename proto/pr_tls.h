@@ -1,8 +1,9 @@
 /* pr_tls: how a connection's transport is set up: TLS (--mysql-ssl and its
  * files) and compression (--mysql-compression), applied to a MYSQL handle
- * before connect through Connector/C's own options (its TLS is OpenSSL;
- * the handshake runs inside mysql_real_connect_start/_cont like any other
- * read or write, so the non-blocking connect needs nothing special).
+ * before connect through Connector/C's own options (its TLS is OpenSSL).
+ * Connector/C runs the TLS handshake outside its non-blocking calls, so
+ * the agent connects a TLS connection on libuv's thread pool
+ * (agent/ag_tlsconn.h).
  *
  * What the library does not enforce is checked here after connect: with
  * Connector/C 3.3 only a certificate check makes TLS mandatory, so a

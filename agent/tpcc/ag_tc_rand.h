@@ -3,7 +3,8 @@
  *
  * U[a..b] is ag_rand_uniform(). NURand(A, x, y) = (((U[0..A] | U[x..y]) + C)
  * % (y - x + 1)) + x with one C per A, fixed for the whole run and the
- * same on every agent (ag_tc_consts_init() from the run's seed): tpcc-mysql
+ * same on every agent (ag_tc_consts_init(0), the loader's constants, as the
+ * family and the loader both call it): tpcc-mysql
  * leaves C undefined after its first call (a known defect); we follow the
  * spec (clause 2.1.6): C_LAST of the run differs from the load's by a delta
  * in [65..119], 96 and 112 excluded.
