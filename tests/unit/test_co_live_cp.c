@@ -6,12 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_args.h"
 #include "co_fleet.h"
-#include "co_merge.h"
-#include "co_result.h"
-#include "co_run_int.h"
-#include "co_stream.h"
+#include "co_live_fixture.h"
 #include "testlib.h"
 
 #define TX_A0  100 /* agent 0's transactions per interval (1 connection) */
@@ -42,41 +38,30 @@ int main(void)
          li[] = "--listen=ipc:///tmp/test_co_live_cp.sock", pl[] = "--plaintext",
          cp[] = "--report-checkpoints=2,3";
     char *argv[] = {prog, wl, cmd, ag, th, ri, tm, li, pl, cp, NULL};
-    struct co_args args;
-    struct pr_error err = {0};
-    if (co_args_parse(&args, 10, argv, NULL, &err) != 0) {
-        fprintf(stderr, "co_args_parse: %s\n", err.msg);
+    struct co_live_fixture fx;
+    if (co_live_fixture_init(&fx, 10, argv) != 0)
         return 1;
-    }
-    struct co_result res = {.n_agents = 2};
-    char *out_buf = NULL;
-    size_t out_len = 0;
-    uint32_t threads[2] = {1, 1};
-    res.agents = pr_xcalloc(3, sizeof(*res.agents));
-    res.agents[0].threads = res.agents[1].threads = 1;
-    struct run r = {.a = &args, .res = &res, .n = 2, .interval_ms = 1000};
-    r.agents = pr_xcalloc(2, sizeof(*r.agents));
-    r.out = open_memstream(&out_buf, &out_len);
-    r.merge = co_merge_new(2, threads, 1000, false);
+    struct run *rp = &fx.r;
+    struct co_result *res = &fx.res;
     /* 2.2 s into the run: intervals 0 and 1 have ended, their grace (5 s)
      * has not; interval 2 ends at 3 s. */
-    r.t0_ns = r.first_t0_ns = co_fleet_now_ns() - 2200000000ull;
+    rp->t0_ns = rp->first_t0_ns = co_fleet_now_ns() - 2200000000ull;
 
     /* Agent 0 runs ahead: its intervals 0, 1 (checkpoint 2 s) and 2
      * (checkpoint 3 s) before agent 1's interval 1. */
-    feed(&r, 0, 0, TX_A0, false);
-    feed(&r, 1, 0, TX_A1, false);
-    feed(&r, 0, 1, TX_A0, true);
-    feed(&r, 0, 2, TX_A0, true);
-    co__live_flush(&r, false);
-    CHECK_MSG(res.n_checkpoints == 0, "no checkpoint before agent 1's interval 1: %u",
-              res.n_checkpoints);
-    feed(&r, 1, 1, TX_A1, true);
-    co__live_flush(&r, false);
-    CHECK_MSG(res.n_checkpoints == 1, "the 2 s checkpoint once interval 1 is in: %u",
-              res.n_checkpoints);
-    if (res.n_checkpoints == 1) {
-        const struct co_checkpoint_result *c = &res.checkpoints[0];
+    feed(rp, 0, 0, TX_A0, false);
+    feed(rp, 1, 0, TX_A1, false);
+    feed(rp, 0, 1, TX_A0, true);
+    feed(rp, 0, 2, TX_A0, true);
+    co__live_flush(rp, false);
+    CHECK_MSG(res->n_checkpoints == 0, "no checkpoint before agent 1's interval 1: %u",
+              res->n_checkpoints);
+    feed(rp, 1, 1, TX_A1, true);
+    co__live_flush(rp, false);
+    CHECK_MSG(res->n_checkpoints == 1, "the 2 s checkpoint once interval 1 is in: %u",
+              res->n_checkpoints);
+    if (res->n_checkpoints == 1) {
+        const struct co_checkpoint_result *c = &res->checkpoints[0];
         /* Units: agent 0's 200 events at its interval 1 (not the 300 of
          * interval 2), agent 1's 20. */
         double avg = (2.0 * TX_A0 + 2.0 * TX_A1) / 2, sd = (2.0 * TX_A0 - 2.0 * TX_A1) / 2;
@@ -89,34 +74,18 @@ int main(void)
         CHECK(c->fairness.time_avg_s == avg * LAT_US / 1e6);
     }
     /* The 3 s checkpoint: each agent's interval 2 alone. */
-    feed(&r, 1, 2, TX_A1, true);
-    r.end_ns = r.t0_ns + 3000000000ull;
-    co__live_flush(&r, true);
-    CHECK_MSG(res.n_checkpoints == 2, "the 3 s checkpoint at the end: %u", res.n_checkpoints);
-    if (res.n_checkpoints == 2) {
-        const struct co_checkpoint_result *c = &res.checkpoints[1];
+    feed(rp, 1, 2, TX_A1, true);
+    rp->end_ns = rp->t0_ns + 3000000000ull;
+    co__live_flush(rp, true);
+    CHECK_MSG(res->n_checkpoints == 2, "the 3 s checkpoint at the end: %u", res->n_checkpoints);
+    if (res->n_checkpoints == 2) {
+        const struct co_checkpoint_result *c = &res->checkpoints[1];
         CHECK_EQ_U64(c->ctr.transactions, TX_A0 + TX_A1);
         CHECK(c->fairness_per_conn);
         CHECK(c->fairness.events_avg == (TX_A0 + TX_A1) / 2.0);
         CHECK(c->fairness.events_stddev == (TX_A0 - TX_A1) / 2.0);
     }
 
-    co_stream_destroy(&res.stream);
-    co_merge_destroy(&r.merge);
-    for (uint32_t i = 0; i < 2; i++) {
-        pr_hist_acc_destroy(&r.agents[i].lat_acc);
-        for (uint32_t j = 0; j < r.agents[i].n_cp_snaps; j++)
-            free(r.agents[i].cp_snaps[j].conns);
-        free(r.agents[i].cp_snaps);
-    }
-    free(r.agents);
-    pr_hist_destroy(&r.scratch);
-    pr_hist_destroy(&r.tot_lat);
-    pr_hist_destroy(&r.cp_lat);
-    free(r.srv_qps);
-    co_result_clear(&res);
-    co_args_clear(&args);
-    fclose(r.out);
-    free(out_buf);
+    co_live_fixture_clear(&fx);
     return TEST_END();
 }

@@ -11,12 +11,8 @@
 
 #include <unistd.h>
 
-#include "co_args.h"
 #include "co_fleet.h"
-#include "co_merge.h"
-#include "co_result.h"
-#include "co_run_int.h"
-#include "co_stream.h"
+#include "co_live_fixture.h"
 #include "testlib.h"
 
 #define SEC         1000000000ull
@@ -79,34 +75,23 @@ int main(void)
          th[] = "--threads=2", ri[] = "--report-interval=1", tm[] = "--time=20",
          li[] = "--listen=ipc:///tmp/test_co_live_late.sock", pl[] = "--plaintext";
     char *argv[] = {prog, wl, cmd, ag, th, ri, tm, li, pl, csv_opt, NULL};
-    struct co_args args;
-    struct pr_error err = {0};
-    if (co_args_parse(&args, 10, argv, NULL, &err) != 0) {
-        fprintf(stderr, "co_args_parse: %s\n", err.msg);
+    struct co_live_fixture fx;
+    if (co_live_fixture_init(&fx, 10, argv) != 0)
         return 1;
-    }
-
-    struct co_result res = {.n_agents = 2};
-    char *out_buf = NULL;
-    size_t out_len = 0;
-    uint32_t threads[2] = {1, 1};
-    res.agents = pr_xcalloc(3, sizeof(*res.agents));
-    struct run r = {.a = &args, .res = &res, .n = 2, .interval_ms = 1000};
-    r.agents = pr_xcalloc(2, sizeof(*r.agents));
-    r.out = open_memstream(&out_buf, &out_len);
-    r.merge = co_merge_new(2, threads, 1000, false);
+    struct run *rp = &fx.r;
+    struct co_result *res = &fx.res;
     /* Intervals 0..N_IVL-1 past their boundary and grace (0.5 s), the next
      * one not yet (0.4 s either side; a line for interval N_IVL printed on
      * a stalled machine changes nothing checked below). */
-    r.t0_ns = r.first_t0_ns = co_fleet_now_ns() - (N_IVL * 1000u + 600u) * 1000000ull;
+    rp->t0_ns = rp->first_t0_ns = co_fleet_now_ns() - (N_IVL * 1000u + 600u) * 1000000ull;
 
     for (uint64_t k = 0; k < N_IVL; k++) {
-        feed(&r, 0, k, TX_A0, LAT_A0_US, TX_A0);
+        feed(rp, 0, k, TX_A0, LAT_A0_US, TX_A0);
         if (k > 0) /* agent 1's interval 0 held back */
-            feed(&r, 1, k, TX_A1, LAT_A0_US, TX_A1);
+            feed(rp, 1, k, TX_A1, LAT_A0_US, TX_A1);
     }
-    co__live_flush(&r, false);
-    CHECK_MSG(co_merge_is_released(r.merge, 0),
+    co__live_flush(rp, false);
+    CHECK_MSG(co_merge_is_released(rp->merge, 0),
               "interval 0 is written out once %d intervals closed after it",
               CO_MERGE_KEEP_EXPANDED);
     double tps = -1, lat_max = -1;
@@ -115,42 +100,30 @@ int main(void)
     CHECK(tps > TX_A0 - 0.01 && tps < TX_A0 + 0.01); /* agent 0's only */
 
     /* Agent 1's interval 0, N_IVL - 1 intervals late. */
-    feed(&r, 1, 0, TX_A1, LAT_LATE_US, N_LATE);
-    CHECK_EQ_U64(co_merge_agent_late(r.merge, 1), 1);
-    CHECK_EQ_U64(co_merge_agent_intervals(r.merge, 1), N_IVL);
-    CHECK_EQ_U64(r.agents[1].sum.transactions, (uint64_t)TX_A1 * N_IVL); /* its sums: in */
+    feed(rp, 1, 0, TX_A1, LAT_LATE_US, N_LATE);
+    CHECK_EQ_U64(co_merge_agent_late(rp->merge, 1), 1);
+    CHECK_EQ_U64(co_merge_agent_intervals(rp->merge, 1), N_IVL);
+    CHECK_EQ_U64(rp->agents[1].sum.transactions, (uint64_t)TX_A1 * N_IVL); /* its sums: in */
 
-    r.end_ns = r.t0_ns + N_IVL * SEC;
-    co__live_flush(&r, true);
-    co_merge_take(r.merge, &res.intervals, &res.n_intervals);
+    rp->end_ns = rp->t0_ns + N_IVL * SEC;
+    co__live_flush(rp, true);
+    co_merge_take(rp->merge, &res->intervals, &res->n_intervals);
     for (uint32_t i = 0; i < 2; i++)
-        res.agents[i].done = true;
-    co__live_sum_intervals(&r);
+        res->agents[i].done = true;
+    co__live_sum_intervals(rp);
     /* The run's latency: every sample sent, the late ones too. */
     uint64_t want = (uint64_t)TX_A0 * N_IVL + (uint64_t)TX_A1 * (N_IVL - 1) + N_LATE;
-    CHECK_EQ_U64(pr_hist_count(res.lat), want);
-    CHECK(pr_hist_max(res.lat) >= LAT_LATE_US);
+    CHECK_EQ_U64(pr_hist_count(res->lat), want);
+    CHECK(pr_hist_max(res->lat) >= LAT_LATE_US);
     /* Its interval's row: as written before it came. */
     tps = lat_max = -1;
     CHECK(csv_row_at(csv, 1.0, &tps, &lat_max));
     fprintf(stderr, "row t_s=1 at the end: tps %.2f, lat_max_ms %.3f; run max %.3f ms\n", tps,
-            lat_max, pr_hist_max(res.lat) / 1e3);
+            lat_max, pr_hist_max(res->lat) / 1e3);
     CHECK(tps > TX_A0 - 0.01 && tps < TX_A0 + 0.01);
     CHECK(lat_max < LAT_LATE_US / 1e3 / 2);
 
-    co_stream_destroy(&res.stream);
-    co_merge_destroy(&r.merge);
-    for (uint32_t i = 0; i < 2; i++)
-        pr_hist_acc_destroy(&r.agents[i].lat_acc);
-    free(r.agents);
-    pr_hist_destroy(&r.scratch);
-    pr_hist_destroy(&r.tot_lat);
-    pr_hist_destroy(&r.cp_lat);
-    free(r.srv_qps);
-    co_result_clear(&res);
-    co_args_clear(&args);
-    fclose(r.out);
-    free(out_buf);
+    co_live_fixture_clear(&fx);
     unlink(csv);
     return TEST_END();
 }
