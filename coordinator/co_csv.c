@@ -5,8 +5,9 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "co_json.h"
 #include "co_srvstat.h"
+#include "pr_file.h"
+#include "pr_text.h"
 
 static const char csv_header[] = "t_s,len_s,threads,tps,qps,reads_s,writes_s,other_s,lat_p50_ms,"
                                  "lat_p95_ms,lat_p99_ms,lat_max_ms,err_s,reconn_s,"
@@ -17,7 +18,7 @@ static const char csv_header[] = "t_s,len_s,threads,tps,qps,reads_s,writes_s,oth
 static void csv_num(FILE *f, double v, bool first)
 {
     char buf[40];
-    co__fmt_double(buf, sizeof(buf), v);
+    pr_fmt_double(buf, sizeof(buf), v);
     fprintf(f, "%s%s", first ? "" : ",", buf);
 }
 
@@ -101,5 +102,5 @@ static int csv_write_cb(FILE *f, const void *arg)
 
 int co_csv_write_file(const struct co_result *r, const char *path, struct pr_error *err)
 {
-    return co__write_atomic(path, "--csv", csv_write_cb, r, err);
+    return pr_write_atomic(path, "--csv", csv_write_cb, r, err);
 }

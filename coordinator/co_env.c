@@ -7,9 +7,9 @@
 
 #include <jansson.h>
 
-#include "co_json.h"
 #include "pr_build.h"
 #include "pr_env.h"
+#include "pr_text.h"
 
 #define VAR_STR(name) #name,
 static const char *const var_names[] = {PR_ENV_VARIABLES(VAR_STR)};
@@ -57,7 +57,7 @@ static json_t *jstr(const char *s)
     size_t n = strlen(s), o = 0;
     char *buf = pr_xmalloc(3 * n + 1);
     for (size_t i = 0; i < n;) {
-        size_t len = co__utf8_seq_len((const unsigned char *)s + i, n - i);
+        size_t len = pr_utf8_seq_len((const unsigned char *)s + i, n - i);
         if (len == 0) {
             memcpy(buf + o, "\xef\xbf\xbd", 3), o += 3, i++;
         } else {

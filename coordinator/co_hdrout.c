@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_json.h"
 #include "co_kinds_out.h"
+#include "pr_file.h"
 #include "pr_hdrlog.h"
+#include "pr_text.h"
 
 /* name with the bytes HdrHistogram tags cannot hold replaced by '_'. */
 static char *sanitized(const char *name, uint32_t index)
@@ -23,7 +24,7 @@ static char *sanitized(const char *name, uint32_t index)
     unsigned char *s = (unsigned char *)tag;
     size_t n = strlen(tag);
     for (size_t i = 0; i < n;) {
-        size_t len = co__utf8_seq_len(s + i, n - i);
+        size_t len = pr_utf8_seq_len(s + i, n - i);
         if (len > 1) {
             i += len;
             continue;
@@ -178,5 +179,5 @@ int co_hdrout_write_file(const struct co_result *r, uint64_t start_ms, const cha
                          struct pr_error *err)
 {
     struct hdrout_arg a = {r, start_ms};
-    return co__write_atomic(path, "--hdr-log", hdrout_write_cb, &a, err);
+    return pr_write_atomic(path, "--hdr-log", hdrout_write_cb, &a, err);
 }

@@ -17,6 +17,8 @@
 #include "co_report.h"
 #include "co_srvstat.h"
 #include "co_summary.h"
+#include "pr_file.h"
+#include "pr_text.h"
 
 /* A streaming JSON emitter: pretty-printed, except that containers deeper
  * than flat_depth go on one line (one interval per line keeps long runs
@@ -27,96 +29,6 @@ struct jw {
     bool first;     /* nothing written yet in the innermost container */
     int flat_depth; /* containers deeper than this are written on one line */
 };
-
-bool co__fmt_double(char *buf, size_t buf_len, double v)
-{
-    if (!isfinite(v)) {
-        buf[0] = '\0';
-        return false;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, buf_len, "%.*g", prec, v);
-        /* A locale with a decimal comma would break both JSON and CSV. */
-        for (char *c = buf; *c != '\0'; c++)
-            if (*c == ',')
-                *c = '.';
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return true;
-}
-
-size_t co__utf8_seq_len(const unsigned char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    uint32_t cp, min;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2, cp = c & 0x1fu, min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3, cp = c & 0x0fu, min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4, cp = c & 0x07u, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3fu);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
-/* co_json.h. U+2028/2029 are escaped because JavaScript source cannot
- * hold them raw. */
-void co__json_string(FILE *f, const char *str)
-{
-    if (str == NULL)
-        str = "";
-    const unsigned char *s = (const unsigned char *)str;
-    size_t n = strlen(str);
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = s[i];
-        size_t len = co__utf8_seq_len(s + i, n - i);
-        if (len == 0) {
-            fputs("\\ufffd", f);
-            i++;
-        } else if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8) {
-            fprintf(f, "\\u%04x", 0x2000u | (s[i + 2] & 0x3fu));
-            i += 3;
-        } else if (len > 1) {
-            fwrite(s + i, 1, len, f);
-            i += len;
-        } else {
-            const char *esc = c == '"'    ? "\\\""
-                              : c == '\\' ? "\\\\"
-                              : c == '\n' ? "\\n"
-                              : c == '\r' ? "\\r"
-                              : c == '\t' ? "\\t"
-                              : c == '\b' ? "\\b"
-                              : c == '\f' ? "\\f"
-                                          : NULL;
-            if (esc != NULL)
-                fputs(esc, f);
-            else if (c < 0x20 || c == 0x7f)
-                fprintf(f, "\\u%04x", c);
-            else
-                fputc(c, f);
-            i++;
-        }
-    }
-    fputc('"', f);
-}
 
 /* Separator and indentation before a member or element. */
 static void jw_sep(struct jw *w)
@@ -139,7 +51,7 @@ static void jw_member(struct jw *w, const char *key)
         return;
     jw_sep(w);
     if (key != NULL) {
-        co__json_string(w->f, key);
+        pr_json_string(w->f, key);
         fputs(": ", w->f);
     }
 }
@@ -168,7 +80,7 @@ static void jw_str(struct jw *w, const char *key, const char *s)
     if (s == NULL)
         fputs("null", w->f);
     else
-        co__json_string(w->f, s);
+        pr_json_string(w->f, s);
 }
 
 static void jw_u64(struct jw *w, const char *key, uint64_t v)
@@ -200,7 +112,7 @@ static void jw_num(struct jw *w, const char *key, double v)
 {
     char buf[40];
     jw_member(w, key);
-    fputs(co__fmt_double(buf, sizeof(buf), v) ? buf : "null", w->f);
+    fputs(pr_fmt_double(buf, sizeof(buf), v) ? buf : "null", w->f);
 }
 
 /* count per second over len_s; NaN (written null) when len_s is not a
@@ -596,57 +508,5 @@ static int json_write_cb(FILE *f, const void *arg)
 
 int co_json_write_file(const struct co_result *r, const char *path, struct pr_error *err)
 {
-    return co__write_atomic(path, "--json", json_write_cb, r, err);
-}
-
-/* Finish the temporary file: flush, fsync, close; -errno on failure. */
-static int finish_tmp(FILE *f)
-{
-    int rc = 0;
-    if (fflush(f) != 0 || ferror(f))
-        rc = errno != 0 ? -errno : -EIO;
-    else if (fsync(fileno(f)) != 0)
-        rc = -errno;
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    return rc;
-}
-
-int co__write_atomic(const char *path, const char *what, co__write_fn fn, const void *arg,
-                     struct pr_error *err)
-{
-    if (path == NULL || path[0] == '\0')
-        return pr_error_set(err, PR_EINVAL, "%s: empty file name", what);
-    size_t len = strlen(path);
-    char *tmp = pr_xmalloc(len + sizeof(".tmp"));
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", sizeof(".tmp"));
-    int rc;
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        int e = errno;
-        rc = pr_error_set(err, -e, "%s: cannot create %s: %s", what, tmp, strerror(e));
-        goto out_free;
-    }
-    errno = 0;
-    rc = fn(f, arg);
-    int rc_close = finish_tmp(f);
-    if (rc == 0)
-        rc = rc_close;
-    if (rc != 0) {
-        pr_error_set(err, rc, "%s: cannot write %s: %s", what, tmp, pr_strerror(rc));
-        goto out_unlink;
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        rc = pr_error_set(err, -e, "%s: cannot rename %s to %s: %s", what, tmp, path, strerror(e));
-        goto out_unlink;
-    }
-    free(tmp);
-    return 0;
-out_unlink:
-    unlink(tmp);
-out_free:
-    free(tmp);
-    return rc;
+    return pr_write_atomic(path, "--json", json_write_cb, r, err);
 }

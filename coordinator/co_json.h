@@ -46,29 +46,4 @@ void co_json_stream_interval(co_json_stream *s, const struct co_interval_result 
 /* Finish and free *s (set to NULL): 0, or -EIO when the stream failed. */
 int co_json_stream_end(co_json_stream **s, const struct co_result *r);
 
-/* Internal to co_json, co_csv and co_hdrout (double underscore). */
-
-/* A writer for co__write_atomic: writes to f, returns 0 or a negative code. */
-typedef int (*co__write_fn)(FILE *f, const void *arg);
-
-/* The atomic "<path>.tmp" + fsync + rename sequence above, around fn(f,
- * arg). what names the output in messages ("--json"). */
-int co__write_atomic(const char *path, const char *what, co__write_fn fn, const void *arg,
-                     struct pr_error *err);
-
-/* s as a JSON string, quoted: quotes, backslash and control characters
- * escaped, U+2028/2029 escaped, bytes that are not well-formed UTF-8
- * replaced by \ufffd. NULL writes "". */
-void co__json_string(FILE *f, const char *s);
-
-/* Format v into buf (at least 32 bytes) in the shortest %.15g..%.17g form
- * that strtod() reads back as v, with '.' as the decimal point. Returns
- * false (buf "") when v is NaN or infinite. */
-bool co__fmt_double(char *buf, size_t buf_len, double v);
-
-/* Length of the well-formed UTF-8 sequence at s (n bytes available): 1..4,
- * or 0 when s does not start one (bad lead byte, bad continuation,
- * overlong form, surrogate, above U+10FFFF, truncated). */
-size_t co__utf8_seq_len(const unsigned char *s, size_t n);
-
 #endif

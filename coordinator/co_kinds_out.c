@@ -6,8 +6,9 @@
 #include <stdbool.h>
 
 #include "co_family.h"
-#include "co_json.h"
 #include "co_kinds.h"
+#include "pr_file.h"
+#include "pr_text.h"
 
 static const struct {
     const char *key;
@@ -22,7 +23,7 @@ static bool kind_used(const struct co_kind_result *k)
 static void num(FILE *f, double v)
 {
     char buf[40];
-    fputs(co__fmt_double(buf, sizeof(buf), v) ? buf : "null", f);
+    fputs(pr_fmt_double(buf, sizeof(buf), v) ? buf : "null", f);
 }
 
 /* min, avg, max and the percentiles of h in ms, NAN when empty. */
@@ -49,7 +50,7 @@ void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_h
         lat_ms(co_kind_lat(&k[i], scratch), v);
         fputs(first ? "" : ", ", f);
         first = false;
-        co__json_string(f, k[i].name ? k[i].name : "?");
+        pr_json_string(f, k[i].name ? k[i].name : "?");
         fprintf(f, ": {\"count\": %llu, \"errors\": %llu, ", (unsigned long long)k[i].count,
                 (unsigned long long)k[i].errors);
         if (k[i].late > 0) /* a kind with a limit (tpcc): its events at or over it */
@@ -156,5 +157,5 @@ static int csv_cb(FILE *f, const void *arg)
 
 int co_kinds_out_csv_file(const struct co_result *r, const char *path, struct pr_error *err)
 {
-    return co__write_atomic(path, "--csv-kinds", csv_cb, r, err);
+    return pr_write_atomic(path, "--csv-kinds", csv_cb, r, err);
 }

@@ -48,7 +48,7 @@ int co_kinds_out_csv(const struct co_result *r, FILE *f);
 void co_kinds_out_csv_header(FILE *f);
 void co_kinds_out_csv_rows(FILE *f, const struct co_interval_result *iv, pr_hist *scratch);
 
-/* The same to path, atomically (co__write_atomic): 0, or an error with err
+/* The same to path, atomically (pr_write_atomic): 0, or an error with err
  * naming the file. */
 int co_kinds_out_csv_file(const struct co_result *r, const char *path, struct pr_error *err);
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_json.h"
 #include "co_rpt_html.h"
 #include "co_rpt_text.h"
+#include "pr_file.h"
 
 static void env_add(struct co_rpt_env *env, size_t *cap, const char *key, const char *val)
 {
@@ -221,7 +221,7 @@ int co_rpt_main(int argc, char **argv)
         }
     if (rc == 0 && out != NULL) {
         struct html_job job = {files, n, co_rpt_html_chartjs(CO_RPT_CHARTJS, &err)};
-        if (job.chartjs == NULL || co__write_atomic(out, "report", html_cb, &job, &err) != 0) {
+        if (job.chartjs == NULL || pr_write_atomic(out, "report", html_cb, &job, &err) != 0) {
             fprintf(stderr, "stampede report: %s\n", err.msg);
             rc = 1;
         }

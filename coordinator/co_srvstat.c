@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_json.h"
 #include "co_merge.h"
+#include "pr_text.h"
 
 #define STATUS_ENTRY(name, kind) {#name, kind},
 static const struct {
@@ -167,7 +167,7 @@ void co_srvstat_json(FILE *f, const struct co_interval_result *iv)
     for (int i = 0; i < CO_SRVSTAT_N; i++) {
         key_of(i, key, sizeof(key));
         fprintf(f, "%s\"%s\": %s", i ? ", " : "", key,
-                co__fmt_double(num, sizeof(num), figure(iv, i)) ? num : "null");
+                pr_fmt_double(num, sizeof(num), figure(iv, i)) ? num : "null");
     }
     fputc('}', f);
 }
@@ -187,7 +187,7 @@ void co_srvstat_csv_row(FILE *f, const struct co_interval_result *iv)
 {
     char num[40];
     for (int i = 0; i < CO_SRVSTAT_N; i++) {
-        co__fmt_double(num, sizeof(num), figure(iv, i));
+        pr_fmt_double(num, sizeof(num), figure(iv, i));
         fprintf(f, ",%s", num);
     }
 }

@@ -10,11 +10,11 @@
 
 #include <jansson.h>
 
-#include "co_json.h"
 #include "co_output.h"
 #include "co_rpt_family.h"
 #include "co_rpt_text.h"
 #include "co_run.h"
+#include "pr_file.h"
 #include "pr_parse.h"
 
 #define MAX_POINTS 256
@@ -313,7 +313,7 @@ static void finish(struct sweep *s, const char *stopped, FILE *out)
     fflush(out);
     char *path = co_sweep_path(s->paths[0], 0, 0);
     struct pr_error err = {0};
-    if (path != NULL && co__write_atomic(path, "sweep JSON", dump_cb, root, &err) != 0) {
+    if (path != NULL && pr_write_atomic(path, "sweep JSON", dump_cb, root, &err) != 0) {
         fprintf(stderr, "stampede: %s\n", err.msg);
         s->rc = 1;
     } else if (path != NULL && pr_opts_int(a->opts, "verbosity") >= CO_OUTPUT_VERBOSITY_INFO) {

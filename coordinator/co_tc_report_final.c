@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_json.h"
 #include "co_tc_report_int.h"
+#include "pr_text.h"
 
 /* <Constraint Check>'s minimum shares of the mix (none for New-Order). */
 static const double min_share_pct[CO_TC_N] = {0.0, 43.0, 4.0, 4.0, 4.0};
@@ -254,7 +254,7 @@ void co_tc_report_final(co_tc_report *t, FILE *out, const struct co_result *res)
 static void jnum(FILE *f, const char *key, double v)
 {
     char buf[40];
-    fprintf(f, "\"%s\": %s", key, co__fmt_double(buf, sizeof(buf), v) ? buf : "null");
+    fprintf(f, "\"%s\": %s", key, pr_fmt_double(buf, sizeof(buf), v) ? buf : "null");
 }
 
 static void json_txns(FILE *f, const co_tc_report *t, int agent)
@@ -348,13 +348,13 @@ void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *r
         struct pr_tc_opts o = {.schemas = t->cfg.schemas, .schema_offset = t->cfg.schema_offset};
         pr_tc_schema_db(t->cfg.db ? t->cfg.db : "", &o, i, db, sizeof db);
         fputs(i ? ", " : "", f);
-        co__json_string(f, db);
+        pr_json_string(f, db);
     }
     fputc(']', f);
     fputs(", \"agents\": [", f);
     for (uint32_t a = 0; a < t->n_agents; a++) {
         fputs(a ? ", {\"name\": " : "{\"name\": ", f);
-        co__json_string(f, res && a < res->n_agents ? res->agents[a].name : "?");
+        pr_json_string(f, res && a < res->n_agents ? res->agents[a].name : "?");
         fputs(", \"transactions\": ", f);
         json_txns(f, t, (int)a);
         fputc('}', f);

@@ -27,6 +27,7 @@
 #include "co_json.h"
 #include "co_result.h"
 #include "pr_hdrlog.h"
+#include "pr_text.h"
 #include "testlib.h"
 
 #define N_AGENTS    3
@@ -724,12 +725,12 @@ static void test_errors(const struct co_result *r)
 static void test_helpers(void)
 {
     char buf[40];
-    CHECK(co__fmt_double(buf, sizeof(buf), 0.1) && strcmp(buf, "0.1") == 0);
-    CHECK(co__fmt_double(buf, sizeof(buf), 1250.0) && strcmp(buf, "1250") == 0);
-    CHECK(co__fmt_double(buf, sizeof(buf), 1.0 / 3) && strtod(buf, NULL) == 1.0 / 3);
-    CHECK(co__fmt_double(buf, sizeof(buf), -1e300) && strtod(buf, NULL) == -1e300);
-    CHECK(!co__fmt_double(buf, sizeof(buf), NAN) && buf[0] == '\0');
-    CHECK(!co__fmt_double(buf, sizeof(buf), -INFINITY));
+    CHECK(pr_fmt_double(buf, sizeof(buf), 0.1) && strcmp(buf, "0.1") == 0);
+    CHECK(pr_fmt_double(buf, sizeof(buf), 1250.0) && strcmp(buf, "1250") == 0);
+    CHECK(pr_fmt_double(buf, sizeof(buf), 1.0 / 3) && strtod(buf, NULL) == 1.0 / 3);
+    CHECK(pr_fmt_double(buf, sizeof(buf), -1e300) && strtod(buf, NULL) == -1e300);
+    CHECK(!pr_fmt_double(buf, sizeof(buf), NAN) && buf[0] == '\0');
+    CHECK(!pr_fmt_double(buf, sizeof(buf), -INFINITY));
     const struct {
         const char *s;
         size_t len;
@@ -749,7 +750,7 @@ static void test_helpers(void)
         {"\xf0\x9f\x98", 0},
     };
     for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
-        CHECK_MSG(co__utf8_seq_len((const unsigned char *)seqs[i].s, strlen(seqs[i].s)) ==
+        CHECK_MSG(pr_utf8_seq_len((const unsigned char *)seqs[i].s, strlen(seqs[i].s)) ==
                       seqs[i].len,
                   "sequence %zu", i);
 }
