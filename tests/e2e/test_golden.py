@@ -67,8 +67,9 @@ build/agent/stampede-agent) rewrites the files of tests/golden/ from today's
 outputs and prints what changed. An update must be a deliberate output
 change: commit it with the change that makes it, and name the outputs that
 change in the commit message (a change to this normaliser needs --update
-too, and says so). The golden files assume the sandbox's user and
-database (sbtest, sbtest), as tests/run sets them.
+too, and says so). The golden files assume the sandbox's
+user (sbtest), as tests/run sets it; the runs use databases of their own (sb_golden,
+tpcc_golden), made and dropped here.
 """
 import difflib
 import json
@@ -93,6 +94,10 @@ sys.path.insert(0, HERE)
 import e2elib as e  # noqa: E402
 
 DB_TPCC = "tpcc_golden"
+# The sysbench runs' own database: other tests share the sandbox's sbtest
+# (and may run beside this one), and the JSON's environment lists every
+# table of the schema under test.
+DB_SB = "sb_golden"
 SUBS = []  # (regex, placeholder): the tmp dir, the version, the port, the host
 
 # ---------------------------------------------------------------- text
@@ -461,11 +466,16 @@ def run(args, what, timeout=120):
     return p.text("out") + "\n"
 
 
+def own_database(db):
+    user = e.env("USER", "sbtest")
+    e.sql("DROP DATABASE IF EXISTS %s; CREATE DATABASE %s; GRANT ALL ON %s.* TO '%s'@'%%'; "
+          "GRANT ALL ON %s.* TO '%s'@'localhost'" % (db, db, db, user, db, user))
+
+
 def sysbench_runs(version):
     sb = ["--tables=2", "--table-size=1000"]
-    common = sb + e.local_opts() + e.db_opts()
-    p = e.stampede(["oltp_read_write", "cleanup", "--agents=1"] + common)
-    p.wait(60)
+    own_database(DB_SB)
+    common = sb + e.local_opts() + e.db_opts(db=DB_SB)
     out = run(["oltp_read_write", "prepare", "--agents=1", "--rand-seed=42"] + common,
               "oltp_read_write prepare")
     golden("oltp_prepare.stdout.txt", norm_text(out, SB_KEEP, SB_DROP))
@@ -492,13 +502,11 @@ def sysbench_runs(version):
 
     out = run(["report", files["json"]], "stampede report oltp.json", timeout=60)
     golden("report.stdout.txt", norm_text(out, SB_KEEP, SB_DROP))
+    e.sql("DROP DATABASE IF EXISTS %s" % DB_SB)
 
 
 def tpcc_runs(version):
-    user = e.env("USER", "sbtest")
-    e.sql("DROP DATABASE IF EXISTS %s; CREATE DATABASE %s; GRANT ALL ON %s.* TO '%s'@'%%'; "
-          "GRANT ALL ON %s.* TO '%s'@'localhost'" % (DB_TPCC, DB_TPCC, DB_TPCC, user, DB_TPCC,
-                                                     user))
+    own_database(DB_TPCC)
     common = ["--warehouses=1", "--agents=2"] + e.local_opts() + e.db_opts(db=DB_TPCC)
     t = time.monotonic()
     out = run(["tpcc", "prepare", "--foreign-keys=off"] + common, "tpcc prepare", timeout=300)
