@@ -7,7 +7,7 @@
  *
  * One thread, one raw epoll loop (level triggered, as libuv's uv_poll),
  * CONNS connections. Each does what the agent's connection does for
- * sysbench's oltp_point_select (agent/ag_conn.c, ag_conn_exec.c): the
+ * sysbench's oltp_point_select (agent/engine/ag_conn.c, ag_conn_exec.c): the
  * options MYSQL_OPT_NONBLOCK and the agent's default connect/read/write
  * timeouts, connect with CLIENT_MULTI_STATEMENTS, one prepared
  * "SELECT c FROM sbtest<t> WHERE id=?" per table; per query
@@ -45,7 +45,7 @@
 #define FLOOR_MAX_TABLES 64
 #define FLOOR_MAX_EVENTS 1024
 
-/* The agent's defaults (agent/ag_engine.c) for these options. */
+/* The agent's defaults (agent/engine/ag_engine.c) for these options. */
 #define FLOOR_CONNECT_TIMEOUT_S 10
 #define FLOOR_READ_TIMEOUT_S    600
 #define FLOOR_WRITE_TIMEOUT_S   60
@@ -158,7 +158,7 @@ static int start_query(struct floor_conn *c)
     c->cur = c->stmt[r % tables];
     c->id = (long long)(1 + (r >> 16) % table_size);
     c->op = FLOOR_EXEC;
-    ag_pvio_skip_read(c->mysql); /* the reply is not there yet (agent/ag_pvio.h) */
+    ag_pvio_skip_read(c->mysql); /* the reply is not there yet (agent/engine/ag_pvio.h) */
     int s = mysql_stmt_execute_start(&c->ret_int, c->cur);
     ag_pvio_skip_clear();
     return s;

@@ -16,7 +16,7 @@ say per session whether it is encrypted and compressed) and checks:
     directory, and says which one is missing;
   - reconnects after a server restart renegotiate TLS;
   - 200 TLS connects on one loop leave it free (tests/mysql/tls_loop.c: the
-    handshakes run on the thread pool, agent/ag_tlsconn.h), by name too;
+    handshakes run on the thread pool, agent/engine/ag_tlsconn.h), by name too;
     then 20 queries on each make no EAGAIN read after a send (ag_pvio.h);
   - --mysql-ssl-crl: a CRL that revokes the server's certificate (made with
     openssl ca) refuses it at setup, naming the CRL; an empty CRL passes;
@@ -313,7 +313,7 @@ def checks(srv, certs, ca):
         e.check(q > 0, "queries over TLS and compression: %d" % q)
 
     lap("step 3b")
-    # 3b. Handshakes off the loop (agent/ag_tlsconn.h): many TLS connects on one
+    # 3b. Handshakes off the loop (agent/engine/ag_tlsconn.h): many TLS connects on one
     # loop while a 1 ms timer measures its lag; by name with verify_identity too
     # (the library's own name lookup then runs off the loop as well).
     loop_helper = os.path.join(os.path.dirname(os.path.dirname(e.STAMPEDE)), "tests", "mysql",
@@ -322,7 +322,7 @@ def checks(srv, certs, ca):
     if name is None:
         e.info("this host's name does not resolve to 127.0.0.1: verify_identity by address")
     # The first also runs 20 queries on each connection: no EAGAIN read after a
-    # send over TLS either (the read skip, agent/ag_pvio.h).
+    # send over TLS either (the read skip, agent/engine/ag_pvio.h).
     for host, n, mode, q in (("127.0.0.1", 200, "verify_ca", 20),
                              (name or "127.0.0.1", 200, "verify_identity", 0)):
         out = subprocess.run([loop_helper, host, srv.port, ca, str(n), mode, str(q)],

@@ -1,5 +1,5 @@
 /* fuzz_agconf: libFuzzer target for stampede-agent's configuration file
- * (ag_config_parse with --config=FILE, agent/ag_config.c): the key = value
+ * (ag_config_parse with --config=FILE, agent/control/ag_config.c): the key = value
  * lines an operator or a playbook writes, keys, booleans, lists, the
  * endpoint and the CURVE key files they name. Input: the file's bytes
  * (written to a memfd, read through /proc/self/fd). Beyond "no crash, no

@@ -1,5 +1,5 @@
 /* fuzz_plan: libFuzzer target for a PLAN as stampede-agent takes it
- * (agent/ag_ctl.c on_plan): the bytes are decoded (pr_msg_decode), the
+ * (agent/control/ag_ctl.c on_plan): the bytes are decoded (pr_msg_decode), the
  * plan's hash checked (pr_msg_plan_verify) and, whatever the hash says,
  * the plan is turned into a run (ag_run_new: the family parses the
  * workload's options, its share and TLS options, the engine its targets

@@ -1,5 +1,5 @@
 /* fuzz_prom: libFuzzer target for the Prometheus endpoint's request path
- * (proto/pr_prom.c): the bytes an HTTP client sends, over a real loopback
+ * (proto/prom/pr_prom.c): the bytes an HTTP client sends, over a real loopback
  * connection, to the real endpoint (libmicrohttpd on its own thread, as
  * both programs serve it), which holds a run's figures (one agent, one
  * kind) so that a 200 renders them. Input: the request's bytes, sent as

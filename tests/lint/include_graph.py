@@ -41,19 +41,38 @@ import tempfile
 # Declarations: edit these when folders move or layers are tightened.
 #
 # LAYERS: folder prefix -> layer, for every folder that is scanned; the
-# longest matching prefix names the layer of a file.
+# longest matching prefix names the layer of a file; a '*' stands for one
+# folder name (each family's part sits in the layer of its program part).
 LAYERS = [
+    ("proto/base/", "proto-base"),
     ("proto/", "proto"),
-    ("agent/", "agent"),  # incl. agent/sysbench, agent/tpcc, agent/lua
+    ("families/*/proto/", "proto"),
+    ("agent/engine/", "agent-engine"),
+    ("families/*/agent/", "agent-family"),
+    ("agent/control/", "agent-control"),
+    ("agent/", "agent"),  # main.c
+    ("coordinator/report/", "co-report"),
     ("coordinator/", "coordinator"),
+    ("families/*/coordinator/", "co-family"),
 ]
 # MAY_INCLUDE: the layers a layer may include besides itself (not
-# transitive: list every one). proto is the bottom; agent and coordinator
-# sit side by side above it and never include each other.
+# transitive: list every one). proto is the bottom (base/ under the rest);
+# agent and coordinator sit side by side above it and never include each
+# other. In the agent, the families sit on the engine (ag_family.h) and the
+# daemon's control on both. In the coordinator, the report tool
+# (report/, the families' report parts plug into co_rpt_family.h) is the
+# bottom, the rest of the coordinator above it and the families on both.
+PROTO = ["proto", "proto-base"]
 MAY_INCLUDE = {
-    "proto": [],
-    "agent": ["proto"],
-    "coordinator": ["proto"],
+    "proto-base": [],
+    "proto": ["proto-base"],
+    "agent-engine": PROTO,
+    "agent-family": ["agent-engine"] + PROTO,
+    "agent-control": ["agent-engine", "agent-family"] + PROTO,
+    "agent": ["agent-control", "agent-engine"] + PROTO,
+    "co-report": PROTO,
+    "coordinator": ["co-report"] + PROTO,
+    "co-family": ["coordinator", "co-report"] + PROTO,
 }
 # Folders never scanned (by name, at any depth), and name prefixes of folders
 # never scanned.
@@ -103,10 +122,16 @@ def strip_comments(text):
     return "".join(out)
 
 
+def prefix_matches(prefix, path):
+    """path lies under prefix, where a '*' in prefix stands for one folder
+    name ("families/*/agent/")."""
+    return re.match("^" + re.escape(prefix).replace(r"\*", "[^/]+"), path) is not None
+
+
 def layer_of(path):
     best = None
     for prefix, layer in LAYERS:
-        if path.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+        if prefix_matches(prefix, path) and (best is None or len(prefix) > len(best[0])):
             best = (prefix, layer)
     return best[1] if best else None
 

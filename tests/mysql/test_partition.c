@@ -92,7 +92,7 @@ struct agent {
 };
 
 /* A run plan for agent `index` of `count` (2 connections each), like
- * coordinator/co_plan.c plan_run; tables are added by the caller. */
+ * coordinator/run/co_plan.c plan_run; tables are added by the caller. */
 static void agent_init(struct agent *a, enum pr_plan_cmd cmd, const char *wl, const char *ps,
                        uint32_t index, uint32_t count, uint64_t events)
 {

@@ -1,4 +1,4 @@
-/* test_pr_msg: the control-message codec (proto/pr_msg.h).
+/* test_pr_msg: the control-message codec (proto/msg/pr_msg.h).
  *
  * Round trips of every type with every field set, then the decoder's
  * rejections, each checked for its code and, where it matters, for the

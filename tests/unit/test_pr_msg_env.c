@@ -1,4 +1,4 @@
-/* test_pr_msg_env: READY.env, the environment map (proto/pr_msg.h).
+/* test_pr_msg_env: READY.env, the environment map (proto/msg/pr_msg.h).
  *
  * Round trip of a READY with every env fact, the server part and a data
  * set; a READY without env (an older agent) and an env without srv (not
