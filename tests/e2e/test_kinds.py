@@ -96,7 +96,7 @@ def old_agent_case():
     z = zmtp.Session(port)
     # The agent of the protocol before this one (PR_PROTO_VERSION, read from
     # the header the programs were built from).
-    hdr = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto", "pr_msg.h")
+    hdr = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto", "msg", "pr_msg.h")
     with open(hdr) as f:
         cur = int(re.search(r"#define PR_PROTO_VERSION (\d+)", f.read()).group(1))
     old = cur - 1
