@@ -240,39 +240,6 @@ static const struct sample run_samples[] = {
     {5090, 1},  {5277, 1},  {5671, 1},  {7167, 1},  {7702, 2},  {7985, 1},  {8650, 1},
 };
 
-/* Output captured in memory. */
-struct cap {
-    FILE *f;
-    char *buf;
-    size_t len;
-};
-
-static FILE *cap_open(struct cap *c)
-{
-    c->buf = NULL;
-    c->len = 0;
-    c->f = open_memstream(&c->buf, &c->len);
-    if (!c->f) {
-        perror("open_memstream");
-        exit(1);
-    }
-    return c->f;
-}
-
-/* Closes the stream; the text stays valid until cap_free(). */
-static const char *cap_text(struct cap *c)
-{
-    fclose(c->f);
-    c->f = NULL;
-    return c->buf;
-}
-
-static void cap_free(struct cap *c)
-{
-    free(c->buf);
-    c->buf = NULL;
-}
-
 /* Byte-for-byte comparison, reporting the first differing line. */
 #define CHECK_TEXT(got, want) check_text(__LINE__, (got), (want))
 static void check_text(int line, const char *got, const char *want)

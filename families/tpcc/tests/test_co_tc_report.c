@@ -188,11 +188,8 @@ static void cfg_of(struct co_tc_report_cfg *c)
 /* Run the whole timeline into a string. */
 static char *run_report(co_tc_report *t)
 {
-    struct {
-        char *buf;
-        size_t len;
-    } *c = pr_xcalloc(1, sizeof(*c)); /* not on the stack: the text outlives the call */
-    FILE *f = open_memstream(&c->buf, &c->len);
+    struct cap c;
+    FILE *f = cap_open(&c);
     co_tc_report_header(t, f);
     co_tc_report_started(t, f);
     for (uint64_t k = 0; k < NIVL; k++) {
@@ -208,10 +205,7 @@ static char *run_report(co_tc_report *t)
         free_kinds(kinds);
     }
     co_tc_report_final(t, f, t->res);
-    fclose(f);
-    char *buf = c->buf;
-    free(c);
-    return buf;
+    return cap_text(&c);
 }
 
 /* Worked out by hand (see the samples):
@@ -334,13 +328,19 @@ static uint64_t analyze_sum(const char *text, int *lines)
     return sum;
 }
 
+/* A report, with cfg_of()'s configuration, over result()'s run (*res). */
+static co_tc_report *report_of(struct co_result *res)
+{
+    struct co_tc_report_cfg cfg;
+    result(res);
+    cfg_of(&cfg);
+    return co_tc_report_new(&cfg, res);
+}
+
 static void test_timeline(void)
 {
     struct co_result res;
-    struct co_tc_report_cfg cfg;
-    result(&res);
-    cfg_of(&cfg);
-    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    co_tc_report *t = report_of(&res);
     char *out = run_report(t);
     if (getenv("TC_SHOW"))
         fputs(out, stdout);
@@ -425,13 +425,9 @@ static void test_timeline(void)
 static void test_late_stats(void)
 {
     struct co_result res;
-    struct co_tc_report_cfg cfg;
-    result(&res);
-    cfg_of(&cfg);
-    co_tc_report *t = co_tc_report_new(&cfg, &res);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    co_tc_report *t = report_of(&res);
+    struct cap c;
+    FILE *f = cap_open(&c);
     for (uint64_t k = 0; k < NIVL; k++) {
         struct pr_msg_stats st;
         stats_of(&st, k, 0); /* agent 0 in time */
@@ -452,7 +448,7 @@ static void test_late_stats(void)
         stats_of(&st, k, 1); /* agent 1 late: after the release */
         co_tc_report_stats(t, 1, &st, true, IVL_MS);
     }
-    fclose(f);
+    char *buf = cap_text(&c);
     /* line 1 has agent 0's New-Orders only: 5 + 1 + 12 = 18 */
     CHECK_MSG(strstr(buf, "   2, trx: 18, ") != NULL, "%s", buf);
     struct co_tc_txn_figures x;
@@ -472,13 +468,9 @@ static void test_late_stats(void)
 static void test_early_end(void)
 {
     struct co_result res;
-    struct co_tc_report_cfg cfg;
-    result(&res);
-    cfg_of(&cfg);
-    co_tc_report *t = co_tc_report_new(&cfg, &res);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    co_tc_report *t = report_of(&res);
+    struct cap c;
+    FILE *f = cap_open(&c);
     for (uint64_t k = 0; k < 4; k++) { /* up to the first line only */
         struct co_interval_result iv;
         struct co_kind_result kinds[NK];
@@ -487,7 +479,7 @@ static void test_early_end(void)
         free_kinds(kinds);
     }
     co_tc_report_final(t, f, &res);
-    fclose(f);
+    char *buf = cap_text(&c);
     CHECK(strstr(buf, "   2, trx: 31, ") != NULL);
     CHECK(strstr(buf, "\n   4, trx:") == NULL);
     CHECK(strstr(buf, "\nSTOPPING THREADS...\n\n<Raw Results>\n") != NULL);

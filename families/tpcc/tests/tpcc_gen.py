@@ -47,6 +47,8 @@ import subprocess
 import sys
 import tempfile
 
+from peer_sources import peer_source
+
 SKIP = 77
 DB = "tpcc_gen_test"
 failures = []
@@ -91,18 +93,6 @@ def sql(query, db=None, stdin=None):
 def skip(why):
     print("SKIP: " + why)
     sys.exit(SKIP)
-
-
-def peer_source(name):
-    """The peer tarball NAME in the directory $STAMPEDE_PEER_SOURCES names
-    (tests/run sets it); exits 77 with a SKIP line when it is unset or the
-    file is not there."""
-    d = os.environ.get("STAMPEDE_PEER_SOURCES", "")
-    path = os.path.join(d, name) if d else None
-    if path is None or not os.path.isfile(path):
-        skip("no %s%s: set STAMPEDE_PEER_SOURCES to the directory holding %s" % (
-            name, " in " + d if d else " (STAMPEDE_PEER_SOURCES is unset)", name))
-    return path
 
 
 def build(tarball, tmp):
