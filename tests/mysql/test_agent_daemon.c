@@ -560,6 +560,18 @@ static void test_lease(struct harness *h)
     h->beats = true;
 }
 
+/* Sends PLAN *m, checks READY, starts it and checks its DONE (within 20 s)
+ * says it succeeded. */
+static void run_to_done(struct harness *h, struct pr_msg *m)
+{
+    h_send(h, m);
+    CHECK(expect_ready(h, NULL) == 0);
+    start_now(h, 1000);
+    CHECK(h_recv(h, m, PR_MSG_DONE, 20000) == 0);
+    CHECK(m->u.done.status == 0);
+    pr_msg_clear(m);
+}
+
 static void test_cleanup(struct harness *h)
 {
     struct pr_msg m;
@@ -567,12 +579,7 @@ static void test_cleanup(struct harness *h)
     strcpy(h->run, "cleanup-1");
     h_plan_init(&m, PR_CMD_CLEANUP, "oltp_read_write");
     plan_opts(&m);
-    h_send(h, &m);
-    CHECK(expect_ready(h, NULL) == 0);
-    start_now(h, 1000);
-    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
-    CHECK(m.u.done.status == 0);
-    pr_msg_clear(&m);
+    run_to_done(h, &m);
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM information_schema.TABLES WHERE "
                          "TABLE_SCHEMA='sbtest' AND TABLE_NAME LIKE 'sbtest%'") == 0);
 }
@@ -592,12 +599,7 @@ static void test_cleanup_bulk(struct harness *h)
     strcpy(h->run, "cleanup-bulk");
     h_plan_init(&m, PR_CMD_CLEANUP, "bulk_insert");
     m.u.plan.conns = m.u.plan.conns_total = 3; /* --threads=3, --tables=1 (default) */
-    h_send(h, &m);
-    CHECK(expect_ready(h, NULL) == 0);
-    start_now(h, 1000);
-    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
-    CHECK(m.u.done.status == 0);
-    pr_msg_clear(&m);
+    run_to_done(h, &m);
     CHECK(h_query_rows(h, "SHOW TABLES FROM sbtest LIKE 'sbtest_'") == 1); /* sbtest4 */
     CHECK(h_query_rows(h, "SHOW TABLES FROM sbtest LIKE 'sbtest4'") == 1);
     h_query_int(h, "DROP TABLE sbtest.sbtest4");
