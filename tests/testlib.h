@@ -47,6 +47,40 @@ static int testlib_checks;
 #define TEST_END()                                                                                 \
     (printf("%d checks, %d failed\n", testlib_checks, testlib_failures), testlib_failures ? 1 : 0)
 
+/* Text a function writes to a FILE *, captured in memory: cap_open() gives
+ * the stream, cap_text() closes it and gives the text, which stays valid
+ * until cap_free() (or free(c.buf)). */
+struct cap {
+    FILE *f;
+    char *buf;
+    size_t len;
+};
+
+static inline FILE *cap_open(struct cap *c)
+{
+    c->buf = NULL;
+    c->len = 0;
+    c->f = open_memstream(&c->buf, &c->len);
+    if (!c->f) {
+        perror("open_memstream");
+        exit(1);
+    }
+    return c->f;
+}
+
+static inline char *cap_text(struct cap *c)
+{
+    fclose(c->f);
+    c->f = NULL;
+    return c->buf;
+}
+
+static inline void cap_free(struct cap *c)
+{
+    free(c->buf);
+    c->buf = NULL;
+}
+
 /* TESTLIB_COUNT_ALLOCS defined before including: nallocs counts the
  * program's malloc, calloc and realloc calls. Link it with
  * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (tests/unit/meson.build's

@@ -19,25 +19,10 @@
 #include "pr_hdrlog.h"
 #include "pr_hist.h"
 
+#define TESTRNG_SEED 0x243f6a8885a308d3ULL
+#include "testrng.h"
+
 #define NVALUES (1 << 20)
-
-static uint64_t rng_state = 0x243f6a8885a308d3ULL;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t lognormal_us(double median_us, double sigma)
-{
-    double u1 = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
-    double u2 = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
-    return (uint64_t)llround(median_us *
-                             exp(sigma * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2)));
-}
 
 /* Thread CPU time: on a shared, busy machine it is far steadier than the
  * wall clock (time spent preempted is not counted). */

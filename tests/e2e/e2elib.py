@@ -19,6 +19,8 @@ import tempfile
 import threading
 import time
 
+from peer_sources import peer_source  # noqa: F401 (the tests call e2elib.peer_source)
+
 SKIP = 77
 
 STAMPEDE = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else None
@@ -55,19 +57,6 @@ def need_sandbox():
     if shutil.which("mariadb") is None:
         print("SKIP: the mariadb client is not installed")
         sys.exit(SKIP)
-
-
-def peer_source(name):
-    """The peer tarball NAME (e.g. sysbench-tpcc-585e2b8.tar.gz) in the
-    directory $STAMPEDE_PEER_SOURCES names (tests/run sets it); exits 77
-    with a SKIP line when the variable is unset or the file is not there."""
-    d = os.environ.get("STAMPEDE_PEER_SOURCES", "")
-    p = os.path.join(d, name) if d else None
-    if p is None or not os.path.isfile(p):
-        print("SKIP: no %s%s: set STAMPEDE_PEER_SOURCES to the directory holding %s" % (
-            name, " in " + d if d else " (STAMPEDE_PEER_SOURCES is unset)", name))
-        sys.exit(SKIP)
-    return p
 
 
 def env(name, default=None):

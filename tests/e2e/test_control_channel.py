@@ -40,6 +40,21 @@ def keygen(d, name):
         return f.read().strip()
 
 
+def run_json(co, ag, j, what, then=None):
+    """Waits for coordinator co (then calls then()), checks it succeeded
+    (what); the JSON it wrote to j, or None (co's and agent ag's output
+    shown)."""
+    rc = co.wait(60)
+    if then is not None:
+        then()
+    e.check(rc == 0, "%s: exit %s" % (what, rc))
+    if rc != 0 or not os.path.exists(j):
+        co.dump()
+        ag.dump()
+        return None
+    return e.load_json(j)
+
+
 def curve_case():
     kd = e.path("keys")
     coord_pub = keygen(kd, "coordinator")
@@ -71,13 +86,9 @@ def curve_case():
     garbage(port, b"\xff" + bytes(range(100)))
     good = e.agent(key_opts + ["--secret-key-file=" + os.path.join(kd, "good.secret"),
                                "--workers=1", "--once"], "good")
-    rc = co.wait(60)
-    e.check(rc == 0, "CURVE: the run with the authorized agent succeeded: exit %s" % rc)
-    if rc != 0 or not os.path.exists(j):
-        co.dump()
-        good.dump()
+    d = run_json(co, good, j, "CURVE: the run with the authorized agent succeeded")
+    if d is None:
         return
-    d = e.load_json(j)
     e.info("CURVE: control %r; intruder said %r" % (d["control"], bad.text("err").splitlines()[-2:]))
     e.check([a["name"] for a in d["agents"]] == ["good"] and d["totals"]["transactions"] > 0,
             "CURVE: only the authorized agent ran: %r, %d transactions" %
@@ -114,14 +125,9 @@ def plaintext_case():
                "plain: the run reached its 1 s interval line"):
         z.send(b"hello, world")  # not msgpack at all, in the middle of the run
         z.send(b"\x81\xa1v\x01", b"extra")  # a message of two frames
-    rc = co.wait(60)
-    z.close()
-    e.check(rc == 0, "plain: the run succeeded despite the frames: exit %s" % rc)
-    if rc != 0 or not os.path.exists(j):
-        co.dump()
-        ag.dump()
+    d = run_json(co, ag, j, "plain: the run succeeded despite the frames", z.close)
+    if d is None:
         return
-    d = e.load_json(j)
     e.info("plain: control %r, %d transactions" % (d["control"], d["totals"]["transactions"]))
     e.check(d["control"]["bad_frames"] == 5,
             "plain: HTTP request + 4 malformed messages counted: bad_frames %d (want 5)" %

@@ -54,6 +54,18 @@ def start(tag):
     return p, files
 
 
+def start_until(tag, second):
+    """start(tag), then wait for its interval line of that second: the
+    process, its files, its agents' pids and config directories; Nones
+    when the line did not come (checked, its output shown)."""
+    p, files = start(tag)
+    if not e.check(p.wait_line(r"^\[ %ds \]" % second, which="out", timeout=30) is not None,
+                   "%s: the run reached its %d s interval line" % (tag, second)):
+        p.dump()
+        return None, None, None, None
+    return p, files, p.agent_children(), p.agent_config_dirs()
+
+
 def wait_load_gone(t0, what, budget=5.0):
     """Poll the server until no sbtest connection is left and
     Com_stmt_execute stood still for 1 s; check both within budget."""
@@ -79,13 +91,9 @@ def wait_load_gone(t0, what, budget=5.0):
 
 
 def one_sigint():
-    p, files = start("once")
-    if not e.check(p.wait_line(r"^\[ 2s \]", which="out", timeout=30) is not None,
-                   "once: the run reached its 2 s interval line"):
-        p.dump()
+    p, files, children, dirs = start_until("once", 2)
+    if p is None:
         return
-    children = p.agent_children()
-    dirs = p.agent_config_dirs()
     t = time.monotonic()
     os.kill(p.pid, signal.SIGINT)
     rc = p.wait(30)
@@ -130,13 +138,9 @@ def one_sigint():
 def two_sigints():
     """The first SIGINT's stop is kept waiting by a frozen agent (SIGSTOP):
     the coordinator waits for its DONE; a second SIGINT must end it at once."""
-    p, files = start("twice")
-    if not e.check(p.wait_line(r"^\[ 1s \]", which="out", timeout=30) is not None,
-                   "twice: the run reached its 1 s interval line"):
-        p.dump()
+    p, files, children, dirs = start_until("twice", 1)
+    if p is None:
         return
-    children = p.agent_children()
-    dirs = p.agent_config_dirs()
     frozen = sorted(children)[0]
     os.kill(frozen, signal.SIGSTOP)
     t = time.monotonic()

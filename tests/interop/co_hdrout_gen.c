@@ -20,26 +20,12 @@
 #include "co_hdrout.h"
 #include "pr_hdrlog.h"
 
+#define TESTRNG_SEED 0x0ddba11cafef00dULL
+#include "testrng.h"
+
 #define START_MS    1712345678901ULL
 #define N_AGENTS    3
 #define N_INTERVALS 6
-
-static uint64_t rng_state = 0x0ddba11cafef00dULL;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double rng_normal(void)
-{
-    double u1 = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
-    double u2 = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
 
 /* Agent a's latencies in interval k: log-normal around 1.5 ms * (a + 1),
  * with a tail out to seconds for agent 0. */

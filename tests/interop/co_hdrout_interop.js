@@ -14,24 +14,11 @@
 const fs = require("fs");
 const path = require("path");
 const hdr = require("hdr-histogram-js");
+const { check, readExpected, maxFields, checkLine, checkValues, finish } = require("./interop_lib.js");
 
 const dir = process.argv[2];
 const text = fs.readFileSync(path.join(dir, "run.hlog"), "utf8");
-const expected = fs
-  .readFileSync(path.join(dir, "expected.jsonl"), "utf8")
-  .trim()
-  .split("\n")
-  .map((l) => JSON.parse(l));
-let failures = 0;
-let checks = 0;
-
-function check(ok, what) {
-  checks++;
-  if (!ok) {
-    failures++;
-    console.error("FAIL: " + what);
-  }
-}
+const expected = readExpected(dir);
 
 function percentilesEqual(a, b) {
   for (const p of [50, 90, 95, 99, 99.9, 100])
@@ -39,11 +26,8 @@ function percentilesEqual(a, b) {
   return true;
 }
 
-const maxFields = text
-  .split("\n")
-  .filter((l) => l && !l.startsWith("#") && !l.startsWith('"'))
-  .map((l) => l.split(",").slice(-2)[0]);
-check(maxFields.length === expected.length, `${maxFields.length} interval lines, want ${expected.length}`);
+const maxes = maxFields(text);
+check(maxes.length === expected.length, `${maxes.length} interval lines, want ${expected.length}`);
 
 const reader = new hdr.HistogramLogReader(text, 64);
 let merged = null; // this interval's untagged histogram
@@ -62,17 +46,8 @@ for (let i = 0; i < expected.length; i++) {
     check(false, `${where}: reader returned no histogram`);
     continue;
   }
-  check(h.tag === (e.tag === "" ? "NO TAG" : e.tag), `${where}: tag ${h.tag}`);
-  check(Math.round(h.startTimeStampMsec) === e.start_ms, `${where}: start ${h.startTimeStampMsec} != ${e.start_ms}`);
-  check(Math.round(h.endTimeStampMsec) === e.start_ms + e.length_ms, `${where}: end ${h.endTimeStampMsec}`);
-  check(maxFields[i] === e.max_field, `${where}: Interval_Max ${maxFields[i]} != ${e.max_field}`);
-  check(h.totalCount === e.count, `${where}: count ${h.totalCount} != ${e.count}`);
-  check(h.minNonZeroValue === e.min_equiv, `${where}: min ${h.minNonZeroValue} != ${e.min_equiv}`);
-  check(h.maxValue === e.max_equiv, `${where}: max ${h.maxValue} != ${e.max_equiv}`);
-  for (const [p, ours] of Object.entries(e.p)) {
-    const theirs = h.getValueAtPercentile(Number(p));
-    check(Math.min(theirs, e.max) === ours, `${where}: p${p} js ${theirs} vs ours ${ours}`);
-  }
+  checkLine(where, h, e, maxes[i], Math.round);
+  checkValues(where, h, e);
   if (e.tag === "") {
     checkMerge();
     merged = h;
@@ -90,5 +65,4 @@ const tags = hdr.listTags(text);
 const wantTags = ["NO TAG", ...new Set(expected.filter((e) => e.tag !== "").map((e) => e.tag))];
 check(JSON.stringify(tags) === JSON.stringify(wantTags), `listTags ${JSON.stringify(tags)} != ${JSON.stringify(wantTags)}`);
 
-console.log(`hdr-histogram-js ${require("hdr-histogram-js/package.json").version}: ${checks} checks, ${failures} failed`);
-process.exit(failures ? 1 : 0);
+finish();

@@ -74,6 +74,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from rootsql import check, env, failures, sql  # noqa: E402
+
 SKIP = 77
 TABLES = 2
 TABLE_SIZE = 100
@@ -97,30 +100,6 @@ NUMBER_RX = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 TUPLES_RX = re.compile(r"(\([^()]*\))((?:,\1)+)")
 TABLE_RX = re.compile(r"\bsbtest(\d+)\b")
 DML_RX = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE)\b", re.I)
-
-failures = []
-
-
-def env(name, default=None):
-    return os.environ.get("STAMPEDE_TEST_MYSQL_" + name, default)
-
-
-def check(cond, what):
-    print(("ok - " if cond else "FAIL - ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def sql(query):
-    """Rows (lists of strings) of query, as root over the sandbox socket."""
-    out = subprocess.run(["mariadb", "--no-defaults", "-uroot", "-S", env("SOCKET"), "-N", "-B",
-                          "-e", query], capture_output=True, text=True, timeout=60,
-                         env={k: v for k, v in os.environ.items() if k != "MYSQL_PWD"})
-    if out.returncode != 0:
-        raise RuntimeError("mariadb: %s: %s" % (query, out.stderr.strip()))
-    return [line.split("\t") for line in out.stdout.splitlines()]
-
 
 def need_tools():
     """Paths of stampede and sysbench, or exit 77 / 2."""

@@ -42,6 +42,18 @@ static void plan_opts(struct pr_msg *m)
     m->u.plan.n_opts = sizeof(opts) / sizeof(opts[0]);
 }
 
+/* *m: run RUN's PLAN of workload over conns connections for time_s
+ * seconds, with opts (not sent). */
+static void run_plan(struct harness *h, struct pr_msg *m, const char *run, const char *workload,
+                     uint32_t conns, uint32_t time_s)
+{
+    snprintf(h->run, sizeof(h->run), "%s", run);
+    h_plan_init(m, PR_CMD_RUN, workload);
+    plan_opts(m);
+    m->u.plan.conns = m->u.plan.conns_total = conns;
+    m->u.plan.time_s = time_s;
+}
+
 /* Wait for READY echoing the hash of the PLAN sent last (or fail), return
  * 0 on READY, kept in *out when not NULL
  * (the caller clears it; on failure it is cleared). */
@@ -145,6 +157,24 @@ static void test_prepare_split(struct harness *h)
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM sbtest.sbtest1") == TABLE_SIZE);
 }
 
+/* Drops sbtest3, then sends run RUN's PREPARE of it alone (PROGRESS_ROWS
+ * rows) and checks the agent's READY. */
+static void send_prepare3(struct harness *h, struct pr_msg *m, const char *run)
+{
+    static struct pr_msg_opt o[] = {{"tables", "3"}, {"table-size", PROGRESS_ROWS_STR}};
+    static struct pr_msg_table t3[] = {{3, 1, PROGRESS_ROWS, true, true}};
+
+    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest3");
+    strcpy(h->run, run);
+    h_plan_init(m, PR_CMD_PREPARE, "oltp_read_write");
+    m->u.plan.opts = o;
+    m->u.plan.n_opts = 2;
+    m->u.plan.tables = t3;
+    m->u.plan.n_tables = 1;
+    h_send(h, m);
+    CHECK(expect_ready(h, NULL) == 0);
+}
+
 /* A prepare long enough to span several 1 s intervals reports its progress:
  * STATS at every boundary with the INSERTs (writes) and rows of the
  * interval, adding up to DONE's totals, the table's rows and the server's
@@ -152,20 +182,10 @@ static void test_prepare_split(struct harness *h)
 static void test_prepare_progress(struct harness *h)
 {
     struct pr_msg m;
-    struct pr_msg_opt o[] = {{"tables", "3"}, {"table-size", PROGRESS_ROWS_STR}};
-    struct pr_msg_table t3[] = {{3, 1, PROGRESS_ROWS, true, true}};
     struct pr_counters sum = {0};
     uint64_t rows = 0, n_stats = 0, n_rows = 0;
 
-    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest3");
-    strcpy(h->run, "prepare-progress");
-    h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
-    m.u.plan.opts = o;
-    m.u.plan.n_opts = 2;
-    m.u.plan.tables = t3;
-    m.u.plan.n_tables = 1;
-    h_send(h, &m);
-    CHECK(expect_ready(h, NULL) == 0);
+    send_prepare3(h, &m, "prepare-progress");
     uint64_t ins0 = h_status(h, "Com_insert");
     uint64_t t0 = h_now_ns();
     start_now(h, 1000);
@@ -216,18 +236,8 @@ static void test_prepare_progress(struct harness *h)
 static void test_prepare_abort(struct harness *h)
 {
     struct pr_msg m;
-    struct pr_msg_opt o[] = {{"tables", "3"}, {"table-size", PROGRESS_ROWS_STR}};
-    struct pr_msg_table t3[] = {{3, 1, PROGRESS_ROWS, true, true}};
 
-    h_query_int(h, "DROP TABLE IF EXISTS sbtest.sbtest3");
-    strcpy(h->run, "prepare-abort");
-    h_plan_init(&m, PR_CMD_PREPARE, "oltp_read_write");
-    m.u.plan.opts = o;
-    m.u.plan.n_opts = 2;
-    m.u.plan.tables = t3;
-    m.u.plan.n_tables = 1;
-    h_send(h, &m);
-    CHECK(expect_ready(h, NULL) == 0);
+    send_prepare3(h, &m, "prepare-abort");
     start_now(h, 500);
     /* Abort once rows are going in: on a loaded box the first STATS may
      * come before the first insert. */
@@ -378,11 +388,7 @@ static void test_plan_checks(struct harness *h)
     struct pr_msg m;
     uint64_t good = 0;
 
-    strcpy(h->run, "run-tampered");
-    h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
-    plan_opts(&m);
-    m.u.plan.conns = m.u.plan.conns_total = 3;
-    m.u.plan.time_s = 30;
+    run_plan(h, &m, "run-tampered", "oltp_read_write", 3, 30);
     CHECK(pr_msg_plan_hash(&m.u.plan, &good) == 0);
     /* The sessions of the test before are gone first: what is open after a
      * refusal was opened for it. */
@@ -408,11 +414,7 @@ static void test_plan_checks(struct harness *h)
         CHECK_EQ_U64(h_sbtest_conns(h), 0);
     }
     /* The agent is not left busy: a good plan goes through. */
-    strcpy(h->run, "run-checked");
-    h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
-    plan_opts(&m);
-    m.u.plan.conns = m.u.plan.conns_total = 3;
-    m.u.plan.time_s = 30;
+    run_plan(h, &m, "run-checked", "oltp_read_write", 3, 30);
     h_send(h, &m);
     struct pr_msg ready;
     CHECK(expect_ready(h, &ready) == 0);
@@ -447,12 +449,8 @@ static void test_rtt_unknown(struct harness *h)
     static uint16_t port;
     port = refuse_proxy_port(px);
     struct pr_msg m, ready;
-    strcpy(h->run, "run-no-rtt");
-    h_plan_init(&m, PR_CMD_RUN, "oltp_point_select");
-    plan_opts(&m);
+    run_plan(h, &m, "run-no-rtt", "oltp_point_select", 2, 30);
     m.u.plan.ports = &port;
-    m.u.plan.conns = m.u.plan.conns_total = 2;
-    m.u.plan.time_s = 30;
     h_send(h, &m);
     CHECK(expect_ready(h, &ready) == 0);
     printf("pings refused %llu; READY has rtt: %d (%llu us)\n",
@@ -489,11 +487,7 @@ static void test_tail_settles(struct harness *h)
         mysql_close(other);
         return;
     }
-    strcpy(h->run, "run-settle");
-    h_plan_init(&m, PR_CMD_RUN, "oltp_point_select");
-    plan_opts(&m);
-    m.u.plan.conns = m.u.plan.conns_total = 2;
-    m.u.plan.time_s = 2;
+    run_plan(h, &m, "run-settle", "oltp_point_select", 2, 2);
     h_send(h, &m);
     CHECK(expect_ready(h, NULL) == 0);
     uint64_t t_end = start_now(h, 1000) + 2000000000u, t_close = 0, t_tail = 0;
@@ -535,11 +529,7 @@ static void test_lease(struct harness *h)
 {
     struct pr_msg m;
 
-    strcpy(h->run, "run-lease");
-    h_plan_init(&m, PR_CMD_RUN, "oltp_read_write");
-    plan_opts(&m);
-    m.u.plan.conns = m.u.plan.conns_total = 4;
-    m.u.plan.time_s = 60;
+    run_plan(h, &m, "run-lease", "oltp_read_write", 4, 60);
     h_send(h, &m);
     CHECK(expect_ready(h, NULL) == 0);
     start_now(h, 1000);
@@ -570,6 +560,18 @@ static void test_lease(struct harness *h)
     h->beats = true;
 }
 
+/* Sends PLAN *m, checks READY, starts it and checks its DONE (within 20 s)
+ * says it succeeded. */
+static void run_to_done(struct harness *h, struct pr_msg *m)
+{
+    h_send(h, m);
+    CHECK(expect_ready(h, NULL) == 0);
+    start_now(h, 1000);
+    CHECK(h_recv(h, m, PR_MSG_DONE, 20000) == 0);
+    CHECK(m->u.done.status == 0);
+    pr_msg_clear(m);
+}
+
 static void test_cleanup(struct harness *h)
 {
     struct pr_msg m;
@@ -577,12 +579,7 @@ static void test_cleanup(struct harness *h)
     strcpy(h->run, "cleanup-1");
     h_plan_init(&m, PR_CMD_CLEANUP, "oltp_read_write");
     plan_opts(&m);
-    h_send(h, &m);
-    CHECK(expect_ready(h, NULL) == 0);
-    start_now(h, 1000);
-    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
-    CHECK(m.u.done.status == 0);
-    pr_msg_clear(&m);
+    run_to_done(h, &m);
     CHECK(h_query_int(h, "SELECT COUNT(*) FROM information_schema.TABLES WHERE "
                          "TABLE_SCHEMA='sbtest' AND TABLE_NAME LIKE 'sbtest%'") == 0);
 }
@@ -602,12 +599,7 @@ static void test_cleanup_bulk(struct harness *h)
     strcpy(h->run, "cleanup-bulk");
     h_plan_init(&m, PR_CMD_CLEANUP, "bulk_insert");
     m.u.plan.conns = m.u.plan.conns_total = 3; /* --threads=3, --tables=1 (default) */
-    h_send(h, &m);
-    CHECK(expect_ready(h, NULL) == 0);
-    start_now(h, 1000);
-    CHECK(h_recv(h, &m, PR_MSG_DONE, 20000) == 0);
-    CHECK(m.u.done.status == 0);
-    pr_msg_clear(&m);
+    run_to_done(h, &m);
     CHECK(h_query_rows(h, "SHOW TABLES FROM sbtest LIKE 'sbtest_'") == 1); /* sbtest4 */
     CHECK(h_query_rows(h, "SHOW TABLES FROM sbtest LIKE 'sbtest4'") == 1);
     h_query_int(h, "DROP TABLE sbtest.sbtest4");

@@ -18,9 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 sys.path.insert(0, os.path.dirname(__file__))
 import e2elib as t  # noqa: E402
 import cdp  # noqa: E402
-from test_report_common import report, run  # noqa: E402
+from test_report_common import CHARTJS, report, run, setup  # noqa: E402
 
-CHARTJS = "/usr/share/javascript/chart.js/chart.min.js"
 ARTIFACTS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else os.getcwd()
 
 
@@ -273,12 +272,7 @@ def check_bad_input(good):
 
 
 def main():
-    t.need_sandbox()
-    exe = cdp.find_chromium()
-    if exe is None or not os.path.exists(CHARTJS):
-        print("SKIP: chromium or libjs-chart.js not installed (deploy/install-deps)")
-        sys.exit(t.SKIP)
-    t.prepare(tables=2, table_size=2000)
+    exe = setup()
     a, b = t.path("base.json"), t.path("more.json")
     run(a, threads=2)
     run(b, threads=4)

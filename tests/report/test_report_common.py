@@ -1,8 +1,24 @@
 """Helpers the report tests share: stampede report and one real run."""
 import os
 import subprocess
+import sys
 
+import cdp
 import e2elib as t
+
+CHARTJS = "/usr/share/javascript/chart.js/chart.min.js"
+
+
+def setup():
+    """Exits 77 without the sandbox server, chromium or libjs-chart.js;
+    prepares the two tables run() takes; chromium's path."""
+    t.need_sandbox()
+    exe = cdp.find_chromium()
+    if exe is None or not os.path.exists(CHARTJS):
+        print("SKIP: chromium or libjs-chart.js not installed (deploy/install-deps)")
+        sys.exit(t.SKIP)
+    t.prepare(tables=2, table_size=2000)
+    return exe
 
 
 def report(args, what, want_rc=0):

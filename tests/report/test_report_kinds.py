@@ -27,8 +27,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 sys.path.insert(0, os.path.dirname(__file__))
 import e2elib as t  # noqa: E402
 import cdp  # noqa: E402
-from test_report import open_page, rounded, static_checks, CHARTJS  # noqa: E402
-from test_report_common import report, run  # noqa: E402
+from test_report import open_page, rounded, static_checks  # noqa: E402
+from test_report_common import report, run, setup  # noqa: E402
 
 TPCC_DB = "tpcc_rpt"
 
@@ -287,12 +287,7 @@ def check_sigint():
 
 
 def main():
-    t.need_sandbox()
-    exe = cdp.find_chromium()
-    if exe is None or not os.path.exists(CHARTJS):
-        print("SKIP: chromium or libjs-chart.js not installed (deploy/install-deps)")
-        sys.exit(t.SKIP)
-    t.prepare(tables=2, table_size=2000)
+    exe = setup()
     check_sigint()
     browser = cdp.Browser(exe)
     try:

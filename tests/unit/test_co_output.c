@@ -30,6 +30,9 @@
 #include "pr_text.h"
 #include "testlib.h"
 
+#define TESTRNG_SEED 0x9e3779b97f4a7c15ULL
+#include "testrng.h"
+
 #define N_AGENTS    3
 #define N_INTERVALS 5
 #define START_MS    1700000000250ULL
@@ -43,16 +46,6 @@
 #define WEIRD_TAG "ag\"2\\x___\xe2\x80\xa8\xc3\xa9__y"
 
 static char tmpdir[] = "/tmp/test_co_output.XXXXXX";
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static char *path_in(const char *name)
 {

@@ -10,29 +10,6 @@
 #include "co_summary.h"
 #include "testlib.h"
 
-/* Text written by fn(out, ...) into memory. */
-struct cap {
-    FILE *f;
-    char *buf;
-    size_t len;
-};
-
-static FILE *cap_open(struct cap *c)
-{
-    c->buf = NULL;
-    c->len = 0;
-    c->f = open_memstream(&c->buf, &c->len);
-    if (c->f == NULL)
-        abort();
-    return c->f;
-}
-
-static char *cap_close(struct cap *c)
-{
-    fclose(c->f);
-    return c->buf;
-}
-
 /* An agent with tx transactions of lat_us each (n of them recorded), reads
  * and writes from tx, on threads connections. */
 static void agent(struct co_agent_result *a, const char *name, uint32_t threads, uint64_t tx,
@@ -150,7 +127,7 @@ static void test_final(void)
     co_summary_totals(&r);
     struct cap c;
     CHECK(co_summary_print_final(cap_open(&c), &a, &r) == 0);
-    char *text = cap_close(&c);
+    char *text = cap_text(&c);
 
     const double ev[6] = {5, 5, 4, 0, 0, 0};
     const double secs[6] = {0.01, 0.01, 0.012, 0, 0, 0}; /* 10 x 2 ms over 2; 4 x 3 ms */
@@ -200,7 +177,7 @@ static void test_agents_section(void)
     co_summary_totals(&r);
     struct cap c;
     co_summary_print_agents(cap_open(&c), &r);
-    char *text = cap_close(&c);
+    char *text = cap_text(&c);
 
     CHECK(strncmp(text, "Agents:\n    name ", 17) == 0);
     /* name host conns tps p95 CPU lag99 offset skew late [mark]; tps over
@@ -250,7 +227,7 @@ static void test_agents_section(void)
     r.refused_agents = 1;
     co_summary_totals(&r);
     co_summary_print_agents(cap_open(&c), &r);
-    text = cap_close(&c);
+    text = cap_text(&c);
     CHECK(strstr(text, "    not available (no server samples from the lead agent)\n"));
     CHECK(strstr(text, "Control channel: 2 malformed frames ignored, 1 agents refused\n"));
     free(text);

@@ -1,3 +1,5 @@
+/* Tests for pr_hdrlog: the HdrHistogram V2 encoding (round trip, known
+ * bytes, malformed input), base64, and the interval log writer. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -7,23 +9,8 @@
 #include "pr_hdrlog.h"
 #include "testlib.h"
 
-static uint64_t rng_state = 0x0123456789abcdefULL;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t lognormal_us(double median_us, double sigma)
-{
-    double u1 = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
-    double u2 = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
-    double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-    return (uint64_t)llround(median_us * exp(sigma * z));
-}
+#define TESTRNG_SEED 0x0123456789abcdefULL
+#include "testrng.h"
 
 /* The histogram V2 promises back: each bucket recorded at its lowest value. */
 static bool decoded_matches(const pr_hist *orig, const pr_hist *dec)

@@ -57,6 +57,18 @@ def base(threads=1):
     return ["--threads=%d" % threads, "--agents=1"] + e.local_opts() + e.db_opts()
 
 
+def run_json(d, name, lua, events, what):
+    """Runs script lua (written as d/name.lua) for that many events with
+    --json; (the Proc, the JSON's totals), the totals None when the run
+    failed (run_ok has said so)."""
+    j = e.path(name + ".json")
+    p = e.run_ok([write(d, name + ".lua", lua), "run", "--events=%d" % events, "--time=0",
+                  "--json=" + j] + base(), what, timeout=60)
+    if p.p.returncode != 0:
+        return p, None
+    return p, e.load_json(j)["totals"]
+
+
 INIT_LUA = """
 function thread_init()
   con = sysbench.sql.driver():connect()
@@ -67,12 +79,9 @@ function event() con:query("SELECT 1") end
 
 
 def init_latency(d):
-    j = e.path("init.json")
-    p = e.run_ok([write(d, "init.lua", INIT_LUA), "run", "--events=20", "--time=0",
-                  "--json=" + j] + base(), "lua thread_init latency run", timeout=60)
-    if p.p.returncode != 0:
+    tot = run_json(d, "init", INIT_LUA, 20, "lua thread_init latency run")[1]
+    if tot is None:
         return
-    tot = e.load_json(j)["totals"]
     mx = tot["latency_ms"]["max"]
     e.info("init_latency: %d events, %d statements, max event latency %.2f ms"
            % (tot["transactions"], tot["queries"]["total"], mx))
@@ -97,12 +106,9 @@ end
 
 
 def counter_error(d):
-    j = e.path("counter.json")
-    p = e.run_ok([write(d, "counter.lua", COUNTER_LUA), "run", "--events=40", "--time=0",
-                  "--json=" + j] + base(), "lua sb_counter_inc run", timeout=60)
-    if p.p.returncode != 0:
+    tot = run_json(d, "counter", COUNTER_LUA, 40, "lua sb_counter_inc run")[1]
+    if tot is None:
         return
-    tot = e.load_json(j)["totals"]
     c = tot["counters"]
     e.info("counter_error: %d transactions, %d ignored errors, counters %r"
            % (tot["transactions"], tot["ignored_errors"], c))
@@ -226,13 +232,10 @@ function thread_done() print("RECONNECT IDS " .. nids) end
 
 def reconnect(d):
     before = e.status("Connections", "Com_stmt_prepare")
-    j = e.path("reconnect.json")
-    p = e.run_ok([write(d, "reconnect.lua", RECONNECT_LUA), "run", "--events=50", "--time=0",
-                  "--json=" + j] + base(), "lua con:reconnect() run", timeout=60)
+    p, tot = run_json(d, "reconnect", RECONNECT_LUA, 50, "lua con:reconnect() run")
     after = e.status("Connections", "Com_stmt_prepare")
-    if p.p.returncode != 0:
+    if tot is None:
         return
-    tot = e.load_json(j)["totals"]
     out = p.text("out") + p.text("err")
     ids = [int(x) for x in re.findall(r"RECONNECT IDS (\d+)", out)]
     conns = after["Connections"] - before["Connections"]
@@ -289,11 +292,8 @@ function thread_done() print("SECOND IDS " .. nids) end
 
 
 def second_connect(d):
-    j = e.path("second.json")
-    p = e.run_ok([write(d, "second.lua", SECOND_LUA % ""), "run", "--events=20", "--time=0",
-                  "--json=" + j] + base(), "lua disconnect/connect run", timeout=60)
-    if p.p.returncode == 0:
-        tot = e.load_json(j)["totals"]
+    p, tot = run_json(d, "second", SECOND_LUA % "", 20, "lua disconnect/connect run")
+    if tot is not None:
         out = p.text("out") + p.text("err")
         ids = [int(x) for x in re.findall(r"SECOND IDS (\d+)", out)]
         e.check(tot["transactions"] == 20 and tot["reconnects"] == 4 and ids == [5],

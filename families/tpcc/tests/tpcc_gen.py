@@ -47,9 +47,12 @@ import subprocess
 import sys
 import tempfile
 
+import rootsql
+from peer_sources import peer_source
+from rootsql import check, env, failures
+
 SKIP = 77
 DB = "tpcc_gen_test"
-failures = []
 
 STRING_RX = re.compile(r"'(?:[^'\\]|\\.|'')*'")
 NUMBER_RX = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
@@ -64,45 +67,13 @@ TXN_FIRST = [("new_order", "SELECT c_discount"), ("payment", "UPDATE warehouse")
              ("stock_level", "SELECT d_next_o_id FROM district")]
 
 
-def env(name, default=None):
-    return os.environ.get("STAMPEDE_TEST_MYSQL_" + name, default)
-
-
-def check(cond, what):
-    print(("ok - " if cond else "FAIL - ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
 def sql(query, db=None, stdin=None):
-    argv = ["mariadb", "--no-defaults", "-uroot", "-S", env("SOCKET"), "-N", "-B"]
-    if db:
-        argv.append(db)
-    if query is not None:
-        argv += ["-e", query]
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=120, input=stdin,
-                         env={k: v for k, v in os.environ.items() if k != "MYSQL_PWD"})
-    if out.returncode != 0:
-        raise RuntimeError("mariadb: %s: %s" % (query, out.stderr.strip()))
-    return [line.split("\t") for line in out.stdout.splitlines()]
+    return rootsql.sql(query, db, stdin, timeout=120)
 
 
 def skip(why):
     print("SKIP: " + why)
     sys.exit(SKIP)
-
-
-def peer_source(name):
-    """The peer tarball NAME in the directory $STAMPEDE_PEER_SOURCES names
-    (tests/run sets it); exits 77 with a SKIP line when it is unset or the
-    file is not there."""
-    d = os.environ.get("STAMPEDE_PEER_SOURCES", "")
-    path = os.path.join(d, name) if d else None
-    if path is None or not os.path.isfile(path):
-        skip("no %s%s: set STAMPEDE_PEER_SOURCES to the directory holding %s" % (
-            name, " in " + d if d else " (STAMPEDE_PEER_SOURCES is unset)", name))
-    return path
 
 
 def build(tarball, tmp):
