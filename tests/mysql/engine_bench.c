@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "ag_engine.h"
+#include "ag_sb_family.h"
 #include "ag_sb_workload.h"
 
 int main(int argc, char **argv)
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
                          {"tables", argc > 6 ? argv[6] : "1"},
                          {"table_size", argc > 7 ? argv[7] : "10000"}};
     struct pr_error perr = {0};
-    ag_sb_workload *wl = ag_sb_workload_new(argv[1], kv, 3, &perr);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, argv[1], kv, 3, &perr);
     if (!wl) {
         fprintf(stderr, "%s\n", perr.msg);
         return 1;

@@ -42,6 +42,7 @@
 
 #include "ag_engine.h"
 #include "ag_engine_test.h"
+#include "ag_sb_family.h"
 #include "ag_sb_load.h"
 #include "ag_sb_workload.h"
 #include "refuse_proxy.h"
@@ -125,7 +126,8 @@ static ag_sb_workload *wl_make(const char *name, const char *ps, const char *ext
     struct pr_error err = {0};
     /* bulk_insert declares neither tables nor table_size (and refuses them). */
     size_t skip = strcmp(name, "bulk_insert") == 0 ? 2 : 0;
-    ag_sb_workload *wl = ag_sb_workload_new(name, kv + skip, (extra_name ? 4 : 3) - skip, &err);
+    ag_sb_workload *wl =
+        ag_sb_workload_new(&ag_sb_family, name, kv + skip, (extra_name ? 4 : 3) - skip, &err);
     if (!wl) {
         fprintf(stderr, "ag_sb_workload_new(%s): %s\n", name, err.msg);
         exit(1);
@@ -757,7 +759,7 @@ static void case_errors(void)
     {
         struct ag_kv kv[] = {{"tables", "9"}, {"table_size", "1000"}};
         struct pr_error perr = {0};
-        wl9 = ag_sb_workload_new("oltp_point_select", kv, 2, &perr);
+        wl9 = ag_sb_workload_new(&ag_sb_family, "oltp_point_select", kv, 2, &perr);
     }
     cfg_init(&cfg, wl9, 2);
     CHECK(setup_error(&cfg, &err, &secs) < 0);
@@ -789,7 +791,7 @@ static void case_deadlock(void)
     /* Hot rows: write-only transactions over 4 ids. */
     struct ag_kv kv[] = {{"tables", "1"}, {"table_size", "4"}, {"rand-type", "uniform"}};
     struct pr_error perr = {0};
-    ag_sb_workload *wl = ag_sb_workload_new("oltp_write_only", kv, 3, &perr);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, "oltp_write_only", kv, 3, &perr);
     CHECK(wl != NULL);
     struct ag_engine_config cfg;
     struct run_result r;

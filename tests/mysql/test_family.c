@@ -20,6 +20,7 @@
 
 #include "ag_engine.h"
 #include "ag_sb_check.h"
+#include "ag_sb_family.h"
 #include "ag_sb_load.h"
 #include "ag_sb_workload.h"
 #include "tdb.h"
@@ -369,7 +370,7 @@ static void case_check(void)
     struct pr_error perr = {0};
     struct ag_engine_error err;
     uint32_t nums[] = {1, 2};
-    ag_sb_workload *wl = ag_sb_workload_new("oltp_read_only", kv, 2, &perr);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, "oltp_read_only", kv, 2, &perr);
     CHECK(wl != NULL);
 
     ag_sb_load *cl = ag_sb_load_cleanup_new(wl, nums, 2);

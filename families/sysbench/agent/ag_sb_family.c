@@ -30,7 +30,7 @@ ag_sb_cursor *ag_sb_family_cursor(struct ag_gen *g)
 static struct ag_wl *sb_wl_new(const char *name, const struct ag_kv *opts, size_t nopts,
                                struct pr_error *err)
 {
-    ag_sb_workload *wl = ag_sb_workload_new(name, opts, nopts, err);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, name, opts, nopts, err);
     return wl ? (struct ag_wl *)wl : NULL;
 }
 

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "ag_rand.h"
-#include "ag_sb_family.h"
 #include "ag_sb_share.h"
 #include "pr_sb_schema.h"
 
@@ -371,8 +370,8 @@ static int read_settings(ag_sb_workload *wl, struct pr_error *err)
                         err);
 }
 
-ag_sb_workload *ag_sb_workload_new(const char *name, const struct ag_kv *opts, size_t nopts,
-                                   struct pr_error *err)
+ag_sb_workload *ag_sb_workload_new(const struct ag_family *fam, const char *name,
+                                   const struct ag_kv *opts, size_t nopts, struct pr_error *err)
 {
     int id = pr_workload_from_name(name);
 
@@ -381,7 +380,7 @@ ag_sb_workload *ag_sb_workload_new(const char *name, const struct ag_kv *opts, s
         return NULL;
     }
     ag_sb_workload *wl = pr_xcalloc(1, sizeof *wl);
-    wl->wlb.fam = &ag_sb_family;
+    wl->wlb.fam = fam;
     wl->id = id;
     wl->opts = pr_opts_new(id);
     wl->text_cap = 512; /* oltp_insert's text INSERT fits */
@@ -473,7 +472,7 @@ ag_sb_cursor *ag_sb_cursor_new(const ag_sb_workload *wl, uint64_t seed, uint32_t
 
     if (conns_total == 0)
         conns_total = 1;
-    c->genb.fam = &ag_sb_family;
+    c->genb.fam = wl->wlb.fam;
     c->wl = wl;
     c->conn_index = conn_index;
     ag_rand_init(&c->rng, seed);

@@ -73,9 +73,12 @@ typedef struct ag_sb_workload ag_sb_workload;
  * mysql and this workload's script sets are accepted, nothing else (not even
  * for bulk_insert, which sysbench runs in legacy mode). Returns NULL and fills err (code
  * PR_EINVAL and a message naming the option) on an unknown workload or a bad
- * option. The caller owns the result; opts are copied. Thread-safe. */
-ag_sb_workload *ag_sb_workload_new(const char *name, const struct ag_kv *opts, size_t nopts,
-                                   struct pr_error *err);
+ * option. The caller owns the result; opts are copied. Thread-safe.
+ * fam is the family the workload and its cursors answer to in their struct
+ * ag_wl / ag_gen (&ag_sb_family, ag_sb_family.h): passed in, so that this
+ * module, below the family, needs nothing of it. */
+ag_sb_workload *ag_sb_workload_new(const struct ag_family *fam, const char *name,
+                                   const struct ag_kv *opts, size_t nopts, struct pr_error *err);
 
 /* The workload as the sysbench family's struct ag_wl (same object, for
  * the engine): borrowed. */

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ag_sb_family.h"
 #include "ag_sb_load.h"
 #include "testlib.h"
 
@@ -21,7 +22,7 @@ static ag_sb_workload *wl_make(const char *name, const char *const *args)
         kv[n].name = buf[n];
         kv[n].value = eq + 1;
     }
-    ag_sb_workload *wl = ag_sb_workload_new(name, kv, n, &err);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, name, kv, n, &err);
     CHECK_MSG(wl != NULL, "%s", err.msg);
     if (!wl)
         exit(1);

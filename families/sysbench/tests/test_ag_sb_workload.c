@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ag_sb_family.h"
 #include "ag_sb_workload.h"
 #define TESTLIB_COUNT_ALLOCS /* nallocs: the library must not allocate per event */
 #include "testlib.h"
@@ -26,7 +27,7 @@ static ag_sb_workload *wl_new(const char *name, const char *const *args, struct 
         kv[n].name = buf[n];
         kv[n].value = eq + 1;
     }
-    return ag_sb_workload_new(name, kv, n, err);
+    return ag_sb_workload_new(&ag_sb_family, name, kv, n, err);
 }
 
 static ag_sb_workload *wl_ok(const char *name, const char *const *args)
