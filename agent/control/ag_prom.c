@@ -1,4 +1,5 @@
-/* ag_prom: the agent's own endpoint (see ag_prom.h). */
+/* ag_prom: the agent's own Prometheus endpoint, fed from the STATS it
+ * sends, for fleets that scrape every host (contract: ag_prom.h). */
 #include "ag_prom.h"
 
 #include <stdbool.h>

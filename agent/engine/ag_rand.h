@@ -12,7 +12,7 @@
  * match bit for bit for the same state.
  *
  * Deviation: seeding is from a 64-bit seed through splitmix64, not from libc
- * random() (see ag_workload.h).
+ * random() (see ag_sb_workload.h).
  */
 #ifndef AG_RAND_H
 #define AG_RAND_H

@@ -1,4 +1,5 @@
-/* ag_result: see ag_result.h. */
+/* ag_result: a MySQL result read into a struct ag_result (ag_family.h),
+ * for ag_conn: stored results only, text into the caller's buffer. */
 #include "ag_result.h"
 
 #include <stdint.h>

@@ -1,4 +1,6 @@
-/* pr_parse: shared text rules. See pr_parse.h. */
+/* pr_parse: the text rules every option reader shares (names with '-' and
+ * '_' equal, booleans, comma lists), so all accept the same spellings
+ * (contract: pr_parse.h). */
 #include "pr_parse.h"
 
 #include <stdlib.h>

@@ -9,7 +9,6 @@
 
 #include "pr_keyfile.h"
 #include "pr_msg_int.h"
-#include "pr_msg_kst.h"
 #include "pr_msg_trx.h"
 
 /* Every message type is described once, by a table of fields; the encoder,

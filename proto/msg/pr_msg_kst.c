@@ -1,4 +1,5 @@
-/* pr_msg_kst: see pr_msg_kst.h. */
+/* pr_msg_kst: STATS.kst / DONE.kst, the per-kind entries, read straight
+ * from their msgpack bytes for the decoder (contract: pr_msg_kst.h). */
 #include "pr_msg_kst.h"
 
 #include <inttypes.h>

@@ -1,4 +1,5 @@
-/* pr_msg_lat: see pr_msg_lat.h. */
+/* pr_msg_lat: a STATS' latency read whichever form it holds (lat or
+ * lat_frozen), so readers need not test both (contract: pr_msg_lat.h). */
 #include "pr_msg_lat.h"
 
 void pr_msg_stats_lat_add(pr_hist *dst, const struct pr_msg_stats *st)

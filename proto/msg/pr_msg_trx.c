@@ -1,4 +1,5 @@
-/* pr_msg_trx: see pr_msg_trx.h. */
+/* pr_msg_trx: STATS.trx, the optional per-transaction records (tpcc's
+ * --report-file, --trx-file), packed and read back (contract: pr_msg_trx.h). */
 #include "pr_msg_trx.h"
 
 #include <errno.h>

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "pr_parse.h"
-#include "pr_ssl.h"
-#include "pr_tc_opts.h"
+#include "pr_ssl_mode.h"
+#include "pr_tc_opt_rows.h"
 
 #define OLTP_WLS                                                                                   \
     ((1u << PR_WL_OLTP_READ_WRITE) | (1u << PR_WL_OLTP_READ_ONLY) |                                \
@@ -38,7 +38,7 @@
     }
 
 /* A tpcc family option (tpcc-mysql's tpcc_load and tpcc_start): its rows
- * are PR_TC_OPT_ROWS, in pr_tc_opts.h. */
+ * are PR_TC_OPT_ROWS, in pr_tc_opt_rows.h. */
 #define T(n, t, d, h)                                                                              \
     {                                                                                              \
         n, PR_OPT_##t, PR_OPT_SCRIPT, d, h, 1u << PR_WL_TPCC, NULL                                 \

@@ -1,48 +1,12 @@
-/* pr_ssl: the --mysql-ssl modes, parsed the same way by the coordinator
- * (command line) and the agent (PLAN). Pure text: no mysql, no uv.
- *
- * Modes (case-insensitive; '-' and '_' interchangeable):
- *   off (also false, 0, disabled)  plain connections;
- *   on (also true, 1)              sysbench 1.0.20's meaning: TLS required,
- *                                  with client-key.pem, client-cert.pem and
- *                                  cacert.pem from the working directory
- *                                  (on an agent, the agent's); the server's
- *                                  chain is checked against cacert.pem;
- *   preferred                      TLS when the server offers it, else plain;
- *   required                       TLS or fail (no certificate check unless
- *                                  --mysql-ssl-ca is given);
- *   verify_ca                      required + the server's chain is checked
- *                                  against --mysql-ssl-ca (needed);
- *   verify_identity                verify_ca + the certificate must name the
- *                                  host connected to (the CA file is optional
- *                                  here: Connector/C's default then applies).
- */
+/* pr_ssl: the --mysql-ssl* options checked together, and what a
+ * --mysql-ssl-cipher list names; the modes themselves are pr_ssl_mode's.
+ * Pure text: no mysql, no uv. */
 #ifndef PR_SSL_H
 #define PR_SSL_H
 
 #include "pr_err.h"
 #include "pr_opts.h"
-
-enum pr_ssl_mode {
-    PR_SSL_OFF,
-    PR_SSL_ON,
-    PR_SSL_PREFERRED,
-    PR_SSL_REQUIRED,
-    PR_SSL_VERIFY_CA,
-    PR_SSL_VERIFY_IDENTITY,
-};
-
-/* sysbench 1.0.20's fixed file names for --mysql-ssl=on. */
-#define PR_SSL_ON_KEY  "client-key.pem"
-#define PR_SSL_ON_CERT "client-cert.pem"
-#define PR_SSL_ON_CA   "cacert.pem"
-
-/* The mode named by text into *mode. Returns 0, or -EINVAL (mode untouched)
- * for NULL or an unknown name. */
-int pr_ssl_mode_parse(const char *text, enum pr_ssl_mode *mode);
-
-/* Canonical name of a mode ("off", "on", "preferred", ...); static. */
-const char *pr_ssl_mode_name(enum pr_ssl_mode mode);
+#include "pr_ssl_mode.h"
 
 /* The --mysql-ssl* options of o make sense together: no file or cipher
  * with off, a CA file with verify_ca, a certificate and its key together,
@@ -65,8 +29,5 @@ enum pr_ssl_cipher_kind {
 
 /* The kind of the ':'-separated (also ',' or ' ') cipher list. */
 enum pr_ssl_cipher_kind pr_ssl_cipher_kind(const char *list);
-
-/* The accepted values, for error messages: "off, on, preferred, ...". */
-#define PR_SSL_MODES "off, on, preferred, required, verify_ca, verify_identity"
 
 #endif

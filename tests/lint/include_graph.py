@@ -6,7 +6,7 @@ Reads every `#include "..."` of the .c and .h files under the folders declared
 below (tests/ and build*/ left out), resolves each to a file of the tree and
 folds files into modules: a .c and the .h of the same stem in the same folder
 are one module (a lone .c or .h is a module too), named by its path without
-the extension ("agent/sysbench/ag_load", "coordinator/main"); a module's
+the extension ("agent/sysbench/ag_sb_load", "coordinator/main"); a module's
 internal headers X_int.h and X_test.h are part of module X (PART_SUFFIXES).
 
   include_graph.py --stats [--root DIR]

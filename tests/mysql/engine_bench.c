@@ -11,7 +11,8 @@
 #include <uv.h>
 
 #include "ag_engine.h"
-#include "ag_workload.h"
+#include "ag_sb_family.h"
+#include "ag_sb_workload.h"
 
 int main(int argc, char **argv)
 {
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
                          {"tables", argc > 6 ? argv[6] : "1"},
                          {"table_size", argc > 7 ? argv[7] : "10000"}};
     struct pr_error perr = {0};
-    ag_workload *wl = ag_workload_new(argv[1], kv, 3, &perr);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, argv[1], kv, 3, &perr);
     if (!wl) {
         fprintf(stderr, "%s\n", perr.msg);
         return 1;
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
     const char *hosts[] = {host};
     uint16_t ports[] = {(uint16_t)atoi(port_s)};
     struct ag_engine_config cfg = {
-        .wl = ag_workload_wl(wl),
+        .wl = ag_sb_workload_wl(wl),
         .hosts = hosts,
         .nhosts = 1,
         .ports = ports,
@@ -84,6 +85,6 @@ int main(int argc, char **argv)
     pr_hist_destroy(&iv.lat);
     pr_hist_destroy(&tot.lat);
     ag_engine_destroy(&e);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
     return 0;
 }

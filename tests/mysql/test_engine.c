@@ -42,8 +42,9 @@
 
 #include "ag_engine.h"
 #include "ag_engine_test.h"
-#include "ag_load.h"
-#include "ag_workload.h"
+#include "ag_sb_family.h"
+#include "ag_sb_load.h"
+#include "ag_sb_workload.h"
 #include "refuse_proxy.h"
 #include "tdb.h"
 #include "testlib.h"
@@ -114,8 +115,8 @@ static void status_overhead(struct status *o)
     status_delta(o, &a, &b, &zero);
 }
 
-static ag_workload *wl_make(const char *name, const char *ps, const char *extra_name,
-                            const char *extra_val)
+static ag_sb_workload *wl_make(const char *name, const char *ps, const char *extra_name,
+                               const char *extra_val)
 {
     char tables[16], size[16];
     snprintf(tables, sizeof tables, "%d", TABLES);
@@ -125,18 +126,19 @@ static ag_workload *wl_make(const char *name, const char *ps, const char *extra_
     struct pr_error err = {0};
     /* bulk_insert declares neither tables nor table_size (and refuses them). */
     size_t skip = strcmp(name, "bulk_insert") == 0 ? 2 : 0;
-    ag_workload *wl = ag_workload_new(name, kv + skip, (extra_name ? 4 : 3) - skip, &err);
+    ag_sb_workload *wl =
+        ag_sb_workload_new(&ag_sb_family, name, kv + skip, (extra_name ? 4 : 3) - skip, &err);
     if (!wl) {
-        fprintf(stderr, "ag_workload_new(%s): %s\n", name, err.msg);
+        fprintf(stderr, "ag_sb_workload_new(%s): %s\n", name, err.msg);
         exit(1);
     }
     return wl;
 }
 
-static void cfg_init(struct ag_engine_config *cfg, const ag_workload *wl, uint32_t conns)
+static void cfg_init(struct ag_engine_config *cfg, const ag_sb_workload *wl, uint32_t conns)
 {
     tdb_engine_config(&env, cfg, conns);
-    cfg->wl = wl ? ag_workload_wl(wl) : NULL;
+    cfg->wl = wl ? ag_sb_workload_wl(wl) : NULL;
     cfg->workers = 2;
     cfg->seed = 42;
 }
@@ -149,8 +151,8 @@ static double now_s(void)
 /* ---- table preparation through ag_engine_run_pieces ------------------- */
 
 /* (Re)create sbtest1..TABLES with TABLE_SIZE rows the way sysbench's
- * prepare does (ag_load), one table per piece, after a cleanup. */
-static void run_load(ag_load **loads, size_t n)
+ * prepare does (ag_sb_load), one table per piece, after a cleanup. */
+static void run_load(ag_sb_load **loads, size_t n)
 {
     struct ag_engine_config cfg;
     struct ag_piece pieces[8];
@@ -162,41 +164,41 @@ static void run_load(ag_load **loads, size_t n)
     CHECK(e != NULL);
     CHECK(ag_engine_setup(e, &err) == 0);
     for (size_t i = 0; i < n; i++)
-        pieces[i] = ag_load_piece(loads[i]);
+        pieces[i] = ag_sb_load_piece(loads[i]);
     if (n > sizeof pieces / sizeof pieces[0])
         abort();
     int rc = ag_engine_run_pieces(e, pieces, n, &err);
     CHECK_MSG(rc == 0, "run_pieces: %u %s (%s)", err.err_no, err.msg, err.what);
     ag_engine_destroy(&e);
     for (size_t i = 0; i < n; i++) {
-        struct ag_load_stmt st;
-        CHECK(!ag_load_next(loads[i], &st)); /* every statement was run */
-        ag_load_destroy(&loads[i]);
+        struct ag_sb_load_stmt st;
+        CHECK(!ag_sb_load_next(loads[i], &st)); /* every statement was run */
+        ag_sb_load_destroy(&loads[i]);
     }
 }
 
 static void prepare_tables(void)
 {
-    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
-    ag_load *loads[TABLES];
+    ag_sb_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    ag_sb_load *loads[TABLES];
     uint32_t tables[TABLES];
     struct pr_error perr = {0};
 
     for (uint32_t i = 0; i < TABLES; i++)
         tables[i] = i + 1;
-    loads[0] = ag_load_cleanup_new(wl, tables, TABLES);
+    loads[0] = ag_sb_load_cleanup_new(wl, tables, TABLES);
     run_load(loads, 1);
     for (uint32_t i = 0; i < TABLES; i++) {
-        struct ag_load_piece p = {.table = i + 1,
-                                  .id_lo = 1,
-                                  .id_hi = TABLE_SIZE,
-                                  .create_table = true,
-                                  .create_index = true};
-        loads[i] = ag_load_prepare_new(wl, &p, 1000 + i, &perr);
+        struct ag_sb_load_piece p = {.table = i + 1,
+                                     .id_lo = 1,
+                                     .id_hi = TABLE_SIZE,
+                                     .create_table = true,
+                                     .create_index = true};
+        loads[i] = ag_sb_load_prepare_new(wl, &p, 1000 + i, &perr);
         CHECK(loads[i] != NULL);
     }
     run_load(loads, TABLES);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
     char q[128];
     for (int i = 1; i <= TABLES; i++) {
         snprintf(q, sizeof q, "SELECT COUNT(*), MAX(id) FROM sbtest%d", i);
@@ -377,7 +379,7 @@ static void case_counts(void)
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
             if (strcmp(names[i], "oltp_delete") == 0 || strcmp(names[i], "oltp_insert") == 0)
                 prepare_tables(); /* they drain / grow the tables */
-            ag_workload *wl = wl_make(names[i], modes[m], NULL, NULL);
+            ag_sb_workload *wl = wl_make(names[i], modes[m], NULL, NULL);
             struct ag_engine_config cfg;
             struct run_result r;
             cfg_init(&cfg, wl, 4);
@@ -388,7 +390,7 @@ static void case_counts(void)
             CHECK(memcmp(&r.ivl_sum, &r.tot.ctr, sizeof r.ivl_sum) == 0);
             CHECK(pr_hist_equal(r.ivl_lat, r.tot.lat));
             run_free(&r);
-            ag_workload_destroy(&wl);
+            ag_sb_workload_destroy(&wl);
         }
     }
     prepare_tables();
@@ -396,7 +398,7 @@ static void case_counts(void)
 
 static void case_events(void)
 {
-    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -409,7 +411,7 @@ static void case_events(void)
     check_counts("oltp_read_write", true, &r);
     CHECK_EQ_U64(r.srv.Com_commit, 777);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 #define INTERVALS_MIN 10
@@ -445,7 +447,7 @@ static void lose_in_worker(ag_engine *e, int k)
  * would fail. --time's own bound is checked by the timeout case. */
 static void case_intervals(void)
 {
-    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -496,12 +498,12 @@ static void case_intervals(void)
               "the tally misses the loss: tally %" PRIu64 ", totals %" PRIu64, r.tot.tally,
               r.tot.ctr.transactions);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 static void case_rate(void)
 {
-    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -544,7 +546,7 @@ static void case_rate(void)
           10 * pr_hist_value_at_percentile(r.tot.svc, 99));
     CHECK_EQ_U64(r.srv.Com_select, c->reads);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* Sums for the index of dispersion of the arrivals, over windows of
@@ -628,7 +630,7 @@ static double dispersion_index(const struct dispersion *d)
 static void case_ratemode(void)
 {
     enum { MIN_WINDOWS = 20, MAX_RUNS = 8 };
-    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
     double disp[2];
@@ -668,7 +670,7 @@ static void case_ratemode(void)
     CHECK_MSG(disp[0] > 0.2, "Poisson arrivals look evenly spaced: dispersion %.3f", disp[0]);
     CHECK_MSG(disp[1] >= 0 && disp[1] < 0.1, "uniform arrivals are not even: dispersion %.3f",
               disp[1]);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* ---- errors ----------------------------------------------------------- */
@@ -712,7 +714,7 @@ static int silent_listener(uint16_t *port)
 
 static void case_errors(void)
 {
-    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct ag_engine_error err;
     double secs;
@@ -753,18 +755,18 @@ static void case_errors(void)
     CHECK_EQ_U64(err.err_no, 2005);
 
     /* Missing table: prepare fails with the server's message. */
-    ag_workload *wl9 = NULL;
+    ag_sb_workload *wl9 = NULL;
     {
         struct ag_kv kv[] = {{"tables", "9"}, {"table_size", "1000"}};
         struct pr_error perr = {0};
-        wl9 = ag_workload_new("oltp_point_select", kv, 2, &perr);
+        wl9 = ag_sb_workload_new(&ag_sb_family, "oltp_point_select", kv, 2, &perr);
     }
     cfg_init(&cfg, wl9, 2);
     CHECK(setup_error(&cfg, &err, &secs) < 0);
     printf("missing table: %u '%s' (%s)\n", err.err_no, err.msg, err.what);
     CHECK_EQ_U64(err.err_no, 1146);
     CHECK(strstr(err.what, "prepare") != NULL);
-    ag_workload_destroy(&wl9);
+    ag_sb_workload_destroy(&wl9);
 
     uint16_t sport;
     int lfd = silent_listener(&sport);
@@ -779,7 +781,7 @@ static void case_errors(void)
     /* The 1 s timeouts, not a hang (and never before them). */
     CHECK_MSG(secs >= 0.9 && secs < 20, "%.3f s", secs);
     close(lfd);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* ---- deadlocks -------------------------------------------------------- */
@@ -789,7 +791,7 @@ static void case_deadlock(void)
     /* Hot rows: write-only transactions over 4 ids. */
     struct ag_kv kv[] = {{"tables", "1"}, {"table_size", "4"}, {"rand-type", "uniform"}};
     struct pr_error perr = {0};
-    ag_workload *wl = ag_workload_new("oltp_write_only", kv, 3, &perr);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, "oltp_write_only", kv, 3, &perr);
     CHECK(wl != NULL);
     struct ag_engine_config cfg;
     struct run_result r;
@@ -807,7 +809,7 @@ static void case_deadlock(void)
      * ignored error: completed transactions are counted once. */
     CHECK_EQ_U64(r.srv.Com_begin, c->transactions + c->errors);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
     prepare_tables();
 }
 
@@ -843,7 +845,7 @@ static void kill_sbtest(ag_engine *e, int k)
 
 static void case_reconnect(void)
 {
-    ag_workload *wl = wl_make("oltp_read_only", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_read_only", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -856,12 +858,12 @@ static void case_reconnect(void)
     CHECK_MSG(c->reconnects == 6, "reconnects %" PRIu64, c->reconnects);
     CHECK(c->transactions > 0);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 static void case_stop(void)
 {
-    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct pr_error perr = {0};
     struct ag_engine_error err;
@@ -893,7 +895,7 @@ static void case_stop(void)
     CHECK(ag_engine_totals(e, &tot) == 0);
     CHECK(tot.ctr.transactions > 0);
     ag_engine_destroy(&e);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* ---- bulk_insert: the final flush after the last event ---------------- */
@@ -901,18 +903,19 @@ static void case_stop(void)
 static void case_bulk(void)
 {
     enum { FIRST = 10, N = 4 };
-    ag_workload *wl = wl_make("bulk_insert", "auto", NULL, NULL);
-    ag_load *loads[N];
+    ag_sb_workload *wl = wl_make("bulk_insert", "auto", NULL, NULL);
+    ag_sb_load *loads[N];
     uint32_t tables[N];
     struct pr_error perr = {0};
 
     for (uint32_t i = 0; i < N; i++)
         tables[i] = FIRST + i + 1;
-    loads[0] = ag_load_cleanup_new(wl, tables, N);
+    loads[0] = ag_sb_load_cleanup_new(wl, tables, N);
     run_load(loads, 1);
     for (uint32_t i = 0; i < N; i++) {
-        struct ag_load_piece p = {.table = tables[i], .id_lo = 1, .id_hi = 0, .create_table = true};
-        loads[i] = ag_load_prepare_new(wl, &p, 1, &perr);
+        struct ag_sb_load_piece p = {
+            .table = tables[i], .id_lo = 1, .id_hi = 0, .create_table = true};
+        loads[i] = ag_sb_load_prepare_new(wl, &p, 1, &perr);
         CHECK(loads[i] != NULL);
     }
     run_load(loads, N);
@@ -945,9 +948,9 @@ static void case_bulk(void)
     /* every event appended one row, and every row reached the server */
     CHECK_EQ_U64(rows, c->transactions);
     run_free(&r);
-    loads[0] = ag_load_cleanup_new(wl, tables, N);
+    loads[0] = ag_sb_load_cleanup_new(wl, tables, N);
     run_load(loads, 1);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* ---- a fatal error mid-run -------------------------------------------- */
@@ -960,7 +963,7 @@ static void rename_table(ag_engine *e, int k)
 
 static void case_fatal(void)
 {
-    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -979,7 +982,7 @@ static void case_fatal(void)
     CHECK_MSG(r.wall_s < 8, "%.2f s", r.wall_s); /* at once (~0.5 s), not at --time (10 s) */
     CHECK(r.tot.ctr.transactions > 0);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* ---- read timeout mid-run --------------------------------------------- */
@@ -1001,7 +1004,7 @@ static void lock_rows(ag_engine *e, int k)
 
 static void case_timeout(void)
 {
-    ag_workload *wl = wl_make("oltp_update_index", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_update_index", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -1018,14 +1021,14 @@ static void case_timeout(void)
     /* --time 4 s plus at most the 5 s stop grace: bounded, not exact. */
     CHECK_MSG(r.wall_s < 20, "%.2f s", r.wall_s);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* ---- targets ---------------------------------------------------------- */
 
 static void case_targets(void)
 {
-    ag_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_point_select", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct ag_engine_error err;
     struct run_result r;
@@ -1074,7 +1077,7 @@ static void case_targets(void)
         CHECK(r.tot.ctr.transactions > 0);
         run_free(&r);
     }
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* ---- server restart --------------------------------------------------- */
@@ -1183,7 +1186,7 @@ static void case_restart(void)
     if (!getenv("STAMPEDE_SANDBOX_DB") || !getenv("STAMPEDE_TEST_SANDBOX_DIR"))
         TEST_SKIP("restart needs STAMPEDE_SANDBOX_DB and STAMPEDE_TEST_SANDBOX_DIR (tests/run's "
                   "sandbox): the server must be one this test may restart");
-    ag_workload *wl = wl_make("oltp_read_only", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_read_only", "auto", NULL, NULL);
     struct ag_engine_config cfg;
     struct run_result r;
 
@@ -1205,7 +1208,7 @@ static void case_restart(void)
     int held = inherited_sockets(server_pid(), tdb_port(&env));
     CHECK_MSG(held == 0, "the restarted server holds %d of our client sockets", held);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 static void case_psfallback(void)
@@ -1219,7 +1222,7 @@ static void case_psfallback(void)
     CHECK(px != NULL);
     if (px == NULL)
         return;
-    ag_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
+    ag_sb_workload *wl = wl_make("oltp_read_write", "auto", NULL, NULL);
     cfg_init(&cfg, wl, 4);
     port = refuse_proxy_port(px);
     cfg.ports = &port;
@@ -1240,7 +1243,7 @@ static void case_psfallback(void)
     /* Only BEGIN and COMMIT went as text. */
     CHECK_EQ_U64(r.srv.Com_stmt_execute, sent - r.srv.Com_begin - r.srv.Com_commit);
     run_free(&r);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
     refuse_proxy_stop(&px);
 }
 

@@ -19,9 +19,10 @@
 #include <uv.h>
 
 #include "ag_engine.h"
-#include "ag_load.h"
 #include "ag_sb_check.h"
-#include "ag_workload.h"
+#include "ag_sb_family.h"
+#include "ag_sb_load.h"
+#include "ag_sb_workload.h"
 #include "tdb.h"
 #include "testlib.h"
 
@@ -369,17 +370,17 @@ static void case_check(void)
     struct pr_error perr = {0};
     struct ag_engine_error err;
     uint32_t nums[] = {1, 2};
-    ag_workload *wl = ag_workload_new("oltp_read_only", kv, 2, &perr);
+    ag_sb_workload *wl = ag_sb_workload_new(&ag_sb_family, "oltp_read_only", kv, 2, &perr);
     CHECK(wl != NULL);
 
-    ag_load *cl = ag_load_cleanup_new(wl, nums, 2);
-    CHECK_EQ_U64((uint64_t)run_stream(ag_load_piece(cl), &err), 0);
-    ag_load_destroy(&cl);
+    ag_sb_load *cl = ag_sb_load_cleanup_new(wl, nums, 2);
+    CHECK_EQ_U64((uint64_t)run_stream(ag_sb_load_piece(cl), &err), 0);
+    ag_sb_load_destroy(&cl);
     for (uint32_t t = 1; t <= 2; t++) {
-        struct ag_load_piece piece = {t, 1, 300, true, true, false};
-        ag_load *l = ag_load_prepare_new(wl, &piece, 1, &perr);
-        CHECK_EQ_U64((uint64_t)run_stream(ag_load_piece(l), &err), 0);
-        ag_load_destroy(&l);
+        struct ag_sb_load_piece piece = {t, 1, 300, true, true, false};
+        ag_sb_load *l = ag_sb_load_prepare_new(wl, &piece, 1, &perr);
+        CHECK_EQ_U64((uint64_t)run_stream(ag_sb_load_piece(l), &err), 0);
+        ag_sb_load_destroy(&l);
     }
     ag_sb_check *c = ag_sb_check_new(wl, nums, 2);
     int rc = run_stream(ag_sb_check_piece(c), &err);
@@ -400,10 +401,10 @@ static void case_check(void)
     printf("check of a missing table: rc %d: error %u %s\n", rc, err.err_no, err.msg);
     CHECK(rc < 0 && err.err_no == 1146);
     ag_sb_check_destroy(&c);
-    cl = ag_load_cleanup_new(wl, nums, 2);
-    CHECK_EQ_U64((uint64_t)run_stream(ag_load_piece(cl), &err), 0);
-    ag_load_destroy(&cl);
-    ag_workload_destroy(&wl);
+    cl = ag_sb_load_cleanup_new(wl, nums, 2);
+    CHECK_EQ_U64((uint64_t)run_stream(ag_sb_load_piece(cl), &err), 0);
+    ag_sb_load_destroy(&cl);
+    ag_sb_workload_destroy(&wl);
 }
 
 int main(int argc, char **argv)

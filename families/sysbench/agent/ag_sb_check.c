@@ -21,11 +21,11 @@ struct ag_sb_check {
     char msg[256];      /* a mismatch */
 };
 
-ag_sb_check *ag_sb_check_new(const ag_workload *wl, const uint32_t *tables, size_t n)
+ag_sb_check *ag_sb_check_new(const ag_sb_workload *wl, const uint32_t *tables, size_t n)
 {
     ag_sb_check *c = pr_xcalloc(1, sizeof *c);
-    const pr_opts *o = ag_workload_opts(wl);
-    const char *name = ag_workload_name(wl);
+    const pr_opts *o = ag_sb_workload_opts(wl);
+    const char *name = ag_sb_workload_name(wl);
     int64_t ts = pr_opts_int(o, "table_size");
 
     c->tables = pr_xmalloc((n ? n : 1) * sizeof *tables);
@@ -39,7 +39,7 @@ ag_sb_check *ag_sb_check_new(const ag_workload *wl, const uint32_t *tables, size
     } else if (strcmp(name, "oltp_insert") == 0) {
         c->expect = EXPECT_AT_LEAST;
         if (!pr_opts_bool(o, "auto_inc"))
-            c->want_rows = 0; /* prepare loads no row (ag_load.h) */
+            c->want_rows = 0; /* prepare loads no row (ag_sb_load.h) */
     }
     return c;
 }

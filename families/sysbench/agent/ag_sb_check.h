@@ -18,13 +18,13 @@
 #include <stdint.h>
 
 #include "ag_family.h"
-#include "ag_workload.h"
+#include "ag_sb_workload.h"
 
 typedef struct ag_sb_check ag_sb_check;
 
 /* A check of tables[0..n) (copied) of wl's data set. Caller owns; wl must
  * outlive it. */
-ag_sb_check *ag_sb_check_new(const ag_workload *wl, const uint32_t *tables, size_t n);
+ag_sb_check *ag_sb_check_new(const ag_sb_workload *wl, const uint32_t *tables, size_t n);
 
 /* Free *c and NULL it. */
 void ag_sb_check_destroy(ag_sb_check **c);

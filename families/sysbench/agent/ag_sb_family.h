@@ -1,5 +1,5 @@
 /* ag_sb_family: the sysbench family (the 11 sysbench 1.0.20 workloads of
- * ag_workload, the loaders of ag_load and the check of ag_sb_check) behind
+ * ag_sb_workload, the loaders of ag_sb_load and the check of ag_sb_check) behind
  * struct ag_family. Its one registration line is in ag_registry.c.
  *
  * Retry policy: an ignorable error or a reconnect restarts the event with
@@ -11,15 +11,15 @@
 #define AG_SB_FAMILY_H
 
 #include "ag_family.h"
-#include "ag_workload.h"
+#include "ag_sb_workload.h"
 
 extern const struct ag_family ag_sb_family;
 
 /* The sysbench workload behind a sysbench-family wl (borrowed). */
-const ag_workload *ag_sb_workload(const struct ag_wl *wl);
+const ag_sb_workload *ag_sb_family_workload(const struct ag_wl *wl);
 
 /* The cursor behind a sysbench-family generator (borrowed), e.g. to set
  * its RNG state for bit-exact comparisons. */
-ag_cursor *ag_sb_cursor(struct ag_gen *g);
+ag_sb_cursor *ag_sb_family_cursor(struct ag_gen *g);
 
 #endif

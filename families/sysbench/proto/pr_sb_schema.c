@@ -1,4 +1,5 @@
-/* pr_sb_schema: see pr_sb_schema.h. */
+/* pr_sb_schema: the sysbench family's statement kinds and its --partition
+ * plan rule, shared by coordinator and agent (contract: pr_sb_schema.h). */
 #include "pr_sb_schema.h"
 
 #include "pr_opts.h"

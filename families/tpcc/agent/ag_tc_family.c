@@ -1,5 +1,6 @@
-/* ag_tc_family: see ag_tc_family.h. The ops only cast: struct ag_tc_wl and
- * the generator begin with struct ag_wl / struct ag_gen. */
+/* ag_tc_family: the tpcc family's ops (ag_family.h), tying the engine to
+ * ag_tc_gen and ag_tc_load (contract: ag_tc_family.h). The ops only cast:
+ * struct ag_tc_wl and the generator begin with struct ag_wl / struct ag_gen. */
 #include "ag_tc_family.h"
 
 #include <stdio.h>

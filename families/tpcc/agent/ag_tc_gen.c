@@ -1,6 +1,7 @@
-/* ag_tc_gen: see ag_tc_gen.h. The statement set, the deck, the inputs and
- * the event machinery; the five transactions' statement sequences are in
- * ag_tc_txn.c. */
+/* ag_tc_gen: the tpcc workload and its per-connection generator, tpcc_start's
+ * transactions statement for statement (contract: ag_tc_gen.h). Here the
+ * statement set, the deck, the inputs and the event machinery; the five
+ * transactions' statement sequences are in ag_tc_txn.c. */
 #include "ag_tc_gen.h"
 
 #include <math.h>

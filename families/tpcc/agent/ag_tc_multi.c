@@ -1,5 +1,6 @@
-/* ag_tc_multi: see ag_tc_multi.h. A stream is wrapped: its first statement
- * is the USE, then the inner stream's own, results handed on. */
+/* ag_tc_multi: the tpcc loaders run once per schema of --multi-schema
+ * (contract: ag_tc_multi.h). A stream is wrapped: its first statement is
+ * the USE, then the inner stream's own, results handed on. */
 #include "ag_tc_multi.h"
 
 #include <stdio.h>

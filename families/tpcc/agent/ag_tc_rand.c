@@ -1,4 +1,5 @@
-/* ag_tc_rand: see ag_tc_rand.h. */
+/* ag_tc_rand: TPC-C's random inputs (NURand, last names, strings) drawn as
+ * tpcc-mysql draws them, on ag_rand's generator (contract: ag_tc_rand.h). */
 #include "ag_tc_rand.h"
 
 #include <string.h>

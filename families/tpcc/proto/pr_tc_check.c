@@ -1,4 +1,5 @@
-/* pr_tc_check: see pr_tc_check.h. */
+/* pr_tc_check: the table of TPC-C consistency conditions that the agent
+ * checks and the coordinator names in its report (contract: pr_tc_check.h). */
 #include "pr_tc_check.h"
 
 static const struct pr_tc_condition conditions[] = {

@@ -1,4 +1,6 @@
-/* pr_tc_opts: see pr_tc_opts.h. */
+/* pr_tc_opts: the tpcc family's options read into typed, checked values,
+ * the same on coordinator and agent, and its kind and schema names (contract:
+ * pr_tc_opts.h). */
 #include "pr_tc_opts.h"
 
 #include <stdio.h>

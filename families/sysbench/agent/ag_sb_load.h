@@ -1,4 +1,4 @@
-/* ag_load: the text statements of sysbench's prepare, cleanup and prewarm
+/* ag_sb_load: the text statements of sysbench's prepare, cleanup and prewarm
  * commands (docs/design.md §13.1, Data set), as iterators. No I/O.
  *
  * Each iterator yields, in order, the statements one connection executes.
@@ -27,17 +27,17 @@
  * general log: identical DDL and identical batch shapes (rows and bytes per
  * INSERT).
  */
-#ifndef AG_LOAD_H
-#define AG_LOAD_H
+#ifndef AG_SB_LOAD_H
+#define AG_SB_LOAD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ag_workload.h"
+#include "ag_sb_workload.h"
 
 /* One piece of a prepare: plain data, chosen by the coordinator. */
-struct ag_load_piece {
+struct ag_sb_load_piece {
     uint32_t table;    /* table number N of sbtestN, >= 1 */
     uint64_t id_lo;    /* first id of the piece (>= 1) */
     uint64_t id_hi;    /* last id, inclusive; id_hi < id_lo means no rows */
@@ -48,43 +48,43 @@ struct ag_load_piece {
 
 /* One statement to execute (text protocol). Buffers belong to the iterator
  * and stay valid until its next call. */
-struct ag_load_stmt {
+struct ag_sb_load_stmt {
     const char *text; /* the statement, NUL terminated */
     size_t text_len;  /* strlen(text) */
     const char *note; /* sysbench's console line to print before it, or NULL */
     uint64_t rows;    /* rows an INSERT carries (progress), else 0 */
 };
 
-typedef struct ag_load ag_load;
+typedef struct ag_sb_load ag_sb_load;
 
 /* Prepare statements for one piece of wl's data. seed seeds the row data.
  * Returns NULL with err filled (PR_EINVAL) on a bad piece (table 0, ids
  * beyond --table_size). Caller owns the result; wl must outlive it. */
-ag_load *ag_load_prepare_new(const ag_workload *wl, const struct ag_load_piece *piece,
-                             uint64_t seed, struct pr_error *err);
+ag_sb_load *ag_sb_load_prepare_new(const ag_sb_workload *wl, const struct ag_sb_load_piece *piece,
+                                   uint64_t seed, struct pr_error *err);
 
 /* Cleanup: DROP TABLE IF EXISTS sbtestN for each of tables[0..n). The
  * tables are copied. Caller owns the result. */
-ag_load *ag_load_cleanup_new(const ag_workload *wl, const uint32_t *tables, size_t n);
+ag_sb_load *ag_sb_load_cleanup_new(const ag_sb_workload *wl, const uint32_t *tables, size_t n);
 
 /* Prewarm on one connection: the two session SETs, then for each of
  * tables[0..n) ANALYZE TABLE and the two full-scan SELECTs. Caller owns. */
-ag_load *ag_load_prewarm_new(const ag_workload *wl, const uint32_t *tables, size_t n);
+ag_sb_load *ag_sb_load_prewarm_new(const ag_sb_workload *wl, const uint32_t *tables, size_t n);
 
 /* Next statement into *out; false when there are no more. */
-bool ag_load_next(ag_load *l, struct ag_load_stmt *out);
+bool ag_sb_load_next(ag_sb_load *l, struct ag_sb_load_stmt *out);
 
 /* A command stream over l (struct ag_piece: it, next); l is borrowed and
  * must outlive the run. */
-struct ag_piece ag_load_piece(ag_load *l);
+struct ag_piece ag_sb_load_piece(ag_sb_load *l);
 
 /* Free *l and NULL it. */
-void ag_load_destroy(ag_load **l);
+void ag_sb_load_destroy(ag_sb_load **l);
 
 /* Tables connection `conn` of `conns` handles in sysbench's parallel
  * prepare/prewarm (round robin: conn+1, conn+1+conns, ... <= tables). Writes
  * up to cap numbers into out; returns how many there are in total. */
-size_t ag_load_tables_for(uint32_t tables, uint32_t conn, uint32_t conns, uint32_t *out,
-                          size_t cap);
+size_t ag_sb_load_tables_for(uint32_t tables, uint32_t conn, uint32_t conns, uint32_t *out,
+                             size_t cap);
 
 #endif

@@ -1,12 +1,12 @@
-/* ag_share: an agent's part of the data under --partition (see ag_share.h). */
-#include "ag_share.h"
+/* ag_sb_share: an agent's part of the data under --partition (see ag_sb_share.h). */
+#include "ag_sb_share.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* tables: every entry a distinct, whole table of 1..tables. */
-static int init_tables(struct ag_share *s, const struct pr_msg_table *t, size_t n,
+static int init_tables(struct ag_sb_share *s, const struct pr_msg_table *t, size_t n,
                        struct pr_error *err)
 {
     uint64_t whole = s->table_size ? s->table_size : 1;
@@ -44,7 +44,7 @@ static int init_tables(struct ag_share *s, const struct pr_msg_table *t, size_t 
 }
 
 /* rows: every table 1..tables exactly once, with a slice of 1..table_size. */
-static int init_rows(struct ag_share *s, const struct pr_msg_table *t, size_t n,
+static int init_rows(struct ag_sb_share *s, const struct pr_msg_table *t, size_t n,
                      struct pr_error *err)
 {
     s->lo = pr_xcalloc((size_t)s->tables + 1, sizeof *s->lo);
@@ -75,8 +75,8 @@ static int init_rows(struct ag_share *s, const struct pr_msg_table *t, size_t n,
     return 0;
 }
 
-int ag_share_init(struct ag_share *s, enum pr_partition part, const struct pr_msg_table *t,
-                  size_t n, uint32_t tables, uint32_t table_size, struct pr_error *err)
+int ag_sb_share_init(struct ag_sb_share *s, enum pr_partition part, const struct pr_msg_table *t,
+                     size_t n, uint32_t tables, uint32_t table_size, struct pr_error *err)
 {
     int rc = 0;
 
@@ -103,11 +103,11 @@ int ag_share_init(struct ag_share *s, enum pr_partition part, const struct pr_ms
         break;
     }
     if (rc < 0)
-        ag_share_close(s);
+        ag_sb_share_close(s);
     return rc;
 }
 
-void ag_share_close(struct ag_share *s)
+void ag_sb_share_close(struct ag_sb_share *s)
 {
     free(s->list);
     free(s->lo);
@@ -115,15 +115,15 @@ void ag_share_close(struct ag_share *s)
     memset(s, 0, sizeof *s);
 }
 
-uint32_t ag_share_table(const struct ag_share *s, struct ag_rand *r)
+uint32_t ag_sb_share_table(const struct ag_sb_share *s, struct ag_rand *r)
 {
     if (s->part == PR_PART_TABLES)
         return s->list[ag_rand_uniform(r, 1, s->nlist) - 1];
     return ag_rand_uniform(r, 1, s->tables);
 }
 
-int64_t ag_share_id(const struct ag_share *s, const struct ag_dist *d, struct ag_rand *r,
-                    uint32_t t)
+int64_t ag_sb_share_id(const struct ag_sb_share *s, const struct ag_dist *d, struct ag_rand *r,
+                       uint32_t t)
 {
     if (s->part != PR_PART_ROWS)
         return ag_dist_draw(d, r, 1, s->table_size);
@@ -131,10 +131,10 @@ int64_t ag_share_id(const struct ag_share *s, const struct ag_dist *d, struct ag
     return (int64_t)lo - 1 + ag_dist_draw(d, r, 1, hi - lo + 1);
 }
 
-void ag_share_range(const struct ag_share *s, const struct ag_dist *d, struct ag_rand *r,
-                    uint32_t t, uint32_t range_size, int64_t *start, int64_t *end)
+void ag_sb_share_range(const struct ag_sb_share *s, const struct ag_dist *d, struct ag_rand *r,
+                       uint32_t t, uint32_t range_size, int64_t *start, int64_t *end)
 {
-    *start = ag_share_id(s, d, r, t);
+    *start = ag_sb_share_id(s, d, r, t);
     if (s->part == PR_PART_ROWS && range_size > 0) {
         int64_t lo = s->lo[t], hi = s->hi[t];
         if (hi - lo + 1 < (int64_t)range_size) {

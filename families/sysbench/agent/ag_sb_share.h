@@ -1,4 +1,4 @@
-/* ag_share: the part of the data one agent's run may touch under
+/* ag_sb_share: the part of the data one agent's run may touch under
  * --partition (docs/design.md §5; PLAN.part and PLAN.tables in pr_msg.h), and the
  * draws that keep a connection inside it.
  *
@@ -24,8 +24,8 @@
  * (and shareable across threads) in between. The draws take the caller's
  * RNG and allocate nothing.
  */
-#ifndef AG_SHARE_H
-#define AG_SHARE_H
+#ifndef AG_SB_SHARE_H
+#define AG_SB_SHARE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +34,7 @@
 #include "pr_err.h"
 #include "pr_msg.h"
 
-struct ag_share {
+struct ag_sb_share {
     enum pr_partition part; /* none, tables or rows */
     uint32_t tables;        /* --tables */
     uint32_t table_size;    /* --table_size */
@@ -50,22 +50,22 @@ struct ag_share {
  * 1..tables exactly once, each with 1 <= lo <= hi <= table_size. Returns 0,
  * or PR_EINVAL with err saying what is wrong (s then holds nothing to
  * free). t is borrowed. */
-int ag_share_init(struct ag_share *s, enum pr_partition part, const struct pr_msg_table *t,
-                  size_t n, uint32_t tables, uint32_t table_size, struct pr_error *err);
+int ag_sb_share_init(struct ag_sb_share *s, enum pr_partition part, const struct pr_msg_table *t,
+                     size_t n, uint32_t tables, uint32_t table_size, struct pr_error *err);
 
 /* Free what s owns and zero it (part none). */
-void ag_share_close(struct ag_share *s);
+void ag_sb_share_close(struct ag_sb_share *s);
 
 /* The table of a statement group: one uniform draw (see above). */
-uint32_t ag_share_table(const struct ag_share *s, struct ag_rand *r);
+uint32_t ag_sb_share_table(const struct ag_sb_share *s, struct ag_rand *r);
 
 /* An id of table t (1..tables) drawn with d: one sysbench.rand.default. */
-int64_t ag_share_id(const struct ag_share *s, const struct ag_dist *d, struct ag_rand *r,
-                    uint32_t t);
+int64_t ag_sb_share_id(const struct ag_sb_share *s, const struct ag_dist *d, struct ag_rand *r,
+                       uint32_t t);
 
 /* A range select's bounds on table t: *start drawn as an id, *end =
  * *start + range_size - 1, both moved into t's slice under rows (above). */
-void ag_share_range(const struct ag_share *s, const struct ag_dist *d, struct ag_rand *r,
-                    uint32_t t, uint32_t range_size, int64_t *start, int64_t *end);
+void ag_sb_share_range(const struct ag_sb_share *s, const struct ag_dist *d, struct ag_rand *r,
+                       uint32_t t, uint32_t range_size, int64_t *start, int64_t *end);
 
 #endif

@@ -1,4 +1,4 @@
-/* test_ag_workload: sysbench 1.0.20's OLTP workloads as generated statements
+/* test_ag_sb_workload: sysbench 1.0.20's OLTP workloads as generated statements
  * (docs/design.md §13.1). Built with
  * -Wl,--wrap=malloc,calloc,realloc so allocations by the agent library are
  * counted: the cursor must not allocate per event. */
@@ -6,14 +6,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ag_workload.h"
+#include "ag_sb_family.h"
+#include "ag_sb_workload.h"
 #define TESTLIB_COUNT_ALLOCS /* nallocs: the library must not allocate per event */
 #include "testlib.h"
 
 /* ---- helpers ---- */
 
 /* A workload from "name=value" strings (NULL terminated). */
-static ag_workload *wl_new(const char *name, const char *const *args, struct pr_error *err)
+static ag_sb_workload *wl_new(const char *name, const char *const *args, struct pr_error *err)
 {
     struct ag_kv kv[32] = {{0}};
     char buf[32][64];
@@ -26,13 +27,13 @@ static ag_workload *wl_new(const char *name, const char *const *args, struct pr_
         kv[n].name = buf[n];
         kv[n].value = eq + 1;
     }
-    return ag_workload_new(name, kv, n, err);
+    return ag_sb_workload_new(&ag_sb_family, name, kv, n, err);
 }
 
-static ag_workload *wl_ok(const char *name, const char *const *args)
+static ag_sb_workload *wl_ok(const char *name, const char *const *args)
 {
     struct pr_error err = {0};
-    ag_workload *wl = wl_new(name, args, &err);
+    ag_sb_workload *wl = wl_new(name, args, &err);
     CHECK_MSG(wl != NULL, "%s: %s", name, err.msg);
     if (!wl)
         exit(1);
@@ -48,11 +49,11 @@ struct event {
     char sval[MAXCALLS][4][128];
 };
 
-static void run_event(ag_cursor *c, struct event *ev)
+static void run_event(ag_sb_cursor *c, struct event *ev)
 {
     ev->n = 0;
-    ag_cursor_begin(c);
-    while (ev->n < MAXCALLS && ag_cursor_next(c, &ev->call[ev->n])) {
+    ag_sb_cursor_begin(c);
+    while (ev->n < MAXCALLS && ag_sb_cursor_next(c, &ev->call[ev->n])) {
         struct ag_call *k = &ev->call[ev->n];
         if (k->text) {
             CHECK(k->text_len < sizeof ev->text[0]);
@@ -68,9 +69,9 @@ static void run_event(ag_cursor *c, struct event *ev)
     }
 }
 
-static const char *sql_of(const ag_workload *wl, const struct ag_call *k)
+static const char *sql_of(const ag_sb_workload *wl, const struct ag_call *k)
 {
-    return ag_workload_stmt(wl, (size_t)k->stmt)->sql;
+    return ag_sb_workload_stmt(wl, (size_t)k->stmt)->sql;
 }
 
 /* sysbench's classification assuming rows exist: SELECT read, DML write. */
@@ -123,12 +124,12 @@ static const char *const rw_ps_t2[] = {
 static void test_rw_ps_set(void)
 {
     const char *args[] = {"tables=2", NULL};
-    ag_workload *wl = wl_ok("oltp_read_write", args);
+    ag_sb_workload *wl = wl_ok("oltp_read_write", args);
 
-    CHECK(ag_workload_uses_ps(wl));
-    CHECK_EQ_U64(ag_workload_nstmts(wl), 20);
-    for (size_t i = 0; i < 20 && i < ag_workload_nstmts(wl); i++) {
-        const struct ag_stmt_def *d = ag_workload_stmt(wl, i);
+    CHECK(ag_sb_workload_uses_ps(wl));
+    CHECK_EQ_U64(ag_sb_workload_nstmts(wl), 20);
+    for (size_t i = 0; i < 20 && i < ag_sb_workload_nstmts(wl); i++) {
+        const struct ag_stmt_def *d = ag_sb_workload_stmt(wl, i);
         CHECK_MSG(strcmp(d->sql, rw_ps_t2[i]) == 0, "%zu: '%s'", i, d->sql);
         CHECK(d->sql_len == strlen(rw_ps_t2[i]));
         uint32_t q = 0;
@@ -136,17 +137,17 @@ static void test_rw_ps_set(void)
             q += *s == '?';
         CHECK(d->nparams == q);
     }
-    const struct ag_stmt_def *ns = ag_workload_stmt(wl, 14), *ins = ag_workload_stmt(wl, 18);
+    const struct ag_stmt_def *ns = ag_sb_workload_stmt(wl, 14), *ins = ag_sb_workload_stmt(wl, 18);
     CHECK(ns->type[0] == AG_PARAM_STR && ns->type[1] == AG_PARAM_INT);
     CHECK(ins->type[0] == AG_PARAM_INT && ins->type[1] == AG_PARAM_INT);
     CHECK(ins->type[2] == AG_PARAM_STR && ins->type[3] == AG_PARAM_STR);
     CHECK(strcmp(ns->kind, "non_index_updates") == 0);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
     CHECK(wl == NULL);
 }
 
 /* Section 4.2: oltp_read_write's event, with tables=2 (ps mode). */
-static void check_rw_event(const ag_workload *wl, const struct event *ev)
+static void check_rw_event(const ag_sb_workload *wl, const struct event *ev)
 {
     static const char *const kinds[20] = {
         "begin",         "point_selects",     "point_selects", "point_selects", "point_selects",
@@ -188,8 +189,8 @@ static void check_rw_event(const ag_workload *wl, const struct event *ev)
 static void test_rw_event(void)
 {
     const char *args[] = {"tables=2", NULL};
-    ag_workload *wl = wl_ok("oltp_read_write", args);
-    ag_cursor *c = ag_cursor_new(wl, 1, 0, 1);
+    ag_sb_workload *wl = wl_ok("oltp_read_write", args);
+    ag_sb_cursor *c = ag_sb_cursor_new(wl, 1, 0, 1);
     static struct event ev;
     struct ag_call extra;
     bool tables_seen[2] = {false, false};
@@ -200,11 +201,11 @@ static void test_rw_event(void)
         tables_seen[ev.call[1].stmt - 2] = true;
     }
     CHECK(tables_seen[0] && tables_seen[1]);
-    CHECK(!ag_cursor_next(c, &extra)); /* stays complete */
-    CHECK(!ag_cursor_finish(c, &extra));
-    ag_cursor_destroy(&c);
+    CHECK(!ag_sb_cursor_next(c, &extra)); /* stays complete */
+    CHECK(!ag_sb_cursor_finish(c, &extra));
+    ag_sb_cursor_destroy(&c);
     CHECK(c == NULL);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* Our own rendering of a PS call as sysbench's emulated PS does. */
@@ -234,20 +235,20 @@ static void test_ps_disable(void)
 {
     const char *a_ps[] = {"tables=2", NULL};
     const char *a_tx[] = {"tables=2", "db-ps-mode=disable", NULL};
-    ag_workload *wp = wl_ok("oltp_read_write", a_ps), *wt = wl_ok("oltp_read_write", a_tx);
-    ag_cursor *cp = ag_cursor_new(wp, 99, 0, 1), *ct = ag_cursor_new(wt, 99, 0, 1);
+    ag_sb_workload *wp = wl_ok("oltp_read_write", a_ps), *wt = wl_ok("oltp_read_write", a_tx);
+    ag_sb_cursor *cp = ag_sb_cursor_new(wp, 99, 0, 1), *ct = ag_sb_cursor_new(wt, 99, 0, 1);
     static struct event ep, et;
     static char want[1024];
 
-    CHECK(!ag_workload_uses_ps(wt));
-    CHECK_EQ_U64(ag_workload_nstmts(wt), 20);
+    CHECK(!ag_sb_workload_uses_ps(wt));
+    CHECK_EQ_U64(ag_sb_workload_nstmts(wt), 20);
     for (int e = 0; e < 50; e++) {
         run_event(cp, &ep);
         run_event(ct, &et);
         CHECK_EQ_U64(et.n, ep.n);
         for (size_t i = 0; i < et.n && i < ep.n; i++) {
             CHECK(et.call[i].stmt == -1 && et.call[i].text != NULL);
-            render_expected(ag_workload_stmt(wp, (size_t)ep.call[i].stmt), &ep.call[i], want,
+            render_expected(ag_sb_workload_stmt(wp, (size_t)ep.call[i].stmt), &ep.call[i], want,
                             sizeof want);
             CHECK_MSG(strcmp(et.text[i], want) == 0, "'%s' != '%s'", et.text[i], want);
             CHECK(et.call[i].text_len == strlen(want));
@@ -268,10 +269,10 @@ static void test_ps_disable(void)
             "INSERT INTO sbtest%*u (id, k, c, pad) VALUES (%lld, %lld, '%119[0-9-]', '%59[0-9-]')",
             &id, &k, c, pad) == 4);
     CHECK(strlen(c) == 119 && strlen(pad) == 59);
-    ag_cursor_destroy(&cp);
-    ag_cursor_destroy(&ct);
-    ag_workload_destroy(&wp);
-    ag_workload_destroy(&wt);
+    ag_sb_cursor_destroy(&cp);
+    ag_sb_cursor_destroy(&ct);
+    ag_sb_workload_destroy(&wp);
+    ag_sb_workload_destroy(&wt);
 }
 
 /* Section 4.2's PS-set sizes and orders, for tables=3. */
@@ -303,19 +304,20 @@ static void test_ps_sets(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *args[] = {"tables=3", cases[i].opt, NULL};
         bool bulk = strcmp(cases[i].wl, "bulk_insert") == 0; /* declares no tables */
-        ag_workload *wl = wl_ok(cases[i].wl, bulk ? NULL : args);
-        size_t n = ag_workload_nstmts(wl);
+        ag_sb_workload *wl = wl_ok(cases[i].wl, bulk ? NULL : args);
+        size_t n = ag_sb_workload_nstmts(wl);
 
         CHECK_MSG(n == cases[i].n, "%s %s: %zu", cases[i].wl, cases[i].opt ? cases[i].opt : "", n);
-        CHECK(ag_workload_uses_ps(wl) == (cases[i].n > 0));
+        CHECK(ag_sb_workload_uses_ps(wl) == (cases[i].n > 0));
         if (n && cases[i].first)
-            CHECK_MSG(strcmp(ag_workload_stmt(wl, 0)->sql, cases[i].first) == 0, "%s", cases[i].wl);
+            CHECK_MSG(strcmp(ag_sb_workload_stmt(wl, 0)->sql, cases[i].first) == 0, "%s",
+                      cases[i].wl);
         if (n && cases[i].last)
-            CHECK_MSG(strcmp(ag_workload_stmt(wl, n - 1)->sql, cases[i].last) == 0, "%s",
+            CHECK_MSG(strcmp(ag_sb_workload_stmt(wl, n - 1)->sql, cases[i].last) == 0, "%s",
                       cases[i].wl);
         if (n == 5) /* read_only, no ranges: point x3, BEGIN, COMMIT */
-            CHECK(strcmp(ag_workload_stmt(wl, 3)->sql, "BEGIN") == 0);
-        ag_workload_destroy(&wl);
+            CHECK(strcmp(ag_sb_workload_stmt(wl, 3)->sql, "BEGIN") == 0);
+        ag_sb_workload_destroy(&wl);
     }
 }
 
@@ -353,8 +355,8 @@ static void test_sequences(void)
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *args[] = {"tables=4", cases[i].opt, NULL};
-        ag_workload *wl = wl_ok(cases[i].wl, args);
-        ag_cursor *c = ag_cursor_new(wl, i, 0, 1);
+        ag_sb_workload *wl = wl_ok(cases[i].wl, args);
+        ag_sb_cursor *c = ag_sb_cursor_new(wl, i, 0, 1);
         char seq[MAXCALLS + 1] = "";
         int r = 0, w = 0, o = 0;
 
@@ -370,8 +372,8 @@ static void test_sequences(void)
         CHECK_MSG(strcmp(seq, cases[i].seq) == 0, "%s %s: %s", cases[i].wl,
                   cases[i].opt ? cases[i].opt : "", seq);
         CHECK(r == cases[i].r && w == cases[i].w && o == cases[i].o);
-        ag_cursor_destroy(&c);
-        ag_workload_destroy(&wl);
+        ag_sb_cursor_destroy(&c);
+        ag_sb_workload_destroy(&wl);
     }
 }
 
@@ -387,8 +389,8 @@ static void test_insert(void)
 {
     const char *on[] = {"tables=2", NULL};
     const char *off[] = {"tables=2", "auto_inc=off", "rand-seed=5", NULL};
-    ag_workload *wl = wl_ok("oltp_insert", on);
-    ag_cursor *c = ag_cursor_new(wl, 3, 0, 1);
+    ag_sb_workload *wl = wl_ok("oltp_insert", on);
+    ag_sb_cursor *c = ag_sb_cursor_new(wl, 3, 0, 1);
     static struct event ev;
     long long id, k;
     char cs[128], pad[64];
@@ -404,14 +406,14 @@ static void test_insert(void)
     CHECK(id == 0 && t >= 1 && t <= 2 && k >= 1 && k <= 10000);
     CHECK(strlen(cs) == 119 && strlen(pad) == 59);
     CHECK(ev.text[0][strlen(ev.text[0]) - 1] == ')');
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wl);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wl);
 
     wl = wl_ok("oltp_insert", off);
     const size_t per = 20000;
     int64_t *ids = malloc(2 * per * sizeof *ids);
     for (uint32_t conn = 0; conn < 2; conn++) {
-        c = ag_cursor_new(wl, 100 + conn, conn, 2);
+        c = ag_sb_cursor_new(wl, 100 + conn, conn, 2);
         for (size_t i = 0; i < per; i++) {
             run_event(c, &ev);
             CHECK(sscanf(ev.text[0], "INSERT INTO sbtest%u (id, k, c, pad) VALUES (%lld,", &t,
@@ -419,7 +421,7 @@ static void test_insert(void)
             CHECK(id >= INT32_MIN && id <= INT32_MAX);
             ids[conn * per + i] = id;
         }
-        ag_cursor_destroy(&c);
+        ag_sb_cursor_destroy(&c);
     }
     qsort(ids, 2 * per, sizeof *ids, cmp_i64);
     size_t dups = 0;
@@ -427,7 +429,7 @@ static void test_insert(void)
         dups += ids[i] == ids[i - 1];
     CHECK_EQ_U64(dups, 0);
     free(ids);
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* select_random_*: Lua long-string texts, per-connection k segments. */
@@ -435,29 +437,29 @@ static void test_select_random(void)
 {
     const char *pa[] = {"random_points=3", NULL};
     const char *ra[] = {"number_of_ranges=2", "delta=7", "rand-type=uniform", NULL};
-    ag_workload *wp = wl_ok("select_random_points", pa), *wr = wl_ok("select_random_ranges", ra);
+    ag_sb_workload *wp = wl_ok("select_random_points", pa), *wr = wl_ok("select_random_ranges", ra);
     static struct event ev;
 
-    CHECK(strcmp(ag_workload_stmt(wp, 0)->sql, "        SELECT id, k, c, pad\n"
-                                               "          FROM sbtest1\n"
-                                               "          WHERE k IN (?, ?, ?)\n"
-                                               "        ") == 0);
-    CHECK(strcmp(ag_workload_stmt(wr, 0)->sql,
+    CHECK(strcmp(ag_sb_workload_stmt(wp, 0)->sql, "        SELECT id, k, c, pad\n"
+                                                  "          FROM sbtest1\n"
+                                                  "          WHERE k IN (?, ?, ?)\n"
+                                                  "        ") == 0);
+    CHECK(strcmp(ag_sb_workload_stmt(wr, 0)->sql,
                  "        SELECT count(k)\n"
                  "          FROM sbtest1\n"
                  "          WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ?") == 0);
-    CHECK(ag_workload_stmt(wp, 0)->nparams == 3 && ag_workload_stmt(wr, 0)->nparams == 4);
+    CHECK(ag_sb_workload_stmt(wp, 0)->nparams == 3 && ag_sb_workload_stmt(wr, 0)->nparams == 4);
 
     /* connection 1 of 4, table_size 10000: segment [2500, 5000] */
-    ag_cursor *c = ag_cursor_new(wp, 1, 1, 4);
+    ag_sb_cursor *c = ag_sb_cursor_new(wp, 1, 1, 4);
     for (int e = 0; e < 1000; e++) {
         run_event(c, &ev);
         CHECK(ev.n == 1 && ev.call[0].stmt == 0 && ev.call[0].nparams == 3);
         for (int p = 0; p < 3; p++)
             CHECK(ev.call[0].ival[p] >= 2500 && ev.call[0].ival[p] <= 5000);
     }
-    ag_cursor_destroy(&c);
-    c = ag_cursor_new(wr, 1, 3, 4); /* [7500, 10000] */
+    ag_sb_cursor_destroy(&c);
+    c = ag_sb_cursor_new(wr, 1, 3, 4); /* [7500, 10000] */
     int64_t lo = INT64_MAX, hi = 0;
     for (int e = 0; e < 5000; e++) {
         run_event(c, &ev);
@@ -468,13 +470,13 @@ static void test_select_random(void)
         }
     }
     CHECK(lo >= 7500 && lo < 7510 && hi <= 10000 && hi > 9990);
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wp);
-    ag_workload_destroy(&wr);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wp);
+    ag_sb_workload_destroy(&wr);
 
     const char *dis[] = {"random_points=2", "db-ps-mode=disable", NULL};
     wp = wl_ok("select_random_points", dis);
-    c = ag_cursor_new(wp, 1, 0, 1);
+    c = ag_sb_cursor_new(wp, 1, 0, 1);
     run_event(c, &ev);
     long long x, y;
     CHECK(sscanf(ev.text[0],
@@ -482,25 +484,25 @@ static void test_select_random(void)
                  "(%lld, %lld)",
                  &x, &y) == 2);
     CHECK(strcmp(ev.text[0] + strlen(ev.text[0]) - 10, ")\n        ") == 0);
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wp);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wp);
 }
 
 /* bulk_insert: rows (n,n) into sbtest<conn+1>, flushed at 512 KiB exactly as
- * db_bulk_insert_next, the rest by ag_cursor_finish. */
+ * db_bulk_insert_next, the rest by ag_sb_cursor_finish. */
 static void test_bulk(void)
 {
-    ag_workload *wl = wl_ok("bulk_insert", NULL);
-    ag_cursor *c = ag_cursor_new(wl, 1, 2, 4);
+    ag_sb_workload *wl = wl_ok("bulk_insert", NULL);
+    ag_sb_cursor *c = ag_sb_cursor_new(wl, 1, 2, 4);
     static char flushed[524288];
     struct ag_call call;
     size_t flen = 0;
     uint64_t ev = 0, nflush = 0;
 
     while (nflush < 2) {
-        ag_cursor_begin(c);
+        ag_sb_cursor_begin(c);
         ev++;
-        if (ag_cursor_next(c, &call)) {
+        if (ag_sb_cursor_next(c, &call)) {
             CHECK(call.stmt == -1 && call.text_len < 524288);
             /* the row of this event ("(ev,ev)") did not fit */
             char row[48];
@@ -514,10 +516,10 @@ static void test_bulk(void)
             nflush++;
             if (nflush == 2) { /* restart after a failed flush: the same flush again */
                 size_t len = call.text_len;
-                ag_cursor_begin(c);
-                CHECK(ag_cursor_next(c, &call) && call.text_len == len);
+                ag_sb_cursor_begin(c);
+                CHECK(ag_sb_cursor_next(c, &call) && call.text_len == len);
             }
-            CHECK(!ag_cursor_next(c, &call));
+            CHECK(!ag_sb_cursor_next(c, &call));
         }
     }
     /* first statement: prefix then (1,1),(2,2),... consecutive */
@@ -539,15 +541,15 @@ static void test_bulk(void)
     }
     CHECK(consecutive && s == flushed + flen);
     printf("bulk_insert: first flush %zu bytes, %" PRIu64 " rows\n", flen, n);
-    CHECK(ag_cursor_finish(c, &call));
+    CHECK(ag_sb_cursor_finish(c, &call));
     CHECK(call.text_len > 26 && call.text[call.text_len - 1] == ')');
     char last[64]; /* the flushing event's own row, numbered without a gap */
     int ll = snprintf(last, sizeof last, "INSERT INTO sbtest3 VALUES(%llu,%llu)",
                       (unsigned long long)ev, (unsigned long long)ev);
     CHECK(call.text_len == (size_t)ll && memcmp(call.text, last, (size_t)ll) == 0);
-    CHECK(!ag_cursor_finish(c, &call));
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wl);
+    CHECK(!ag_sb_cursor_finish(c, &call));
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wl);
 }
 
 static void test_errors(void)
@@ -569,10 +571,10 @@ static void test_errors(void)
     CHECK(wl_new("oltp_read_write", bad5, &err) == NULL && strstr(err.msg, "random_points"));
     /* No legacy mode: a PLAN with an unknown option is refused by the agent. */
     CHECK(wl_new("bulk_insert", bad_bulk, &err) == NULL && strstr(err.msg, "foo_bar"));
-    ag_workload *wl = wl_new("oltp_read_write.lua", NULL, &err);
-    CHECK(wl != NULL && strcmp(ag_workload_name(wl), "oltp_read_write") == 0);
-    CHECK(pr_opts_int(ag_workload_opts(wl), "table_size") == 10000);
-    ag_workload_destroy(&wl);
+    ag_sb_workload *wl = wl_new("oltp_read_write.lua", NULL, &err);
+    CHECK(wl != NULL && strcmp(ag_sb_workload_name(wl), "oltp_read_write") == 0);
+    CHECK(pr_opts_int(ag_sb_workload_opts(wl), "table_size") == 10000);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* No allocation per event or statement (counted through --wrap). */
@@ -593,21 +595,21 @@ static void test_no_alloc(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *args[] = {"tables=8", cases[i].opt, NULL};
         bool bulk = strcmp(cases[i].wl, "bulk_insert") == 0; /* declares no tables */
-        ag_workload *wl = wl_ok(cases[i].wl, bulk ? NULL : args);
-        ag_cursor *c = ag_cursor_new(wl, 7, 0, 1);
+        ag_sb_workload *wl = wl_ok(cases[i].wl, bulk ? NULL : args);
+        ag_sb_cursor *c = ag_sb_cursor_new(wl, 7, 0, 1);
         uint64_t before = nallocs, stmts = 0;
 
         for (int e = 0; e < 100000; e++) {
-            ag_cursor_begin(c);
-            while (ag_cursor_next(c, &call))
+            ag_sb_cursor_begin(c);
+            while (ag_sb_cursor_next(c, &call))
                 stmts++;
         }
-        while (ag_cursor_finish(c, &call))
+        while (ag_sb_cursor_finish(c, &call))
             stmts++;
         CHECK_MSG(nallocs == before, "%s: %" PRIu64 " allocations", cases[i].wl, nallocs - before);
         CHECK(stmts > 0);
-        ag_cursor_destroy(&c);
-        ag_workload_destroy(&wl);
+        ag_sb_cursor_destroy(&c);
+        ag_sb_workload_destroy(&wl);
     }
     CHECK(nallocs > 0); /* the counter does see the library's allocations */
 }
@@ -617,9 +619,9 @@ static void test_no_alloc(void)
 static void test_restart_determinism(void)
 {
     const char *args[] = {"tables=4", "db-ps-mode=disable", NULL};
-    ag_workload *wl = wl_ok("oltp_read_write", args);
-    ag_cursor *a = ag_cursor_new(wl, 77, 0, 1), *b = ag_cursor_new(wl, 77, 0, 1);
-    ag_cursor *d = ag_cursor_new(wl, 78, 0, 1);
+    ag_sb_workload *wl = wl_ok("oltp_read_write", args);
+    ag_sb_cursor *a = ag_sb_cursor_new(wl, 77, 0, 1), *b = ag_sb_cursor_new(wl, 77, 0, 1);
+    ag_sb_cursor *d = ag_sb_cursor_new(wl, 78, 0, 1);
     static struct event ea, eb, ed;
     struct ag_call call;
     bool differ = false;
@@ -634,21 +636,21 @@ static void test_restart_determinism(void)
         }
     }
     CHECK(differ);
-    ag_cursor_begin(a);
-    CHECK(ag_cursor_next(a, &call) && strcmp(call.kind, "begin") == 0);
-    CHECK(ag_cursor_next(a, &call) && strcmp(call.kind, "point_selects") == 0);
+    ag_sb_cursor_begin(a);
+    CHECK(ag_sb_cursor_next(a, &call) && strcmp(call.kind, "begin") == 0);
+    CHECK(ag_sb_cursor_next(a, &call) && strcmp(call.kind, "point_selects") == 0);
     char first[128];
     snprintf(first, sizeof first, "%.*s", (int)call.text_len, call.text);
-    ag_cursor_begin(a); /* restart mid-event */
-    CHECK(ag_cursor_next(a, &call) && strcmp(call.kind, "begin") == 0);
+    ag_sb_cursor_begin(a); /* restart mid-event */
+    CHECK(ag_sb_cursor_next(a, &call) && strcmp(call.kind, "begin") == 0);
     size_t n = 1;
-    while (ag_cursor_next(a, &call))
+    while (ag_sb_cursor_next(a, &call))
         n++;
     CHECK_EQ_U64(n, 20);
-    ag_cursor_destroy(&a);
-    ag_cursor_destroy(&b);
-    ag_cursor_destroy(&d);
-    ag_workload_destroy(&wl);
+    ag_sb_cursor_destroy(&a);
+    ag_sb_cursor_destroy(&b);
+    ag_sb_cursor_destroy(&d);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* Golden output of the real sysbench 1.0.20 (Debian 1.0.20+ds-5) against
@@ -684,14 +686,14 @@ static const char *const golden_rw[] = {
 };
 
 /* The cursor of workload `name` with sysbench's state for srandom(seed). */
-static ag_cursor *sysbench_cursor(const ag_workload *wl, unsigned seed)
+static ag_sb_cursor *sysbench_cursor(const ag_sb_workload *wl, unsigned seed)
 {
-    ag_cursor *c = ag_cursor_new(wl, 0, 0, 1);
+    ag_sb_cursor *c = ag_sb_cursor_new(wl, 0, 0, 1);
 
     srandom(seed);
     uint64_t a = (uint64_t)random(), b = (uint64_t)random();
     uint64_t x = (uint64_t)random(), y = (uint64_t)random();
-    ag_cursor_set_rng(c, (a << 32) | (b & UINT32_MAX), (x << 32) | (y & UINT32_MAX));
+    ag_sb_cursor_set_rng(c, (a << 32) | (b & UINT32_MAX), (x << 32) | (y & UINT32_MAX));
     return c;
 }
 
@@ -702,14 +704,14 @@ static void test_golden_vs_sysbench(void)
     const char *rr[] = {"table_size=1000", "number_of_ranges=3", "db-ps-mode=disable", NULL};
     static struct event ev;
 
-    ag_workload *wl = wl_ok("oltp_read_write", rw);
-    ag_cursor *c = sysbench_cursor(wl, 1);
+    ag_sb_workload *wl = wl_ok("oltp_read_write", rw);
+    ag_sb_cursor *c = sysbench_cursor(wl, 1);
     run_event(c, &ev);
     CHECK_EQ_U64(ev.n, 20);
     for (size_t i = 0; i < ev.n && i < 20; i++)
         CHECK_MSG(strcmp(ev.text[i], golden_rw[i]) == 0, "%zu: %s", i, ev.text[i]);
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wl);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wl);
 
     /* sysbench ran with --auto_inc=off (id -1784940800 from its unseeded
      * unique()); with auto_inc on the id is 0 and every draw is the same. */
@@ -722,8 +724,8 @@ static void test_golden_vs_sysbench(void)
                  "73612048675-16265990627-56352649420-38188740441-57642224193-42679396456-"
                  "40506510233-51843233067', '84796737748-00096332262-60478530191-41549189896-"
                  "92652029143')") == 0);
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wl);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wl);
 
     wl = wl_ok("select_random_ranges", rr);
     c = sysbench_cursor(wl, 1);
@@ -731,11 +733,11 @@ static void test_golden_vs_sysbench(void)
     CHECK(ev.n == 1 && strcmp(ev.text[0], "        SELECT count(k)\n          FROM sbtest1\n"
                                           "          WHERE k BETWEEN 503 AND 508 OR k BETWEEN "
                                           "499 AND 504 OR k BETWEEN 504 AND 509") == 0);
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wl);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wl);
 }
 
-/* ---- --partition (ag_workload_set_share, ag_share.h) ---- */
+/* ---- --partition (ag_sb_workload_set_share, ag_sb_share.h) ---- */
 
 /* FNV-1a over bytes. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -748,26 +750,26 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* Digest of `events` events of one cursor: every call's statement index,
  * parameters and text. */
-static uint64_t stream_digest(const ag_workload *wl, ag_cursor *c, int events)
+static uint64_t stream_digest(const ag_sb_workload *wl, ag_sb_cursor *c, int events)
 {
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     struct ag_call k;
 
     for (int e = 0; e < events; e++) {
-        ag_cursor_begin(c);
-        while (ag_cursor_next(c, &k)) {
+        ag_sb_cursor_begin(c);
+        while (ag_sb_cursor_next(c, &k)) {
             h = fnv(h, &k.stmt, sizeof k.stmt);
             if (k.text) {
                 h = fnv(h, k.text, k.text_len);
                 continue;
             }
-            const struct ag_stmt_def *d = ag_workload_stmt(wl, (size_t)k.stmt);
+            const struct ag_stmt_def *d = ag_sb_workload_stmt(wl, (size_t)k.stmt);
             for (uint32_t p = 0; p < k.nparams; p++)
                 h = d->type[p] == AG_PARAM_STR ? fnv(h, k.sval[p], k.slen[p])
                                                : fnv(h, &k.ival[p], sizeof k.ival[p]);
         }
     }
-    while (ag_cursor_finish(c, &k))
+    while (ag_sb_cursor_finish(c, &k))
         h = fnv(h, k.text, k.text_len);
     return h;
 }
@@ -799,15 +801,15 @@ static const uint64_t none_digest[] = {
 
 static uint64_t none_case_digest(size_t i, bool set_none)
 {
-    ag_workload *wl = wl_ok(none_cases[i].wl, none_cases[i].args);
+    ag_sb_workload *wl = wl_ok(none_cases[i].wl, none_cases[i].args);
     struct pr_error err = {0};
 
     if (set_none)
-        CHECK(ag_workload_set_share(wl, PR_PART_NONE, NULL, 0, &err) == 0);
-    ag_cursor *c = ag_cursor_new(wl, 1000 + i, (uint32_t)i, 16);
+        CHECK(ag_sb_workload_set_share(wl, PR_PART_NONE, NULL, 0, &err) == 0);
+    ag_sb_cursor *c = ag_sb_cursor_new(wl, 1000 + i, (uint32_t)i, 16);
     uint64_t h = stream_digest(wl, c, 3000);
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wl);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wl);
     return h;
 }
 
@@ -823,7 +825,7 @@ static void test_part_none_unchanged(void)
 }
 
 /* Table number of a call: the N of "sbtestN" in its SQL. */
-static uint32_t call_table(const ag_workload *wl, const struct ag_call *k)
+static uint32_t call_table(const ag_sb_workload *wl, const struct ag_call *k)
 {
     const char *sql = k->stmt >= 0 ? sql_of(wl, k) : k->text;
     const char *p = sql ? strstr(sql, "sbtest") : NULL;
@@ -888,12 +890,12 @@ static void test_part_tables(void)
             uint64_t hits[9] = {0}, total = 0, ids = 0, folded = 0;
             for (; n < 4 && lists[l][n]; n++)
                 t[n] = (struct pr_msg_table){lists[l][n], 1, 5000, false, false};
-            ag_workload *wl = wl_ok(wls[w], args);
-            CHECK_MSG(ag_workload_set_share(wl, PR_PART_TABLES, t, n, &err) == 0, "%s", err.msg);
-            ag_cursor *c = ag_cursor_new(wl, 11 + l, 0, 1);
+            ag_sb_workload *wl = wl_ok(wls[w], args);
+            CHECK_MSG(ag_sb_workload_set_share(wl, PR_PART_TABLES, t, n, &err) == 0, "%s", err.msg);
+            ag_sb_cursor *c = ag_sb_cursor_new(wl, 11 + l, 0, 1);
             for (int e = 0; e < 20000; e++) {
-                ag_cursor_begin(c);
-                while (ag_cursor_next(c, &k)) {
+                ag_sb_cursor_begin(c);
+                while (ag_sb_cursor_next(c, &k)) {
                     uint32_t tn = call_table(wl, &k);
                     if (tn == 0)
                         continue; /* BEGIN, COMMIT */
@@ -915,8 +917,8 @@ static void test_part_tables(void)
             CHECK_MSG(inside == total, "%s: %" PRIu64 " of %" PRIu64 " statements off the list",
                       wls[w], total - inside, total);
             CHECK(total >= 20000);
-            ag_cursor_destroy(&c);
-            ag_workload_destroy(&wl);
+            ag_sb_cursor_destroy(&c);
+            ag_sb_workload_destroy(&wl);
         }
 }
 
@@ -934,18 +936,18 @@ static void test_part_rows_shape(void)
         snprintf(rt, sizeof rt, "rand-type=%s", types[i]);
         const char *whole[] = {"tables=3", "table_size=100000", rt, "point_selects=10", NULL};
         const char *small[] = {"tables=3", "table_size=30000", rt, "point_selects=10", NULL};
-        ag_workload *wr = wl_ok("oltp_read_only", whole), *wn = wl_ok("oltp_read_only", small);
+        ag_sb_workload *wr = wl_ok("oltp_read_only", whole), *wn = wl_ok("oltp_read_only", small);
         struct pr_msg_table t[3];
         for (uint32_t j = 0; j < 3; j++)
             t[j] = (struct pr_msg_table){j + 1, 40001, 70000, false, false};
-        CHECK(ag_workload_set_share(wr, PR_PART_ROWS, t, 3, &err) == 0);
-        ag_cursor *cr = ag_cursor_new(wr, 5, 0, 1), *cn = ag_cursor_new(wn, 5, 0, 1);
+        CHECK(ag_sb_workload_set_share(wr, PR_PART_ROWS, t, 3, &err) == 0);
+        ag_sb_cursor *cr = ag_sb_cursor_new(wr, 5, 0, 1), *cn = ag_sb_cursor_new(wn, 5, 0, 1);
         uint64_t n = 0, mismatch = 0, mid = 0;
         for (int e = 0; e < 5000; e++) {
-            ag_cursor_begin(cr);
-            ag_cursor_begin(cn);
-            while (ag_cursor_next(cr, &a)) {
-                CHECK(ag_cursor_next(cn, &b));
+            ag_sb_cursor_begin(cr);
+            ag_sb_cursor_begin(cn);
+            while (ag_sb_cursor_next(cr, &a)) {
+                CHECK(ag_sb_cursor_next(cn, &b));
                 if (strcmp(a.kind, "point_selects") != 0)
                     continue;
                 n++;
@@ -958,10 +960,10 @@ static void test_part_rows_shape(void)
         /* special's and gaussian's hot spot is the slice's middle, not the table's */
         if (!strcmp(types[i], "special") || !strcmp(types[i], "gaussian"))
             CHECK_MSG(mid > n / 2, "%s: %" PRIu64 " of %" PRIu64 " mid-slice", types[i], mid, n);
-        ag_cursor_destroy(&cr);
-        ag_cursor_destroy(&cn);
-        ag_workload_destroy(&wr);
-        ag_workload_destroy(&wn);
+        ag_sb_cursor_destroy(&cr);
+        ag_sb_cursor_destroy(&cn);
+        ag_sb_workload_destroy(&wr);
+        ag_sb_workload_destroy(&wn);
     }
 }
 
@@ -985,17 +987,17 @@ static void test_part_rows_bounds(void)
             char rt[64];
             snprintf(rt, sizeof rt, "rand-type=%s", types[ty]);
             args_t[3] = rt;
-            ag_workload *wl = wl_ok("oltp_read_write", args_t);
+            ag_sb_workload *wl = wl_ok("oltp_read_write", args_t);
             struct pr_msg_table t[3];
             for (uint32_t j = 0; j < 3; j++)
                 t[j] = (struct pr_msg_table){3 - j, (uint64_t)sl[cs][2 - j].lo,
                                              (uint64_t)sl[cs][2 - j].hi, false, false};
-            CHECK_MSG(ag_workload_set_share(wl, PR_PART_ROWS, t, 3, &err) == 0, "%s", err.msg);
-            ag_cursor *c = ag_cursor_new(wl, 9 + cs, 0, 1);
+            CHECK_MSG(ag_sb_workload_set_share(wl, PR_PART_ROWS, t, 3, &err) == 0, "%s", err.msg);
+            ag_sb_cursor *c = ag_sb_cursor_new(wl, 9 + cs, 0, 1);
             uint64_t ids = 0, folded = 0, per_table[4] = {0};
             for (int e = 0; e < 3000; e++) {
-                ag_cursor_begin(c);
-                while (ag_cursor_next(c, &k)) {
+                ag_sb_cursor_begin(c);
+                while (ag_sb_cursor_next(c, &k)) {
                     uint32_t tn = call_table(wl, &k);
                     if (tn == 0)
                         continue;
@@ -1010,8 +1012,8 @@ static void test_part_rows_bounds(void)
             for (uint32_t tn = 1; tn <= 3; tn++) /* tables as sysbench: all of them */
                 CHECK(per_table[tn] > ids / 5);
             CHECK(folded > 0);
-            ag_cursor_destroy(&c);
-            ag_workload_destroy(&wl);
+            ag_sb_cursor_destroy(&c);
+            ag_sb_workload_destroy(&wl);
         }
 }
 
@@ -1065,32 +1067,32 @@ static void test_part_errors(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* bulk_insert declares neither option (and refuses unknown ones). */
         bool bulk = strcmp(cases[i].wl, "bulk_insert") == 0;
-        ag_workload *wl = wl_ok(cases[i].wl, bulk ? NULL : args);
-        ag_cursor *before = ag_cursor_new(wl, 3, 0, 1);
+        ag_sb_workload *wl = wl_ok(cases[i].wl, bulk ? NULL : args);
+        ag_sb_cursor *before = ag_sb_cursor_new(wl, 3, 0, 1);
         uint64_t h0 = stream_digest(wl, before, 200);
         memset(&err, 0, sizeof err);
-        int rc = ag_workload_set_share(wl, cases[i].part, cases[i].t, cases[i].n, &err);
+        int rc = ag_sb_workload_set_share(wl, cases[i].part, cases[i].t, cases[i].n, &err);
         CHECK_MSG(rc == PR_EINVAL && err.code == PR_EINVAL && strstr(err.msg, cases[i].msg),
                   "case %zu: rc %d: %s", i, rc, err.msg);
-        ag_cursor *after = ag_cursor_new(wl, 3, 0, 1);
+        ag_sb_cursor *after = ag_sb_cursor_new(wl, 3, 0, 1);
         CHECK_EQ_U64(stream_digest(wl, after, 200), h0);
-        ag_cursor_destroy(&before);
-        ag_cursor_destroy(&after);
-        ag_workload_destroy(&wl);
+        ag_sb_cursor_destroy(&before);
+        ag_sb_cursor_destroy(&after);
+        ag_sb_workload_destroy(&wl);
     }
     /* oltp_insert under tables is fine: its table is drawn from the list */
-    ag_workload *wl = wl_ok("oltp_insert", args);
+    ag_sb_workload *wl = wl_ok("oltp_insert", args);
     struct pr_msg_table t = {4, 1, 1000, false, false};
-    CHECK(ag_workload_set_share(wl, PR_PART_TABLES, &t, 1, &err) == 0);
-    ag_cursor *c = ag_cursor_new(wl, 3, 0, 1);
+    CHECK(ag_sb_workload_set_share(wl, PR_PART_TABLES, &t, 1, &err) == 0);
+    ag_sb_cursor *c = ag_sb_cursor_new(wl, 3, 0, 1);
     struct ag_call k;
     for (int e = 0; e < 100; e++) {
-        ag_cursor_begin(c);
-        while (ag_cursor_next(c, &k))
+        ag_sb_cursor_begin(c);
+        while (ag_sb_cursor_next(c, &k))
             CHECK(call_table(wl, &k) == 4);
     }
-    ag_cursor_destroy(&c);
-    ag_workload_destroy(&wl);
+    ag_sb_cursor_destroy(&c);
+    ag_sb_workload_destroy(&wl);
 }
 
 /* A confined cursor allocates nothing per event either. */
@@ -1104,19 +1106,19 @@ static void test_part_no_alloc(void)
     for (uint32_t j = 0; j < 4; j++)
         rows[j] = (struct pr_msg_table){j + 1, 100, 160, false, false};
     for (int m = 0; m < 2; m++) {
-        ag_workload *wl = wl_ok("oltp_read_write", args);
-        CHECK(ag_workload_set_share(wl, m ? PR_PART_ROWS : PR_PART_TABLES, m ? rows : tabs,
-                                    m ? 4 : 2, &err) == 0);
-        ag_cursor *c = ag_cursor_new(wl, 1, 0, 1);
+        ag_sb_workload *wl = wl_ok("oltp_read_write", args);
+        CHECK(ag_sb_workload_set_share(wl, m ? PR_PART_ROWS : PR_PART_TABLES, m ? rows : tabs,
+                                       m ? 4 : 2, &err) == 0);
+        ag_sb_cursor *c = ag_sb_cursor_new(wl, 1, 0, 1);
         uint64_t before = nallocs;
         for (int e = 0; e < 20000; e++) {
-            ag_cursor_begin(c);
-            while (ag_cursor_next(c, &k))
+            ag_sb_cursor_begin(c);
+            while (ag_sb_cursor_next(c, &k))
                 ;
         }
         CHECK_EQ_U64(nallocs, before);
-        ag_cursor_destroy(&c);
-        ag_workload_destroy(&wl);
+        ag_sb_cursor_destroy(&c);
+        ag_sb_workload_destroy(&wl);
     }
 }
 

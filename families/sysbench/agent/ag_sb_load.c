@@ -1,5 +1,5 @@
-/* ag_load: sysbench's prepare/cleanup/prewarm statements. See ag_load.h. */
-#include "ag_load.h"
+/* ag_sb_load: sysbench's prepare/cleanup/prewarm statements. See ag_sb_load.h. */
+#include "ag_sb_load.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -21,16 +21,16 @@ enum load_cmd { CMD_PREPARE, CMD_CLEANUP, CMD_PREWARM };
 /* Prepare steps in order. */
 enum prep_step { ST_CREATE, ST_ROWS, ST_INDEX, ST_DONE };
 
-struct ag_load {
-    enum load_cmd cmd;     /* which command */
-    const ag_workload *wl; /* borrowed */
-    uint32_t table_size;   /* --table_size */
+struct ag_sb_load {
+    enum load_cmd cmd;        /* which command */
+    const ag_sb_workload *wl; /* borrowed */
+    uint32_t table_size;      /* --table_size */
     /* cleanup / prewarm */
     uint32_t *tables; /* table numbers, owned */
     size_t ntables;   /* their count */
     size_t pos;       /* statements emitted so far */
     /* prepare */
-    struct ag_load_piece piece;     /* what to load */
+    struct ag_sb_load_piece piece;  /* what to load */
     enum prep_step step;            /* where we are */
     bool bulk_ddl;                  /* bulk_insert's own table */
     bool with_id;                   /* id column in the INSERTs */
@@ -48,7 +48,8 @@ struct ag_load {
     char note[128]; /* console line for the statement */
 };
 
-size_t ag_load_tables_for(uint32_t tables, uint32_t conn, uint32_t conns, uint32_t *out, size_t cap)
+size_t ag_sb_load_tables_for(uint32_t tables, uint32_t conn, uint32_t conns, uint32_t *out,
+                             size_t cap)
 {
     size_t n = 0;
 
@@ -62,10 +63,10 @@ size_t ag_load_tables_for(uint32_t tables, uint32_t conn, uint32_t conns, uint32
     return n;
 }
 
-static ag_load *load_new(const ag_workload *wl, enum load_cmd cmd)
+static ag_sb_load *load_new(const ag_sb_workload *wl, enum load_cmd cmd)
 {
-    ag_load *l = pr_xcalloc(1, sizeof *l);
-    int64_t ts = pr_opts_int(ag_workload_opts(wl), "table_size");
+    ag_sb_load *l = pr_xcalloc(1, sizeof *l);
+    int64_t ts = pr_opts_int(ag_sb_workload_opts(wl), "table_size");
 
     l->cmd = cmd;
     l->wl = wl;
@@ -74,9 +75,10 @@ static ag_load *load_new(const ag_workload *wl, enum load_cmd cmd)
     return l;
 }
 
-static ag_load *list_new(const ag_workload *wl, enum load_cmd cmd, const uint32_t *tables, size_t n)
+static ag_sb_load *list_new(const ag_sb_workload *wl, enum load_cmd cmd, const uint32_t *tables,
+                            size_t n)
 {
-    ag_load *l = load_new(wl, cmd);
+    ag_sb_load *l = load_new(wl, cmd);
 
     l->tables = pr_xmalloc((n ? n : 1) * sizeof *tables);
     if (n)
@@ -85,17 +87,17 @@ static ag_load *list_new(const ag_workload *wl, enum load_cmd cmd, const uint32_
     return l;
 }
 
-ag_load *ag_load_cleanup_new(const ag_workload *wl, const uint32_t *tables, size_t n)
+ag_sb_load *ag_sb_load_cleanup_new(const ag_sb_workload *wl, const uint32_t *tables, size_t n)
 {
     return list_new(wl, CMD_CLEANUP, tables, n);
 }
 
-ag_load *ag_load_prewarm_new(const ag_workload *wl, const uint32_t *tables, size_t n)
+ag_sb_load *ag_sb_load_prewarm_new(const ag_sb_workload *wl, const uint32_t *tables, size_t n)
 {
     return list_new(wl, CMD_PREWARM, tables, n);
 }
 
-void ag_load_destroy(ag_load **l)
+void ag_sb_load_destroy(ag_sb_load **l)
 {
     if (!*l)
         return;
@@ -105,7 +107,7 @@ void ag_load_destroy(ag_load **l)
     *l = NULL;
 }
 
-static bool emit(ag_load *l, struct ag_load_stmt *out, size_t len, bool note, uint64_t rows)
+static bool emit(ag_sb_load *l, struct ag_sb_load_stmt *out, size_t len, bool note, uint64_t rows)
 {
     out->text = l->buf;
     out->text_len = len;
@@ -114,7 +116,7 @@ static bool emit(ag_load *l, struct ag_load_stmt *out, size_t len, bool note, ui
     return true;
 }
 
-static bool cleanup_next(ag_load *l, struct ag_load_stmt *out)
+static bool cleanup_next(ag_sb_load *l, struct ag_sb_load_stmt *out)
 {
     if (l->pos >= l->ntables)
         return false;
@@ -125,7 +127,7 @@ static bool cleanup_next(ag_load *l, struct ag_load_stmt *out)
 }
 
 /* cmd_prewarm: two SETs, then three statements per table. */
-static bool prewarm_next(ag_load *l, struct ag_load_stmt *out)
+static bool prewarm_next(ag_sb_load *l, struct ag_sb_load_stmt *out)
 {
     static const char *const sets[] = {"SET tmp_table_size=2*1024*1024*1024",
                                        "SET max_heap_table_size=2*1024*1024*1024"};
@@ -161,9 +163,9 @@ static bool prewarm_next(ag_load *l, struct ag_load_stmt *out)
 }
 
 /* create_table()'s DDL (oltp_common) or bulk_insert's prepare(). */
-static size_t ddl(ag_load *l)
+static size_t ddl(ag_sb_load *l)
 {
-    const pr_opts *o = ag_workload_opts(l->wl);
+    const pr_opts *o = ag_sb_workload_opts(l->wl);
     uint32_t t = l->piece.table;
 
     snprintf(l->note, sizeof l->note, "Creating table 'sbtest%u'...", t);
@@ -189,7 +191,7 @@ static size_t ddl(ag_load *l)
 }
 
 /* One row, drawn as sysbench does: c, pad, then k. */
-static void make_row(ag_load *l)
+static void make_row(ag_sb_load *l)
 {
     char c[C_LEN], pad[PAD_LEN];
 
@@ -208,7 +210,7 @@ static void make_row(ag_load *l)
 }
 
 /* Emit the INSERT in buf (rows > 0); the buffer restarts on the next call. */
-static bool flush_rows(ag_load *l, struct ag_load_stmt *out)
+static bool flush_rows(ag_sb_load *l, struct ag_sb_load_stmt *out)
 {
     bool note = l->first_insert && l->piece.create_table;
 
@@ -222,7 +224,7 @@ static bool flush_rows(ag_load *l, struct ag_load_stmt *out)
 
 /* The row loop of create_table(): db_bulk_insert_next's rule is to flush
  * before a row when len + row + 1 (NUL) + 1 (comma) would exceed 512 KiB. */
-static bool rows_next(ag_load *l, struct ag_load_stmt *out)
+static bool rows_next(ag_sb_load *l, struct ag_sb_load_stmt *out)
 {
     if (l->reset_pending) {
         l->len = l->prefix;
@@ -251,7 +253,7 @@ static bool rows_next(ag_load *l, struct ag_load_stmt *out)
     return false;
 }
 
-static void start_rows(ag_load *l)
+static void start_rows(ag_sb_load *l)
 {
     l->len = (size_t)snprintf(l->buf, BULK_BYTES, "INSERT INTO sbtest%u%s VALUES", l->piece.table,
                               l->with_id ? "(id, k, c, pad)" : "(k, c, pad)");
@@ -260,7 +262,7 @@ static void start_rows(ag_load *l)
     l->reset_pending = false;
 }
 
-static bool prepare_next(ag_load *l, struct ag_load_stmt *out)
+static bool prepare_next(ag_sb_load *l, struct ag_sb_load_stmt *out)
 {
     switch (l->step) {
     case ST_CREATE:
@@ -278,7 +280,7 @@ static bool prepare_next(ag_load *l, struct ag_load_stmt *out)
         l->step = ST_DONE;
         uint32_t t = l->piece.table;
         if (!l->piece.create_index || l->bulk_ddl ||
-            !pr_opts_bool(ag_workload_opts(l->wl), "create_secondary"))
+            !pr_opts_bool(ag_sb_workload_opts(l->wl), "create_secondary"))
             return false;
         snprintf(l->note, sizeof l->note, "Creating a secondary index on 'sbtest%u'...", t);
         int n = snprintf(l->buf, BULK_BYTES, "CREATE INDEX k_%u ON sbtest%u(k)", t, t);
@@ -290,11 +292,11 @@ static bool prepare_next(ag_load *l, struct ag_load_stmt *out)
     return false;
 }
 
-ag_load *ag_load_prepare_new(const ag_workload *wl, const struct ag_load_piece *piece,
-                             uint64_t seed, struct pr_error *err)
+ag_sb_load *ag_sb_load_prepare_new(const ag_sb_workload *wl, const struct ag_sb_load_piece *piece,
+                                   uint64_t seed, struct pr_error *err)
 {
-    const pr_opts *o = ag_workload_opts(wl);
-    const char *name = ag_workload_name(wl);
+    const pr_opts *o = ag_sb_workload_opts(wl);
+    const char *name = ag_sb_workload_name(wl);
     bool has_rows = piece->id_hi >= piece->id_lo;
 
     if (piece->table < 1)
@@ -303,7 +305,7 @@ ag_load *ag_load_prepare_new(const ag_workload *wl, const struct ag_load_piece *
         return pr_error_set(err, PR_EINVAL, "prepare: ids %llu..%llu outside 1..--table_size",
                             (unsigned long long)piece->id_lo, (unsigned long long)piece->id_hi),
                NULL;
-    ag_load *l = load_new(wl, CMD_PREPARE);
+    ag_sb_load *l = load_new(wl, CMD_PREPARE);
     l->piece = *piece;
     l->bulk_ddl = strcmp(name, "bulk_insert") == 0;
     /* bulk_insert creates empty tables; oltp_insert with auto_inc off
@@ -318,11 +320,11 @@ ag_load *ag_load_prepare_new(const ag_workload *wl, const struct ag_load_piece *
                      pr_opts_int(o, "rand-spec-pct"), pr_opts_int(o, "rand-spec-res"),
                      pr_opts_double(o, "rand-pareto-h"), pr_opts_double(o, "rand-zipfian-exp"),
                      err) < 0)
-        ag_load_destroy(&l); /* cannot happen: ag_workload_new validated these */
+        ag_sb_load_destroy(&l); /* cannot happen: ag_sb_workload_new validated these */
     return l;
 }
 
-bool ag_load_next(ag_load *l, struct ag_load_stmt *out)
+bool ag_sb_load_next(ag_sb_load *l, struct ag_sb_load_stmt *out)
 {
     switch (l->cmd) {
     case CMD_PREPARE:
@@ -337,9 +339,9 @@ bool ag_load_next(ag_load *l, struct ag_load_stmt *out)
 
 static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *rows)
 {
-    struct ag_load_stmt st;
+    struct ag_sb_load_stmt st;
 
-    if (!ag_load_next(it, &st))
+    if (!ag_sb_load_next(it, &st))
         return false;
     *sql = st.text;
     *sql_len = st.text_len;
@@ -347,7 +349,7 @@ static bool piece_next(void *it, const char **sql, size_t *sql_len, uint64_t *ro
     return true;
 }
 
-struct ag_piece ag_load_piece(ag_load *l)
+struct ag_piece ag_sb_load_piece(ag_sb_load *l)
 {
     return (struct ag_piece){.it = l, .next = piece_next};
 }

@@ -1,6 +1,6 @@
-/* ag_workload: sysbench 1.0.20's OLTP workloads as statement generators.
- * See ag_workload.h; the Lua originals are in /usr/share/sysbench. */
-#include "ag_workload.h"
+/* ag_sb_workload: sysbench 1.0.20's OLTP workloads as statement generators.
+ * See ag_sb_workload.h; the Lua originals are in /usr/share/sysbench. */
+#include "ag_sb_workload.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "ag_rand.h"
-#include "ag_sb_family.h"
-#include "ag_share.h"
+#include "ag_sb_share.h"
 #include "pr_sb_schema.h"
 
 /* Statement kinds: one per sysbench stmt_defs key, plus the script-local
@@ -85,7 +84,7 @@ struct group {
     uint32_t count;
 };
 
-struct ag_workload {
+struct ag_sb_workload {
     struct ag_wl wlb;                /* the family interface (first member) */
     int id;                          /* pr_workload */
     pr_opts *opts;                   /* parsed options, owned */
@@ -99,7 +98,7 @@ struct ag_workload {
     uint32_t nranges;                /* select_random_ranges --number_of_ranges */
     uint32_t delta;                  /* select_random_ranges --delta */
     uint64_t rand_seed;              /* --rand-seed (seeds rand.unique) */
-    struct ag_share share;           /* --partition: this agent's tables or ids */
+    struct ag_sb_share share;        /* --partition: this agent's tables or ids */
     struct group groups[MAX_GROUPS]; /* the event program */
     size_t ngroups;
     int32_t base[K_COUNT_];    /* PS index of a kind's table-1 statement, or -1 */
@@ -109,10 +108,10 @@ struct ag_workload {
 };
 
 /* What every event touches (genb through flush_sent) is the first cache
- * line: ag_cursor_new allocates it 64-byte aligned. */
-struct ag_cursor {
+ * line: ag_sb_cursor_new allocates it 64-byte aligned. */
+struct ag_sb_cursor {
     struct ag_gen genb;           /* the family interface (first member) */
-    const ag_workload *wl;        /* borrowed */
+    const ag_sb_workload *wl;     /* borrowed */
     struct ag_rand rng;           /* this connection's stream */
     size_t gi;                    /* current group */
     uint32_t ii;                  /* statements done in the current group */
@@ -135,12 +134,12 @@ struct ag_cursor {
     size_t row_len;
     bool row_ready;     /* row formatted, not yet appended */
     bool flush_pending; /* a flush was emitted: reset before appending */
-    bool finished;      /* ag_cursor_finish emitted the last flush */
+    bool finished;      /* ag_sb_cursor_finish emitted the last flush */
 };
 
 /* ---- workload construction ------------------------------------------- */
 
-static void add_group(ag_workload *wl, enum kind k, uint32_t count)
+static void add_group(ag_sb_workload *wl, enum kind k, uint32_t count)
 {
     assert(wl->ngroups < MAX_GROUPS);
     wl->groups[wl->ngroups].kind = k;
@@ -148,13 +147,13 @@ static void add_group(ag_workload *wl, enum kind k, uint32_t count)
     wl->ngroups++;
 }
 
-static uint32_t opt_u32(const ag_workload *wl, const char *name)
+static uint32_t opt_u32(const ag_sb_workload *wl, const char *name)
 {
     int64_t v = pr_opts_int(wl->opts, name);
     return v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-static void add_ranges(ag_workload *wl)
+static void add_ranges(ag_sb_workload *wl)
 {
     add_group(wl, K_SIMPLE, opt_u32(wl, "simple_ranges"));
     add_group(wl, K_SUM, opt_u32(wl, "sum_ranges"));
@@ -162,7 +161,7 @@ static void add_ranges(ag_workload *wl)
     add_group(wl, K_DISTINCT, opt_u32(wl, "distinct_ranges"));
 }
 
-static void add_writes(ag_workload *wl)
+static void add_writes(ag_sb_workload *wl)
 {
     add_group(wl, K_INDEX, opt_u32(wl, "index_updates"));
     add_group(wl, K_NONINDEX, opt_u32(wl, "non_index_updates"));
@@ -170,7 +169,7 @@ static void add_writes(ag_workload *wl)
 }
 
 /* The event() of each script, as statement groups. */
-static void build_program(ag_workload *wl)
+static void build_program(ag_sb_workload *wl)
 {
     bool trx = !pr_opts_bool(wl->opts, "skip_trx");
     bool rs = pr_opts_bool(wl->opts, "range_selects");
@@ -258,7 +257,7 @@ static void table_sql(char *buf, size_t cap, const char *tmpl, uint32_t t)
 
 /* Append the PS definitions of kind k: one per table, or one for BEGIN,
  * COMMIT and the select_random_* statements. */
-static void add_stmts(ag_workload *wl, enum kind k)
+static void add_stmts(ag_sb_workload *wl, enum kind k)
 {
     bool single = k == K_BEGIN || k == K_COMMIT || k == K_RPOINTS || k == K_RRANGES;
     uint32_t n = single ? 1 : wl->tables;
@@ -291,7 +290,7 @@ static void add_stmts(ag_workload *wl, enum kind k)
 }
 
 /* The prepare_statements() of each script, in its order. */
-static void build_stmts(ag_workload *wl)
+static void build_stmts(ag_sb_workload *wl)
 {
     bool trx = !pr_opts_bool(wl->opts, "skip_trx");
     bool rs = pr_opts_bool(wl->opts, "range_selects");
@@ -346,7 +345,7 @@ static void build_stmts(ag_workload *wl)
 }
 
 /* Read the numeric settings and the distribution from wl->opts. */
-static int read_settings(ag_workload *wl, struct pr_error *err)
+static int read_settings(ag_sb_workload *wl, struct pr_error *err)
 {
     const pr_opts *o = wl->opts;
     int64_t tables = pr_opts_int(o, "tables");
@@ -363,16 +362,16 @@ static int read_settings(ag_workload *wl, struct pr_error *err)
     wl->delta = opt_u32(wl, "delta");
     wl->rand_seed = (uint64_t)pr_opts_int(o, "rand-seed");
     wl->ps = strcmp(pr_opts_str(o, "db-ps-mode"), "auto") == 0;
-    wl->share =
-        (struct ag_share){.part = PR_PART_NONE, .tables = wl->tables, .table_size = wl->table_size};
+    wl->share = (struct ag_sb_share){
+        .part = PR_PART_NONE, .tables = wl->tables, .table_size = wl->table_size};
     return ag_dist_init(&wl->dist, pr_opts_str(o, "rand-type"), pr_opts_int(o, "rand-spec-iter"),
                         pr_opts_int(o, "rand-spec-pct"), pr_opts_int(o, "rand-spec-res"),
                         pr_opts_double(o, "rand-pareto-h"), pr_opts_double(o, "rand-zipfian-exp"),
                         err);
 }
 
-ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t nopts,
-                             struct pr_error *err)
+ag_sb_workload *ag_sb_workload_new(const struct ag_family *fam, const char *name,
+                                   const struct ag_kv *opts, size_t nopts, struct pr_error *err)
 {
     int id = pr_workload_from_name(name);
 
@@ -380,8 +379,8 @@ ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t 
         pr_error_set(err, PR_EINVAL, "unknown workload '%s'", name);
         return NULL;
     }
-    ag_workload *wl = pr_xcalloc(1, sizeof *wl);
-    wl->wlb.fam = &ag_sb_family;
+    ag_sb_workload *wl = pr_xcalloc(1, sizeof *wl);
+    wl->wlb.fam = fam;
     wl->id = id;
     wl->opts = pr_opts_new(id);
     wl->text_cap = 512; /* oltp_insert's text INSERT fits */
@@ -396,84 +395,84 @@ ag_workload *ag_workload_new(const char *name, const struct ag_kv *opts, size_t 
     build_stmts(wl);
     return wl;
 fail:
-    ag_workload_destroy(&wl);
+    ag_sb_workload_destroy(&wl);
     return NULL;
 }
 
-void ag_workload_destroy(ag_workload **wl)
+void ag_sb_workload_destroy(ag_sb_workload **wl)
 {
     if (!*wl)
         return;
     for (size_t i = 0; i < (*wl)->nstmts; i++)
         free((char *)(*wl)->stmts[i].sql);
     free((*wl)->stmts);
-    ag_share_close(&(*wl)->share);
+    ag_sb_share_close(&(*wl)->share);
     pr_opts_destroy(&(*wl)->opts);
     free(*wl);
     *wl = NULL;
 }
 
-bool ag_workload_uses_ps(const ag_workload *wl)
+bool ag_sb_workload_uses_ps(const ag_sb_workload *wl)
 {
     return wl->ps && wl->nstmts > 0;
 }
 
-size_t ag_workload_nstmts(const ag_workload *wl)
+size_t ag_sb_workload_nstmts(const ag_sb_workload *wl)
 {
     return wl->nstmts;
 }
 
-const struct ag_stmt_def *ag_workload_stmt(const ag_workload *wl, size_t i)
+const struct ag_stmt_def *ag_sb_workload_stmt(const ag_sb_workload *wl, size_t i)
 {
     assert(i < wl->nstmts);
     return &wl->stmts[i];
 }
 
-const char *ag_workload_name(const ag_workload *wl)
+const char *ag_sb_workload_name(const ag_sb_workload *wl)
 {
     return pr_workload_name(wl->id);
 }
 
-const pr_opts *ag_workload_opts(const ag_workload *wl)
+const pr_opts *ag_sb_workload_opts(const ag_sb_workload *wl)
 {
     return wl->opts;
 }
 
-int ag_workload_set_share(ag_workload *wl, enum pr_partition part, const struct pr_msg_table *t,
-                          size_t n, struct pr_error *err)
+int ag_sb_workload_set_share(ag_sb_workload *wl, enum pr_partition part,
+                             const struct pr_msg_table *t, size_t n, struct pr_error *err)
 {
-    struct ag_share s;
+    struct ag_sb_share s;
     const char *why = pr_sb_partition_unfit(wl->id, part);
 
     if (why)
         return pr_error_set(err, PR_EINVAL,
                             "--partition=%s does not apply to %s: %s; use --partition=none",
                             pr_partition_name(part), pr_workload_name(wl->id), why);
-    int rc = ag_share_init(&s, part, t, n, wl->tables, wl->table_size, err);
+    int rc = ag_sb_share_init(&s, part, t, n, wl->tables, wl->table_size, err);
     if (rc < 0)
         return rc;
-    ag_share_close(&wl->share);
+    ag_sb_share_close(&wl->share);
     wl->share = s;
     return 0;
 }
 
-void ag_workload_set_run_seed(ag_workload *wl, uint64_t seed)
+void ag_sb_workload_set_run_seed(ag_sb_workload *wl, uint64_t seed)
 {
     wl->rand_seed = seed;
 }
 
 /* ---- cursor ------------------------------------------------------------- */
 
-ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_index,
-                         uint32_t conns_total)
+ag_sb_cursor *ag_sb_cursor_new(const ag_sb_workload *wl, uint64_t seed, uint32_t conn_index,
+                               uint32_t conns_total)
 {
-    ag_cursor *c = pr_xcalloc_aligned(1, sizeof *c, 64); /* the hot head is one line */
+    ag_sb_cursor *c = pr_xcalloc_aligned(1, sizeof *c, 64); /* the hot head is one line */
     uint64_t x = wl->rand_seed;
     uint64_t u = ag_splitmix64(&x);
 
     if (conns_total == 0)
         conns_total = 1;
-    c->genb.fam = &ag_sb_family;
+    c->genb.fam = wl->wlb.fam;
     c->wl = wl;
     c->conn_index = conn_index;
     ag_rand_init(&c->rng, seed);
@@ -492,16 +491,16 @@ ag_cursor *ag_cursor_new(const ag_workload *wl, uint64_t seed, uint32_t conn_ind
             (size_t)snprintf(c->bulk, BULK_BYTES, "INSERT INTO sbtest%u VALUES", conn_index + 1);
         c->bulk_prefix = c->bulk_len;
     }
-    c->gi = wl->ngroups; /* no event until ag_cursor_begin */
+    c->gi = wl->ngroups; /* no event until ag_sb_cursor_begin */
     return c;
 }
 
-void ag_cursor_set_rng(ag_cursor *c, uint64_t s0, uint64_t s1)
+void ag_sb_cursor_set_rng(ag_sb_cursor *c, uint64_t s0, uint64_t s1)
 {
     ag_rand_set_state(&c->rng, s0, s1);
 }
 
-void ag_cursor_destroy(ag_cursor **c)
+void ag_sb_cursor_destroy(ag_sb_cursor **c)
 {
     if (!*c)
         return;
@@ -511,7 +510,7 @@ void ag_cursor_destroy(ag_cursor **c)
     *c = NULL;
 }
 
-void ag_cursor_begin(ag_cursor *c)
+void ag_sb_cursor_begin(ag_sb_cursor *c)
 {
     c->gi = 0;
     c->ii = 0;
@@ -522,20 +521,20 @@ void ag_cursor_begin(ag_cursor *c)
 
 /* An id of the current table: sysbench.rand.default(1, table_size), or
  * the same over the agent's slice of it (--partition=rows). */
-static int64_t draw_id(ag_cursor *c)
+static int64_t draw_id(ag_sb_cursor *c)
 {
-    return ag_share_id(&c->wl->share, &c->wl->dist, &c->rng, c->tnum);
+    return ag_sb_share_id(&c->wl->share, &c->wl->dist, &c->rng, c->tnum);
 }
 
 /* A k value: sysbench.rand.default(1, table_size), whatever the partition
  * (k is data, not a row the statement touches). */
-static int64_t draw_k(ag_cursor *c)
+static int64_t draw_k(ag_sb_cursor *c)
 {
     return ag_dist_draw(&c->wl->dist, &c->rng, 1, c->wl->table_size);
 }
 
 /* sb_rand(rmin, rmax) with the doubles truncated to uint32 by the FFI. */
-static int64_t draw_segment(ag_cursor *c)
+static int64_t draw_segment(ag_sb_cursor *c)
 {
     return ag_dist_draw(&c->wl->dist, &c->rng, (uint32_t)(int64_t)c->rmin,
                         (uint32_t)(int64_t)c->rmax);
@@ -554,7 +553,7 @@ static void text_call(struct ag_call *call, const char *text, size_t len, const 
 
 /* Append n bytes of s at buf[*len] while they fit (keeping room for the
  * NUL); *len counts them either way. */
-static void render(ag_cursor *c, const struct ag_stmt_def *d, struct ag_call *call)
+static void render(ag_sb_cursor *c, const struct ag_stmt_def *d, struct ag_call *call)
 {
     size_t len = ag_stmt_render(d, call, c->text, c->text_cap);
 
@@ -564,7 +563,7 @@ static void render(ag_cursor *c, const struct ag_stmt_def *d, struct ag_call *ca
 
 /* Point the call at PS statement idx (params already in call); render it as
  * text when prepared statements are disabled. */
-static void finish_call(ag_cursor *c, int32_t idx, struct ag_call *call)
+static void finish_call(ag_sb_cursor *c, int32_t idx, struct ag_call *call)
 {
     const struct ag_stmt_def *d = &c->wl->stmts[idx];
 
@@ -586,7 +585,7 @@ static void set_str(struct ag_call *call, uint32_t p, const char *s, size_t len)
 
 /* oltp_insert: table (drawn by the group), k, c, pad; id 0 with auto_inc,
  * else rand.unique() shifted into the signed int32 range. */
-static void textins_call(ag_cursor *c, struct ag_call *call)
+static void textins_call(ag_sb_cursor *c, struct ag_call *call)
 {
     int64_t k = draw_k(c);
     int64_t id = 0;
@@ -602,7 +601,7 @@ static void textins_call(ag_cursor *c, struct ag_call *call)
 }
 
 /* select_random_points / select_random_ranges: all draws from the segment. */
-static void random_call(ag_cursor *c, enum kind k, struct ag_call *call)
+static void random_call(ag_sb_cursor *c, enum kind k, struct ag_call *call)
 {
     if (k == K_RPOINTS) {
         for (uint32_t i = 0; i < c->wl->random_points; i++)
@@ -619,7 +618,7 @@ static void random_call(ag_cursor *c, enum kind k, struct ag_call *call)
 
 /* delete_inserts, first half: draw id, k, c, pad; emit the DELETE and keep
  * the rest for the INSERT. */
-static void delete_call(ag_cursor *c, struct ag_call *call)
+static void delete_call(ag_sb_cursor *c, struct ag_call *call)
 {
     c->id = draw_id(c);
     c->k = draw_k(c);
@@ -629,7 +628,7 @@ static void delete_call(ag_cursor *c, struct ag_call *call)
     finish_call(c, c->wl->base[K_DELETE] + (int32_t)c->tnum - 1, call);
 }
 
-static void insert_call(ag_cursor *c, struct ag_call *call)
+static void insert_call(ag_sb_cursor *c, struct ag_call *call)
 {
     call->ival[0] = c->id;
     call->ival[1] = c->k;
@@ -639,7 +638,7 @@ static void insert_call(ag_cursor *c, struct ag_call *call)
 }
 
 /* One statement of a table group: draws in sysbench's order. */
-static void table_call(ag_cursor *c, enum kind k, struct ag_call *call)
+static void table_call(ag_sb_cursor *c, enum kind k, struct ag_call *call)
 {
     int32_t idx = c->wl->base[k] + (int32_t)c->tnum - 1;
 
@@ -653,8 +652,8 @@ static void table_call(ag_cursor *c, enum kind k, struct ag_call *call)
     case K_SUM:
     case K_ORDER:
     case K_DISTINCT:
-        ag_share_range(&c->wl->share, &c->wl->dist, &c->rng, c->tnum, c->wl->range_size,
-                       &call->ival[0], &call->ival[1]);
+        ag_sb_share_range(&c->wl->share, &c->wl->dist, &c->rng, c->tnum, c->wl->range_size,
+                          &call->ival[0], &call->ival[1]);
         break;
     default: /* point select, index update, delete: one id */
         call->ival[0] = draw_id(c);
@@ -666,7 +665,7 @@ static void table_call(ag_cursor *c, enum kind k, struct ag_call *call)
 /* bulk_insert's event: append "(n,n)"; when the row does not fit the
  * 512 KiB buffer, first emit the buffer (returns true), and append on the
  * next call. Returns false when the row is appended. */
-static bool bulk_step(ag_cursor *c, struct ag_call *call)
+static bool bulk_step(ag_sb_cursor *c, struct ag_call *call)
 {
     if (!c->row_ready) {
         c->bulk_n++;
@@ -701,7 +700,7 @@ static bool kind_has_table(enum kind k)
 
 /* Emit statement ii of group g. Returns false when the group emitted
  * nothing (bulk_insert row appended). */
-static bool group_call(ag_cursor *c, const struct group *g, struct ag_call *call)
+static bool group_call(ag_sb_cursor *c, const struct group *g, struct ag_call *call)
 {
     switch (g->kind) {
     case K_BEGIN:
@@ -732,9 +731,9 @@ static bool group_call(ag_cursor *c, const struct group *g, struct ag_call *call
     return true;
 }
 
-bool ag_cursor_next(ag_cursor *c, struct ag_call *call)
+bool ag_sb_cursor_next(ag_sb_cursor *c, struct ag_call *call)
 {
-    const ag_workload *wl = c->wl;
+    const ag_sb_workload *wl = c->wl;
 
     while (c->gi < wl->ngroups) {
         const struct group *g = &wl->groups[c->gi];
@@ -744,7 +743,7 @@ bool ag_cursor_next(ag_cursor *c, struct ag_call *call)
             c->in_group = true;
             c->ii = 0;
             if (kind_has_table(g->kind))
-                c->tnum = ag_share_table(&wl->share, &c->rng);
+                c->tnum = ag_sb_share_table(&wl->share, &c->rng);
         }
         if (c->ins_pending) {
             c->ins_pending = false;
@@ -762,7 +761,7 @@ bool ag_cursor_next(ag_cursor *c, struct ag_call *call)
     return false;
 }
 
-bool ag_cursor_finish(ag_cursor *c, struct ag_call *call)
+bool ag_sb_cursor_finish(ag_sb_cursor *c, struct ag_call *call)
 {
     if (c->bulk == NULL || c->finished || c->flush_pending || c->bulk_rows == 0)
         return false;
@@ -772,7 +771,7 @@ bool ag_cursor_finish(ag_cursor *c, struct ag_call *call)
     return true;
 }
 
-const struct ag_wl *ag_workload_wl(const ag_workload *wl)
+const struct ag_wl *ag_sb_workload_wl(const ag_sb_workload *wl)
 {
     return &wl->wlb;
 }
