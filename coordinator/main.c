@@ -9,7 +9,6 @@
 #include "co_args.h"
 #include "co_family.h"
 #include "co_keys.h"
-#include "co_output.h"
 #include "co_result.h"
 #include "co_rpt.h"
 #include "co_run.h"
@@ -102,7 +101,6 @@ int main(int argc, char **argv)
         /* --json=-: the JSON owns stdout, the text report goes to stderr. */
         rc = co_run(&a, self_exe(exe, sizeof(exe)),
                     a.json_path && strcmp(a.json_path, "-") == 0 ? stderr : stdout, &res);
-        rc = co_output_write(&a, &res) != 0 && rc == 0 ? 1 : rc;
         co_result_clear(&res);
         break;
     }

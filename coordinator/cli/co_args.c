@@ -15,7 +15,6 @@
 
 #include "co_args_int.h"
 #include "co_family.h"
-#include "co_sweep.h"
 #include "pr_endpoint.h"
 #include "pr_parse.h"
 
@@ -390,8 +389,8 @@ static const struct co__own_opt own_opts[] = {
     {"mysql-password-file", "=FILE", NULL,
      "read the MySQL password from FILE's first line (or set MYSQL_PWD)", set_password_file},
     {"repeat", "=N", "1", "run each --threads point N times (a sweep: co_sweep)",
-     co_sweep_set_repeat},
-    {"sweep-pause", "=SECONDS", "0", "pause between the runs of a sweep", co_sweep_set_pause},
+     co__args_sweep_repeat},
+    {"sweep-pause", "=SECONDS", "0", "pause between the runs of a sweep", co__args_sweep_pause},
     {"lua", "[=on|off]", "off",
      "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in",
      set_script_forced},
@@ -529,7 +528,7 @@ static int apply_option(struct co_args *a, const char *arg, const struct origin 
         return 0;
     }
     char first[24]; /* --threads=A,B,...: a sweep; --threads takes A */
-    int rc = co_sweep_set_threads(a, nbuf, &value, first, sizeof first, err);
+    int rc = co__args_sweep_threads(a, nbuf, &value, first, sizeof first, err);
     if (rc < 0)
         return rc;
     return apply_sysbench(a, nbuf, value, err);

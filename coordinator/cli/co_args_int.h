@@ -1,5 +1,5 @@
-/* co_args_int: what co_args.c shares with co_usage.c (the help texts).
- * Internal to the coordinator. */
+/* co_args_int: what co_args.c shares with co_usage.c (the help texts) and
+ * co_args_sweep.c (the sweep options). Internal to the coordinator. */
 #ifndef CO_ARGS_INT_H
 #define CO_ARGS_INT_H
 
@@ -41,6 +41,18 @@ int co__args_sysbench_rules(struct co_args *a, struct pr_error *err);
  * (a bad value: programmer error). */
 int co__args_set_default(struct co_args *a, const char *name, const char *value,
                          struct pr_error *err);
+
+/* co_args_sweep.c, the sweep options (co_sweep): --repeat=N (1..10000)
+ * and --sweep-pause=S (0..86400), setters for the own options' table. 0 or
+ * PR_EINVAL. */
+int co__args_sweep_repeat(struct co_args *a, const char *name, const char *v, struct pr_error *err);
+int co__args_sweep_pause(struct co_args *a, const char *name, const char *v, struct pr_error *err);
+
+/* For --threads/--num-threads with a comma list in *value: store the points
+ * in a->sweep_threads and point *value at the first (copied into first, of
+ * first_len bytes). Any other option is left alone. 0 or PR_EINVAL. */
+int co__args_sweep_threads(struct co_args *a, const char *name, const char **value, char *first,
+                           size_t first_len, struct pr_error *err);
 
 /* stampede's own options, for --help. Static table; *n set. */
 const struct co__own_opt *co__args_own_opts(size_t *n);

@@ -10,58 +10,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "co_args.h"
-#include "co_plan.h"
+#include "co_family_report.h"
 #include "co_report.h"
 #include "co_result.h"
 #include "pr_err.h"
 #include "pr_msg.h"
 
-struct co_rpt_family;
-
-/* A family's own run report, in place of sysbench's (co_report) where the
- * family has one (tpcc: tpcc_start's output, co_tc_report.h). Every op is
- * called on the coordinator's one thread, only for the run command. The
- * state open() returns is res's (res->fam_state, freed through destroy()
- * by co_result_clear()). Intervals are handed over as they become final
- * (co__live_release) and are freed right after: an op keeps what it needs,
- * bounded, never the intervals themselves. */
-struct co_family_report {
-    const char *json_key; /* the --json member json() writes ("tpcc"), or NULL */
-    /* The run's report state, from the parsed command line; res is where
-     * the run's results go (borrowed: it outlives the state). */
-    void *(*open)(const struct co_args *a, struct co_result *res);
-    /* The run's header, before the agents are gathered (sysbench's:
-     * co_report_header). */
-    void (*header)(void *st, FILE *out);
-    /* The load was started (sysbench's "Threads started!"). */
-    void (*started)(void *st, FILE *out);
-    /* Interval iv (k = iv->k, [k * interval_ms, (k + 1) * interval_ms)
-     * since t0) is final: merged over every agent that reported it, written
-     * out and about to be freed. Called in k order, for every interval,
-     * tails included. Prints the family's interval lines when due. */
-    void (*interval)(void *st, FILE *out, const struct co_interval_result *iv,
-                     uint32_t interval_ms);
-    /* Agent `agent`'s STATS, as it arrives (after co_merge took it);
-     * released: its interval had been handed to interval() already (a late
-     * STATS whose figures the family adds itself). */
-    void (*stats)(void *st, uint32_t agent, const struct pr_msg_stats *s, bool released,
-                  uint32_t interval_ms);
-    /* The run is over (every interval handed over, res filled and
-     * co_summary_totals() done): the final report (sysbench's:
-     * co_summary_print_final). */
-    void (*final)(void *st, FILE *out, const struct co_result *res);
-    /* The server cross-check by the family's formula (sysbench's is
-     * co_summary_server_statements()'s): the client's and the server's
-     * figures over the run; false when a needed server counter is missing. */
-    bool (*server_check)(const struct co_result *res, uint64_t *client, uint64_t *server);
-    const char *server_formula; /* what server_check compares, for the report */
-    const char *server_caveat;  /* when it is exact, for the report */
-    /* The --json member json_key's value (one JSON value, no newline). */
-    void (*json)(FILE *f, const void *st, const struct co_result *res);
-    /* Free the state. */
-    void (*destroy)(void *st);
-};
+struct co_args;                 /* co_args.h */
+struct co_rpt_family;           /* co_rpt_family.h */
+typedef struct co_plan co_plan; /* co_plan.h */
 
 /* Another tool's command line a family translated into stampede's
  * (co_family.argv_translate; tpcc: tpcc_load / tpcc_start). */

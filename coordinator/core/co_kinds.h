@@ -1,4 +1,4 @@
-/* co_kinds: per statement kind figures (co_kind_result, co_result.h),
+/* co_kinds: per statement kind figures (co_kind_result, held by co_result),
  * merged exactly: counts added, histograms added bucket by bucket, so each
  * kind's merged percentiles are those of every agent's samples pooled.
  * The merge knows no family: kinds are names and indexes (READY.kinds). */
@@ -8,8 +8,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "co_result.h"
+#include "pr_hist.h"
 #include "pr_msg.h"
+
+/* One statement kind's figures (READY.kinds, STATS.kst, DONE.kst), merged
+ * exactly over the agents. Its latency is held expanded (lat) while the
+ * interval's is, else frozen (lat_frozen); read it with co_kind_lat()
+ * (below). name is borrowed from co_result.kind_names. */
+struct co_kind_result {
+    const char *name;
+    uint64_t count;             /* statements that succeeded */
+    uint64_t errors;            /* statements that failed (ignored errors) */
+    pr_hist *lat;               /* latency µs, or NULL when frozen */
+    pr_hist_frozen *lat_frozen; /* the same frozen, or NULL */
+    uint64_t late;              /* of count, events at or over the kind's response-time
+                                   limit (pr_msg_kstat.late; tpcc's lt), exact */
+};
 
 /* *dst (n entries, allocated on first use with n_src entries, names from
  * names[0..n_names) or NULL) += src[0..n_src). Expanded histograms when
@@ -32,22 +46,6 @@ void co_kinds_name(struct co_kind_result *k, uint32_t n, char *const *names, uin
 
 /* Freeze every expanded histogram (an old interval). */
 void co_kinds_freeze(struct co_kind_result *k, uint32_t n);
-
-/* READY: the first agent declaring kinds sets res->kind_names; every
- * other must declare the same list: else PR_EINVAL with err saying so. */
-int co_kinds_ready(struct co_result *res, const struct pr_msg_ready *rd, struct pr_error *err);
-
-/* DONE: res->kinds (whole run) += d->kst. */
-void co_kinds_done(struct co_result *res, const struct pr_msg_done *d);
-
-/* At the run's end, *run (n_run entries: every STATS.kst merged,
- * co_merge_take_run_kinds(), moved in) decides the per-kind totals when an
- * agent sent no DONE (lost): res->kinds, the sum of the DONE.kst received,
- * misses that agent, so it is replaced by *run (res->n_kinds entries, names
- * set), which holds the lost agent's figures up to its loss, as the run's
- * latency does (the sum of the intervals). When every agent sent DONE
- * res->kinds stays. *run is consumed either way (NULL, *n_run 0). */
-void co_kinds_finish(struct co_result *res, struct co_kind_result **run, uint32_t *n_run);
 
 /* Free the array and its histograms; *k NULL, *n 0. */
 void co_kinds_free(struct co_kind_result **k, uint32_t *n);

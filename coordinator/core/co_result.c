@@ -5,9 +5,7 @@
 #include <string.h>
 
 #include "co_env.h"
-#include "co_family.h"
-#include "co_kinds.h"
-#include "co_stream.h"
+#include "co_family_report.h"
 
 static void free_strv(char **v, uint32_t n)
 {
@@ -125,7 +123,6 @@ void co_result_clear(struct co_result *r)
     free(r->exit_reason);
     free(r->run_id);
     pr_hist_destroy(&r->since_cp_lat);
-    co_stream_destroy(&r->stream);
     co_env_destroy(&r->env);
     if (r->fam_report != NULL && r->fam_state != NULL)
         r->fam_report->destroy(r->fam_state);

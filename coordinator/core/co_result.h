@@ -2,6 +2,8 @@
  *
  * co_run fills one struct co_result while the run goes; the text report,
  * --json (co_json), --csv (co_csv) and --hdr-log (co_hdrout) only read it.
+ * The result is data: it holds no writer and includes none; the run owns
+ * them (co_run: the co_stream it writes as intervals close, co_output).
  * Histograms are pr_hist (µs). Times are seconds since t0 (the START
  * instant). Ownership: the struct owns every pointer in it; co_result_clear()
  * frees them.
@@ -12,13 +14,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "co_kinds.h"
 #include "co_report.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
 
 struct co_srv_status;         /* co_srvstat.h */
-struct co_family_report;      /* co_family.h */
+struct co_family_report;      /* co_family_report.h */
 typedef struct co_env co_env; /* co_env.h */
 
 /* One agent of the run, in name order (its plan index). */
@@ -62,20 +65,6 @@ struct co_agent_result {
      * report's threads fairness count from. NULL before any. */
     struct pr_msg_conn *cp_conns;
     uint32_t n_cp_conns;
-};
-
-/* One statement kind's figures (READY.kinds, STATS.kst, DONE.kst), merged
- * exactly over the agents. Its latency is held expanded (lat) while the
- * interval's is, else frozen (lat_frozen); read it with co_kind_lat()
- * (co_kinds.h). name is borrowed from co_result.kind_names. */
-struct co_kind_result {
-    const char *name;
-    uint64_t count;             /* statements that succeeded */
-    uint64_t errors;            /* statements that failed (ignored errors) */
-    pr_hist *lat;               /* latency µs, or NULL when frozen */
-    pr_hist_frozen *lat_frozen; /* the same frozen, or NULL */
-    uint64_t late;              /* of count, events at or over the kind's response-time
-                                   limit (pr_msg_kstat.late; tpcc's lt), exact */
 };
 
 /* One agent's own figures in one interval, from its STATS (the report's
@@ -194,8 +183,7 @@ struct co_result {
     uint64_t refused_agents;        /* connections refused (unauthorized key, version) */
     char *run_id;                   /* the run id every message carries, or NULL before the fleet */
     /* Runs of any length: the intervals were written out as they closed
-     * (co_stream) and freed; intervals[] then holds none of them. */
-    struct co_stream *stream;        /* the files being written, finished by co_output_write */
+     * (co_stream, the run's) and freed; intervals[] then holds none of them. */
     bool has_since_cp;               /* since_cp_* hold the final report's window */
     struct pr_counters since_cp_ctr; /* counters of the intervals after the last checkpoint */
     pr_hist *since_cp_lat;           /* their merged latency (owned) */
@@ -203,7 +191,7 @@ struct co_result {
     uint32_t n_kinds;
     struct co_kind_result *kinds; /* whole run per kind: the sum of the agents' DONE.kst */
     co_env *env;                  /* environment (co_env.h), or NULL before any plan */
-    /* The family's own report (co_family.h), NULL: sysbench's. fam_state
+    /* The family's own report (co_family_report.h), NULL: sysbench's. fam_state
      * is its state, owned (fam_report->destroy, by co_result_clear). */
     const struct co_family_report *fam_report;
     void *fam_state;

@@ -18,8 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "co_run.h"
-
 #define FILE_PATH_CAP 128 /* "/tmp/stampede-XXXXXX/local-NNNN.secret" and the like */
 
 extern char **environ;
@@ -36,6 +34,7 @@ struct co_spawn {
     size_t n_files;               /* 3 per agent + the ipc socket + lock */
     int lock_fd;                  /* dir/lock, flock()ed while we live (-1: none) */
     pid_t owner;                  /* the coordinator (a forked child removes nothing) */
+    co_spawn_stop_fn stopped;     /* the caller's: asked to stop (co_spawn_new) */
 };
 
 #define DIR_PREFIX "stampede-"
@@ -274,10 +273,11 @@ unsigned co_spawn_sweep_stale(const char *tmpdir)
 }
 
 co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, uint32_t workers,
-                       co_keyring *kr, struct pr_error *err)
+                       co_keyring *kr, co_spawn_stop_fn stopped, struct pr_error *err)
 {
     co_spawn *s = pr_xcalloc(1, sizeof(*s));
     s->n = n;
+    s->stopped = stopped;
     s->pids = pr_xcalloc(n, sizeof(*s->pids));
     s->lock_fd = -1;
     s->owner = getpid();
@@ -301,7 +301,7 @@ co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, 
     for (uint32_t i = 0; i < n; i++) {
         struct co_keypair kp;
         char name[32];
-        if (co_run_interrupted()) { /* SIGINT/SIGTERM while the keys are made */
+        if (s->stopped()) { /* SIGINT/SIGTERM while the keys are made */
             pr_error_set(err, -EINTR, "interrupted while making the local agents' keys");
             goto fail;
         }
@@ -335,7 +335,7 @@ int co_spawn_start(co_spawn *s, struct pr_error *err)
         char name[32], conf[160];
         agent_name(s, i, name, sizeof(name));
         snprintf(conf, sizeof(conf), "--config=%s/%s.conf", s->dir, name);
-        if (co_run_interrupted()) /* the caller stops those started (co_spawn_destroy) */
+        if (s->stopped()) /* the caller stops those started (co_spawn_destroy) */
             return pr_error_set(err, -EINTR, "interrupted while starting the local agents");
         pid_t pid = fork();
         if (pid < 0)

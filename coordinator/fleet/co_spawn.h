@@ -24,12 +24,17 @@
 
 typedef struct co_spawn co_spawn;
 
+/* Whether the caller was asked to stop (a SIGINT/SIGTERM; co_run's
+ * co_run_interrupted): making and starting the agents gives up then. */
+typedef bool (*co_spawn_stop_fn)(void);
+
 /* Prepare n agents: directory, keys (each agent's public key is added to
  * kr), configs. agent_bin NULL: stampede-agent beside self_exe, then in the
- * build tree (../agent/), then $PATH. workers: per agent, 0 = cores. NULL
- * with err on failure. */
+ * build tree (../agent/), then $PATH. workers: per agent, 0 = cores.
+ * stopped: asked before each agent's keys and start. NULL with err on
+ * failure. */
 co_spawn *co_spawn_new(uint32_t n, const char *agent_bin, const char *self_exe, uint32_t workers,
-                       co_keyring *kr, struct pr_error *err);
+                       co_keyring *kr, co_spawn_stop_fn stopped, struct pr_error *err);
 
 /* The coordinator's key pair and the endpoint to bind (borrowed). */
 const struct co_keypair *co_spawn_server_keys(const co_spawn *s);

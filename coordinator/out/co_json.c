@@ -412,6 +412,17 @@ static void write_server(struct jw *w, const struct co_result *r)
     jw_close(w, '}');
 }
 
+/* The environment (co_env), its agents named as r's. */
+static void write_env(struct jw *w, const struct co_result *r)
+{
+    uint32_t n = r->agents != NULL ? r->n_agents : 0;
+    const char **names = pr_xcalloc(n + 1, sizeof(*names));
+    for (uint32_t i = 0; i < n; i++)
+        names[i] = r->agents[i].name;
+    co_env_json_write(r->env, names, n, w->f, w->depth);
+    free(names);
+}
+
 /* Everything after "intervals", from totals on (shared by the stream). */
 static void write_tail(struct jw *w, const struct co_result *r)
 {
@@ -422,7 +433,7 @@ static void write_tail(struct jw *w, const struct co_result *r)
         jw_member(w, r->fam_report->json_key);
         r->fam_report->json(w->f, r->fam_state, r);
     }
-    co_env_json_write(r, w->f, w->depth); /* ",\n  \"environment\": {...}" */
+    write_env(w, r); /* ",\n  \"environment\": {...}" */
     jw_open(w, "control", '{');
     jw_u64(w, "bad_frames", r->bad_frames);
     jw_u64(w, "refused_agents", r->refused_agents);

@@ -357,9 +357,9 @@ void co__live_release(struct run *r, bool all)
             pr_hist_add(r->tot_svc, h);
         if (!r->stream_opened) {
             r->stream_opened = true;
-            r->res->stream = co_stream_open(r->a, r->res);
+            r->stream = co_stream_open(r->a, r->res);
         }
-        co_stream_interval(r->res->stream, iv);
+        co_stream_interval(r->stream, iv);
         if (r->res->fam_report != NULL) { /* co_family.h: its lines, its sums */
             r->res->fam_report->interval(r->res->fam_state, r->out, iv, r->interval_ms);
             fflush(r->out);

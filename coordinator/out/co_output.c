@@ -10,7 +10,6 @@
 #include "co_hdrout.h"
 #include "co_json.h"
 #include "co_kinds_out.h"
-#include "co_stream.h"
 
 /* Where each file went is an informational message (sysbench's level 4):
  * a successful run at the default --verbosity=3 keeps stderr empty, as
@@ -24,14 +23,14 @@ static int report(int rc, bool info, const char *what, const char *path, const s
     return rc == 0 ? 0 : -1;
 }
 
-int co_output_write(const struct co_args *a, const struct co_result *res)
+int co_output_write(const struct co_args *a, const struct co_result *res, co_stream *stream)
 {
     struct pr_error err = {0};
     int bad = 0;
     bool info = pr_opts_int(a->opts, "verbosity") >= CO_OUTPUT_VERBOSITY_INFO;
 
-    if (res->stream != NULL) /* a run: its intervals were written as they closed */
-        return co_stream_finish(res->stream, res, info);
+    if (stream != NULL) /* a run: its intervals were written as they closed */
+        return co_stream_finish(stream, res, info);
     if (a->json_path && strcmp(a->json_path, "-") == 0) {
         int rc = co_json_write(res, stdout);
         err.code = rc;

@@ -6,6 +6,7 @@
 
 #include "co_args.h"
 #include "co_result.h"
+#include "co_stream.h"
 
 /* --verbosity from which a run says on stderr where each file went
  * (sysbench's "info" level; the default 3 prints nothing on success). */
@@ -13,7 +14,9 @@
 
 /* Write every file a asks for. 0, or -1 when any failed (each named on
  * stderr, whatever the verbosity). With --verbosity >= 4 also prints where
- * each file went, on stderr. */
-int co_output_write(const struct co_args *a, const struct co_result *res);
+ * each file went, on stderr. stream: the run's files written as its
+ * intervals closed (co_stream), completed from res (borrowed: the caller
+ * destroys it), or NULL: every file is written from res now. */
+int co_output_write(const struct co_args *a, const struct co_result *res, co_stream *stream);
 
 #endif

@@ -195,9 +195,8 @@ static void unreported(co_env *e)
     e->dataset = dataset_json(&none);
 }
 
-static json_t *build(const struct co_result *r)
+static json_t *build(co_env *e, const char *const *names, uint32_t n_names)
 {
-    co_env *e = r->env;
     json_t *root = json_object(), *agents = json_array(), *co = json_object();
 
     if (e->server == NULL)
@@ -206,7 +205,7 @@ static json_t *build(const struct co_result *r)
     set(root, "dataset", json_incref(e->dataset));
     for (uint32_t i = 0; i < e->n_agents; i++) {
         json_t *a = json_object();
-        set(a, "name", jstr(i < r->n_agents && r->agents ? r->agents[i].name : NULL));
+        set(a, "name", jstr(i < n_names ? names[i] : NULL));
         if (e->agents[i] != NULL) {
             json_object_update(a, e->agents[i]);
         } else {
@@ -230,14 +229,14 @@ static json_t *build(const struct co_result *r)
     return root;
 }
 
-int co_env_json_write(const struct co_result *r, FILE *f, int depth)
+int co_env_json_write(co_env *e, const char *const *names, uint32_t n_names, FILE *f, int depth)
 {
     fprintf(f, ",\n%*s\"environment\": ", 2 * depth, "");
-    if (r->env == NULL) {
+    if (e == NULL) {
         fputs("null", f);
         return 0;
     }
-    json_t *root = build(r);
+    json_t *root = build(e, names, n_names);
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (text == NULL)

@@ -19,10 +19,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "co_result.h"
 #include "pr_msg.h"
 
-/* co_env is typedef'd in co_result.h. */
+/* Also declared in co_result.h, which holds the run's (co_result.env). */
+typedef struct co_env co_env;
 
 /* For n_agents agents, in plan (name) order. */
 co_env *co_env_new(uint32_t n_agents);
@@ -35,10 +35,11 @@ void co_env_destroy(co_env **e);
  * changes nothing. e NULL or i out of range: nothing. */
 void co_env_ready(co_env *e, uint32_t agent, const struct pr_msg_ready *ready);
 
-/* Write the member ',\n<2*depth spaces>"environment": {...}' of r (an
+/* Write the member ',\n<2*depth spaces>"environment": {...}' of e (an
  * object member after at least one other, at nesting depth; "environment":
- * null when r->env is NULL), the object indented as co_json's. Agent
- * names come from r->agents. Returns 0 or -ENOMEM. */
-int co_env_json_write(const struct co_result *r, FILE *f, int depth);
+ * null when e is NULL), the object indented as co_json's. Agent i's name
+ * is names[i] (n_names entries, borrowed; null past them). Returns 0 or
+ * -ENOMEM. */
+int co_env_json_write(co_env *e, const char *const *names, uint32_t n_names, FILE *f, int depth);
 
 #endif

@@ -17,7 +17,9 @@
 #include "co_fleet.h"
 #include "co_keys.h"
 #include "co_kinds.h"
+#include "co_kinds_res.h"
 #include "co_merge.h"
+#include "co_output.h"
 #include "co_plan.h"
 #include "co_prom.h"
 #include "co_report.h"
@@ -95,7 +97,8 @@ static int open_fleet(struct run *r, const char *self_exe)
 
     if (a->listen == NULL) {
         r->kr = co_keyring_new();
-        r->spawn = co_spawn_new(a->agents, a->agent_bin, self_exe, a->agent_workers, r->kr, &err);
+        r->spawn = co_spawn_new(a->agents, a->agent_bin, self_exe, a->agent_workers, r->kr,
+                                co_run_interrupted, &err);
         if (r->spawn == NULL)
             goto bad;
         fc.endpoint = co_spawn_endpoint(r->spawn);
@@ -269,7 +272,7 @@ static int setup_phase(struct run *r, uint32_t phase)
                 ag->ready = true;
                 waiting--;
             } else if (ev.type == CO_FLEET_MSG && ev.msg.type == PR_MSG_READY &&
-                       co_kinds_ready(r->res, &ev.msg.u.ready, &herr) < 0) {
+                       co_kinds_res_ready(r->res, &ev.msg.u.ready, &herr) < 0) {
                 snprintf(ag->error, sizeof(ag->error), "%s: %s", co__run_agent_name(r, (uint32_t)i),
                          herr.msg);
                 ag->ready = true;
@@ -410,7 +413,7 @@ static void on_done(struct run *r, uint32_t i, const struct pr_msg_done *d)
     if (ar->lat == NULL)
         ar->lat = pr_hist_new();
     pr_hist_add(ar->lat, d->lat);
-    co_kinds_done(r->res, d);
+    co_kinds_res_done(r->res, d);
     ar->done = true;
     for (uint32_t k = 0; k < d->n_notes; k++) { /* informational: printed, and in --json */
         fprintf(r->out, "note (agent %s): %s\n", co__run_agent_name(r, i), d->notes[k]);
@@ -736,6 +739,18 @@ static void run_phases(struct run *r)
     }
 }
 
+/* The output files (co_output), the run's last step: the stream's
+ * completed, or every file written from res. The exit status: res's, 1
+ * when a file failed on a run that had succeeded. */
+static int write_files(struct run *r)
+{
+    int rc = r->res->exit_status;
+    if (co_output_write(r->a, r->res, r->stream) != 0 && rc == CO_EXIT_OK)
+        rc = CO_EXIT_FAILED;
+    co_stream_destroy(&r->stream);
+    return rc;
+}
+
 int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_result *res)
 {
     struct run r = {.a = a, .out = out, .res = res};
@@ -764,5 +779,5 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         say_goodbye(&r, true);
     linger_prom(&r);
     free_run(&r);
-    return res->exit_status;
+    return write_files(&r);
 }

@@ -99,11 +99,15 @@ struct run {
     pr_hist *cp_lat;           /* released intervals of the current checkpoint window */
     struct pr_counters cp_ctr; /* their counters */
     pr_hist *scratch;          /* where a frozen interval is expanded */
-    bool stream_opened;        /* res->stream was opened (at the first release) */
-    struct co_prom *prom;      /* --prometheus endpoint, or NULL */
-    uint64_t prom_pub_ns;      /* when a snapshot was last published */
-    bool keep_closed;          /* co__live_release does nothing: closed intervals stay in
-                                  co_merge (tests/bench/coordinator_merge reads them all) */
+    bool stream_opened;        /* stream was opened (at the first release) */
+    /* The result files written as intervals close (co_stream), or NULL:
+     * none asked for, or no interval released yet. Finished from res by
+     * co_output_write at the run's end. */
+    struct co_stream *stream;
+    struct co_prom *prom; /* --prometheus endpoint, or NULL */
+    uint64_t prom_pub_ns; /* when a snapshot was last published */
+    bool keep_closed;     /* co__live_release does nothing: closed intervals stay in
+                             co_merge (tests/bench/coordinator_merge reads them all) */
 
     co_srvstat *srvstat; /* the lead's samples as per-interval figures */
     uint64_t trim_ns;    /* when co__live_release last gave free heap pages back (malloc_trim) */

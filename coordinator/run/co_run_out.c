@@ -9,6 +9,7 @@
 #include "co_family.h"
 #include "co_kinds.h"
 #include "co_kinds_out.h"
+#include "co_kinds_res.h"
 #include "co_report.h"
 #include "co_run_int.h"
 #include "co_summary.h"
@@ -61,7 +62,7 @@ void co__run_finish_results(struct run *r)
         struct co_kind_result *run_kinds = NULL; /* a lost agent's kinds kept (co_kinds.h) */
         uint32_t n_run_kinds = 0;
         co_merge_take_run_kinds(r->merge, &run_kinds, &n_run_kinds);
-        co_kinds_finish(res, &run_kinds, &n_run_kinds);
+        co_kinds_res_finish(res, &run_kinds, &n_run_kinds);
         co_srvstat_take(r->srvstat, res->intervals, res->n_intervals);
         for (uint32_t k = 0; k < res->n_intervals; k++) {
             double qps = co__srv_qps_get(r, res->intervals[k].k);

@@ -10,6 +10,7 @@
  * `stampede report` draws against threads. SIGINT stops the run in
  * progress as for one run (its files are still written, it is left out of
  * the summary), keeps every finished run and says where the sweep stopped.
+ * The options are read by co_args (co_args_sweep.c).
  * Thread: the caller's.
  */
 #ifndef CO_SWEEP_H
@@ -20,17 +21,6 @@
 #include <stdio.h>
 
 #include "co_args.h"
-
-/* Option setters for co_args's table: --repeat=N (1..10000) and
- * --sweep-pause=S (0..86400). 0 or PR_EINVAL. */
-int co_sweep_set_repeat(struct co_args *a, const char *name, const char *v, struct pr_error *err);
-int co_sweep_set_pause(struct co_args *a, const char *name, const char *v, struct pr_error *err);
-
-/* For --threads/--num-threads with a comma list in *value: store the points
- * in a->sweep_threads and point *value at the first (copied into first, of
- * first_len bytes). Any other option is left alone. 0 or PR_EINVAL. */
-int co_sweep_set_threads(struct co_args *a, const char *name, const char **value, char *first,
-                         size_t first_len, struct pr_error *err);
 
 /* True when a asks for more than one run (a --threads list or --repeat). */
 bool co_sweep_is_wanted(const struct co_args *a);

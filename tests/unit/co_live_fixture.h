@@ -50,7 +50,7 @@ static inline void co_live_fixture_clear(struct co_live_fixture *f)
 {
     struct run *r = &f->r;
 
-    co_stream_destroy(&f->res.stream);
+    co_stream_destroy(&r->stream);
     co_merge_destroy(&r->merge);
     for (uint32_t i = 0; i < r->n; i++) {
         pr_hist_acc_destroy(&r->agents[i].lat_acc);

@@ -8,6 +8,7 @@
 #include "co_hdrout.h"
 #include "co_json.h"
 #include "co_kinds.h"
+#include "co_kinds_res.h"
 #include "co_merge.h"
 #include "testlib.h"
 
@@ -535,7 +536,7 @@ static void check_kinds(const char *what, const struct co_kind_result *k, uint32
 
 /* A lost agent's per-kind figures up to its loss stay in the run's
  * totals: co_merge sums every STATS.kst it accepts (a late one for a
- * released interval too, a duplicate never), and co_kinds_finish takes
+ * released interval too, a duplicate never), and co_kinds_res_finish takes
  * that sum when an agent sent no DONE; with every DONE in, the DONE sums
  * stay. */
 static void test_run_kinds_lost(void)
@@ -598,9 +599,9 @@ static void test_run_kinds_lost(void)
     for (int i = 0; i < RK_NK; i++)
         dk[i] = (struct pr_msg_kstat){.count = dcnt[i], .errors = derrs[i], .lat = done_pooled[i]};
     struct pr_msg_done d = {.kst = dk, .n_kst = RK_NK};
-    co_kinds_done(&res, &d);
+    co_kinds_res_done(&res, &d);
     check_kinds("DONE sums alone", res.kinds, res.n_kinds, done_pooled, dcnt, derrs);
-    co_kinds_finish(&res, &run, &n_run);
+    co_kinds_res_finish(&res, &run, &n_run);
     CHECK(run == NULL && n_run == 0);
     check_kinds("totals with the lost agent", res.kinds, res.n_kinds, pooled, cnt, errs);
     CHECK(res.kinds != NULL && res.kinds[1].name != NULL &&
@@ -609,7 +610,7 @@ static void test_run_kinds_lost(void)
     /* every agent done: the DONE sums stay */
     uint32_t n = res.n_kinds;
     co_kinds_free(&res.kinds, &n);
-    co_kinds_done(&res, &d);
+    co_kinds_res_done(&res, &d);
     agents[1].done = true;
     co_merge_take_run_kinds(m, &run, &n_run); /* taken already: none */
     CHECK(run == NULL);
@@ -617,7 +618,7 @@ static void test_run_kinds_lost(void)
     uint32_t n_again = RK_NK;
     for (int i = 0; i < RK_NK; i++)
         again[i].lat = pr_hist_new();
-    co_kinds_finish(&res, &again, &n_again);
+    co_kinds_res_finish(&res, &again, &n_again);
     CHECK(again == NULL);
     check_kinds("every DONE in", res.kinds, res.n_kinds, done_pooled, dcnt, derrs);
     n = res.n_kinds;

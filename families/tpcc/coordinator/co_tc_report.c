@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_args.h"
 #include "co_kinds.h"
 #include "co_tc_report_int.h"
 #include "pr_msg_trx.h"
