@@ -42,6 +42,11 @@ int co__args_sysbench_rules(struct co_args *a, struct pr_error *err);
 int co__args_set_default(struct co_args *a, const char *name, const char *value,
                          struct pr_error *err);
 
+/* a->cfg from a->opts (co_config.c), once every rule ran; co__config_clear
+ * frees its strings. */
+void co__config_fill(struct co_args *a);
+void co__config_clear(struct co_config *c);
+
 /* stampede's own options, for --help. Static table; *n set. */
 const struct co__own_opt *co__args_own_opts(size_t *n);
 
