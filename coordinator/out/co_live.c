@@ -541,7 +541,7 @@ void co__live_checkpoints(struct run *r, uint64_t k)
  * STATS for that boundary came in. */
 void co__live_progress(struct run *r)
 {
-    int64_t ri = (int64_t)r->a->cfg.report_interval_s;
+    uint64_t ri = r->a->cfg.report_interval_s;
     uint64_t period_ns = (uint64_t)(ri > 0 ? ri : 10) * 1000000000u, now = co_fleet_now_ns();
     uint64_t total = co_plan_rows_total(r->plan);
 

@@ -82,7 +82,7 @@ int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uin
     pl->seed = seed;
     pl->lead = agent == 0;
     pl->part = a->part;
-    int64_t ri = (int64_t)a->cfg.report_interval_s;
+    uint64_t ri = a->cfg.report_interval_s;
     pl->report_ms = ri > 0 ? (uint32_t)ri * 1000u : 1000u;
     set_opts(pl, a);
     const struct co_family *fam = co_registry_find(a->workload);
@@ -102,7 +102,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
                     struct pr_error *err)
 {
     uint32_t n = p->n_agents;
-    uint64_t threads = (uint64_t)a->cfg.threads;
+    uint64_t threads = a->cfg.threads;
     uint64_t *conns = pr_xcalloc(n, sizeof(*conns)), *rate = pr_xcalloc(n, sizeof(*rate));
     uint64_t *events = pr_xcalloc(n, sizeof(*events));
     struct pr_split_span *spans = pr_xcalloc(n, sizeof(*spans));
@@ -188,7 +188,7 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
     p->n_phases = shared ? 3 : 1;
     p->rows_total = (uint64_t)tables * table_size;
     if (n_split == n)
-        pr_split_u64((uint64_t)a->cfg.threads, n, w, conns);
+        pr_split_u64(a->cfg.threads, n, w, conns);
     else
         conns[0] = 1;
     for (uint32_t ph = 0; ph < p->n_phases; ph++) {
@@ -235,7 +235,7 @@ static int plan_single(co_plan *p, const struct co_args *a, uint64_t seed, struc
 {
     struct pr_msg *m = &p->msgs[0][0];
     int rc = co__plan_base(m, a, 0, p->n_agents, seed, err);
-    uint64_t threads = (uint64_t)a->cfg.threads;
+    uint64_t threads = a->cfg.threads;
     m->u.plan.conns = a->cmd == PR_CMD_CLEANUP || a->cmd == PR_CMD_CHECK ? 1u : (uint32_t)threads;
     m->u.plan.conns_total = threads;
     return rc;

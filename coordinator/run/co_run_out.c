@@ -172,9 +172,9 @@ void co__run_print_phase(struct run *r, uint32_t phase)
                 "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",
                 tables, tables, busy);
     else if (a->cmd == PR_CMD_PREPARE)
-        fprintf(r->out, "%s: %u table(s) of %" PRId64 " rows over %u agent(s)...\n",
-                strcmp(name, "prepare") ? name : "Creating and loading", tables,
-                (int64_t)a->cfg.table_size, busy);
+        fprintf(r->out, "%s: %u table(s) of %" PRIu64 " rows over %u agent(s)...\n",
+                strcmp(name, "prepare") ? name : "Creating and loading", tables, a->cfg.table_size,
+                busy);
     else if (a->cmd == PR_CMD_CLEANUP)
         fprintf(r->out, "Dropping %u table(s) 'sbtest1'..'sbtest%u' through agent %s...\n", tables,
                 tables, co__run_agent_name(r, 0));

@@ -48,7 +48,7 @@ static uint32_t wh_parts(unsigned parts)
 uint64_t co_tc_plan_load_conns(const struct co_args *a, const struct pr_tc_opts *o)
 {
     if (a->cfg.threads_set)
-        return (uint64_t)a->cfg.threads;
+        return a->cfg.threads;
     uint64_t streams = (uint64_t)(o->wh_last - o->wh_first + 1) * wh_parts(o->parts) +
                        !!(o->parts & PR_TC_PART_ITEMS);
     return streams < MAX_LOAD_CONNS ? (streams ? streams : 1) : MAX_LOAD_CONNS;
@@ -196,7 +196,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
                     const uint64_t *w, uint64_t seed, struct pr_error *err)
 {
     uint32_t n = p->n_agents;
-    uint64_t threads = (uint64_t)a->cfg.threads;
+    uint64_t threads = a->cfg.threads;
     uint64_t *conns = pr_xcalloc(n, sizeof(*conns)), *rate = pr_xcalloc(n, sizeof(*rate));
     struct pr_split_span *spans = pr_xcalloc(n, sizeof(*spans));
     uint64_t first = 0;
@@ -244,7 +244,7 @@ static int plan_check(co_plan *p, const struct co_args *a, const struct pr_tc_op
 
     set_phases(p, 1, (const char *const[]){"check"});
     split_warehouses(n, w, 1, o->warehouses, spans);
-    pr_split_u64((uint64_t)a->cfg.threads, n, w, conns);
+    pr_split_u64(a->cfg.threads, n, w, conns);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t len = pr_split_span_len(spans[i]);
         if (len == 0)
