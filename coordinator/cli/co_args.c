@@ -707,6 +707,8 @@ int co_args_parse(struct co_args *a, int argc, char **argv, const char *env_pass
     int rc = parse_all(a, argc, argv, env_password, err);
     if (rc < 0)
         co_args_clear(a);
+    else
+        co__config_fill(a); /* every rule ran: the options are final */
     return rc;
 }
 
@@ -717,6 +719,7 @@ void co_args_clear(struct co_args *a)
     a->fam_args = NULL;
     free(a->workload);
     pr_opts_destroy(&a->opts);
+    co__config_clear(&a->cfg);
     free(a->keygen_dir);
     free(a->keygen_name);
     free(a->listen);

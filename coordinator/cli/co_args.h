@@ -87,6 +87,38 @@ struct co_weight {
     uint64_t value; /* relative share, >= 0 */
 };
 
+/* The general sysbench options the coordinator uses once the command line
+ * is parsed, typed. co_args_parse fills it once from opts, after every rule
+ * ran (a family's defaults included: tpcc's report-interval and mysql-db),
+ * so that nothing after parsing reads an option by name. It is a member of
+ * co_args, not loose fields, to keep sysbench's schema apart from
+ * stampede's own options; a family's own options are the family's
+ * (a->fam_args: tpcc's co_tc_args). opts stays the text behind the PLANs
+ * and the JSON. A sweep (co_sweep) changes threads between its runs, here
+ * and in opts. Strings are owned (co_args_clear frees them). */
+struct co_config {
+    uint32_t threads;           /* --threads, 1..1000000 (a sweep's point) */
+    bool threads_set;           /* --threads given */
+    uint64_t time_s;            /* --time, 0: no limit */
+    uint64_t events;            /* --events, 0: no limit */
+    uint64_t rate;              /* --rate, 0: unlimited */
+    uint64_t report_interval_s; /* --report-interval, 0: no interval lines */
+    uint32_t percentile;        /* --percentile, 0..100 */
+    bool histogram;             /* --histogram */
+    uint64_t seed;              /* --rand-seed, as the PLANs carry it */
+    uint32_t verbosity;         /* --verbosity, 0..5 */
+    bool forced_on;             /* --forced-shutdown in force (pr_opts_forced_shutdown_ms) */
+    uint64_t forced_ms;         /* then: its delay after --time */
+    uint32_t tables;            /* --tables (sysbench scripts; co_plan's default rules) */
+    uint64_t table_size;        /* --table_size (idem) */
+    char *mysql_host;           /* --mysql-host, comma separated */
+    char *mysql_port;           /* --mysql-port, comma separated */
+    char *mysql_socket;         /* --mysql-socket, NULL when not given */
+    char *mysql_user;           /* --mysql-user */
+    char *mysql_db;             /* --mysql-db */
+    bool mysql_dry_run;         /* --mysql-dry-run */
+};
+
 /* The parsed command line. Strings are owned (co_args_clear frees them). */
 struct co_args {
     enum co_action action;
@@ -96,6 +128,7 @@ struct co_args {
     pr_opts *opts;             /* every sysbench option, defaults filled; owned; never
                                   NULL after a successful parse. mysql-password is left
                                   at its default: the password is only in .password */
+    struct co_config cfg;      /* opts' general options, typed (filled with opts) */
     char *keygen_dir;          /* KEYGEN */
     char *keygen_name;         /* KEYGEN, default "stampede" */
     uint32_t agents;           /* --agents, >= 1 */
@@ -147,7 +180,8 @@ struct co_args {
     uint32_t sweep_pause_s;   /* --sweep-pause, seconds between a sweep's runs */
 
     /* A family's state from the WORKLOAD word (co_family.h parse_word: the
-     * Lua family's script, co_lua.h), freed by fam_args_free; else NULL. */
+     * Lua family's script, co_lua.h) or its typed options (check_options:
+     * tpcc's co_tc_args.h), freed by fam_args_free; else NULL. */
     void *fam_args;
     void (*fam_args_free)(void *fam_args);
     bool script_forced; /* --lua: a built-in WORKLOAD name runs its script (parse_word) */

@@ -54,6 +54,11 @@ int co__args_sweep_pause(struct co_args *a, const char *name, const char *v, str
 int co__args_sweep_threads(struct co_args *a, const char *name, const char **value, char *first,
                            size_t first_len, struct pr_error *err);
 
+/* a->cfg from a->opts (co_config.c), once every rule ran; co__config_clear
+ * frees its strings. */
+void co__config_fill(struct co_args *a);
+void co__config_clear(struct co_config *c);
+
 /* stampede's own options, for --help. Static table; *n set. */
 const struct co__own_opt *co__args_own_opts(size_t *n);
 

@@ -36,7 +36,10 @@ struct co_family {
     /* True when workload `name` belongs to the family. */
     bool (*has_workload)(const char *name);
     /* The family's option rules once every option is in: 0, or PR_EINVAL
-     * with err naming the option (warnings go to a's list). */
+     * with err naming the option (warnings go to a's list). It is the last
+     * place that reads the family's own options by name: it keeps them
+     * typed in a->fam_args when code after parsing needs them (tpcc:
+     * co_tc_args.h); a->cfg is filled after it. */
     int (*check_options)(struct co_args *a, struct pr_error *err);
     /* Plan rule: why partition part cannot confine a's workload, or NULL. */
     const char *(*partition_unfit)(const struct co_args *a, enum pr_partition part);

@@ -205,15 +205,15 @@ static void print_interval(struct run *r, uint64_t k)
     uint32_t live = co_merge_live(r->merge);
     pr_hist *empty = NULL;
 
-    if (pr_opts_int(a->opts, "report-interval") <= 0 || r->res->fam_report != NULL)
+    if (a->cfg.report_interval_s == 0 || r->res->fam_report != NULL)
         return; /* a family's own lines: at release (co__live_release) */
     if (iv == NULL)
         empty = pr_hist_new();
     struct co_report_opts o = {
-        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
-        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
-        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
-        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+        .threads = a->cfg.threads,
+        .rate = a->cfg.rate,
+        .report_interval_s = (uint32_t)a->cfg.report_interval_s,
+        .percentile = a->cfg.percentile,
         .strict = a->report_format == CO_REPORT_FORMAT_SYSBENCH,
     };
     struct co_report_interval line = {
@@ -503,8 +503,8 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
     struct co_report_unit *units = checkpoint_units(r, k, &n_units, &cp->fairness_per_conn);
     co_report_fairness_of(units, n_units, &cp->fairness);
     struct co_report_opts o = {
-        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
-        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+        .threads = a->cfg.threads,
+        .percentile = a->cfg.percentile,
     };
     struct co_report_final fin = {
         .counters = cp->ctr,
@@ -541,7 +541,7 @@ void co__live_checkpoints(struct run *r, uint64_t k)
  * STATS for that boundary came in. */
 void co__live_progress(struct run *r)
 {
-    int64_t ri = pr_opts_int(r->a->opts, "report-interval");
+    uint64_t ri = r->a->cfg.report_interval_s;
     uint64_t period_ns = (uint64_t)(ri > 0 ? ri : 10) * 1000000000u, now = co_fleet_now_ns();
     uint64_t total = co_plan_rows_total(r->plan);
 

@@ -27,7 +27,7 @@ int co_output_write(const struct co_args *a, const struct co_result *res, co_str
 {
     struct pr_error err = {0};
     int bad = 0;
-    bool info = pr_opts_int(a->opts, "verbosity") >= CO_OUTPUT_VERBOSITY_INFO;
+    bool info = a->cfg.verbosity >= CO_OUTPUT_VERBOSITY_INFO;
 
     if (stream != NULL) /* a run: its intervals were written as they closed */
         return co_stream_finish(stream, res, info);

@@ -139,11 +139,11 @@ int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_r
     size_t n_units = 0;
     struct co_report_unit *units = fairness_units(res, res->n_checkpoints > 0, &n_units);
     struct co_report_opts o = {
-        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
-        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
-        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
-        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
-        .histogram = pr_opts_bool(a->opts, "histogram"),
+        .threads = a->cfg.threads,
+        .rate = a->cfg.rate,
+        .report_interval_s = (uint32_t)a->cfg.report_interval_s,
+        .percentile = a->cfg.percentile,
+        .histogram = a->cfg.histogram,
     };
     struct co_report_final fin = {
         .counters = res->total,

@@ -30,11 +30,11 @@ static char **split_list(const char *text, uint32_t *n, const char *what, struct
 
 static int set_targets(struct pr_msg_plan *pl, const struct co_args *a, struct pr_error *err)
 {
-    const pr_opts *o = a->opts;
+    const struct co_config *c = &a->cfg;
     uint32_t n = 0;
 
-    pl->hosts = split_list(pr_opts_str(o, "mysql-host"), &pl->n_hosts, "mysql-host", err);
-    char **ports = split_list(pr_opts_str(o, "mysql-port"), &n, "mysql-port", err);
+    pl->hosts = split_list(c->mysql_host, &pl->n_hosts, "mysql-host", err);
+    char **ports = split_list(c->mysql_port, &n, "mysql-port", err);
     pl->ports = pr_xcalloc(n + 1, sizeof(*pl->ports));
     for (uint32_t i = 0; i < n; i++) {
         char *end = NULL;
@@ -47,11 +47,10 @@ static int set_targets(struct pr_msg_plan *pl, const struct co_args *a, struct p
     }
     free(ports);
     pl->n_ports = n;
-    if (pr_opts_is_set(o, "mysql-socket"))
-        pl->sockets =
-            split_list(pr_opts_str(o, "mysql-socket"), &pl->n_sockets, "mysql-socket", err);
-    pl->user = pr_xstrdup(pr_opts_str(o, "mysql-user"));
-    pl->database = pr_xstrdup(pr_opts_str(o, "mysql-db"));
+    if (c->mysql_socket != NULL)
+        pl->sockets = split_list(c->mysql_socket, &pl->n_sockets, "mysql-socket", err);
+    pl->user = pr_xstrdup(c->mysql_user);
+    pl->database = pr_xstrdup(c->mysql_db);
     pl->password = pr_xstrdup(a->password ? a->password : "");
     return err->code;
 }
@@ -83,7 +82,7 @@ int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uin
     pl->seed = seed;
     pl->lead = agent == 0;
     pl->part = a->part;
-    int64_t ri = pr_opts_int(a->opts, "report-interval");
+    uint64_t ri = a->cfg.report_interval_s;
     pl->report_ms = ri > 0 ? (uint32_t)ri * 1000u : 1000u;
     set_opts(pl, a);
     const struct co_family *fam = co_registry_find(a->workload);
@@ -103,17 +102,17 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
                     struct pr_error *err)
 {
     uint32_t n = p->n_agents;
-    uint64_t threads = (uint64_t)pr_opts_int(a->opts, "threads");
+    uint64_t threads = a->cfg.threads;
     uint64_t *conns = pr_xcalloc(n, sizeof(*conns)), *rate = pr_xcalloc(n, sizeof(*rate));
     uint64_t *events = pr_xcalloc(n, sizeof(*events));
     struct pr_split_span *spans = pr_xcalloc(n, sizeof(*spans));
-    uint32_t tables = (uint32_t)pr_opts_int(a->opts, "tables");
-    uint64_t table_size = (uint64_t)pr_opts_int(a->opts, "table_size");
+    uint32_t tables = a->cfg.tables;
+    uint64_t table_size = a->cfg.table_size;
     int rc = 0;
 
     pr_split_u64(threads, n, w, conns);
-    pr_split_u64((uint64_t)pr_opts_int(a->opts, "rate"), n, w, rate);
-    pr_split_u64((uint64_t)pr_opts_int(a->opts, "events"), n, w, events);
+    pr_split_u64(a->cfg.rate, n, w, rate);
+    pr_split_u64(a->cfg.events, n, w, events);
     if (a->part == PR_PART_TABLES)
         rc = pr_split_tables(n, w, tables, spans);
     else if (a->part == PR_PART_ROWS)
@@ -146,7 +145,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
         pl->rate = rate[i];
         pl->rate_mode = a->rate_mode;
         pl->events = events[i];
-        pl->time_s = (uint64_t)pr_opts_int(a->opts, "time");
+        pl->time_s = a->cfg.time_s;
         first += conns[i];
         for (uint64_t t = 1; a->part == PR_PART_TABLES && t <= tables; t++)
             if (t >= spans[i].lo && t <= spans[i].hi)
@@ -166,11 +165,11 @@ out:
 static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, uint64_t seed,
                         struct pr_error *err)
 {
-    uint32_t n = p->n_agents, tables = (uint32_t)pr_opts_int(a->opts, "tables");
-    uint64_t table_size = (uint64_t)pr_opts_int(a->opts, "table_size");
+    uint32_t n = p->n_agents, tables = a->cfg.tables;
+    uint64_t table_size = a->cfg.table_size;
     uint32_t n_split = n;             /* agents the tables are spread over */
     if (a->wl == PR_WL_BULK_INSERT) { /* sysbench: one connection creates sbtest1..--threads */
-        tables = (uint32_t)pr_opts_int(a->opts, "threads");
+        tables = a->cfg.threads;
         table_size = 0;
         n_split = 1;
     }
@@ -189,7 +188,7 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
     p->n_phases = shared ? 3 : 1;
     p->rows_total = (uint64_t)tables * table_size;
     if (n_split == n)
-        pr_split_u64((uint64_t)pr_opts_int(a->opts, "threads"), n, w, conns);
+        pr_split_u64(a->cfg.threads, n, w, conns);
     else
         conns[0] = 1;
     for (uint32_t ph = 0; ph < p->n_phases; ph++) {
@@ -236,7 +235,7 @@ static int plan_single(co_plan *p, const struct co_args *a, uint64_t seed, struc
 {
     struct pr_msg *m = &p->msgs[0][0];
     int rc = co__plan_base(m, a, 0, p->n_agents, seed, err);
-    uint64_t threads = (uint64_t)pr_opts_int(a->opts, "threads");
+    uint64_t threads = a->cfg.threads;
     m->u.plan.conns = a->cmd == PR_CMD_CLEANUP || a->cmd == PR_CMD_CHECK ? 1u : (uint32_t)threads;
     m->u.plan.conns_total = threads;
     return rc;

@@ -216,7 +216,7 @@ static int make_plan(struct run *r)
             if (w[i] == 0)
                 w[i] = 1; /* an agent not named keeps the default weight */
     }
-    r->seed = (uint64_t)pr_opts_int(a->opts, "rand-seed");
+    r->seed = a->cfg.seed;
     if (r->seed == 0)
         r->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     if (rc == 0 && (r->plan = co_plan_new(a, n, w, r->seed, &err)) == NULL) {
@@ -679,7 +679,7 @@ static int start_prom(struct run *r)
         names[i] = r->res->agents[i].name;
     /* libmicrohttpd's messages (a refused request) only at --verbosity >= 4 */
     struct co_prom_info info = {r->res->workload, r->res->command, r->res->run_id, r->res->version,
-                                pr_opts_int(r->a->opts, "verbosity") >= 4 ? "stampede:" : NULL};
+                                r->a->cfg.verbosity >= 4 ? "stampede:" : NULL};
     r->prom = co_prom_start(r->a->prometheus, &info, r->n, names, &err);
     free(names);
     if (r->prom == NULL) {
@@ -762,7 +762,8 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
     signal(SIGPIPE, SIG_IGN);
     /* interrupts is never reset: a Ctrl-C that lands between a sweep's
      * runs (after the pause, before this call) still stops the sweep. */
-    r.forced_on = a->cmd == PR_CMD_RUN && pr_opts_forced_shutdown_ms(a->opts, &r.forced_ms);
+    r.forced_on = a->cmd == PR_CMD_RUN && a->cfg.forced_on;
+    r.forced_ms = r.forced_on ? a->cfg.forced_ms : 0;
     co__run_fill_header(&r);
     co__run_open_family_report(&r);
     co__run_print_header(&r);

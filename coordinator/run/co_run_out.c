@@ -107,9 +107,9 @@ void co__run_fill_header(struct run *r)
         res->opt_values[i] = pr_xstrdup(eq ? eq + 1 : "on");
     }
     res->n_opts = a->n_passthrough;
-    res->threads = (uint32_t)pr_opts_int(a->opts, "threads");
-    res->report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval");
-    res->percentile = (uint32_t)pr_opts_int(a->opts, "percentile");
+    res->threads = a->cfg.threads;
+    res->report_interval_s = (uint32_t)a->cfg.report_interval_s;
+    res->percentile = a->cfg.percentile;
     res->exit_reason = pr_xstrdup("");
 }
 
@@ -137,17 +137,16 @@ void co__run_print_header(struct run *r)
         return;
     }
     struct co_report_opts o = {
-        .threads = (uint32_t)pr_opts_int(a->opts, "threads"),
-        .rate = (uint64_t)pr_opts_int(a->opts, "rate"),
-        .report_interval_s = (uint32_t)pr_opts_int(a->opts, "report-interval"),
-        .seed = (uint64_t)pr_opts_int(a->opts, "rand-seed"),
-        .percentile = (uint32_t)pr_opts_int(a->opts, "percentile"),
+        .threads = a->cfg.threads,
+        .rate = a->cfg.rate,
+        .report_interval_s = (uint32_t)a->cfg.report_interval_s,
+        .seed = a->cfg.seed,
+        .percentile = a->cfg.percentile,
         .strict = strict,
         .checkpoints = a->checkpoints,
         .n_checkpoints = a->n_checkpoints,
         .forced_shutdown = r->forced_on,
-        .forced_shutdown_s =
-            ((uint64_t)pr_opts_int(a->opts, "time") * 1000u + r->forced_ms) / 1000u,
+        .forced_shutdown_s = (a->cfg.time_s * 1000u + r->forced_ms) / 1000u,
     };
     co_report_header(r->out, &o);
     fflush(r->out);
@@ -157,9 +156,9 @@ void co__run_print_header(struct run *r)
 void co__run_print_phase(struct run *r, uint32_t phase)
 {
     const struct co_args *a = r->a;
-    uint32_t tables = (uint32_t)pr_opts_int(a->opts, "tables"), busy = 0;
+    uint32_t tables = a->cfg.tables, busy = 0;
     if (a->wl == PR_WL_BULK_INSERT) /* sbtest1..--threads */
-        tables = (uint32_t)pr_opts_int(a->opts, "threads");
+        tables = a->cfg.threads;
     for (uint32_t i = 0; i < r->n; i++)
         busy += r->agents[i].in_phase;
     const char *name = co_plan_phase_name(r->plan, phase);
@@ -174,9 +173,9 @@ void co__run_print_phase(struct run *r, uint32_t phase)
                 "Creating %u bulk_insert table(s) 'sbtest1'..'sbtest%u' over %u agent(s)...\n",
                 tables, tables, busy);
     else if (a->cmd == PR_CMD_PREPARE)
-        fprintf(r->out, "%s: %u table(s) of %" PRId64 " rows over %u agent(s)...\n",
-                strcmp(name, "prepare") ? name : "Creating and loading", tables,
-                pr_opts_int(a->opts, "table_size"), busy);
+        fprintf(r->out, "%s: %u table(s) of %" PRIu64 " rows over %u agent(s)...\n",
+                strcmp(name, "prepare") ? name : "Creating and loading", tables, a->cfg.table_size,
+                busy);
     else if (a->cmd == PR_CMD_CLEANUP)
         fprintf(r->out, "Dropping %u table(s) 'sbtest1'..'sbtest%u' through agent %s...\n", tables,
                 tables, co__run_agent_name(r, 0));

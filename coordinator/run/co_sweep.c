@@ -138,13 +138,14 @@ static int dump_cb(FILE *f, const void *arg)
 }
 
 /* Replace the passthrough "threads=..." (sent to the agents and written
- * in the JSON's options) and the option itself. */
+ * in the JSON's options), the option itself and its typed copy. */
 static void set_threads(struct co_args *a, uint32_t threads)
 {
     char v[24];
     struct pr_error err = {0};
     snprintf(v, sizeof(v), "%u", threads);
     pr_opts_set(a->opts, "threads", v, &err);
+    a->cfg.threads = threads;
     for (uint32_t i = 0; i < a->n_passthrough; i++)
         if (strncmp(a->passthrough[i], "threads=", 8) == 0) {
             free(a->passthrough[i]);
@@ -248,7 +249,7 @@ static void finish(struct sweep *s, const char *stopped, FILE *out)
     if (path != NULL && pr_write_atomic(path, "sweep JSON", dump_cb, root, &err) != 0) {
         fprintf(stderr, "stampede: %s\n", err.msg);
         s->rc = 1;
-    } else if (path != NULL && pr_opts_int(a->opts, "verbosity") >= CO_OUTPUT_VERBOSITY_INFO) {
+    } else if (path != NULL && a->cfg.verbosity >= CO_OUTPUT_VERBOSITY_INFO) {
         fprintf(stderr, "stampede: sweep JSON written to %s\n", path);
     }
     free(path);
@@ -261,7 +262,7 @@ int co_sweep_run(struct co_args *a, const char *self_exe, FILE *out)
         fprintf(stderr, "stampede: a --threads list and --repeat are for `run` only\n");
         return 2;
     }
-    uint32_t one = (uint32_t)pr_opts_int(a->opts, "threads");
+    uint32_t one = a->cfg.threads;
     struct sweep s = {.a = a,
                       .paths = {a->json_path, a->csv_path, a->hdr_log_path},
                       .runs = json_array(),

@@ -261,8 +261,35 @@ static void test_ready_hash_and_rate_mode(void)
     co_args_clear(&a);
 }
 
+/* The general options, typed once by the parse (co_args.h cfg): what the
+ * plans and reports read in place of the options by name. */
+static void test_config(void)
+{
+    struct co_args a;
+    if (parse(&a, (const char *const[]){"stampede", "oltp_read_write", "run", "--threads=8",
+                                        "--time=20", "--rate=100", "--events=9",
+                                        "--report-interval=2", "--percentile=99", "--histogram",
+                                        "--rand-seed=7", "--forced-shutdown=3",
+                                        "--mysql-socket=/s1,/s2", "--mysql-db=x", NULL}) != 0)
+        return;
+    const struct co_config *c = &a.cfg;
+    CHECK(c->threads == 8 && c->threads_set && c->time_s == 20 && c->rate == 100);
+    CHECK(c->events == 9 && c->report_interval_s == 2 && c->percentile == 99 && c->histogram);
+    CHECK(c->seed == 7 && c->forced_on && c->forced_ms == 3000 && c->verbosity == 3);
+    CHECK(strcmp(c->mysql_socket, "/s1,/s2") == 0 && strcmp(c->mysql_db, "x") == 0);
+    CHECK(strcmp(c->mysql_host, "localhost") == 0 && strcmp(c->mysql_port, "3306") == 0);
+    co_args_clear(&a);
+    if (parse(&a, (const char *const[]){"stampede", "oltp_read_write", "prepare", "--tables=3",
+                                        "--table_size=50", NULL}) != 0)
+        return;
+    CHECK(a.cfg.threads == 1 && !a.cfg.threads_set && a.cfg.mysql_socket == NULL);
+    CHECK(a.cfg.tables == 3 && a.cfg.table_size == 50 && !a.cfg.forced_on);
+    co_args_clear(&a);
+}
+
 int main(void)
 {
+    test_config();
     test_ready_hash_and_rate_mode();
     test_run_split();
     test_partitions();

@@ -699,8 +699,8 @@ int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s)
 
 /* Global function fn of the kept state, its queries on a blocking
  * connection to the run's first server (as every agent's probe connects). */
-static int call_main(co_lua *l, const char *fn, const pr_opts *o, const struct pr_msg_plan *pl,
-                     struct pr_error *err)
+static int call_main(co_lua *l, const char *fn, const pr_opts *o, bool dry_run,
+                     const struct pr_msg_plan *pl, struct pr_error *err)
 {
     struct pr_tls_opts tls = {0};
     if (pr_tls_opts_from(&tls, o, err) < 0)
@@ -715,7 +715,7 @@ static int call_main(co_lua *l, const char *fn, const pr_opts *o, const struct p
         .tls = &tls,
     };
     /* --mysql-dry-run: no server; the queries are answered empty */
-    pr_lua_db *db = pr_opts_bool(o, "mysql-dry-run") ? NULL : pr_lua_db_attach(l->L, &t);
+    pr_lua_db *db = dry_run ? NULL : pr_lua_db_attach(l->L, &t);
     pr_lua_watchdog_start(l->L, LOAD_MS);
     int rc = pr_lua_call_global(l->L, fn, err);
     pr_lua_watchdog_start(l->L, 0);
@@ -725,19 +725,20 @@ static int call_main(co_lua *l, const char *fn, const pr_opts *o, const struct p
     return rc;
 }
 
-int co_lua_init(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target, struct pr_error *err)
+int co_lua_init(co_lua *l, const pr_opts *o, bool dry_run, const struct pr_msg_plan *target,
+                struct pr_error *err)
 {
-    if (call_main(l, "init", o, target, err) == 0)
+    if (call_main(l, "init", o, dry_run, target, err) == 0)
         return 0;
     char msg[sizeof(err->msg)];
     snprintf(msg, sizeof(msg), "%s", err->msg);
     return pr_error_set(err, PR_EINVAL, "%s.lua init(): %s", l->names[0], msg);
 }
 
-int co_lua_done(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target)
+int co_lua_done(co_lua *l, const pr_opts *o, bool dry_run, const struct pr_msg_plan *target)
 {
     struct pr_error err = {0};
-    int rc = call_main(l, "done", o, target, &err);
+    int rc = call_main(l, "done", o, dry_run, target, &err);
     if (rc < 0)
         fprintf(stderr, "stampede: %s.lua done(): %s\n", l->names[0], err.msg);
     return rc;

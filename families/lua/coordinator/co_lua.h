@@ -96,12 +96,13 @@ int co_lua_report_cumulative(co_lua *l, const struct co_lua_stat *s);
  * the run, when it has them, in the kept state: the coordinator is the
  * run's main thread, as sysbench's runs them, once. A query there goes to
  * a blocking connection of its own (pr_lua_db.h) to target's first server,
- * with the TLS options of o. init: 0, or a negative code with err "NAME.lua
+ * with the TLS options of o (dry_run, --mysql-dry-run: none; every query
+ * is answered empty). init: 0, or a negative code with err "NAME.lua
  * init(): script error: FILE:LINE: ..."; done: 0, or negative with the
  * message printed on stderr. */
-int co_lua_init(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target,
+int co_lua_init(co_lua *l, const pr_opts *o, bool dry_run, const struct pr_msg_plan *target,
                 struct pr_error *err);
-int co_lua_done(co_lua *l, const pr_opts *o, const struct pr_msg_plan *target);
+int co_lua_done(co_lua *l, const pr_opts *o, bool dry_run, const struct pr_msg_plan *target);
 
 /* co_lua_report.c: after a run's summary, the script's report_cumulative
  * with the merged result res (nothing when it has none), then done(): 0,

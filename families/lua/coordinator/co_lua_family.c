@@ -151,7 +151,7 @@ static int lua_before_run(const struct co_args *a, const struct pr_msg_plan *tar
                           struct pr_error *err)
 {
     co_lua *l = script_of(a);
-    return l ? co_lua_init(l, a->opts, target, err) : 0;
+    return l ? co_lua_init(l, a->opts, a->cfg.mysql_dry_run, target, err) : 0;
 }
 
 static int lua_report_after(const struct co_args *a, const struct co_result *res,

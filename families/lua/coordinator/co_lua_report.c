@@ -11,7 +11,7 @@ int co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_resu
 {
     if (l == NULL)
         return 0;
-    double pct = (double)pr_opts_int(a->opts, "percentile");
+    double pct = (double)a->cfg.percentile;
     const pr_hist *h = res->lat;
     struct co_lua_stat s = {
         .threads_running = res->threads,
@@ -25,5 +25,5 @@ int co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_resu
     };
     co_lua_stat_counters(&s, &res->total);
     int rc = co_lua_report_cumulative(l, &s) < 0 ? -1 : 0;
-    return co_lua_done(l, a->opts, target) < 0 ? -1 : rc;
+    return co_lua_done(l, a->opts, a->cfg.mysql_dry_run, target) < 0 ? -1 : rc;
 }

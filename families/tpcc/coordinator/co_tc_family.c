@@ -9,6 +9,7 @@
 #include "co_args_int.h"
 #include "co_family.h"
 #include "co_rpt_family.h"
+#include "co_tc_args.h"
 #include "co_tc_compat.h"
 #include "co_tc_plan.h"
 #include "co_tc_report.h"
@@ -18,6 +19,33 @@
 #include "pr_tc_opts.h"
 
 #define REPORT_INTERVAL_S 10 /* tpcc_start -i's default */
+
+static void tc_args_free(void *p)
+{
+    struct co_tc_args *t = p;
+    free(t->report_file);
+    free(t->trx_file);
+    free(t->load_parts);
+    free(t);
+}
+
+const struct co_tc_args *co_tc_args_of(const struct co_args *a)
+{
+    return a->fam_args_free == tc_args_free ? a->fam_args : NULL;
+}
+
+void co_tc_args_keep(struct co_args *a, const struct pr_tc_opts *o)
+{
+    struct co_tc_args *t = pr_xcalloc(1, sizeof(*t));
+    t->o = *o;
+    t->report_file = pr_xstrdup(pr_opts_str(a->opts, "report-file"));
+    t->trx_file = pr_xstrdup(pr_opts_str(a->opts, "trx-file"));
+    t->load_parts = pr_xstrdup(pr_opts_str(a->opts, "load-parts"));
+    if (a->fam_args && a->fam_args_free)
+        a->fam_args_free(a->fam_args);
+    a->fam_args = t;
+    a->fam_args_free = tc_args_free;
+}
 
 static bool tc_has_workload(const char *name)
 {
@@ -166,14 +194,15 @@ static int tc_check_options(struct co_args *a, struct pr_error *err)
         rc = co__args_set_default(a, "mysql-ignore-errors", "all", err);
     if (rc == 0 && a->cmd == PR_CMD_RUN)
         rc = run_timing(a, err);
+    if (rc == 0)
+        co_tc_args_keep(a, &o); /* parsed once: the code after parsing reads these */
     return rc;
 }
 
 static const char *tc_partition_unfit(const struct co_args *a, enum pr_partition part)
 {
     static _Thread_local char why[160];
-    struct pr_tc_opts o;
-    struct pr_error err = {0};
+    const struct co_tc_args *t = co_tc_args_of(a); /* check_options ran first */
 
     if (part == PR_PART_NONE)
         return NULL;
@@ -182,38 +211,38 @@ static const char *tc_partition_unfit(const struct co_args *a, enum pr_partition
                "--partition=warehouses for home warehouses per agent)";
     if (a->cmd != PR_CMD_RUN)
         return NULL; /* only run has home warehouses (check_options warns) */
-    if (pr_tc_opts_get(a->opts, &o, &err) != 0)
+    if (t == NULL)
         return NULL; /* check_options reports the option itself */
-    if (o.warehouses >= a->agents)
+    if (t->o.warehouses >= a->agents)
         return NULL;
     snprintf(why, sizeof why,
              "--warehouses=%u is fewer than the %u agents, and every agent needs at least one "
              "home warehouse (raise --warehouses or lower --agents)",
-             o.warehouses, a->agents);
+             t->o.warehouses, a->agents);
     return why;
 }
 
 static void tc_phase_line(FILE *out, const struct co_args *a, const char *phase, uint32_t busy,
                           const char *agent0)
 {
-    struct pr_tc_opts o;
-    struct pr_error err = {0};
-    const char *db = pr_opts_str(a->opts, "mysql-db");
+    const struct co_tc_args *t = co_tc_args_of(a);
+    const char *db = a->cfg.mysql_db;
 
-    if (pr_tc_opts_get(a->opts, &o, &err) != 0)
+    if (t == NULL)
         return;
-    if (o.schemas > 0 && strcmp(phase, "run") != 0) {
+    const struct pr_tc_opts *o = &t->o;
+    if (o->schemas > 0 && strcmp(phase, "run") != 0) {
         char first[256], last[256];
-        pr_tc_schema_db(db, &o, 0, first, sizeof first);
-        pr_tc_schema_db(db, &o, o.schemas - 1, last, sizeof last);
+        pr_tc_schema_db(db, o, 0, first, sizeof first);
+        pr_tc_schema_db(db, o, o->schemas - 1, last, sizeof last);
         fprintf(out, "%s: %u schemas, %s..%s (--multi-schema), one after the other:\n", phase,
-                o.schemas, first, last);
+                o->schemas, first, last);
     }
     if (strcmp(phase, "create") == 0)
         fprintf(out, "create: the 9 TPC-C tables in '%s' through agent %s...\n", db, agent0);
-    else if (strcmp(phase, "load") == 0 && (o.parts & ~PR_TC_PART_ITEMS))
-        fprintf(out, "load: warehouses %u..%u (%s) over %u agent(s)...\n", o.wh_first, o.wh_last,
-                pr_opts_str(a->opts, "load-parts"), busy);
+    else if (strcmp(phase, "load") == 0 && (o->parts & ~PR_TC_PART_ITEMS))
+        fprintf(out, "load: warehouses %u..%u (%s) over %u agent(s)...\n", o->wh_first, o->wh_last,
+                t->load_parts, busy);
     else if (strcmp(phase, "load") == 0)
         fprintf(out, "load: the %u items through agent %s...\n", PR_TC_ITEMS, agent0);
     else if (strcmp(phase, "index") == 0)
@@ -225,7 +254,7 @@ static void tc_phase_line(FILE *out, const struct co_args *a, const char *phase,
         fprintf(out,
                 "Checking TPC-C consistency conditions %s for warehouses 1..%u over %u "
                 "agent(s)...\n",
-                o.check_all ? "1-12" : "1-4", o.warehouses, busy);
+                o->check_all ? "1-12" : "1-4", o->warehouses, busy);
 }
 
 static const char tc_help[] =

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "co_plan_int.h"
+#include "co_tc_args.h"
 #include "pr_split.h"
 
 #define TC_WAREHOUSE   1u /* PLAN.tables n: a warehouse range */
@@ -46,8 +47,8 @@ static uint32_t wh_parts(unsigned parts)
 
 uint64_t co_tc_plan_load_conns(const struct co_args *a, const struct pr_tc_opts *o)
 {
-    if (pr_opts_is_set(a->opts, "threads"))
-        return (uint64_t)pr_opts_int(a->opts, "threads");
+    if (a->cfg.threads_set)
+        return a->cfg.threads;
     uint64_t streams = (uint64_t)(o->wh_last - o->wh_first + 1) * wh_parts(o->parts) +
                        !!(o->parts & PR_TC_PART_ITEMS);
     return streams < MAX_LOAD_CONNS ? (streams ? streams : 1) : MAX_LOAD_CONNS;
@@ -57,14 +58,13 @@ uint64_t co_tc_plan_load_conns(const struct co_args *a, const struct pr_tc_opts 
  * the probe's; prepare, check, cleanup: each stream then USEs its own). */
 static void first_schema(struct pr_msg_plan *pl, const struct co_args *a)
 {
-    struct pr_tc_opts o;
-    struct pr_error err = {0};
+    const struct co_tc_args *t = co_tc_args_of(a);
 
-    if (pr_tc_opts_get(a->opts, &o, &err) != 0 || o.schemas == 0)
+    if (t == NULL || t->o.schemas == 0)
         return;
-    int len = pr_tc_schema_db(pl->database, &o, 0, NULL, 0);
+    int len = pr_tc_schema_db(pl->database, &t->o, 0, NULL, 0);
     char *db = pr_xmalloc((size_t)len + 1);
-    pr_tc_schema_db(pl->database, &o, 0, db, (size_t)len + 1);
+    pr_tc_schema_db(pl->database, &t->o, 0, db, (size_t)len + 1);
     free(pl->database);
     pl->database = db;
 }
@@ -196,7 +196,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
                     const uint64_t *w, uint64_t seed, struct pr_error *err)
 {
     uint32_t n = p->n_agents;
-    uint64_t threads = (uint64_t)pr_opts_int(a->opts, "threads");
+    uint64_t threads = a->cfg.threads;
     uint64_t *conns = pr_xcalloc(n, sizeof(*conns)), *rate = pr_xcalloc(n, sizeof(*rate));
     struct pr_split_span *spans = pr_xcalloc(n, sizeof(*spans));
     uint64_t first = 0;
@@ -204,7 +204,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
 
     set_phases(p, 1, (const char *const[]){"run"});
     pr_split_u64(threads, n, w, conns);
-    pr_split_u64((uint64_t)pr_opts_int(a->opts, "rate"), n, w, rate);
+    pr_split_u64(a->cfg.rate, n, w, rate);
     for (uint32_t i = 0; i < n && rc == 0; i++)
         if (conns[i] == 0)
             rc = pr_error_set(err, PR_EINVAL,
@@ -220,7 +220,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
         pl->conns_total = threads;
         pl->rate = rate[i];
         pl->rate_mode = a->rate_mode;
-        pl->time_s = (uint64_t)o->warmup_s + (uint64_t)pr_opts_int(a->opts, "time");
+        pl->time_s = (uint64_t)o->warmup_s + a->cfg.time_s;
         pl->report_ms = 1000; /* tpcc's lines are cut from 1 s intervals */
         first += conns[i];
         if (a->part == PR_PART_WAREHOUSES)
@@ -244,7 +244,7 @@ static int plan_check(co_plan *p, const struct co_args *a, const struct pr_tc_op
 
     set_phases(p, 1, (const char *const[]){"check"});
     split_warehouses(n, w, 1, o->warehouses, spans);
-    pr_split_u64((uint64_t)pr_opts_int(a->opts, "threads"), n, w, conns);
+    pr_split_u64(a->cfg.threads, n, w, conns);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t len = pr_split_span_len(spans[i]);
         if (len == 0)
@@ -272,19 +272,18 @@ static int plan_cleanup(co_plan *p, const struct co_args *a, uint64_t seed, stru
 int co_tc_plan_build(co_plan *p, const struct co_args *a, const uint64_t *weights, uint64_t seed,
                      struct pr_error *err)
 {
-    struct pr_tc_opts o;
-    int rc = pr_tc_opts_get(a->opts, &o, err);
+    const struct co_tc_args *t = co_tc_args_of(a);
 
-    if (rc != 0)
-        return rc;
+    if (t == NULL) /* co_args_parse keeps them (check_options) */
+        return pr_error_set(err, PR_EINVAL, "tpcc: the command line's options were not checked");
     p->rows_total = 0;
     switch (a->cmd) {
     case PR_CMD_PREPARE:
-        return plan_prepare(p, a, &o, weights, seed, err);
+        return plan_prepare(p, a, &t->o, weights, seed, err);
     case PR_CMD_RUN:
-        return plan_run(p, a, &o, weights, seed, err);
+        return plan_run(p, a, &t->o, weights, seed, err);
     case PR_CMD_CHECK:
-        return plan_check(p, a, &o, weights, seed, err);
+        return plan_check(p, a, &t->o, weights, seed, err);
     case PR_CMD_CLEANUP:
         return plan_cleanup(p, a, seed, err);
     default:

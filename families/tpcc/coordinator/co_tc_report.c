@@ -9,6 +9,7 @@
 
 #include "co_args.h"
 #include "co_kinds.h"
+#include "co_tc_args.h"
 #include "co_tc_report_int.h"
 #include "pr_msg_trx.h"
 #include "pr_parse.h"
@@ -83,24 +84,24 @@ static char letter_of(const char *name)
 void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg *cfg,
                                 struct co_tc_optline **lines_buf)
 {
+    const struct co_tc_args *t = co_tc_args_of(a);
     struct pr_tc_opts o = {0};
-    struct pr_error err = {0};
-    const pr_opts *po = a->opts;
 
     memset(cfg, 0, sizeof(*cfg));
-    if (pr_tc_opts_get(po, &o, &err) != 0) /* refused earlier (check_options) */
+    if (t != NULL)
+        o = t->o;
+    else /* not checked (check_options) */
         memcpy(o.rt_limit_ms, default_limits_ms, sizeof(o.rt_limit_ms));
-    cfg->host = pr_opts_str(po, "mysql-host");
-    cfg->port = pr_opts_str(po, "mysql-port");
-    cfg->db = pr_opts_str(po, "mysql-db");
-    cfg->user = pr_opts_str(po, "mysql-user");
+    cfg->host = a->cfg.mysql_host;
+    cfg->port = a->cfg.mysql_port;
+    cfg->db = a->cfg.mysql_db;
+    cfg->user = a->cfg.mysql_user;
     cfg->password_set = a->password != NULL && a->password[0] != '\0';
     cfg->warehouses = o.warehouses;
-    cfg->threads = (uint32_t)pr_opts_int(po, "threads");
+    cfg->threads = a->cfg.threads;
     cfg->warmup_s = o.warmup_s;
-    cfg->time_s = (uint32_t)pr_opts_int(po, "time");
-    int64_t ri = pr_opts_int(po, "report-interval");
-    cfg->interval_s = ri > 0 ? (uint32_t)ri : 0;
+    cfg->time_s = (uint32_t)a->cfg.time_s;
+    cfg->interval_s = (uint32_t)a->cfg.report_interval_s;
     memcpy(cfg->rt_limit_ms, o.rt_limit_ms, sizeof(cfg->rt_limit_ms));
     cfg->schemas = o.schemas;
     cfg->schema_offset = o.schema_offset;
@@ -397,9 +398,9 @@ static void *op_open(const struct co_args *a, struct co_result *res)
     co_tc_report_cfg_from_args(a, &cfg, &lines);
     co_tc_report *t = co_tc_report_new(&cfg, res);
     t->own_opt = lines;
-    struct co_tc_trx_cfg tc = {pr_opts_str(a->opts, "report-file"),
-                               pr_opts_str(a->opts, "trx-file"), cfg.warmup_s, cfg.time_s,
-                               cfg.interval_s};
+    const struct co_tc_args *ta = co_tc_args_of(a);
+    struct co_tc_trx_cfg tc = {ta ? ta->report_file : "", ta ? ta->trx_file : "", cfg.warmup_s,
+                               cfg.time_s, cfg.interval_s};
     t->trx = co_tc_trx_new(&tc);
     return t;
 }

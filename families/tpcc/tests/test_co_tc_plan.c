@@ -3,6 +3,7 @@
  * items on one agent, run timing, home warehouses, check and cleanup. */
 #include "co_family.h"
 #include "co_plan.h"
+#include "co_tc_args.h"
 #include "co_tc_plan.h"
 #include "testlib.h"
 
@@ -81,6 +82,10 @@ static void test_defaults(void)
     CHECK(strcmp(pr_opts_str(a.opts, "mysql-db"), "tpcc") == 0);
     CHECK(strcmp(pr_opts_str(a.opts, "mysql-ignore-errors"), "all") == 0);
     CHECK_EQ_U64(pr_opts_int(a.opts, "report-interval"), 10);
+    /* typed once by the parse, the family's defaults in */
+    const struct co_tc_args *t = co_tc_args_of(&a);
+    CHECK(strcmp(a.cfg.mysql_db, "tpcc") == 0 && a.cfg.report_interval_s == 10);
+    CHECK(t && t->o.warehouses == 1 && t->o.warmup_s == 10 && t->report_file[0] == '\0');
     co_plan *p = plan_new(&a, 1, NULL);
     const struct pr_msg_plan *pl = p ? plan_of(p, 0, 0) : NULL;
     CHECK(pl && strcmp(pl->database, "tpcc") == 0);
