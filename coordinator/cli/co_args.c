@@ -64,7 +64,7 @@ void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
     strcpy(a->warnings + old, line);
 }
 
-void co__args_warn(struct co_args *a, const char *fmt, ...)
+void co_args_warn(struct co_args *a, const char *fmt, ...)
 {
     va_list ap;
 
@@ -325,8 +325,8 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     fclose(f);
     line[strcspn(line, "\r\n")] = '\0';
     if (stat(v, &st) == 0 && (st.st_mode & 077))
-        co__args_warn(a, "--mysql-password-file: %s is readable by group or others; chmod 600 %s",
-                      v, v);
+        co_args_warn(a, "--mysql-password-file: %s is readable by group or others; chmod 600 %s", v,
+                     v);
     set_password(a, line);
     return 0;
 }
@@ -427,10 +427,10 @@ static void add_passthrough(struct co_args *a, const char *name, const char *val
         a->n_passthrough_given = a->n_passthrough;
 }
 
-/* A family's default for an option the user did not give (co_args_int.h):
+/* A family's default for an option the user did not give (co_args.h):
  * set in a->opts and sent to the agents like a given one. */
-int co__args_set_default(struct co_args *a, const char *name, const char *value,
-                         struct pr_error *err)
+int co_args_set_default(struct co_args *a, const char *name, const char *value,
+                        struct pr_error *err)
 {
     if (pr_opts_is_set(a->opts, name))
         return 0;
@@ -488,7 +488,7 @@ static int apply_sysbench(struct co_args *a, const char *name, const char *value
     if (rc < 0)
         return rc;
     if (def->alias_of)
-        co__args_warn(a, "--%s is deprecated, use --%s instead", def->name, def->alias_of);
+        co_args_warn(a, "--%s is deprecated, use --%s instead", def->name, def->alias_of);
     const char *canon = def->alias_of ? def->alias_of : def->name;
     add_passthrough(a, canon, value ? value : "on");
     return 0;
@@ -524,7 +524,7 @@ static int apply_option(struct co_args *a, const char *arg, const struct origin 
             return pr_error_set(err, PR_EINVAL, "--mysql-password: a value is required");
         set_password(a, pr_xstrdup(value));
         if (!o->file)
-            co__args_warn(a, "%s", PASSWORD_WARN);
+            co_args_warn(a, "%s", PASSWORD_WARN);
         return 0;
     }
     char first[24]; /* --threads=A,B,...: a sweep; --threads takes A */

@@ -158,7 +158,7 @@ struct co_args {
     char **passthrough;                  /* "name=value" of every option given explicitly (sysbench
                                             and workload options only, canonical names, password
                                             excluded), plus the defaults a family resolves for
-                                            its agents (co__args_set_default; tpcc:
+                                            its agents (co_args_set_default; tpcc:
                                             mysql-db, mysql-ignore-errors, report-interval),
                                             in order of first appearance (a repeated
                                             option keeps its slot with the last value; an unknown
@@ -205,6 +205,28 @@ char *co_args_usage(void);
  * prints them after its version banner (the banner is not included).
  * Caller frees; NULL for an unknown workload. */
 char *co_args_workload_usage(const char *workload);
+
+/* For a family's check_options (co_family.h), the option rules it may
+ * share with the core. */
+
+/* Append "WARNING: <fmt...>\n" to a->warnings unless already there: a
+ * warning about the options, printed before the run. */
+void co_args_warn(struct co_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A family's default for option name (canonical) when the user did not
+ * give it: set in a->opts and added to a->passthrough, so the agents get it
+ * in PLAN.opts and the JSON lists it (tpcc: --mysql-db=tpcc). No effect
+ * when given. 0 or PR_EINVAL (a bad value: programmer error). */
+int co_args_set_default(struct co_args *a, const char *name, const char *value,
+                        struct pr_error *err);
+
+/* The sysbench options stampede accepts without implementing them
+ * (co_args_unsup.c; --help marks them), for a family whose options include
+ * sysbench's general ones. co_args_refuse_unsupported: PR_EINVAL with err
+ * when one that would change what a run does is set (none today), else 0.
+ * co_args_warn_no_effect: a warning for each cosmetic one that is set. */
+int co_args_refuse_unsupported(const struct co_args *a, struct pr_error *err);
+void co_args_warn_no_effect(struct co_args *a);
 
 /* Local agents (no --listen) per online core: each is a process with its
  * own loops and connections; more are refused (co__args_check). */

@@ -1,4 +1,5 @@
-/* co_args_int: what co_args.c shares with co_usage.c (the help texts) and
+/* co_args_int: what co_args.c shares with co_usage.c (the help texts),
+ * co_args_unsup.c (the options stampede does not implement) and
  * co_args_sweep.c (the sweep options). Internal to the coordinator. */
 #ifndef CO_ARGS_INT_H
 #define CO_ARGS_INT_H
@@ -19,28 +20,14 @@ struct co__own_opt {
 };
 
 /* sysbench options stampede refuses when set (TLS, compression: a later
- * connection layer) and those it accepts with no effect; NULL terminated.
- * --help marks them. */
+ * connection layer) and those it accepts with no effect; NULL terminated
+ * (co_args_unsup.c). --help marks them. */
 extern const char *const co__refused_opts[];
 extern const char *const co__no_effect_opts[];
 
-/* Append "WARNING: <fmt...>\n" to a->warnings unless already there. */
+/* co_args_warn with a va_list. */
 void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
-void co__args_warn(struct co_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* The sysbench options with rules of their own (co_args_sb.c), once every
- * option is in: refused ones (PR_EINVAL), no-effect warnings,
- * --report-checkpoints into a->checkpoints, --forced-shutdown and
- * --validate warnings. Returns 0 or PR_EINVAL with err filled. */
-int co__args_sysbench_rules(struct co_args *a, struct pr_error *err);
-
-/* A family's default for option name (canonical) when the user did not
- * give it: set in a->opts and added to a->passthrough, so the agents get it
- * in PLAN.opts and the JSON lists it. No effect when given. 0 or PR_EINVAL
- * (a bad value: programmer error). */
-int co__args_set_default(struct co_args *a, const char *name, const char *value,
-                         struct pr_error *err);
 
 /* co_args_sweep.c, the sweep options (co_sweep): --repeat=N (1..10000)
  * and --sweep-pause=S (0..86400), setters for the own options' table. 0 or

@@ -115,8 +115,8 @@ int co__args_check(struct co_args *a, struct pr_error *err)
             return urc;
     }
     if (a->rate_mode != PR_RATE_POISSON && a->opts && pr_opts_int(a->opts, "rate") == 0)
-        co__args_warn(a, "--rate-mode=%s has no effect without --rate",
-                      pr_rate_mode_name(a->rate_mode));
+        co_args_warn(a, "--rate-mode=%s has no effect without --rate",
+                     pr_rate_mode_name(a->rate_mode));
     bool keys = a->secret_key_file || a->authorized_keys;
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -146,11 +146,10 @@ int co__args_check(struct co_args *a, struct pr_error *err)
                             "--listen needs --secret-key-file and --authorized-keys (see "
                             "stampede keygen), or --plaintext on a loopback address");
     if (!a->listen && keys)
-        co__args_warn(a, "--secret-key-file and --authorized-keys apply only with --listen; local "
-                         "agents use fresh keys");
+        co_args_warn(a, "--secret-key-file and --authorized-keys apply only with --listen; local "
+                        "agents use fresh keys");
     if (a->listen && (a->agent_bin || a->agent_workers))
-        co__args_warn(a,
-                      "--agent-bin and --agent-workers apply only to local agents (no --listen)");
+        co_args_warn(a, "--agent-bin and --agent-workers apply only to local agents (no --listen)");
     if (pr_opts_bool(a->opts, "histogram") && pr_opts_int(a->opts, "percentile") == 0)
         return pr_error_set(err, PR_EINVAL, "--histogram cannot be used with --percentile=0");
     int rc = check_partition(a, err);
@@ -158,6 +157,6 @@ int co__args_check(struct co_args *a, struct pr_error *err)
         return rc;
     if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
         pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
-        co__args_warn(a, "Both event and time limits are disabled, running an endless test");
+        co_args_warn(a, "Both event and time limits are disabled, running an endless test");
     return 0;
 }

@@ -43,7 +43,7 @@ struct co_family {
     int (*check_options)(struct co_args *a, struct pr_error *err);
     /* Plan rule: why partition part cannot confine a's workload, or NULL. */
     const char *(*partition_unfit)(const struct co_args *a, enum pr_partition part);
-    /* Optional: build every phase's PLANs into p (co_plan_int.h: phases,
+    /* Optional: build every phase's PLANs into p (co_plan_family.h: phases,
      * names, msgs, rows_total) by the family's own rules; co_plan_new hashes
      * them. NULL: co_plan's sysbench rules. 0 or PR_EINVAL with err. */
     int (*plan)(co_plan *p, const struct co_args *a, const uint64_t *weights, uint64_t seed,

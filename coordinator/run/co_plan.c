@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "co_family.h"
-#include "co_plan_int.h"
+#include "co_plan_family.h"
 #include "pr_parse.h"
 #include "pr_split.h"
 
@@ -69,9 +69,9 @@ static void set_opts(struct pr_msg_plan *pl, const struct co_args *a)
     pl->n_opts = a->n_passthrough;
 }
 
-/* The parts every agent's plan shares (co_plan_int.h). */
-int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uint32_t n,
-                  uint64_t seed, struct pr_error *err)
+/* The parts every agent's plan shares (co_plan_family.h). */
+int co_plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uint32_t n,
+                 uint64_t seed, struct pr_error *err)
 {
     pr_msg_init(m, PR_MSG_PLAN, NULL, 0);
     struct pr_msg_plan *pl = &m->u.plan;
@@ -91,8 +91,8 @@ int co__plan_base(struct pr_msg *m, const struct co_args *a, uint32_t agent, uin
     return set_targets(pl, a, err);
 }
 
-void co__plan_add_table(struct pr_msg_plan *pl, uint32_t table, uint64_t lo, uint64_t hi, bool ct,
-                        bool ci)
+void co_plan_add_table(struct pr_msg_plan *pl, uint32_t table, uint64_t lo, uint64_t hi, bool ct,
+                       bool ci)
 {
     pl->tables = pr_xrealloc(pl->tables, (pl->n_tables + 1) * sizeof(*pl->tables));
     pl->tables[pl->n_tables++] = (struct pr_msg_table){table, lo, hi, ct, ci};
@@ -137,7 +137,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
                               (unsigned long long)threads, i + 1);
             break;
         }
-        rc = co__plan_base(m, a, i, n, seed, err);
+        rc = co_plan_base(m, a, i, n, seed, err);
         struct pr_msg_plan *pl = &m->u.plan;
         pl->conns = (uint32_t)conns[i];
         pl->conn_first = first;
@@ -149,9 +149,9 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
         first += conns[i];
         for (uint64_t t = 1; a->part == PR_PART_TABLES && t <= tables; t++)
             if (t >= spans[i].lo && t <= spans[i].hi)
-                co__plan_add_table(pl, (uint32_t)t, 1, table_size ? table_size : 1, false, false);
+                co_plan_add_table(pl, (uint32_t)t, 1, table_size ? table_size : 1, false, false);
         for (uint32_t t = 1; a->part == PR_PART_ROWS && t <= tables; t++)
-            co__plan_add_table(pl, t, spans[i].lo, spans[i].hi, false, false);
+            co_plan_add_table(pl, t, spans[i].lo, spans[i].hi, false, false);
     }
 out:
     free(conns);
@@ -206,14 +206,14 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
             if (!want)
                 continue;
             if (m->type == PR_MSG_NONE)
-                rc = co__plan_base(m, a, s->agent, n, seed, err);
+                rc = co_plan_base(m, a, s->agent, n, seed, err);
             struct pr_msg_plan *pl = &m->u.plan;
             if (!split)
-                co__plan_add_table(pl, s->table, s->id_lo, s->id_hi, s->creates, s->indexes);
+                co_plan_add_table(pl, s->table, s->id_lo, s->id_hi, s->creates, s->indexes);
             else if (ph == 1)
-                co__plan_add_table(pl, s->table, s->id_lo, s->id_hi, false, false);
+                co_plan_add_table(pl, s->table, s->id_lo, s->id_hi, false, false);
             else
-                co__plan_add_table(pl, s->table, s->id_lo, s->id_lo - 1, ph == 0, ph == 2);
+                co_plan_add_table(pl, s->table, s->id_lo, s->id_lo - 1, ph == 0, ph == 2);
         }
     }
     for (uint32_t ph = 0; ph < p->n_phases; ph++)
@@ -234,7 +234,7 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const uint64_t *w, 
 static int plan_single(co_plan *p, const struct co_args *a, uint64_t seed, struct pr_error *err)
 {
     struct pr_msg *m = &p->msgs[0][0];
-    int rc = co__plan_base(m, a, 0, p->n_agents, seed, err);
+    int rc = co_plan_base(m, a, 0, p->n_agents, seed, err);
     uint64_t threads = a->cfg.threads;
     m->u.plan.conns = a->cmd == PR_CMD_CLEANUP || a->cmd == PR_CMD_CHECK ? 1u : (uint32_t)threads;
     m->u.plan.conns_total = threads;

@@ -1,5 +1,5 @@
 /* fuzz_args: libFuzzer target for the stampede command line as a whole
- * (co_args_parse, coordinator/co_args*.c): the words and the command,
+ * (co_args_parse, coordinator/cli/co_args*.c): the words and the command,
  * stampede's own options (--agents, --agent-weights, --listen and its key
  * rules, --partition, --report-checkpoints, ...), every sysbench option
  * through pr_opts, the families' checks, and --config-file's lines.

@@ -1,5 +1,5 @@
 /* fuzz_report: libFuzzer target for the report tool's reader (`stampede
- * report`, coordinator/co_rpt*.c): a run, sweep or repeat file as anyone
+ * report`, coordinator/report/co_rpt*.c): a run, sweep or repeat file as anyone
  * may hand it over (co_rpt_load), then everything the report reads from it:
  * the text report of the file alone and compared with itself, and the
  * HTML report (its data block, tables and series). Input: the file's

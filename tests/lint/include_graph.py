@@ -20,7 +20,13 @@ internal headers X_int.h and X_test.h are part of module X (PART_SUFFIXES).
         - a cycle inside a layer that is not in BASELINE, or has grown,
         - a BASELINE entry that is no longer a cycle as written (so the
           baseline stays true and only shrinks),
-        - a quoted include that resolves to no file, or to more than one.
+        - a quoted include that resolves to no file, or to more than one,
+        - a file under families/X/ (its tests/ too) that includes a *_int.h
+          or *_test.h header found nowhere under families/X/ (another
+          module's internals: a family includes only published headers),
+        - a file under families/X/ that names a co__/ag__/pr__ identifier
+          no header under families/X/ declares (FAMILY_NAME_EXCEPTIONS
+          aside; an exception no family file needs any more fails too).
   include_graph.py --self-test
       the checks above on small made-up trees in a temporary folder.
 
@@ -86,6 +92,19 @@ PART_SUFFIXES = ("_int", "_test")
 # Quoted includes that name a library's header rather than a file of the
 # tree (none today).
 EXTERNAL = set()
+# The families (families/X/, each with every sub-folder, tests/ included)
+# include only published headers and name only their own internals (issue
+# 31): no *_int.h / *_test.h header from outside families/X/, no
+# co__/ag__/pr__ identifier that no header under families/X/ declares.
+FAMILIES = "families"
+PRIVATE_HEADER_SUFFIXES = ("_int.h", "_test.h")
+# (identifier prefix, why): internal names families may still use, until
+# they are published. This list only shrinks: an entry no family file
+# needs fails the check.
+FAMILY_NAME_EXCEPTIONS = [
+    ("co__rpt_", "coordinator/report's section/series helpers the tpcc report page "
+                 "uses; being published by another change (issue 31)"),
+]
 # ---------------------------------------------------------------------------
 
 INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"')
@@ -365,6 +384,82 @@ def layer_names():
     return seen
 
 
+# --- the families' rule ---------------------------------------------------
+
+INTERNAL_NAME_RE = re.compile(r"\b(?:co|ag|pr)__[A-Za-z0-9_]+")
+# A declaration at file scope (clang-format: a line at column 0): the
+# identifier right before the first ( [ = ; { or , of the line
+# ("int ag__x(", "extern const char *const co__y[];", "struct ag__z {",
+# "typedef struct ag__z ag__z;"), or a #define'd name.
+DECL_RE = re.compile(r"^(?:#[ \t]*define[ \t]+((?:co|ag|pr)__\w+)"
+                     r"|(?!\s)[^(\[=;{},#\n]*?\b((?:co|ag|pr)__\w+)[ \t]*[(\[=;{,])",
+                     re.M)
+STRING_RE = re.compile(r'"(?:\\.|[^"\\\n])*"')
+
+
+def family_files(root):
+    """{family: [repo paths of its .c/.h files, every sub-folder]}"""
+    out = {}
+    base = os.path.join(root, FAMILIES)
+    if not os.path.isdir(base):
+        return out
+    for fam in sorted(os.listdir(base)):
+        fdir = os.path.join(base, fam)
+        if not os.path.isdir(fdir) or fam.startswith(SKIP_DIR_PREFIXES):
+            continue
+        files = []
+        for dirpath, dirnames, filenames in os.walk(fdir):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(SKIP_DIR_PREFIXES))
+            for fn in sorted(filenames):
+                if fn.endswith(SOURCE_EXTS):
+                    rel = os.path.relpath(os.path.join(dirpath, fn), root).replace(os.sep, "/")
+                    files.append(rel)
+        out[fam] = files
+    return out
+
+
+def family_problems(root, exceptions):
+    """(include problems, name problems, stale exceptions): lines to report."""
+    incs, names, used = [], [], set()
+    for fam, files in family_files(root).items():
+        texts = {}
+        for f in files:
+            with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+                texts[f] = strip_comments(fh.read())
+        tails = set()
+        for f in files:
+            parts = (f[: -len(".in")] if f.endswith(".h.in") else f).split("/")
+            tails.update("/".join(parts[-k:]) for k in range(1, len(parts) + 1))
+        declared = set()
+        for f in files:
+            if f.endswith((".h", ".h.in")):
+                for m in DECL_RE.finditer(texts[f]):
+                    declared.add(m.group(1) or m.group(2))
+        for f in files:
+            lines = texts[f].split("\n")
+            for lineno, line in enumerate(lines, 1):
+                m = INCLUDE_RE.match(line)
+                if m:
+                    name = os.path.normpath(m.group(1)).replace(os.sep, "/")
+                    if stem_of(name).endswith(tuple(x[:-2] for x in PRIVATE_HEADER_SUFFIXES)) \
+                            and name.endswith(".h") and name not in tails:
+                        incs.append('%s:%d: #include "%s": another module\'s internals, not '
+                                    "under %s/%s/" % (f, lineno, m.group(1), FAMILIES, fam))
+                    continue
+                for ident in INTERNAL_NAME_RE.findall(STRING_RE.sub('""', line)):
+                    if ident in declared:
+                        continue
+                    why = [p for p, _ in exceptions if ident.startswith(p)]
+                    if why:
+                        used.update(why)
+                        continue
+                    names.append("%s:%d: %s: declared by no header under %s/%s/"
+                                 % (f, lineno, ident, FAMILIES, fam))
+    stale = ["FAMILY_NAME_EXCEPTIONS: %s (%s): no family file names it any more; delete it"
+             % (p, why) for p, why in exceptions if p not in used]
+    return incs, names, stale
+
+
 # --- --stats ----------------------------------------------------------------
 
 
@@ -457,7 +552,7 @@ def n_of(n, one, many):
     return "%d %s" % (n, one if n == 1 else many)
 
 
-def check(g, baseline_path, baseline):
+def check(g, baseline_path, baseline, exceptions=None):
     """(ok, lines): one line per check, details indented below a failure."""
     lines = []
     ok = True
@@ -542,6 +637,22 @@ def check(g, baseline_path, baseline):
            else "%s of %s %s no longer true: the baseline only shrinks"
            % (n_of(len(details), "entry", "entries"), os.path.basename(baseline_path),
               "is" if len(details) == 1 else "are"), details)
+
+    exceptions = FAMILY_NAME_EXCEPTIONS if exceptions is None else exceptions
+    incs, names, stale = family_problems(g.root, exceptions)
+    report(not incs, "family includes",
+           "no family file includes another module's *_int.h or *_test.h" if not incs
+           else "%s another module's internals" % n_of(len(incs), "family include names",
+                                                        "family includes name"),
+           incs + (["include the module's published header; publish what the family needs "
+                    "there (without the double underscore)"] if incs else []))
+    report(not names and not stale, "family names",
+           "every co__/ag__/pr__ name a family file uses is declared under its folder "
+           "(%d exceptions)" % len(exceptions) if not names and not stale
+           else "%s" % n_of(len(names) + len(stale), "problem", "problems"),
+           names + stale + (["call the published name (co_args.h, co_plan_family.h, "
+                             "co_family.h, ...), or keep the name inside the family"]
+                            if names else []))
     return ok, lines
 
 
@@ -584,6 +695,20 @@ def self_test():
             "coordinator/tests/co_t.c": ['#include "ag_x.h"'],  # skipped folder
             "build-x/agent/ag_x.h": [],  # not scanned (not under a layer)
             "agent/build/ag_w.c": ['#include "co_p.h"'],  # skipped folder
+            # a family: its own internals (ag_fa_int.h) only; comments and
+            # strings may name anything
+            "families/fa/agent/ag_fa.h": ["int ag_fa_run(void);"],
+            "families/fa/agent/ag_fa_int.h": ["struct ag__fa_st {", "    int n;", "};",
+                                              "int ag__fa_step(struct ag__fa_st *s,",
+                                              "                int k);"],
+            "families/fa/agent/ag_fa.c": ['#include "ag_fa.h"', '#include "ag_fa_int.h"',
+                                          '#include "pr_a.h"', "int ag_fa_run(void)", "{",
+                                          "    return ag__fa_step(0, 1); /* ag__y_x */",
+                                          '    puts("ag__y_x");', "}"],
+            "families/fa/tests/test_fa.c": ['#include "ag_fa_int.h"',
+                                            "static struct ag__fa_st st;"],
+            "agent/sub/ag_y_int.h": ['#include "ag_y.h"', "int ag__y_step(void);"],
+            "coordinator/co_q_test.h": ["int co__q_peek(void);"],
         }
         files.update(extra or {})
         for path, incs in files.items():
@@ -591,21 +716,22 @@ def self_test():
 
     good = "agent/ag_x agent/sub/ag_y\ncoordinator/co_p coordinator/co_q\n"
 
-    def case(name, extra, baseline, want_ok, want=()):
+    def case(name, extra, baseline, want_ok, want=(), exceptions=()):
         with tempfile.TemporaryDirectory() as root:
             tree(root, extra)
             bpath = os.path.join(root, "cycles.txt")
             with open(bpath, "w") as fh:
                 fh.write("# made up\n" + baseline)
             g = Graph(root)
-            ok, lines = check(g, bpath, read_baseline(bpath))
+            ok, lines = check(g, bpath, read_baseline(bpath), list(exceptions))
             text = "\n".join(lines)
             if ok != want_ok or any(s not in text for s in want):
                 failures.append("%s: ok=%s, want %s, wanted %r in:\n%s"
                                 % (name, ok, want_ok, want, text))
             return g
 
-    g = case("clean", None, good, True, ["ok   layers", "ok   stale baseline"])
+    g = case("clean", None, good, True, ["ok   layers", "ok   stale baseline",
+                                         "ok   family includes", "ok   family names"])
     if "proto/pr_gen" not in g.modules or not any(
             e == ("proto/pr_a", "proto/pr_gen") for e in g.edges):
         failures.append("generated header: no edge proto/pr_a -> proto/pr_gen")
@@ -639,9 +765,30 @@ def self_test():
          ['FAIL resolve', 'agent/main.c:1: #include "nowhere.h": unresolved'])
     case("ambiguous", {"coordinator/main.c": ['#include "same.h"']}, good, False,
          ["FAIL resolve", "ambiguous: agent/same.h, agent/sub/same.h"])
+    fa_c = ['#include "ag_fa.h"', '#include "ag_fa_int.h"', "int ag_fa_run(void)", "{"]
+    case("family includes a core internal header",
+         {"families/fa/agent/ag_fa.c": fa_c + ["}", '#include "ag_y_int.h"']}, good, False,
+         ["FAIL family includes",
+          'families/fa/agent/ag_fa.c:6: #include "ag_y_int.h": another module\'s internals'])
+    case("family test includes a core test header",
+         {"families/fa/tests/test_fa.c": ['#include "co_q_test.h"']}, good, False,
+         ["FAIL family includes", 'families/fa/tests/test_fa.c:1: #include "co_q_test.h"'])
+    case("family names a core internal",
+         {"families/fa/agent/ag_fa.c": fa_c + ["    return ag__y_step();", "}"]}, good, False,
+         ["FAIL family names",
+          "families/fa/agent/ag_fa.c:5: ag__y_step: declared by no header under families/fa/"])
+    case("family defines a core internal",
+         {"families/fa/coordinator/co_fa.c": ["int co__q_peek(void)", "{", "}"]}, good, False,
+         ["FAIL family names", "families/fa/coordinator/co_fa.c:1: co__q_peek"])
+    case("family names an excepted internal",
+         {"families/fa/agent/ag_fa.c": fa_c + ["    return ag__y_step();", "}"]}, good, True,
+         ["ok   family names"], [("ag__y_", "made up")])
+    case("stale exception", None, good, False,
+         ["FAIL family names", "ag__gone_ (made up): no family file names it any more"],
+         [("ag__gone_", "made up")])
     for f in failures:
         print("self-test FAIL " + f)
-    print("self-test: %s" % ("%d failures" % len(failures) if failures else "ok, 10 trees"))
+    print("self-test: %s" % ("%d failures" % len(failures) if failures else "ok, 16 trees"))
     return not failures
 
 

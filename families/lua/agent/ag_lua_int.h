@@ -1,4 +1,4 @@
-/* ag_lua_int: what the Lua family's files share (agent/lua/). Internal.
+/* ag_lua_int: what the Lua family's files share (families/lua/agent/). Internal.
  *
  * A workload (struct ag__lua_wl) holds the shipped sources, the options,
  * the distribution and the statement set the probe found. A script state

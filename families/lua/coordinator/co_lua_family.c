@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_args_int.h"
+#include "co_args.h"
 #include "co_family.h"
 #include "co_lua.h"
 #include "co_report.h"
+#include "co_sb_args.h"
 #include "pr_hist.h"
 
 static void lua_free(void *p)
@@ -39,7 +40,7 @@ static int lua_check_options(struct co_args *a, struct pr_error *err)
                             a->workload + 4, pr_plan_cmd_name(a->cmd));
     if (l && co_lua_set_options(l, a->opts, a->passthrough, a->n_passthrough, err) < 0)
         return PR_EINVAL;
-    return co__args_sysbench_rules(a, err);
+    return co_sb_args_check(a, err);
 }
 
 static const char *lua_partition_unfit(const struct co_args *a, enum pr_partition part)

@@ -1,7 +1,7 @@
 /* co_lua_report: a Lua script's sysbench.hooks.report_cumulative after a
  * run, fed with the merged result of every agent, then its done(). See
  * co_lua.h. */
-#include "co_args_int.h"
+#include "co_args.h"
 #include "co_lua.h"
 #include "co_result.h"
 #include "pr_hist.h"

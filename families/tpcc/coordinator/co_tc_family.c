@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_args_int.h"
+#include "co_args.h"
 #include "co_family.h"
 #include "co_rpt_family.h"
 #include "co_tc_args.h"
@@ -91,7 +91,7 @@ static int run_timing(struct co_args *a, struct pr_error *err)
                             "(tpcc_start -l); give --time=1 or more",
                             (long long)t);
     snprintf(buf, sizeof buf, "%lld", (long long)(t < REPORT_INTERVAL_S ? t : REPORT_INTERVAL_S));
-    int rc = co__args_set_default(a, "report-interval", buf, err);
+    int rc = co_args_set_default(a, "report-interval", buf, err);
     int64_t ri = pr_opts_int(a->opts, "report-interval");
     if (rc == 0 && ri <= 0)
         rc = pr_error_set(err, PR_EINVAL,
@@ -120,8 +120,8 @@ static int check_trx_files(struct co_args *a, const struct pr_tc_opts *o, struct
     if (a->cmd != PR_CMD_RUN) {
         for (int i = 0; i < 2; i++)
             if (pr_opts_is_set(a->opts, names[i]))
-                co__args_warn(a, "--%s applies to run only; %s writes no such file", names[i],
-                              pr_plan_cmd_name(a->cmd));
+                co_args_warn(a, "--%s applies to run only; %s writes no such file", names[i],
+                             pr_plan_cmd_name(a->cmd));
         return 0;
     }
     int64_t ri = pr_opts_int(a->opts, "report-interval");
@@ -167,31 +167,29 @@ static int tc_check_options(struct co_args *a, struct pr_error *err)
         rc = refuse_sysbench_only(a, err);
     if (rc != 0)
         return rc;
-    for (size_t i = 0; co__no_effect_opts[i]; i++) /* as for sysbench (co_args_sb.c) */
-        if (pr_opts_is_set(a->opts, co__no_effect_opts[i]))
-            co__args_warn(a, "--%s has no effect in stampede", co__no_effect_opts[i]);
+    co_args_warn_no_effect(a); /* as for sysbench (co_sb_args.c) */
     if (a->cmd == PR_CMD_PREWARM)
         return pr_error_set(err, PR_EINVAL,
                             "tpcc has no prewarm; its commands are prepare, run, check and "
                             "cleanup");
     if (a->cmd == PR_CMD_PREPARE && o.wh_last > o.warehouses)
-        co__args_warn(a,
-                      "--warehouse-last=%u is beyond --warehouses=%u: those warehouses are loaded "
-                      "too (tpcc_load does not clamp -n either)",
-                      o.wh_last, o.warehouses);
+        co_args_warn(a,
+                     "--warehouse-last=%u is beyond --warehouses=%u: those warehouses are loaded "
+                     "too (tpcc_load does not clamp -n either)",
+                     o.wh_last, o.warehouses);
     if (a->part != PR_PART_NONE && a->cmd != PR_CMD_RUN)
-        co__args_warn(a,
-                      "--partition applies to run only; %s splits the warehouses over the agents "
-                      "anyway",
-                      pr_plan_cmd_name(a->cmd));
+        co_args_warn(a,
+                     "--partition applies to run only; %s splits the warehouses over the agents "
+                     "anyway",
+                     pr_plan_cmd_name(a->cmd));
     rc = check_trx_files(a, &o, err);
     if (rc == 0)
         rc = check_schemas(a, &o, err);
     if (rc != 0)
         return rc;
-    rc = co__args_set_default(a, "mysql-db", "tpcc", err);
+    rc = co_args_set_default(a, "mysql-db", "tpcc", err);
     if (rc == 0)
-        rc = co__args_set_default(a, "mysql-ignore-errors", "all", err);
+        rc = co_args_set_default(a, "mysql-ignore-errors", "all", err);
     if (rc == 0 && a->cmd == PR_CMD_RUN)
         rc = run_timing(a, err);
     if (rc == 0)

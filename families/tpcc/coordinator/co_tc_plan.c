@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "co_plan_int.h"
+#include "co_plan_family.h"
 #include "co_tc_args.h"
 #include "pr_split.h"
 
@@ -75,7 +75,7 @@ static struct pr_msg_plan *plan_at(co_plan *p, uint32_t ph, uint32_t i, const st
 {
     struct pr_msg *m = &p->msgs[ph][i];
     if (m->type == PR_MSG_NONE) {
-        int r = co__plan_base(m, a, i, p->n_agents, seed, err);
+        int r = co_plan_base(m, a, i, p->n_agents, seed, err);
         if (*rc == 0)
             *rc = r;
         m->u.plan.part = a->cmd == PR_CMD_RUN ? a->part : PR_PART_NONE;
@@ -142,19 +142,19 @@ static int plan_prepare(co_plan *p, const struct co_args *a, const struct pr_tc_
             continue; /* no work: no plan in the load phase */
         struct pr_msg_plan *pl = plan_at(p, ld, i, a, seed, &rc, err);
         if (has_wh)
-            co__plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
+            co_plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
         if (items)
-            co__plan_add_table(pl, TC_ITEMS, 1, PR_TC_ITEMS, false, false);
+            co_plan_add_table(pl, TC_ITEMS, 1, PR_TC_ITEMS, false, false);
         set_conns(pl, conns[i]);
     }
     if (!partial) {
         struct pr_msg_plan *pl = plan_at(p, 0, 0, a, seed, &rc, err);
-        co__plan_add_table(pl, TC_WAREHOUSE, 1, 0, true, false);
+        co_plan_add_table(pl, TC_WAREHOUSE, 1, 0, true, false);
         set_conns(pl, 1);
     }
     if (!partial && o->foreign_keys) {
         struct pr_msg_plan *pl = plan_at(p, 2, 0, a, seed, &rc, err);
-        co__plan_add_table(pl, TC_WAREHOUSE, 1, 0, false, true);
+        co_plan_add_table(pl, TC_WAREHOUSE, 1, 0, false, true);
         set_conns(pl, conns[0]);
     }
     p->rows_total = co_tc_plan_rows(o->parts, whs ? o->wh_last - o->wh_first + 1 : 0) *
@@ -224,7 +224,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
         pl->report_ms = 1000; /* tpcc's lines are cut from 1 s intervals */
         first += conns[i];
         if (a->part == PR_PART_WAREHOUSES)
-            co__plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
+            co_plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
     }
     free(conns);
     free(rate);
@@ -250,7 +250,7 @@ static int plan_check(co_plan *p, const struct co_args *a, const struct pr_tc_op
         if (len == 0)
             continue;
         struct pr_msg_plan *pl = plan_at(p, 0, i, a, seed, &rc, err);
-        co__plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
+        co_plan_add_table(pl, TC_WAREHOUSE, spans[i].lo, spans[i].hi, false, false);
         set_conns(pl, conns[i] < len ? conns[i] : len);
     }
     free(spans);
@@ -264,7 +264,7 @@ static int plan_cleanup(co_plan *p, const struct co_args *a, uint64_t seed, stru
 
     set_phases(p, 1, (const char *const[]){"cleanup"});
     struct pr_msg_plan *pl = plan_at(p, 0, 0, a, seed, &rc, err);
-    co__plan_add_table(pl, TC_WAREHOUSE, 1, 0, true, false);
+    co_plan_add_table(pl, TC_WAREHOUSE, 1, 0, true, false);
     set_conns(pl, 1);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* test_ag_tc_gen: the tpcc family's generator (agent/tpcc/ag_tc_gen) driven
+/* test_ag_tc_gen: the tpcc family's generator (families/tpcc/agent/ag_tc_gen) driven
  * directly, without a server: results come from a small fake database
  * (fake_result). Checks the statement set, the deck, autocommit, the
  * inputs kept on retries, --max-retries, New-Order's invalid item,

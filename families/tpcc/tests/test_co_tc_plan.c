@@ -392,7 +392,7 @@ static void test_helpers(void)
 }
 
 /* --multi-schema=N --multi-schema-offset=K outside run: every agent's PLAN
- * opens the first schema <db>_<K> (its streams USE each, agent/tpcc), the
+ * opens the first schema <db>_<K> (its streams USE each, families/tpcc/agent), the
  * schemas go in PLAN.opts, and prepare's progress counts N schemas. */
 static void test_multi_schema(void)
 {

@@ -1,4 +1,4 @@
-/* test_tpcc_gen: the tpcc family's generator (agent/tpcc/ag_tc_gen) through
+/* test_tpcc_gen: the tpcc family's generator (families/tpcc/agent/ag_tc_gen) through
  * the real engine against a real MariaDB holding a tpcc_load data set of
  * one warehouse. Driven by tpcc_gen.py, which builds tpcc-mysql, loads the
  * data with its own tpcc_load, and reads the general log (the retried
