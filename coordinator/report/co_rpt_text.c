@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_rpt.h"
+#include "co_rpt_draw.h"
+#include "co_rpt_env.h"
 #include "co_rpt_family.h"
 
 const struct co_rpt_metric co_rpt_metrics[] = {
@@ -18,20 +19,6 @@ const struct co_rpt_metric co_rpt_metrics[] = {
     {"err/s", "totals.err_s", 2},
 };
 const size_t co_rpt_n_metrics = sizeof(co_rpt_metrics) / sizeof(co_rpt_metrics[0]);
-
-char *co_rpt_fmt(char *buf, size_t len, double v, int decimals)
-{
-    if (isfinite(v))
-        snprintf(buf, len, "%.*f", decimals, v);
-    else
-        snprintf(buf, len, "-");
-    return buf;
-}
-
-char *co_rpt_fmt_ratio(char *buf, size_t len, double v, double first)
-{
-    return co_rpt_fmt(buf, len, first != 0 ? v / first : NAN, 3);
-}
 
 #define MAX_COLS 24
 #define CELL     48

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "co_args.h"
-#include "co_rpt.h"
+#include "co_rpt_env.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_load.h"
 #include "co_rpt_series.h"
