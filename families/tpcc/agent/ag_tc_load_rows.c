@@ -145,6 +145,16 @@ static void put_address(struct ag__tc_buf *b, struct ag_rand *r)
     put_digits(b, r, 9);
 }
 
+/* The columns WAREHOUSE and DISTRICT share after their keys: name, the
+ * address, tax. The ytd (and next_o_id) that follow are the caller's. */
+static void put_name_address_tax(struct ag__tc_buf *b, struct ag_rand *r)
+{
+    put_alnum(b, r, 6, 10, NULL); /* w_name / d_name */
+    put_address(b, r);
+    put_c(b, ',');
+    put_cents(b, ag_rand_uniform(r, 10, 20)); /* w_tax / d_tax */
+}
+
 /* i_data / s_data: alnum(26..50), "original" at U[0..len-8] when marked. */
 static void put_data(struct ag__tc_buf *b, struct ag_rand *r, bool original)
 {
@@ -214,11 +224,8 @@ void ag__tc_row_warehouse(struct ag__tc_buf *b, const struct ag__tc_load_ctx *c,
     ag__tc_buf_reserve(b, ROW_MAX);
     put_c(b, '(');
     put_u(b, w);
-    put_alnum(b, &r, 6, 10, NULL); /* w_name */
-    put_address(b, &r);
-    put_c(b, ',');
-    put_cents(b, ag_rand_uniform(&r, 10, 20)); /* w_tax */
-    put_lit(b, ",300000.00)");                 /* w_ytd */
+    put_name_address_tax(b, &r);
+    put_lit(b, ",300000.00)"); /* w_ytd */
     b->p[b->len] = '\0';
 }
 
@@ -233,11 +240,8 @@ void ag__tc_row_district(struct ag__tc_buf *b, const struct ag__tc_load_ctx *c, 
     put_u(b, d);
     put_c(b, ',');
     put_u(b, w);
-    put_alnum(b, &r, 6, 10, NULL); /* d_name */
-    put_address(b, &r);
-    put_c(b, ',');
-    put_cents(b, ag_rand_uniform(&r, 10, 20)); /* d_tax */
-    put_lit(b, ",30000.00,3001)");             /* d_ytd, d_next_o_id */
+    put_name_address_tax(b, &r);
+    put_lit(b, ",30000.00,3001)"); /* d_ytd, d_next_o_id */
     b->p[b->len] = '\0';
 }
 
