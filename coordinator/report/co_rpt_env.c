@@ -121,6 +121,21 @@ void co_rpt_env_clear(struct co_rpt_env *env)
     memset(env, 0, sizeof(*env));
 }
 
+struct co_rpt_env *co_rpt_envs_read(const struct co_rpt_file *const *runs, size_t n)
+{
+    struct co_rpt_env *envs = pr_xcalloc(n ? n : 1, sizeof(*envs));
+    for (size_t i = 0; i < n; i++)
+        co_rpt_env_read(runs[i]->root, &envs[i]);
+    return envs;
+}
+
+void co_rpt_envs_free(struct co_rpt_env *envs, size_t n)
+{
+    for (size_t i = 0; envs != NULL && i < n; i++)
+        co_rpt_env_clear(&envs[i]);
+    free(envs);
+}
+
 const char *co_rpt_env_get(const struct co_rpt_env *env, const char *key)
 {
     struct co_rpt_kv probe = {.key = (char *)key};

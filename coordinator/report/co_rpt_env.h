@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "co_rpt_load.h"
+
 /* One line of an environment, flattened: "innodb_flush_log_at_trx_commit"
  * -> "1", "agent a1 kernel" -> "6.1.0", "dataset rows" -> "10000". */
 struct co_rpt_kv {
@@ -28,6 +30,13 @@ struct co_rpt_env {
 
 void co_rpt_env_read(const json_t *run, struct co_rpt_env *env);
 void co_rpt_env_clear(struct co_rpt_env *env);
+
+/* The environments of runs[0..n), in that order: an array the caller
+ * frees with co_rpt_envs_free(envs, n). */
+struct co_rpt_env *co_rpt_envs_read(const struct co_rpt_file *const *runs, size_t n);
+
+/* Clear envs[0..n) and free the array; NULL-safe. */
+void co_rpt_envs_free(struct co_rpt_env *envs, size_t n);
 
 /* The value of key in env, or NULL. Borrowed. */
 const char *co_rpt_env_get(const struct co_rpt_env *env, const char *key);

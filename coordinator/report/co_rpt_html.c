@@ -270,9 +270,7 @@ static void write_comparison(FILE *f, const struct co_rpt_file **runs, size_t n)
 
 static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
 {
-    struct co_rpt_env *envs = pr_xcalloc(n, sizeof(*envs));
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_read(runs[i]->root, &envs[i]);
+    struct co_rpt_env *envs = co_rpt_envs_read(runs, n);
     size_t nk = 0;
     const char **keys = co_rpt_env_diff(envs, n, &nk);
     fputs("<section id=\"env-diff\"><h2>Environment and options that differ</h2>\n", f);
@@ -309,9 +307,7 @@ static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
         fprintf(f, "<tr><td colspan=\"%zu\">none</td></tr>\n", n + 2);
     fputs("</table></section>\n", f);
     free(keys);
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_clear(&envs[i]);
-    free(envs);
+    co_rpt_envs_free(envs, n);
 }
 
 int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const char *chartjs)

@@ -110,9 +110,7 @@ static void print_runs(FILE *out, const struct co_rpt_file **runs, size_t n)
 
 static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
 {
-    struct co_rpt_env *envs = pr_xcalloc(n, sizeof(*envs));
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_read(runs[i]->root, &envs[i]);
+    struct co_rpt_env *envs = co_rpt_envs_read(runs, n);
     size_t nk = 0;
     const char **keys = co_rpt_env_diff(envs, n, &nk);
     fprintf(out, "\nEnvironment and options that differ (%s", runs[0]->label);
@@ -136,9 +134,7 @@ static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
         fputc('\n', out);
     }
     free(keys);
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_clear(&envs[i]);
-    free(envs);
+    co_rpt_envs_free(envs, n);
 }
 
 static const char *const sweep_stats[] = {"mean", "stddev", "min", "max"};
