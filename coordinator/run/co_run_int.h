@@ -104,7 +104,7 @@ struct run {
      * none asked for, or no interval released yet. Finished from res by
      * co_output_write at the run's end. */
     struct co_stream *stream;
-    struct co_prom *prom; /* --prometheus endpoint, or NULL */
+    struct pr_prom *prom; /* --prometheus endpoint (co_prom.h), or NULL */
     uint64_t prom_pub_ns; /* when a snapshot was last published */
     bool keep_closed;     /* co__live_release does nothing: closed intervals stay in
                              co_merge (tests/bench/coordinator_merge reads them all) */
