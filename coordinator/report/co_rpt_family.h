@@ -1,6 +1,6 @@
 /* co_rpt_family: a workload family's part of the report tool (`stampede
  * report`, co_rpt*.c, co_sweep.c). A family that writes its own --json
- * member (co_family_report.json_key) says here how the report tool draws
+ * member (co_family_summary.json_key) says here how the report tool draws
  * it; the generic code walks the registry (co_registry_at) and names no
  * family. Every op is optional. Each is called only for a run (or runs)
  * whose JSON has the member json_key as an object, except sweep_html,
