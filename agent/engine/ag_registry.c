@@ -2,7 +2,6 @@
  * from families/meson.build's list; ag_registry.h). */
 #include "ag_registry.h"
 
-
 const struct ag_family *ag_registry_find(const char *name)
 {
     for (size_t i = 0; ag_families[i] != NULL; i++)

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "co_family_report.h"
-#include "co_report.h"
+#include "co_family_summary.h"
 #include "co_result.h"
+#include "co_sbfmt.h"
 #include "pr_err.h"
 #include "pr_msg.h"
 
@@ -60,8 +60,9 @@ struct co_family {
      * when the family's kinds are not all statements, or NULL for
      * "Latency by statement (ms):". */
     const char *kinds_title;
-    /* Optional: the family's own run report; NULL: sysbench's (co_report). */
-    const struct co_family_report *report;
+    /* Optional: the family's own live lines and summary; NULL: sysbench's
+     * text format (co_sbfmt). */
+    const struct co_family_summary *summary;
 
     /* Script families (a WORKLOAD word names a file the family loads; the
      * Lua family, co_lua_family.c). Every op below is optional; the
@@ -90,17 +91,17 @@ struct co_family {
     /* An interval line is due (co_live, not in --report-format=sysbench):
      * 1 when the family printed its own in place of the default line, 0
      * or -1 (said on stderr) for the default line. */
-    int (*report_interval)(const struct co_args *a, const struct co_report_interval *v,
-                           uint32_t percentile);
+    int (*live_line)(const struct co_args *a, const struct co_sbfmt_interval *v,
+                     uint32_t percentile);
     /* Before a run's agents get their PLANs, target the first agent's
      * (its servers and login): 0, or negative with err (the run fails). */
     int (*before_run)(const struct co_args *a, const struct pr_msg_plan *target,
                       struct pr_error *err);
-    /* After sysbench's final report (co_summary_print_final) of a run: 0,
+    /* After sysbench's summary (co_summary_print_final) of a run: 0,
      * or negative when it failed (said on stderr; the run's exit status is
      * then 1, its results kept). */
-    int (*report_after)(const struct co_args *a, const struct co_result *res,
-                        const struct pr_msg_plan *target);
+    int (*summary_after)(const struct co_args *a, const struct co_result *res,
+                         const struct pr_msg_plan *target);
 
     /* Optional: translate argv when it is another tool's command line
      * (argv[0]'s name): 1 translated (*out filled; free with

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "co_env.h"
-#include "co_family_report.h"
+#include "co_family_summary.h"
 
 static void free_strv(char **v, uint32_t n)
 {
@@ -124,7 +124,7 @@ void co_result_clear(struct co_result *r)
     free(r->run_id);
     pr_hist_destroy(&r->since_cp_lat);
     co_env_destroy(&r->env);
-    if (r->fam_report != NULL && r->fam_state != NULL)
-        r->fam_report->destroy(r->fam_state);
+    if (r->fam_summary != NULL && r->fam_state != NULL)
+        r->fam_summary->destroy(r->fam_state);
     memset(r, 0, sizeof(*r));
 }

@@ -15,13 +15,13 @@
 #include <stdint.h>
 
 #include "co_kinds.h"
-#include "co_report.h"
+#include "co_sbfmt.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
 
 struct co_srv_status;         /* co_srvstat.h */
-struct co_family_report;      /* co_family_report.h */
+struct co_family_summary;     /* co_family_summary.h */
 typedef struct co_env co_env; /* co_env.h */
 
 /* One agent of the run, in name order (its plan index). */
@@ -125,8 +125,8 @@ struct co_checkpoint_result {
     pr_hist *lat;           /* merged latency of those intervals (owned) */
     uint64_t late_in;       /* transactions in ctr that are late STATS of intervals an
                                earlier checkpoint had already covered (carried in) */
-    struct co_report_fairness fairness; /* its "Threads fairness", as printed */
-    bool fairness_per_conn;             /* measured per connection (STATS.conns, DONE.conns) */
+    struct co_sbfmt_fairness fairness; /* its "Threads fairness", as printed */
+    bool fairness_per_conn;            /* measured per connection (STATS.conns, DONE.conns) */
 };
 
 /* A named server counter (SHOW GLOBAL STATUS) over the run. */
@@ -191,9 +191,9 @@ struct co_result {
     uint32_t n_kinds;
     struct co_kind_result *kinds; /* whole run per kind: the sum of the agents' DONE.kst */
     co_env *env;                  /* environment (co_env.h), or NULL before any plan */
-    /* The family's own report (co_family_report.h), NULL: sysbench's. fam_state
-     * is its state, owned (fam_report->destroy, by co_result_clear). */
-    const struct co_family_report *fam_report;
+    /* The family's own output (co_family_summary.h), NULL: sysbench's. fam_state
+     * is its state, owned (fam_summary->destroy, by co_result_clear). */
+    const struct co_family_summary *fam_summary;
     void *fam_state;
 };
 

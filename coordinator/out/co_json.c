@@ -14,7 +14,7 @@
 #include "co_env.h"
 #include "co_family.h"
 #include "co_kinds_out.h"
-#include "co_report.h"
+#include "co_sbfmt.h"
 #include "co_srvstat.h"
 #include "co_summary.h"
 #include "pr_file.h"
@@ -258,9 +258,9 @@ static void write_agent(struct jw *w, const struct co_agent_result *a, double ti
     jw_close(w, '}');
 }
 
-/* "Threads fairness" (co_report_fairness_of), and whether it was measured
+/* "Threads fairness" (co_sbfmt_fairness_of), and whether it was measured
  * per connection. */
-static void jw_fairness(struct jw *w, const struct co_report_fairness *f, bool per_conn)
+static void jw_fairness(struct jw *w, const struct co_sbfmt_fairness *f, bool per_conn)
 {
     jw_open(w, "fairness", '{');
     jw_num(w, "events_avg", f->events_avg);
@@ -348,7 +348,7 @@ static void write_totals(struct jw *w, const struct co_result *r)
     jw_service(w, "service_ms", r->svc,
                LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
     jw_counters(w, "counters", c);
-    struct co_report_fairness f;
+    struct co_sbfmt_fairness f;
     bool measured = co_summary_fairness(r, &f); /* "Threads fairness", per connection */
     jw_fairness(w, &f, measured);
     if (r->kinds != NULL) /* per statement kind (co_kinds_out.h) */
@@ -386,8 +386,8 @@ static void write_server(struct jw *w, const struct co_result *r)
 {
     jw_open(w, "server", '{');
     jw_bool(w, "checked", r->server_checked);
-    if (r->fam_report != NULL && r->fam_report->server_check != NULL) /* the family's */
-        jw_str(w, "formula", r->fam_report->server_formula);
+    if (r->fam_summary != NULL && r->fam_summary->server_check != NULL) /* the family's */
+        jw_str(w, "formula", r->fam_summary->server_formula);
     jw_u64(w, "client_statements", r->client_statements);
     if (r->server_checked) {
         jw_bool(w, "match", r->server_match);
@@ -429,9 +429,9 @@ static void write_tail(struct jw *w, const struct co_result *r)
     write_totals(w, r);
     write_checkpoints(w, r);
     write_server(w, r);
-    if (r->fam_report != NULL && r->fam_report->json != NULL) { /* co_family.h */
-        jw_member(w, r->fam_report->json_key);
-        r->fam_report->json(w->f, r->fam_state, r);
+    if (r->fam_summary != NULL && r->fam_summary->json != NULL) { /* co_family.h */
+        jw_member(w, r->fam_summary->json_key);
+        r->fam_summary->json(w->f, r->fam_state, r);
     }
     write_env(w, r); /* ",\n  \"environment\": {...}" */
     jw_open(w, "control", '{');

@@ -11,8 +11,8 @@
 
 #include "co_family.h"
 #include "co_prom.h"
-#include "co_report.h"
 #include "co_run_int.h"
+#include "co_sbfmt.h"
 #include "co_stream.h"
 #include "co_summary.h"
 #include "pr_msg_lat.h"
@@ -174,8 +174,8 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     }
     if (released)
         after_release(r, st);
-    if (r->res->fam_report != NULL) /* co_family.h */
-        r->res->fam_report->stats(r->res->fam_state, i, st, released, r->interval_ms);
+    if (r->res->fam_summary != NULL) /* co_family.h */
+        r->res->fam_summary->stats(r->res->fam_state, i, st, released, r->interval_ms);
     if (ag->lat_acc == NULL)
         ag->lat_acc = pr_hist_acc_new();
     pr_msg_stats_lat_acc(ag->lat_acc, st);
@@ -205,18 +205,18 @@ static void print_interval(struct run *r, uint64_t k)
     uint32_t live = co_merge_live(r->merge);
     pr_hist *empty = NULL;
 
-    if (a->cfg.report_interval_s == 0 || r->res->fam_report != NULL)
+    if (a->cfg.report_interval_s == 0 || r->res->fam_summary != NULL)
         return; /* a family's own lines: at release (co__live_release) */
     if (iv == NULL)
         empty = pr_hist_new();
-    struct co_report_opts o = {
+    struct co_sbfmt_opts o = {
         .threads = a->cfg.threads,
         .rate = a->cfg.rate,
         .report_interval_s = (uint32_t)a->cfg.report_interval_s,
         .percentile = a->cfg.percentile,
         .strict = a->report_format == CO_REPORT_FORMAT_SYSBENCH,
     };
-    struct co_report_interval line = {
+    struct co_sbfmt_interval line = {
         .time_s = (double)(k + 1) * r->interval_ms / 1000.0,
         .interval_s = r->interval_ms / 1000.0,
         .threads_running = iv ? iv->threads : 0,
@@ -230,7 +230,7 @@ static void print_interval(struct run *r, uint64_t k)
     uint32_t reporting = iv ? iv->agents_reporting : 0;
     uint32_t lost = r->n - live;
     if (reporting < r->n && reporting + lost < r->n) {
-        line.marks |= CO_REPORT_LATE;
+        line.marks |= CO_SBFMT_LATE;
         if (o.strict) /* no marker on stdout: a parser summing the lines must hear it */
             fprintf(stderr,
                     "stampede: the [ %.0fs ] line went out without %u of %u agents' figures "
@@ -239,14 +239,13 @@ static void print_interval(struct run *r, uint64_t k)
                     line.time_s, r->n - lost - reporting, r->n, co__live_grace_ms(r));
     }
     if (lost > 0 && reporting < r->n)
-        line.marks |= CO_REPORT_PARTIAL;
+        line.marks |= CO_SBFMT_PARTIAL;
     const struct co_family *fam = co_registry_find(a->workload);
-    if (fam && fam->report_interval && !o.strict &&
-        fam->report_interval(a, &line, o.percentile) == 1) {
+    if (fam && fam->live_line && !o.strict && fam->live_line(a, &line, o.percentile) == 1) {
         pr_hist_destroy(&empty);
         return;
     }
-    co_report_interval(r->out, &o, &line);
+    co_sbfmt_interval(r->out, &o, &line);
     fflush(r->out);
     pr_hist_destroy(&empty);
 }
@@ -360,8 +359,8 @@ void co__live_release(struct run *r, bool all)
             r->stream = co_stream_open(r->a, r->res);
         }
         co_stream_interval(r->stream, iv);
-        if (r->res->fam_report != NULL) { /* co_family.h: its lines, its sums */
-            r->res->fam_report->interval(r->res->fam_state, r->out, iv, r->interval_ms);
+        if (r->res->fam_summary != NULL) { /* co_family.h: its lines, its sums */
+            r->res->fam_summary->interval(r->res->fam_state, r->out, iv, r->interval_ms);
             fflush(r->out);
         }
         co_merge_release(r->merge, k);
@@ -411,7 +410,7 @@ static struct co__cp_snap take_snap(struct agent *ag, uint64_t k)
  * counts it) adds no unit. A lost one, or one with more connections than a
  * message carries: its STATS totals since the previous checkpoint spread
  * evenly over its connections, and *measured is false. */
-static struct co_report_unit *checkpoint_units(struct run *r, uint64_t k, size_t *n, bool *measured)
+static struct co_sbfmt_unit *checkpoint_units(struct run *r, uint64_t k, size_t *n, bool *measured)
 {
     size_t total = 0, u = 0;
     *measured = true;
@@ -422,7 +421,7 @@ static struct co_report_unit *checkpoint_units(struct run *r, uint64_t k, size_t
             most = r->agents[i].cp_snaps[j].n > most ? r->agents[i].cp_snaps[j].n : most;
         total += most > ar->threads ? most : ar->threads ? ar->threads : 1;
     }
-    struct co_report_unit *units = pr_xcalloc(total + 1, sizeof(*units));
+    struct co_sbfmt_unit *units = pr_xcalloc(total + 1, sizeof(*units));
     for (uint32_t i = 0; i < r->n; i++) {
         struct co_agent_result *ar = &r->res->agents[i];
         struct agent *ag = &r->agents[i];
@@ -500,13 +499,13 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
         pr_hist_destroy(&res->cp_late_lat);
     }
     size_t n_units = 0;
-    struct co_report_unit *units = checkpoint_units(r, k, &n_units, &cp->fairness_per_conn);
-    co_report_fairness_of(units, n_units, &cp->fairness);
-    struct co_report_opts o = {
+    struct co_sbfmt_unit *units = checkpoint_units(r, k, &n_units, &cp->fairness_per_conn);
+    co_sbfmt_fairness_of(units, n_units, &cp->fairness);
+    struct co_sbfmt_opts o = {
         .threads = a->cfg.threads,
         .percentile = a->cfg.percentile,
     };
-    struct co_report_final fin = {
+    struct co_sbfmt_final fin = {
         .counters = cp->ctr,
         .hist = cp->lat,
         .total_time_s = cp->t_s, /* sysbench: total time counts from the start */
@@ -515,7 +514,7 @@ static void take_checkpoint(struct run *r, uint64_t k, uint32_t at_s)
         .n_units = n_units,
     };
     fprintf(r->out, "[ %.0fs ] Checkpoint report:\n", cp->t_s);
-    co_report_final(r->out, &o, &fin);
+    co_sbfmt_final(r->out, &o, &fin);
     fflush(r->out);
     free(units);
     r->cp_from_k = k + 1;

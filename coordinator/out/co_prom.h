@@ -23,7 +23,9 @@
 #define CO_PROM_MAX_BUCKETS     PR_PROM_MAX_BUCKETS
 #define CO_PROM_KIND_ALL        PR_PROM_KIND_ALL
 
-typedef struct co_prom co_prom;
+/* The endpoint is pr_prom's own (no wrapper: nothing here adds state);
+ * every function below is NULL-safe, as pr_prom's are. */
+typedef struct pr_prom co_prom;
 
 /* The run's identity for stampede_run_info (borrowed during the call). */
 struct co_prom_info {

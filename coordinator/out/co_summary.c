@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "co_family.h"
-#include "co_report.h"
+#include "co_sbfmt.h"
 
 /* Saturation thresholds: mean CPU above this share of the agent's cores,
  * or event-loop lag p99 above this, says the client was the limit. */
@@ -61,8 +61,8 @@ void co_summary_totals(struct co_result *res)
     }
     res->client_statements = pr_counters_queries(&res->total) + res->total.errors;
     uint64_t srv = 0;
-    if (res->fam_report != NULL && res->fam_report->server_check != NULL) /* its formula */
-        res->server_checked = res->fam_report->server_check(res, &res->client_statements, &srv);
+    if (res->fam_summary != NULL && res->fam_summary->server_check != NULL) /* its formula */
+        res->server_checked = res->fam_summary->server_check(res, &res->client_statements, &srv);
     else
         res->server_checked = co_summary_server_statements(res, &srv);
     if (res->server_checked) {
@@ -73,7 +73,7 @@ void co_summary_totals(struct co_result *res)
 
 size_t co_summary_conn_units(const struct pr_msg_conn *now, uint32_t n,
                              const struct pr_msg_conn *base, uint32_t n_base,
-                             struct co_report_unit *out)
+                             struct co_sbfmt_unit *out)
 {
     for (uint32_t j = 0; j < n; j++) {
         /* Both lists come from the same agent's workers in the same order. */
@@ -90,14 +90,14 @@ size_t co_summary_conn_units(const struct pr_msg_conn *now, uint32_t n,
  * since_cp (sysbench's final report after checkpoints). An agent without
  * them (lost before its DONE, more than PR_MSG_MAX_CONNS connections): its
  * totals spread evenly over its connections. */
-static struct co_report_unit *fairness_units(const struct co_result *res, bool since_cp, size_t *n)
+static struct co_sbfmt_unit *fairness_units(const struct co_result *res, bool since_cp, size_t *n)
 {
     size_t total = 0, k = 0;
     for (uint32_t i = 0; i < res->n_agents; i++) {
         const struct co_agent_result *ag = &res->agents[i];
         total += ag->n_conns ? ag->n_conns : ag->threads ? ag->threads : 1;
     }
-    struct co_report_unit *u = pr_xcalloc(total + 1, sizeof(*u));
+    struct co_sbfmt_unit *u = pr_xcalloc(total + 1, sizeof(*u));
     for (uint32_t i = 0; i < res->n_agents; i++) {
         const struct co_agent_result *ag = &res->agents[i];
         if (ag->n_conns > 0) { /* measured per connection (DONE.conns) */
@@ -122,12 +122,12 @@ static struct co_report_unit *fairness_units(const struct co_result *res, bool s
     return u;
 }
 
-bool co_summary_fairness(const struct co_result *res, struct co_report_fairness *out)
+bool co_summary_fairness(const struct co_result *res, struct co_sbfmt_fairness *out)
 {
     size_t n = 0;
     bool measured = true;
-    struct co_report_unit *units = fairness_units(res, false, &n);
-    co_report_fairness_of(units, n, out);
+    struct co_sbfmt_unit *units = fairness_units(res, false, &n);
+    co_sbfmt_fairness_of(units, n, out);
     free(units);
     for (uint32_t i = 0; i < res->n_agents; i++)
         measured = measured && res->agents[i].n_conns > 0;
@@ -137,15 +137,15 @@ bool co_summary_fairness(const struct co_result *res, struct co_report_fairness 
 int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_result *res)
 {
     size_t n_units = 0;
-    struct co_report_unit *units = fairness_units(res, res->n_checkpoints > 0, &n_units);
-    struct co_report_opts o = {
+    struct co_sbfmt_unit *units = fairness_units(res, res->n_checkpoints > 0, &n_units);
+    struct co_sbfmt_opts o = {
         .threads = a->cfg.threads,
         .rate = a->cfg.rate,
         .report_interval_s = (uint32_t)a->cfg.report_interval_s,
         .percentile = a->cfg.percentile,
         .histogram = a->cfg.histogram,
     };
-    struct co_report_final fin = {
+    struct co_sbfmt_final fin = {
         .counters = res->total,
         .hist = res->lat,
         .total_time_s = res->time_s,
@@ -181,7 +181,7 @@ int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_r
         if (fin.unfinished)
             fin.unfinished = fin.counters.unfinished;
     }
-    int rc = co_report_final(out, &o, &fin);
+    int rc = co_sbfmt_final(out, &o, &fin);
     pr_hist_destroy(&since);
     free(units);
     return rc;
@@ -233,7 +233,7 @@ static void print_server(FILE *out, const struct co_result *res)
         return;
     }
     double t = res->time_s > 0 ? res->time_s : 1.0;
-    const struct co_family_report *fr = res->fam_report;
+    const struct co_family_summary *fr = res->fam_summary;
     if (fr != NULL && fr->server_check != NULL) { /* the family's formula (co_family.h) */
         uint64_t queries = pr_counters_queries(&res->total) + res->total.errors;
         if (server_value(res, "Questions", &questions))

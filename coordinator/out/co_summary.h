@@ -17,23 +17,23 @@
 void co_summary_totals(struct co_result *res);
 
 /* The sysbench final report for a run (options from a). 0 or the
- * co_report error. */
+ * co_sbfmt error. */
 int co_summary_print_final(FILE *out, const struct co_args *a, const struct co_result *res);
 /* The whole run's "Threads fairness" figures (the JSON's totals) into
  * *out: true when every agent's connections were measured (DONE.conns),
  * false when some agent's totals were spread evenly over its connections
  * (a lost agent). The printed final report after --report-checkpoints
  * covers the time since the last one, as sysbench's. */
-struct co_report_fairness;
-bool co_summary_fairness(const struct co_result *res, struct co_report_fairness *out);
+struct co_sbfmt_fairness;
+bool co_summary_fairness(const struct co_result *res, struct co_sbfmt_fairness *out);
 /* Fairness units of one agent's connections: now (per connection figures
  * since the start) less base (the same at a checkpoint; NULL: none) into
  * out[0..n). Returns n. */
-struct co_report_unit;
+struct co_sbfmt_unit;
 struct pr_msg_conn;
 size_t co_summary_conn_units(const struct pr_msg_conn *now, uint32_t n,
                              const struct pr_msg_conn *base, uint32_t n_base,
-                             struct co_report_unit *out);
+                             struct co_sbfmt_unit *out);
 
 /* The stampede section: agents, server cross-check, warnings. */
 void co_summary_print_agents(FILE *out, const struct co_result *res);

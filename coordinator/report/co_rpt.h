@@ -18,31 +18,4 @@
  * or an output that cannot be written), 2 (usage). */
 int co_rpt_main(int argc, char **argv);
 
-/* One line of an environment, flattened: "innodb_flush_log_at_trx_commit"
- * -> "1", "agent a1 kernel" -> "6.1.0", "dataset rows" -> "10000". */
-struct co_rpt_kv {
-    char *key; /* owned */
-    char *val; /* owned */
-};
-
-/* A run's environment (its "environment" object and its options),
- * flattened; sorted by key. Owned; co_rpt_env_clear frees it. has_env is
- * false for a JSON without "environment" (older files). */
-struct co_rpt_env {
-    struct co_rpt_kv *kv;
-    size_t n;
-    int has_env;
-};
-
-void co_rpt_env_read(const json_t *run, struct co_rpt_env *env);
-void co_rpt_env_clear(struct co_rpt_env *env);
-
-/* The value of key in env, or NULL. Borrowed. */
-const char *co_rpt_env_get(const struct co_rpt_env *env, const char *key);
-
-/* The keys whose values differ between envs[0..n) (a key one lacks
- * counts as differing), sorted; *n_keys of them. Strings borrowed from
- * envs; the array is the caller's to free. */
-const char **co_rpt_env_diff(const struct co_rpt_env *envs, size_t n, size_t *n_keys);
-
 #endif

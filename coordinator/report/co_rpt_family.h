@@ -1,11 +1,13 @@
 /* co_rpt_family: a workload family's part of the report tool (`stampede
  * report`, co_rpt*.c, co_sweep.c). A family that writes its own --json
- * member (co_family_report.json_key) says here how the report tool draws
+ * member (co_family_summary.json_key) says here how the report tool draws
  * it; the generic code walks the registry (co_registry_at) and names no
  * family. Every op is optional. Each is called only for a run (or runs)
  * whose JSON has the member json_key as an object, except sweep_html,
  * which is handed every sweep and draws nothing when the points lack the
- * headline. Thread: the caller's; ops write only to the FILE given.
+ * headline. An op draws with co_rpt_draw.h (cells, canvases, series), the
+ * API the report tool publishes to the families; never with its internals
+ * (co__rpt_*). Thread: the caller's; ops write only to the FILE given.
  */
 #ifndef CO_RPT_FAMILY_H
 #define CO_RPT_FAMILY_H
@@ -16,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "co_rpt_draw.h"
 #include "co_rpt_load.h"
 
 struct co_rpt_family {
@@ -44,7 +47,7 @@ struct co_rpt_family {
      * generic kinds script (co__rpt_kinds_js) and before the series one,
      * which draws the overlaid grid through KSER[what] (r, kind) ->
      * series and KUNIT[what] (the y axis) for the data-what values the
-     * family's grid canvases use (co__rpt_grid_canvas). */
+     * family's grid canvases use (co_rpt_grid_canvas). */
     const char *js;
 };
 

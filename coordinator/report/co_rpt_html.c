@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_rpt.h"
+#include "co_rpt_draw.h"
+#include "co_rpt_env.h"
 #include "co_rpt_family.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_page.h"
@@ -49,13 +50,6 @@ char *co_rpt_html_chartjs(const char *path, struct pr_error *err)
     return buf;
 }
 
-/* An interval's number at path as a JSON number, or null. */
-static json_t *num_or_null(const json_t *obj, const char *path)
-{
-    double v = co_rpt_num(obj, path);
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* A spectrum: [1/(1-p), ms] from a latency object's p50..p99_9 and max
  * (max drawn at 99.99 %: the JSON has nothing finer). */
 static json_t *spectrum(const json_t *lat)
@@ -86,14 +80,7 @@ static json_t *status_series(const json_t *ivs)
         json_t *v;
         json_object_foreach(json_object_get(iv, "server_status"), name, v)
         {
-            json_t *arr = json_object_get(st, name);
-            if (arr == NULL) {
-                arr = json_array();
-                for (size_t j = 0; j < n; j++)
-                    json_array_append_new(arr, json_null());
-                json_object_set_new(st, name, arr);
-            }
-            json_array_set_new(arr, i,
+            json_array_set_new(co_rpt_series_at(st, name, n), i,
                                json_is_number(v) ? json_real(json_number_value(v)) : json_null());
         }
     }
@@ -139,7 +126,8 @@ static json_t *run_data(const struct co_rpt_file *whole)
         json_t *a = json_array();
         size_t i;
         json_t *iv;
-        json_array_foreach(ivs, i, iv) json_array_append_new(a, num_or_null(iv, series[s].path));
+        json_array_foreach(ivs, i, iv)
+            json_array_append_new(a, co_rpt_num_or_null(iv, series[s].path));
         json_object_set_new(r, series[s].key, a);
     }
     json_t *marks = json_array();
@@ -156,8 +144,8 @@ static json_t *run_data(const struct co_rpt_file *whole)
     {
         const char *name = json_string_value(json_object_get(ag, "name"));
         json_t *o = json_pack("{s:s}", "name", name ? name : "?");
-        json_object_set_new(o, "tps", num_or_null(ag, "tps"));
-        json_object_set_new(o, "p95", num_or_null(ag, "latency_ms.p95"));
+        json_object_set_new(o, "tps", co_rpt_num_or_null(ag, "tps"));
+        json_object_set_new(o, "p95", co_rpt_num_or_null(ag, "latency_ms.p95"));
         json_object_set_new(o, "spectrum", spectrum(json_object_get(ag, "latency_ms")));
         json_array_append_new(agents, o);
     }
@@ -182,7 +170,7 @@ static void headline_point(json_t *s, const json_t *p, const char *head)
     for (size_t j = 0; j < 3; j++) {
         char path[64];
         snprintf(path, sizeof(path), "%s.%s", head, stats[j]);
-        json_array_append_new(json_object_get(o, stats[j]), num_or_null(p, path));
+        json_array_append_new(json_object_get(o, stats[j]), co_rpt_num_or_null(p, path));
     }
 }
 
@@ -209,7 +197,7 @@ static json_t *sweep_data(const struct co_rpt_file *f)
                 char path[64];
                 snprintf(path, sizeof(path), "%s.%s", keys[k], stats[j]);
                 json_array_append_new(co_rpt_get(json_object_get(s, keys[k]), stats[j]),
-                                      num_or_null(p, path));
+                                      co_rpt_num_or_null(p, path));
             }
         const struct co_rpt_family *fam;
         for (size_t fi = 0; (fam = co_rpt_family_at(fi)) != NULL; fi++)
@@ -268,15 +256,12 @@ static void write_comparison(FILE *f, const struct co_rpt_file **runs, size_t n)
     fputs("</tr>\n", f);
     for (size_t i = 0; i < n; i++) {
         fputs("<tr>", f);
-        co__rpt_td_str(f, runs[i]->label);
+        co_rpt_td_str(f, runs[i]->label);
         for (size_t m = 0; m < co_rpt_n_metrics; m++) {
-            char buf[64];
             double v = co_rpt_num(runs[i]->root, co_rpt_metrics[m].path);
-            co__rpt_td_num(f, co_rpt_metrics[m].path, v, co_rpt_metrics[m].decimals);
+            co_rpt_td_num(f, co_rpt_metrics[m].path, v, co_rpt_metrics[m].decimals);
             if (n > 1)
-                fprintf(f, "<td>%s</td>",
-                        co_rpt_fmt_ratio(buf, sizeof(buf), v,
-                                         co_rpt_num(runs[0]->root, co_rpt_metrics[m].path)));
+                co_rpt_td_ratio(f, v, co_rpt_num(runs[0]->root, co_rpt_metrics[m].path));
         }
         fputs("</tr>\n", f);
     }
@@ -285,38 +270,36 @@ static void write_comparison(FILE *f, const struct co_rpt_file **runs, size_t n)
 
 static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
 {
-    struct co_rpt_env *envs = pr_xcalloc(n, sizeof(*envs));
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_read(runs[i]->root, &envs[i]);
+    struct co_rpt_env *envs = co_rpt_envs_read(runs, n);
     size_t nk = 0;
     const char **keys = co_rpt_env_diff(envs, n, &nk);
     fputs("<section id=\"env-diff\"><h2>Environment and options that differ</h2>\n", f);
     for (size_t i = 0; i < n; i++)
         if (!envs[i].has_env) {
             fputs("<p class=\"note\">", f);
-            co__rpt_esc(f, runs[i]->label);
+            co_rpt_esc(f, runs[i]->label);
             fputs(" has no environment (an older JSON): only its options are compared.</p>\n", f);
         }
     fputs("<table class=\"diff\" id=\"env-diff-table\"><tr><th>what</th>", f);
     for (size_t i = 0; i < n; i++) {
         fputs("<th>", f);
-        co__rpt_esc(f, runs[i]->label);
+        co_rpt_esc(f, runs[i]->label);
         fputs("</th>", f);
     }
     fputs("<th>change</th></tr>\n", f);
     for (size_t k = 0; k < nk; k++) {
         fputs("<tr>", f);
-        co__rpt_td_str(f, keys[k]);
+        co_rpt_td_str(f, keys[k]);
         for (size_t i = 0; i < n; i++) {
             const char *v = co_rpt_env_get(&envs[i], keys[k]);
-            co__rpt_td_str(f, v ? v : "(absent)");
+            co_rpt_td_str(f, v ? v : "(absent)");
         }
         fputs("<td class=\"change\">", f);
-        co__rpt_esc(f, keys[k]);
+        co_rpt_esc(f, keys[k]);
         for (size_t i = 0; i < n; i++) {
             const char *v = co_rpt_env_get(&envs[i], keys[k]);
             fputs(i ? " \xe2\x86\x92 " : " ", f);
-            co__rpt_esc(f, v ? v : "(absent)");
+            co_rpt_esc(f, v ? v : "(absent)");
         }
         fputs("</td></tr>\n", f);
     }
@@ -324,9 +307,7 @@ static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
         fprintf(f, "<tr><td colspan=\"%zu\">none</td></tr>\n", n + 2);
     fputs("</table></section>\n", f);
     free(keys);
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_clear(&envs[i]);
-    free(envs);
+    co_rpt_envs_free(envs, n);
 }
 
 int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const char *chartjs)
@@ -341,7 +322,7 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
           f);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ", " : "", f);
-        co__rpt_esc(f, files[i].label);
+        co_rpt_esc(f, files[i].label);
     }
     fprintf(f, "</title>\n<style>\n%s</style>\n<script>\n%s\n</script>\n</head><body>\n",
             co__rpt_css, chartjs);
@@ -356,9 +337,9 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
         write_env_diff(f, runs, nr);
         co__rpt_kinds_cmp(f, runs, nr);
         fputs("<section id=\"overlay\"><h2>Runs overlaid</h2>\n", f);
-        co__rpt_canvas(f, "cmp-tps", "Throughput (tps) over time");
-        co__rpt_canvas(f, "cmp-p95", "p95 latency over time");
-        co__rpt_canvas(f, "cmp-spec", "Percentile spectrum (all agents)");
+        co_rpt_canvas(f, "cmp-tps", "Throughput (tps) over time");
+        co_rpt_canvas(f, "cmp-p95", "p95 latency over time");
+        co_rpt_canvas(f, "cmp-spec", "Percentile spectrum (all agents)");
         co__rpt_series_cmp(f, runs, nr);
         fputs("</section>\n", f);
     }

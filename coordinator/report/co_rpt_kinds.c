@@ -6,9 +6,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "co_rpt_draw.h"
 #include "co_rpt_family.h"
-#include "co_rpt_section.h"
-#include "co_rpt_text.h"
 
 static const struct {
     const char *head, *path;
@@ -17,12 +16,6 @@ static const struct {
                  {"avg ms", "latency_ms.avg", 3}, {"p95 ms", "latency_ms.p95", 3},
                  {"p99 ms", "latency_ms.p99", 3}, {"max ms", "latency_ms.max", 3}};
 #define N_KIND_COLS (sizeof(kind_cols) / sizeof(kind_cols[0]))
-
-static json_t *num_or_null(const json_t *obj, const char *path)
-{
-    double v = co_rpt_num(obj, path);
-    return isfinite(v) ? json_real(v) : json_null();
-}
 
 void co__rpt_kinds_data(json_t *r, const struct co_rpt_file *run)
 {
@@ -39,18 +32,12 @@ void co__rpt_kinds_data(json_t *r, const struct co_rpt_file *run)
             json_t *o = json_object_get(kinds, name);
             if (o == NULL) {
                 o = json_object();
-                for (size_t q = 0; q < 2; q++) {
-                    json_t *a = json_array();
-                    for (size_t j = 0; j < n; j++)
-                        json_array_append_new(a, json_null());
-                    json_object_set_new(o, qs[q], a);
-                }
                 json_object_set_new(kinds, name, o);
             }
             for (size_t q = 0; q < 2; q++) {
                 char path[32];
                 snprintf(path, sizeof(path), "latency_ms.%s", qs[q]);
-                json_array_set_new(json_object_get(o, qs[q]), i, num_or_null(k, path));
+                json_array_set_new(co_rpt_series_at(o, qs[q], n), i, co_rpt_num_or_null(k, path));
             }
         }
     }
@@ -68,10 +55,9 @@ static void kinds_table(FILE *f, const json_t *kinds, size_t n)
     json_object_foreach((json_t *)kinds, name, k)
     {
         fputs("<tr>", f);
-        co__rpt_td_str(f, name);
+        co_rpt_td_str(f, name);
         for (size_t c = 0; c < N_KIND_COLS; c++)
-            co__rpt_td_num(f, kind_cols[c].path, co_rpt_num(k, kind_cols[c].path),
-                           kind_cols[c].dec);
+            co_rpt_td_num(f, kind_cols[c].path, co_rpt_num(k, kind_cols[c].path), kind_cols[c].dec);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -85,18 +71,12 @@ void co__rpt_kinds_run(FILE *f, const struct co_rpt_file *run, size_t n)
         fputs("<h3>Per kind (whole run)</h3>\n", f);
         kinds_table(f, kinds, n);
         snprintf(id, sizeof(id), "kinds-lat-%zu", n);
-        co__rpt_canvas(f, id, "Per kind: p95 and p99 latency over time (log axis)");
+        co_rpt_canvas(f, id, "Per kind: p95 and p99 latency over time (log axis)");
     }
     const struct co_rpt_family *fam;
     for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++) /* a family's own member */
         if (fam->run_html && co_rpt_family_in(fam, run->root))
             fam->run_html(f, json_object_get(run->root, fam->json_key), n);
-}
-
-static void ratio_cell(FILE *f, double v, double first)
-{
-    char buf[64];
-    fprintf(f, "<td>%s</td>", co_rpt_fmt_ratio(buf, sizeof(buf), v, first));
 }
 
 /* One row per kind (in the first run that has it) and run. */
@@ -119,12 +99,12 @@ static void kinds_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
             for (size_t r = 0; r < n; r++) {
                 const json_t *kr = json_object_get(co_rpt_get(runs[r]->root, "totals.kinds"), name);
                 fputs("<tr>", f);
-                co__rpt_td_str(f, name);
-                co__rpt_td_str(f, runs[r]->label);
+                co_rpt_td_str(f, name);
+                co_rpt_td_str(f, runs[r]->label);
                 for (size_t c = 0; c < N_KIND_COLS; c++) {
                     double v = co_rpt_num(kr, kind_cols[c].path);
-                    co__rpt_td_num(f, kind_cols[c].path, v, kind_cols[c].dec);
-                    ratio_cell(f, v, co_rpt_num(k0, kind_cols[c].path));
+                    co_rpt_td_num(f, kind_cols[c].path, v, kind_cols[c].dec);
+                    co_rpt_td_ratio(f, v, co_rpt_num(k0, kind_cols[c].path));
                 }
                 fputs("</tr>\n", f);
             }

@@ -7,51 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_rpt.h"
+#include "co_rpt_draw.h"
+#include "co_rpt_env.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_series.h"
-#include "co_rpt_text.h"
-
-/* s with &, <, >, " escaped. */
-void co__rpt_esc(FILE *f, const char *s)
-{
-    for (; s != NULL && *s != '\0'; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
-            fputc(*s, f);
-        }
-    }
-}
-
-void co__rpt_td_num(FILE *f, const char *key, double v, int decimals)
-{
-    char buf[64];
-    fprintf(f, "<td data-k=\"%s\">%s</td>", key, co_rpt_fmt(buf, sizeof(buf), v, decimals));
-}
-
-void co__rpt_td_str(FILE *f, const char *s)
-{
-    fputs("<td>", f);
-    co__rpt_esc(f, s);
-    fputs("</td>", f);
-}
-
-void co__rpt_canvas(FILE *f, const char *id, const char *title)
-{
-    fprintf(f, "<h3>%s</h3><div class=\"chart\"><canvas id=\"%s\"></canvas></div>\n", title, id);
-}
 
 static bool any_status(const json_t *ivs)
 {
@@ -89,12 +48,12 @@ static void status_grid(FILE *f, const json_t *ivs, size_t n)
     json_object_foreach(names, name, v)
     {
         fputs("<div><h4>", f);
-        co__rpt_esc(f, name);
+        co_rpt_esc(f, name);
         fprintf(f,
                 "</h4><div class=\"chart small\"><canvas id=\"srv-%zu-%zu\" data-run=\"%zu\" "
                 "data-status=\"",
                 n, k++, n);
-        co__rpt_esc(f, name);
+        co_rpt_esc(f, name);
         fputs("\"></canvas></div></div>\n", f);
     }
     fputs("</div>\n", f);
@@ -106,16 +65,16 @@ static void run_header(FILE *f, const struct co_rpt_file *run)
     const json_t *r = run->root;
     char buf[64];
     fputs("<p>", f);
-    co__rpt_esc(f, json_string_value(json_object_get(r, "workload")));
+    co_rpt_esc(f, json_string_value(json_object_get(r, "workload")));
     fputs(" ", f);
-    co__rpt_esc(f, json_string_value(json_object_get(r, "command")));
+    co_rpt_esc(f, json_string_value(json_object_get(r, "command")));
     fprintf(f, ", %s threads, %s s (file ",
             co_rpt_fmt(buf, sizeof(buf), co_rpt_num(r, "threads"), 0),
             co_rpt_fmt(buf + 32, 32, co_rpt_num(r, "totals.time_s"), 2));
-    co__rpt_esc(f, run->path);
+    co_rpt_esc(f, run->path);
     fputs("); exit: ", f);
     const char *why = json_string_value(co_rpt_get(r, "exit.reason"));
-    co__rpt_esc(f, why && *why ? why : "ok");
+    co_rpt_esc(f, why && *why ? why : "ok");
     fputs("</p>\n", f);
 }
 
@@ -171,13 +130,13 @@ static void agents_table(FILE *f, const json_t *r, size_t n)
     json_array_foreach(json_object_get(r, "agents"), i, ag)
     {
         fputs("<tr>", f);
-        co__rpt_td_str(f, json_string_value(json_object_get(ag, "name")));
-        co__rpt_td_str(f, json_string_value(json_object_get(ag, "host")));
+        co_rpt_td_str(f, json_string_value(json_object_get(ag, "name")));
+        co_rpt_td_str(f, json_string_value(json_object_get(ag, "host")));
         for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-            co__rpt_td_num(f, cols[c].path, co_rpt_num(ag, cols[c].path), cols[c].dec);
-        co__rpt_td_str(f, json_is_true(json_object_get(ag, "lost"))   ? "lost"
-                          : json_is_true(json_object_get(ag, "done")) ? "done"
-                                                                      : "not done");
+            co_rpt_td_num(f, cols[c].path, co_rpt_num(ag, cols[c].path), cols[c].dec);
+        co_rpt_td_str(f, json_is_true(json_object_get(ag, "lost"))   ? "lost"
+                         : json_is_true(json_object_get(ag, "done")) ? "done"
+                                                                     : "not done");
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -205,10 +164,10 @@ static void server_table(FILE *f, const json_t *r, size_t n)
     json_object_foreach(json_object_get(s, "counters"), name, c)
     {
         fputs("<tr>", f);
-        co__rpt_td_str(f, name);
-        co__rpt_td_num(f, "start", co_rpt_num(c, "start"), 0);
-        co__rpt_td_num(f, "end", co_rpt_num(c, "end"), 0);
-        co__rpt_td_num(f, "delta", co_rpt_num(c, "delta"), 0);
+        co_rpt_td_str(f, name);
+        co_rpt_td_num(f, "start", co_rpt_num(c, "start"), 0);
+        co_rpt_td_num(f, "end", co_rpt_num(c, "end"), 0);
+        co_rpt_td_num(f, "delta", co_rpt_num(c, "delta"), 0);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -226,16 +185,16 @@ static void env_tables(FILE *f, const json_t *r, size_t n)
     for (size_t i = 0; i < env.n; i++)
         if (strncmp(env.kv[i].key, "option ", 7) != 0) {
             fputs("<tr>", f);
-            co__rpt_td_str(f, env.kv[i].key);
-            co__rpt_td_str(f, env.kv[i].val);
+            co_rpt_td_str(f, env.kv[i].key);
+            co_rpt_td_str(f, env.kv[i].val);
             fputs("</tr>\n", f);
         }
     fprintf(f, "</table>\n<h3>Options</h3><table class=\"diff\" id=\"options-table-%zu\">\n", n);
     for (size_t i = 0; i < env.n; i++)
         if (strncmp(env.kv[i].key, "option ", 7) == 0) {
             fputs("<tr>", f);
-            co__rpt_td_str(f, env.kv[i].key + 7);
-            co__rpt_td_str(f, env.kv[i].val);
+            co_rpt_td_str(f, env.kv[i].key + 7);
+            co_rpt_td_str(f, env.kv[i].val);
             fputs("</tr>\n", f);
         }
     fputs("</table>\n", f);
@@ -247,11 +206,11 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     const json_t *ivs = json_object_get(run->root, "intervals");
     char id[32];
     fprintf(f, "<section class=\"run\" id=\"run-%zu\"><h2>Run ", n);
-    co__rpt_esc(f, run->label);
+    co_rpt_esc(f, run->label);
     fputs("</h2>\n", f);
     run_header(f, run);
     snprintf(id, sizeof(id), "tput-%zu", n);
-    co__rpt_canvas(f, id, "Throughput over time (tps, qps, reads/writes/other per second)");
+    co_rpt_canvas(f, id, "Throughput over time (tps, qps, reads/writes/other per second)");
     late_note(f, ivs);
     if (any_status(ivs)) {
         status_grid(f, ivs, n);
@@ -261,12 +220,12 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
               f);
     }
     snprintf(id, sizeof(id), "lat-%zu", n);
-    co__rpt_canvas(f, id, "Latency over time (p50, p95, p99, max)");
+    co_rpt_canvas(f, id, "Latency over time (p50, p95, p99, max)");
     snprintf(id, sizeof(id), "agents-%zu", n);
-    co__rpt_canvas(f, id, "Per agent: tps and p95 over the whole run");
+    co_rpt_canvas(f, id, "Per agent: tps and p95 over the whole run");
     co__rpt_series_agents(f, run, n);
     snprintf(id, sizeof(id), "spec-%zu", n);
-    co__rpt_canvas(f, id, "Percentile spectrum (latency by percentile, log axes)");
+    co_rpt_canvas(f, id, "Percentile spectrum (latency by percentile, log axes)");
     fputs("<p class=\"note\">Coarse: drawn from the percentiles the JSON holds (totals: min, p50, "
           "p95, p99, p99.9 and max, max at 99.99 %; no p90); the --hdr-log file has the full "
           "histogram.</p>\n",
@@ -285,12 +244,12 @@ void co__rpt_sweep(FILE *f, const struct co_rpt_file *sweep, size_t n)
     static const char *const stats[] = {"mean", "stddev", "min", "max"};
     char id[48];
     fprintf(f, "<section class=\"sweep\" id=\"sweep-%zu\"><h2>Sweep ", n);
-    co__rpt_esc(f, sweep->label);
+    co_rpt_esc(f, sweep->label);
     fputs("</h2>\n", f);
     snprintf(id, sizeof(id), "sweep-%zu-tps", n);
-    co__rpt_canvas(f, id, "Throughput (tps) against threads: mean, min-max bars");
+    co_rpt_canvas(f, id, "Throughput (tps) against threads: mean, min-max bars");
     snprintf(id, sizeof(id), "sweep-%zu-p95_ms", n);
-    co__rpt_canvas(f, id, "p95 latency (ms) against threads: mean, min-max bars");
+    co_rpt_canvas(f, id, "p95 latency (ms) against threads: mean, min-max bars");
     fprintf(f, "<table id=\"sweep-table-%zu\"><tr><th>threads</th><th>runs</th>", n);
     for (size_t k = 0; k < 4; k++)
         for (size_t s = 0; s < 4; s++)
@@ -301,13 +260,13 @@ void co__rpt_sweep(FILE *f, const struct co_rpt_file *sweep, size_t n)
     json_array_foreach(json_object_get(sweep->root, "points"), i, p)
     {
         fputs("<tr>", f);
-        co__rpt_td_num(f, "threads", co_rpt_num(p, "threads"), 0);
-        co__rpt_td_num(f, "runs", co_rpt_num(p, "runs"), 0);
+        co_rpt_td_num(f, "threads", co_rpt_num(p, "threads"), 0);
+        co_rpt_td_num(f, "runs", co_rpt_num(p, "runs"), 0);
         for (size_t k = 0; k < 4; k++)
             for (size_t s = 0; s < 4; s++) {
                 char path[64];
                 snprintf(path, sizeof(path), "%s.%s", keys[k], stats[s]);
-                co__rpt_td_num(f, path, co_rpt_num(p, path), k < 2 ? 2 : 3);
+                co_rpt_td_num(f, path, co_rpt_num(p, path), k < 2 ? 2 : 3);
             }
         fputs("</tr>\n", f);
     }
@@ -316,7 +275,7 @@ void co__rpt_sweep(FILE *f, const struct co_rpt_file *sweep, size_t n)
     const char *stopped = json_string_value(json_object_get(sweep->root, "stopped"));
     if (stopped != NULL) {
         fputs("<p class=\"note\">Stopped early: ", f);
-        co__rpt_esc(f, stopped);
+        co_rpt_esc(f, stopped);
         fputs("</p>\n", f);
     }
     fputs("</section>\n", f);

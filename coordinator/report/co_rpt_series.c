@@ -6,9 +6,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "co_rpt_draw.h"
 #include "co_rpt_family.h"
-#include "co_rpt_kinds.h"
-#include "co_rpt_section.h"
 
 /* The kinds any charted interval of run has (the tail after the stop,
  * printed false, is not drawn), in the order they first appear, as the
@@ -29,43 +28,6 @@ static void kind_names(json_t *names, const json_t *root)
                 json_object_set_new(names, name, json_true());
         }
     }
-}
-
-/* Kind name's count per interval times scale, divided by the interval's
- * length: 0 where the interval has kinds but not this one, null where it
- * has none or no length. */
-json_t *co__rpt_rate_series(const json_t *ivs, const char *name, double scale)
-{
-    json_t *a = json_array();
-    size_t i;
-    json_t *iv;
-    json_array_foreach(ivs, i, iv)
-    {
-        const json_t *kinds = json_object_get(iv, "kinds");
-        double len = co_rpt_num(iv, "len_s");
-        if (!json_is_object(kinds) || !isfinite(len) || len <= 0) {
-            json_array_append_new(a, json_null());
-            continue;
-        }
-        double c = co_rpt_num(json_object_get(kinds, name), "count");
-        json_array_append_new(a, json_real((isfinite(c) ? c : 0.0) * scale / len));
-    }
-    return a;
-}
-
-/* Kind name's p95 per interval, null where the interval lacks it. */
-json_t *co__rpt_p95_series(const json_t *ivs, const char *name)
-{
-    json_t *a = json_array();
-    size_t i;
-    json_t *iv;
-    json_array_foreach(ivs, i, iv)
-    {
-        double v =
-            co_rpt_num(json_object_get(json_object_get(iv, "kinds"), name), "latency_ms.p95");
-        json_array_append_new(a, isfinite(v) ? json_real(v) : json_null());
-    }
-    return a;
 }
 
 static bool has_per_agent(const json_t *ivs)
@@ -89,9 +51,8 @@ static json_t *agent_series(const json_t *root)
         json_array_foreach(ivs, i, iv)
         {
             const json_t *ai = json_array_get(json_object_get(iv, "per_agent"), a);
-            double t = co_rpt_num(ai, "tps"), p = co_rpt_num(ai, "p95_ms");
-            json_array_append_new(tps, isfinite(t) ? json_real(t) : json_null());
-            json_array_append_new(p95, isfinite(p) ? json_real(p) : json_null());
+            json_array_append_new(tps, co_rpt_num_or_null(ai, "tps"));
+            json_array_append_new(p95, co_rpt_num_or_null(ai, "p95_ms"));
         }
         json_array_append_new(out, json_pack("{s:o,s:o}", "tps", tps, "p95", p95));
     }
@@ -108,9 +69,9 @@ void co__rpt_series_agents(FILE *f, const struct co_rpt_file *run, size_t n)
         return;
     }
     snprintf(id, sizeof(id), "agent-tps-%zu", n);
-    co__rpt_canvas(f, id, "Per agent: tps over time");
+    co_rpt_canvas(f, id, "Per agent: tps over time");
     snprintf(id, sizeof(id), "agent-p95-%zu", n);
-    co__rpt_canvas(f, id, "Per agent: p95 latency over time");
+    co_rpt_canvas(f, id, "Per agent: p95 latency over time");
 }
 
 void co__rpt_series_data(json_t *r, const struct co_rpt_file *run)
@@ -123,7 +84,7 @@ void co__rpt_series_data(json_t *r, const struct co_rpt_file *run)
     const char *name;
     json_t *v;
     json_object_foreach(names, name, v)
-        json_object_set_new(krate, name, co__rpt_rate_series(ivs, name, 1));
+        json_object_set_new(krate, name, co_rpt_rate_series(ivs, name, 1));
     json_object_set_new(r, "krate", krate);
     const struct co_rpt_family *fam;
     for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
@@ -139,25 +100,13 @@ void co__rpt_series_run(FILE *f, const struct co_rpt_file *run, size_t n)
     char id[32];
     if (json_object_size(names) > 0) {
         snprintf(id, sizeof(id), "krate-%zu", n);
-        co__rpt_canvas(f, id, "Per kind: count per second over time");
+        co_rpt_canvas(f, id, "Per kind: count per second over time");
     }
     const struct co_rpt_family *fam;
     for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
         if (fam->series_run && co_rpt_family_in(fam, run->root))
             fam->series_run(f, names, n);
     json_decref(names);
-}
-
-void co__rpt_grid_canvas(FILE *f, const char *id, const char *series, const char *kind,
-                         const char *unit)
-{
-    fputs("<div><h4>", f);
-    co__rpt_esc(f, kind);
-    fprintf(f,
-            ": %s</h4><div class=\"chart small\"><canvas id=\"%s\" data-what=\"%s\" data-kind=\"",
-            unit, id, series);
-    co__rpt_esc(f, kind);
-    fputs("\"></canvas></div></div>\n", f);
 }
 
 void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
@@ -182,7 +131,7 @@ void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n)
         json_object_foreach(names, name, v)
         {
             snprintf(id, sizeof(id), "cmp-krate-%zu", k++);
-            co__rpt_grid_canvas(f, id, "krate", name, "per second");
+            co_rpt_grid_canvas(f, id, "krate", name, "per second");
         }
         fputs("</div>\n", f);
     }

@@ -47,21 +47,6 @@ void co__rpt_series_agents(FILE *f, const struct co_rpt_file *run, size_t n);
  * data-kind=NAME). */
 void co__rpt_series_cmp(FILE *f, const struct co_rpt_file **runs, size_t n);
 
-/* Kind name's count per interval of ivs times scale, divided by the
- * interval's length: 0 where the interval has kinds but not this one,
- * null where it has none or no length. Caller owns. */
-json_t *co__rpt_rate_series(const json_t *ivs, const char *name, double scale);
-
-/* Kind name's p95 per interval, null where the interval lacks it. Caller
- * owns. */
-json_t *co__rpt_p95_series(const json_t *ivs, const char *name);
-
-/* A small chart of the overlaid grid: its id, which series the script
- * draws (series: "krate", or a family's KSER key) for which kind, under
- * a title of the kind's name and unit. */
-void co__rpt_grid_canvas(FILE *f, const char *id, const char *series, const char *kind,
-                         const char *unit);
-
 /* The page script drawing them (after co__rpt_js). */
 extern const char co__rpt_series_js[];
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_rpt.h"
+#include "co_rpt_draw.h"
+#include "co_rpt_env.h"
 #include "co_rpt_family.h"
 
 const struct co_rpt_metric co_rpt_metrics[] = {
@@ -18,20 +19,6 @@ const struct co_rpt_metric co_rpt_metrics[] = {
     {"err/s", "totals.err_s", 2},
 };
 const size_t co_rpt_n_metrics = sizeof(co_rpt_metrics) / sizeof(co_rpt_metrics[0]);
-
-char *co_rpt_fmt(char *buf, size_t len, double v, int decimals)
-{
-    if (isfinite(v))
-        snprintf(buf, len, "%.*f", decimals, v);
-    else
-        snprintf(buf, len, "-");
-    return buf;
-}
-
-char *co_rpt_fmt_ratio(char *buf, size_t len, double v, double first)
-{
-    return co_rpt_fmt(buf, len, first != 0 ? v / first : NAN, 3);
-}
 
 #define MAX_COLS 24
 #define CELL     48
@@ -123,9 +110,7 @@ static void print_runs(FILE *out, const struct co_rpt_file **runs, size_t n)
 
 static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
 {
-    struct co_rpt_env *envs = pr_xcalloc(n, sizeof(*envs));
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_read(runs[i]->root, &envs[i]);
+    struct co_rpt_env *envs = co_rpt_envs_read(runs, n);
     size_t nk = 0;
     const char **keys = co_rpt_env_diff(envs, n, &nk);
     fprintf(out, "\nEnvironment and options that differ (%s", runs[0]->label);
@@ -149,9 +134,7 @@ static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
         fputc('\n', out);
     }
     free(keys);
-    for (size_t i = 0; i < n; i++)
-        co_rpt_env_clear(&envs[i]);
-    free(envs);
+    co_rpt_envs_free(envs, n);
 }
 
 static const char *const sweep_stats[] = {"mean", "stddev", "min", "max"};

@@ -23,12 +23,6 @@ struct co_rpt_metric {
 extern const struct co_rpt_metric co_rpt_metrics[];
 extern const size_t co_rpt_n_metrics;
 
-/* v with decimals digits, or "-" when not finite. buf is returned. */
-char *co_rpt_fmt(char *buf, size_t len, double v, int decimals);
-
-/* The ratio v / first as text ("1.000"), or "-". */
-char *co_rpt_fmt_ratio(char *buf, size_t len, double v, double first);
-
 /* Print a sweep JSON's per-point summary table, headed "Sweep LABEL:". */
 void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label);
 

@@ -22,8 +22,8 @@
 #include "co_output.h"
 #include "co_plan.h"
 #include "co_prom.h"
-#include "co_report.h"
 #include "co_run_int.h"
+#include "co_sbfmt.h"
 #include "co_spawn.h"
 #include "pr_split.h"
 
@@ -587,11 +587,11 @@ static void drive_phase(struct run *r)
     int seen_interrupts = 0;
 
     send_start(r);
-    if (r->a->cmd == PR_CMD_RUN && r->res->fam_report != NULL) {
-        r->res->fam_report->started(r->res->fam_state, r->out);
+    if (r->a->cmd == PR_CMD_RUN && r->res->fam_summary != NULL) {
+        r->res->fam_summary->started(r->res->fam_state, r->out);
         fflush(r->out);
     } else if (r->a->cmd == PR_CMD_RUN) {
-        co_report_started(r->out);
+        co_sbfmt_started(r->out);
         fflush(r->out);
     }
     while (!phase_over(r)) {
@@ -765,7 +765,7 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
     r.forced_on = a->cmd == PR_CMD_RUN && a->cfg.forced_on;
     r.forced_ms = r.forced_on ? a->cfg.forced_ms : 0;
     co__run_fill_header(&r);
-    co__run_open_family_report(&r);
+    co__run_open_family_summary(&r);
     co__run_print_header(&r);
     if (open_fleet(&r, self_exe) == 0 && gather(&r) == 0 && make_plan(&r) == 0 &&
         before_run(&r) == 0) {

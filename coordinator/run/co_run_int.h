@@ -104,7 +104,7 @@ struct run {
      * none asked for, or no interval released yet. Finished from res by
      * co_output_write at the run's end. */
     struct co_stream *stream;
-    struct co_prom *prom; /* --prometheus endpoint, or NULL */
+    struct pr_prom *prom; /* --prometheus endpoint (co_prom.h), or NULL */
     uint64_t prom_pub_ns; /* when a snapshot was last published */
     bool keep_closed;     /* co__live_release does nothing: closed intervals stay in
                              co_merge (tests/bench/coordinator_merge reads them all) */
@@ -161,9 +161,9 @@ void co__srv_qps_drop_below(struct run *r, uint64_t k);
 const char *co__run_agent_name(const struct run *r, uint32_t i);
 
 /* co_run_out.c: the result's header fields from the options; the family's
- * own report state (co_family.h) when it has one; the report's header. */
+ * own output state (co_family.h) when it has one; the run's header. */
 void co__run_fill_header(struct run *r);
-void co__run_open_family_report(struct run *r);
+void co__run_open_family_summary(struct run *r);
 void co__run_print_header(struct run *r);
 
 /* co_run_out.c: per-agent identity and clock figures once the plan is made;

@@ -10,8 +10,8 @@
 #include "co_kinds.h"
 #include "co_kinds_out.h"
 #include "co_kinds_res.h"
-#include "co_report.h"
 #include "co_run_int.h"
+#include "co_sbfmt.h"
 #include "co_summary.h"
 
 /* Per-agent identity and clock figures, in name order. */
@@ -113,14 +113,15 @@ void co__run_fill_header(struct run *r)
     res->exit_reason = pr_xstrdup("");
 }
 
-/* A run of a family with its own report (co_family.h): its state, in res. */
-void co__run_open_family_report(struct run *r)
+/* A run of a family with its own live lines and summary (co_family.h): its
+ * state, in res. */
+void co__run_open_family_summary(struct run *r)
 {
     const struct co_family *fam = co_registry_find(r->a->workload);
-    if (r->a->cmd != PR_CMD_RUN || fam == NULL || fam->report == NULL)
+    if (r->a->cmd != PR_CMD_RUN || fam == NULL || fam->summary == NULL)
         return;
-    r->res->fam_report = fam->report;
-    r->res->fam_state = fam->report->open(r->a, r->res);
+    r->res->fam_summary = fam->summary;
+    r->res->fam_state = fam->summary->open(r->a, r->res);
 }
 
 void co__run_print_header(struct run *r)
@@ -128,15 +129,15 @@ void co__run_print_header(struct run *r)
     const struct co_args *a = r->a;
     bool strict = a->report_format == CO_REPORT_FORMAT_SYSBENCH;
     if (a->cmd != PR_CMD_RUN) {
-        co_report_banner(r->out, strict);
+        co_sbfmt_banner(r->out, strict);
         return;
     }
-    if (r->res->fam_report != NULL) { /* the family's own (co_family.h) */
-        r->res->fam_report->header(r->res->fam_state, r->out);
+    if (r->res->fam_summary != NULL) { /* the family's own (co_family.h) */
+        r->res->fam_summary->header(r->res->fam_state, r->out);
         fflush(r->out);
         return;
     }
-    struct co_report_opts o = {
+    struct co_sbfmt_opts o = {
         .threads = a->cfg.threads,
         .rate = a->cfg.rate,
         .report_interval_s = (uint32_t)a->cfg.report_interval_s,
@@ -148,7 +149,7 @@ void co__run_print_header(struct run *r)
         .forced_shutdown = r->forced_on,
         .forced_shutdown_s = (a->cfg.time_s * 1000u + r->forced_ms) / 1000u,
     };
-    co_report_header(r->out, &o);
+    co_sbfmt_header(r->out, &o);
     fflush(r->out);
 }
 
@@ -197,16 +198,16 @@ void co__run_print_end(struct run *r)
     struct co_result *res = r->res;
     FILE *out = r->out;
 
-    if (a->cmd == PR_CMD_RUN && r->t0_ns && res->fam_report != NULL) {
-        res->fam_report->final(res->fam_state, out, res); /* co_family.h */
+    if (a->cmd == PR_CMD_RUN && r->t0_ns && res->fam_summary != NULL) {
+        res->fam_summary->final(res->fam_state, out, res); /* co_family.h */
         co_kinds_out_text(out, res);
         co_summary_print_agents(out, res);
     } else if (a->cmd == PR_CMD_RUN && r->t0_ns) {
         co_summary_print_final(out, a, res);
         fflush(out);
         const struct co_family *fam = co_registry_find(a->workload);
-        if (fam && fam->report_after && /* a script's report_cumulative and done() */
-            fam->report_after(a, res, &co_plan_msg(r->plan, 0, 0)->u.plan) < 0 &&
+        if (fam && fam->summary_after && /* a script's report_cumulative and done() */
+            fam->summary_after(a, res, &co_plan_msg(r->plan, 0, 0)->u.plan) < 0 &&
             res->exit_status == CO_EXIT_OK) {
             res->exit_status = CO_EXIT_FAILED;
             free(res->exit_reason);

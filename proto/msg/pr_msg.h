@@ -367,7 +367,7 @@ struct pr_msg_env {
  * kinds, families/tpcc/proto/pr_tc_opts.h) is checked by its own formula instead,
  *   delta(Com_commit) + delta(Com_rollback)
  *     == commit + rollback + retry_rollback (count + errors)
- * (families/tpcc/coordinator/co_tc_report.h).
+ * (families/tpcc/coordinator/co_tc_fmt.h).
  * The lead's own SHOW GLOBAL STATUS and SHOW PROCESSLIST count only under
  * Com_show_status, Com_show_processlist and Questions, which the formulas
  * leave out; agents run nothing else before START (the lead's environment

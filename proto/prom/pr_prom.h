@@ -28,6 +28,9 @@
  * series per agent given to pr_prom_start: an agent's own endpoint has one,
  * itself.
  *
+ * Every function takes a NULL endpoint and does nothing with it (an
+ * endpoint not configured), so an owner keeps no check of its own.
+ *
  * proto: no uv.h, no mysql.h; needs libmicrohttpd and pthreads (its own
  * library in proto/meson.build, proto_prom_dep).
  */

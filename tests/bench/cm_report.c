@@ -10,7 +10,7 @@
 
 #include "cm.h"
 #include "co_merge.h"
-#include "co_report.h"
+#include "co_sbfmt.h"
 
 /* Bytes co_merge holds for interval k's histograms (merged and per agent;
  * an expanded one counts its whole struct). */

@@ -78,9 +78,9 @@
 #include "co_args.h"
 #include "co_fleet.h"
 #include "co_merge.h"
-#include "co_report.h"
 #include "co_result.h"
 #include "co_run_int.h"
+#include "co_sbfmt.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
 #include "pr_msg_lat.h"
@@ -305,7 +305,7 @@ static int start_run(struct coord *c)
     r->merge = co_merge_new(c->n, threads, r->interval_ms, c->args.hdr_log_path != NULL);
     free(threads);
     cm_lead_baseline(r);
-    co_report_started(r->out);
+    co_sbfmt_started(r->out);
     fflush(r->out);
     c->out_seen = c->out_len;
     r->t0_ns = r->first_t0_ns = co_fleet_now_ns() + lead_ns;

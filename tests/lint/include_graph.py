@@ -6,7 +6,7 @@ Reads every `#include "..."` of the .c and .h files under the folders declared
 below (tests/ and build*/ left out), resolves each to a file of the tree and
 folds files into modules: a .c and the .h of the same stem in the same folder
 are one module (a lone .c or .h is a module too), named by its path without
-the extension ("agent/sysbench/ag_sb_load", "coordinator/main"); a module's
+the extension ("families/sysbench/agent/ag_sb_load", "coordinator/main"); a module's
 internal headers X_int.h and X_test.h are part of module X (PART_SUFFIXES).
 
   include_graph.py --stats [--root DIR]
@@ -32,7 +32,7 @@ internal headers X_int.h and X_test.h are part of module X (PART_SUFFIXES).
 
 Standard library only. <...> includes are ignored (system and library
 headers); a generated header X.h made from X.h.in belongs to X.h.in's folder
-(proto/pr_build.h). Resolution: the including file's own folder first, as the
+(proto/base/pr_build.h, generated). Resolution: the including file's own folder first, as the
 compiler does for "..."; else the one file of that name (or trailing path)
 anywhere in the scanned folders.
 """
@@ -101,10 +101,7 @@ PRIVATE_HEADER_SUFFIXES = ("_int.h", "_test.h")
 # (identifier prefix, why): internal names families may still use, until
 # they are published. This list only shrinks: an entry no family file
 # needs fails the check.
-FAMILY_NAME_EXCEPTIONS = [
-    ("co__rpt_", "coordinator/report's section/series helpers the tpcc report page "
-                 "uses; being published by another change (issue 31)"),
-]
+FAMILY_NAME_EXCEPTIONS = []
 # ---------------------------------------------------------------------------
 
 INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"')

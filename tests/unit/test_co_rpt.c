@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "co_args.h"
-#include "co_rpt.h"
+#include "co_rpt_draw.h"
+#include "co_rpt_env.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_load.h"
 #include "co_rpt_series.h"
@@ -95,6 +96,47 @@ static void test_env_diff(void)
     json_decref(a);
     json_decref(b);
     json_decref(old);
+}
+
+/* co_rpt_envs_read / co_rpt_envs_free: one environment per run, in order. */
+static void test_envs(void)
+{
+    struct co_rpt_file a = {.root = run_with("1", "4")}, b = {.root = run_with("2", "8")};
+    const struct co_rpt_file *runs[] = {&a, &b};
+    struct co_rpt_env *envs = co_rpt_envs_read(runs, 2);
+    const char *v0 = co_rpt_env_get(&envs[0], "option threads");
+    const char *v1 = co_rpt_env_get(&envs[1], "option threads");
+    CHECK_MSG(v0 && v1 && strcmp(v0, "4") == 0 && strcmp(v1, "8") == 0, "%s %s", v0 ? v0 : "-",
+              v1 ? v1 : "-");
+    co_rpt_envs_free(envs, 2);
+    co_rpt_envs_free(NULL, 0);
+    json_decref(a.root);
+    json_decref(b.root);
+}
+
+/* co_rpt_draw: a series is made once, n nulls long, then filled in; a
+ * figure that is not a finite number is null; a ratio cell. */
+static void test_draw(void)
+{
+    json_t *o = json_object(), *iv = json_pack("{s:f}", "v", 2.5);
+    json_t *s = co_rpt_series_at(o, "x", 3);
+    json_array_set_new(s, 1, co_rpt_num_or_null(iv, "v"));
+    CHECK(co_rpt_series_at(o, "x", 3) == s);
+    json_array_set_new(s, 2, co_rpt_num_or_null(o, "missing"));
+    char *d = json_dumps(o, JSON_COMPACT);
+    CHECK_MSG(d && strcmp(d, "{\"x\":[null,2.5,null]}") == 0, "%s", d ? d : "(null)");
+    free(d);
+    json_decref(o);
+    json_decref(iv);
+    char *html = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&html, &len);
+    co_rpt_td_ratio(f, 3, 2);
+    co_rpt_td_ratio(f, 1, 0);
+    co_rpt_td_str(f, "<a&b>");
+    fclose(f);
+    CHECK_MSG(strcmp(html, "<td>1.500</td><td>-</td><td>&lt;a&amp;b&gt;</td>") == 0, "%s", html);
+    free(html);
 }
 
 static void load_bad(const char *text, const char *want)
@@ -219,6 +261,8 @@ int main(void)
     test_paths();
     test_args();
     test_env_diff();
+    test_envs();
+    test_draw();
     test_load();
     return TEST_END();
 }

@@ -104,13 +104,13 @@ int co_lua_init(co_lua *l, const pr_opts *o, bool dry_run, const struct pr_msg_p
                 struct pr_error *err);
 int co_lua_done(co_lua *l, const pr_opts *o, bool dry_run, const struct pr_msg_plan *target);
 
-/* co_lua_report.c: after a run's summary, the script's report_cumulative
+/* co_lua_summary.c: after a run's summary, the script's report_cumulative
  * with the merged result res (nothing when it has none), then done(): 0,
  * or -1 when either failed. */
 struct co_args;
 struct co_result;
-int co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res,
-                        const struct pr_msg_plan *target);
+int co_lua_summary_final(co_lua *l, const struct co_args *a, const struct co_result *res,
+                         const struct pr_msg_plan *target);
 
 /* "NAME.lua help": the script's options with their defaults. Caller frees. */
 char *co_lua_usage(const co_lua *l);

@@ -10,8 +10,8 @@
 #include "co_args.h"
 #include "co_family.h"
 #include "co_lua.h"
-#include "co_report.h"
 #include "co_sb_args.h"
+#include "co_sbfmt.h"
 #include "pr_hist.h"
 
 static void lua_free(void *p)
@@ -130,8 +130,7 @@ static void lua_phase_line(FILE *out, const struct co_args *a, const char *phase
 }
 
 /* sysbench.hooks.report_intermediate in place of the line. */
-static int lua_report_interval(const struct co_args *a, const struct co_report_interval *v,
-                               uint32_t pct)
+static int lua_live_line(const struct co_args *a, const struct co_sbfmt_interval *v, uint32_t pct)
 {
     co_lua *l = script_of(a);
     if (l == NULL)
@@ -155,10 +154,10 @@ static int lua_before_run(const struct co_args *a, const struct pr_msg_plan *tar
     return l ? co_lua_init(l, a->opts, a->cfg.mysql_dry_run, target, err) : 0;
 }
 
-static int lua_report_after(const struct co_args *a, const struct co_result *res,
-                            const struct pr_msg_plan *target)
+static int lua_summary_after(const struct co_args *a, const struct co_result *res,
+                             const struct pr_msg_plan *target)
 {
-    return co_lua_report_final(script_of(a), a, res, target);
+    return co_lua_summary_final(script_of(a), a, res, target);
 }
 
 const struct co_family co_lua_family = {
@@ -173,7 +172,7 @@ const struct co_family co_lua_family = {
     .cmd_parallel = lua_cmd_parallel,
     .usage = lua_usage,
     .plan_fill = lua_plan_fill,
-    .report_interval = lua_report_interval,
+    .live_line = lua_live_line,
     .before_run = lua_before_run,
-    .report_after = lua_report_after,
+    .summary_after = lua_summary_after,
 };

@@ -264,22 +264,22 @@ static void load_ctx_init(struct ag__tc_load_ctx *c, uint64_t seed)
     strftime(c->ts, sizeof c->ts, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+/* t's id range within 1..max (empty: id_hi = id_lo - 1), what naming it. */
+static int check_range(const struct pr_msg_table *t, const char *what, unsigned max,
+                       struct pr_error *err)
+{
+    if (t->id_lo < 1 || t->id_hi > max || t->id_hi + 1 < t->id_lo)
+        return pr_error_set(err, PR_EINVAL, "PLAN: %s range %llu..%llu is outside 1..%u", what,
+                            (unsigned long long)t->id_lo, (unsigned long long)t->id_hi, max);
+    return 0;
+}
+
 static int check_entry(const struct pr_msg_table *t, struct pr_error *err)
 {
-    if (t->table == 1) {
-        if (t->id_lo < 1 || t->id_hi > PR_TC_MAX_WAREHOUSES || t->id_hi + 1 < t->id_lo)
-            return pr_error_set(err, PR_EINVAL, "PLAN: warehouse range %llu..%llu is outside 1..%u",
-                                (unsigned long long)t->id_lo, (unsigned long long)t->id_hi,
-                                PR_TC_MAX_WAREHOUSES);
-        return 0;
-    }
-    if (t->table == 2) {
-        if (t->id_lo < 1 || t->id_hi > PR_TC_ITEMS || t->id_hi + 1 < t->id_lo)
-            return pr_error_set(err, PR_EINVAL, "PLAN: item range %llu..%llu is outside 1..%u",
-                                (unsigned long long)t->id_lo, (unsigned long long)t->id_hi,
-                                PR_TC_ITEMS);
-        return 0;
-    }
+    if (t->table == 1)
+        return check_range(t, "warehouse", PR_TC_MAX_WAREHOUSES, err);
+    if (t->table == 2)
+        return check_range(t, "item", PR_TC_ITEMS, err);
     return pr_error_set(err, PR_EINVAL,
                         "PLAN: tables entry %u is not a tpcc entry (1: warehouses, 2: items)",
                         t->table);

@@ -145,6 +145,28 @@ static void put_address(struct ag__tc_buf *b, struct ag_rand *r)
     put_digits(b, r, 9);
 }
 
+/* "(id,d,w": the opening of a row keyed in a district (CUSTOMER, ORDERS,
+ * NEW_ORDERS, ORDER_LINE). */
+static void put_key(struct ag__tc_buf *b, uint32_t id, uint32_t d, uint32_t w)
+{
+    put_c(b, '(');
+    put_u(b, id);
+    put_c(b, ',');
+    put_u(b, d);
+    put_c(b, ',');
+    put_u(b, w);
+}
+
+/* The columns WAREHOUSE and DISTRICT share after their keys: name, the
+ * address, tax. The ytd (and next_o_id) that follow are the caller's. */
+static void put_name_address_tax(struct ag__tc_buf *b, struct ag_rand *r)
+{
+    put_alnum(b, r, 6, 10, NULL); /* w_name / d_name */
+    put_address(b, r);
+    put_c(b, ',');
+    put_cents(b, ag_rand_uniform(r, 10, 20)); /* w_tax / d_tax */
+}
+
 /* i_data / s_data: alnum(26..50), "original" at U[0..len-8] when marked. */
 static void put_data(struct ag__tc_buf *b, struct ag_rand *r, bool original)
 {
@@ -214,11 +236,8 @@ void ag__tc_row_warehouse(struct ag__tc_buf *b, const struct ag__tc_load_ctx *c,
     ag__tc_buf_reserve(b, ROW_MAX);
     put_c(b, '(');
     put_u(b, w);
-    put_alnum(b, &r, 6, 10, NULL); /* w_name */
-    put_address(b, &r);
-    put_c(b, ',');
-    put_cents(b, ag_rand_uniform(&r, 10, 20)); /* w_tax */
-    put_lit(b, ",300000.00)");                 /* w_ytd */
+    put_name_address_tax(b, &r);
+    put_lit(b, ",300000.00)"); /* w_ytd */
     b->p[b->len] = '\0';
 }
 
@@ -233,11 +252,8 @@ void ag__tc_row_district(struct ag__tc_buf *b, const struct ag__tc_load_ctx *c, 
     put_u(b, d);
     put_c(b, ',');
     put_u(b, w);
-    put_alnum(b, &r, 6, 10, NULL); /* d_name */
-    put_address(b, &r);
-    put_c(b, ',');
-    put_cents(b, ag_rand_uniform(&r, 10, 20)); /* d_tax */
-    put_lit(b, ",30000.00,3001)");             /* d_ytd, d_next_o_id */
+    put_name_address_tax(b, &r);
+    put_lit(b, ",30000.00,3001)"); /* d_ytd, d_next_o_id */
     b->p[b->len] = '\0';
 }
 
@@ -270,12 +286,7 @@ void ag__tc_row_customer(struct ag__tc_buf *b, const struct ag__tc_load_ctx *c, 
 
     row_rand(&r, c, AG_TC_CUSTOMER, w, d, c_id);
     ag__tc_buf_reserve(b, ROW_MAX);
-    put_c(b, '(');
-    put_u(b, c_id);
-    put_c(b, ',');
-    put_u(b, d);
-    put_c(b, ',');
-    put_u(b, w);
+    put_key(b, c_id, d, w);
     put_alnum(b, &r, 8, 16, NULL); /* c_first */
     put_lit(b, ",'OE','");         /* c_middle */
     uint32_t n = c_id <= 1000 ? c_id - 1 : ag_tc_nurand(&r, 255, 0, 999, c->k.c_last_load);
@@ -333,12 +344,7 @@ void ag__tc_row_orders(struct ag__tc_buf *b, const struct ag__tc_load_ctx *c, ui
     uint32_t carrier = ag_rand_uniform(&r, 1, 10);
     uint32_t cnt = ag_rand_uniform(&r, 5, 15);
     ag__tc_buf_reserve(b, ROW_MAX);
-    put_c(b, '(');
-    put_u(b, o_id);
-    put_c(b, ',');
-    put_u(b, d);
-    put_c(b, ',');
-    put_u(b, w);
+    put_key(b, o_id, d, w);
     put_c(b, ',');
     put_u(b, o_c_id);
     put_ts(b, c); /* o_entry_d */
@@ -356,12 +362,7 @@ void ag__tc_row_orders(struct ag__tc_buf *b, const struct ag__tc_load_ctx *c, ui
 void ag__tc_row_new_orders(struct ag__tc_buf *b, uint32_t w, uint32_t d, uint32_t o_id)
 {
     ag__tc_buf_reserve(b, 64);
-    put_c(b, '(');
-    put_u(b, o_id);
-    put_c(b, ',');
-    put_u(b, d);
-    put_c(b, ',');
-    put_u(b, w);
+    put_key(b, o_id, d, w);
     put_c(b, ')');
     b->p[b->len] = '\0';
 }
@@ -378,12 +379,7 @@ uint32_t ag__tc_rows_order_line(struct ag__tc_buf *b, const struct ag__tc_load_c
     for (uint32_t ol = 1; ol <= cnt; ol++) {
         if (ol > 1)
             put_c(b, ',');
-        put_c(b, '(');
-        put_u(b, o_id);
-        put_c(b, ',');
-        put_u(b, d);
-        put_c(b, ',');
-        put_u(b, w);
+        put_key(b, o_id, d, w);
         put_c(b, ',');
         put_u(b, ol);
         put_c(b, ',');

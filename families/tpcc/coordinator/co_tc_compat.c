@@ -33,13 +33,20 @@ struct copt {
     const char *what; /* what it is, for messages; K_REFUSE: the reason */
 };
 
+/* The rows both commands share: the connection and -w, first in each
+ * table. */
+/* clang-format off */
+#define CONN_COPTS                                             \
+    {'h', K_HOST, "mysql-host", 0, 0, "server host"},          \
+    {'P', K_UINT, "mysql-port", 1, 65535, "port"},             \
+    {'d', K_TEXT, "mysql-db", 0, 0, "database"},               \
+    {'u', K_TEXT, "mysql-user", 0, 0, "user"},                 \
+    {'p', K_ANY, "mysql-password", 0, 0, "password"},          \
+    {'w', K_UINT, "warehouses", 1, 32767, "warehouses"}
+/* clang-format on */
+
 static const struct copt load_opts[] = {
-    {'h', K_HOST, "mysql-host", 0, 0, "server host"},
-    {'P', K_UINT, "mysql-port", 1, 65535, "port"},
-    {'d', K_TEXT, "mysql-db", 0, 0, "database"},
-    {'u', K_TEXT, "mysql-user", 0, 0, "user"},
-    {'p', K_ANY, "mysql-password", 0, 0, "password"},
-    {'w', K_UINT, "warehouses", 1, 32767, "warehouses"},
+    CONN_COPTS,
     {'l', K_PART, "load-parts", 1, 4, "part (1=ITEMS 2=WAREHOUSE 3=CUSTOMER 4=ORDERS)"},
     {'m', K_UINT, "warehouse-first", 1, 32767, "first warehouse"},
     {'n', K_UINT, "warehouse-last", 1, 32767, "last warehouse"},
@@ -47,12 +54,7 @@ static const struct copt load_opts[] = {
 };
 
 static const struct copt start_opts[] = {
-    {'h', K_HOST, "mysql-host", 0, 0, "server host"},
-    {'P', K_UINT, "mysql-port", 1, 65535, "port"},
-    {'d', K_TEXT, "mysql-db", 0, 0, "database"},
-    {'u', K_TEXT, "mysql-user", 0, 0, "user"},
-    {'p', K_ANY, "mysql-password", 0, 0, "password"},
-    {'w', K_UINT, "warehouses", 1, 32767, "warehouses"},
+    CONN_COPTS,
     {'c', K_UINT, "threads", 1, 1000000, "connections"},
     {'r', K_UINT, "warmup-time", 0, 86400, "ramp-up seconds"},
     {'l', K_UINT, "time", 1, 31536000, "measure seconds"},

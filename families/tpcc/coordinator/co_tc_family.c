@@ -11,8 +11,8 @@
 #include "co_rpt_family.h"
 #include "co_tc_args.h"
 #include "co_tc_compat.h"
+#include "co_tc_fmt.h"
 #include "co_tc_plan.h"
-#include "co_tc_report.h"
 #include "co_tc_rpt.h"
 #include "co_tc_trx.h"
 #include "pr_ssl.h"
@@ -310,7 +310,7 @@ const struct co_family co_tc_family = {
     .help_text = tc_help,
     .kinds_title = "Latency by kind (ms): the five transactions (first attempt to success), "
                    "their statements (<txn>_stmt), COMMIT and ROLLBACK:",
-    .report = &co_tc_family_report,
+    .summary = &co_tc_family_summary,
     .argv_translate = tc_argv_translate,
     .rpt = &co_tc_rpt_family,
 };

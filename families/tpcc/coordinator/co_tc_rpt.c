@@ -5,15 +5,13 @@
  * p95 over time from the run's intervals[].kinds. The series cover the
  * whole run, the warm-up included: the tables' tpmC counts the measured
  * window only. */
+#include "co_tc_rpt.h"
+
 #include <stdbool.h>
 #include <string.h>
 
-#include "co_tc_rpt.h"
-
+#include "co_rpt_draw.h"
 #include "co_rpt_family.h"
-#include "co_rpt_section.h"
-#include "co_rpt_series.h"
-#include "co_rpt_text.h"
 
 /* The five TPC-C transaction types, as the "tpcc" object and the kinds
  * name them, in tpcc-mysql's order. */
@@ -34,9 +32,9 @@ static void tc_run_html(FILE *f, const json_t *tc, size_t n)
             "<h3>TPC-C</h3><table id=\"tpcc-sum-%zu\"><tr><th>tpmC</th><th>New-Orders in the "
             "window</th><th>window s</th></tr>\n<tr>",
             n);
-    co__rpt_td_num(f, "tpmC", co_rpt_num(tc, "tpmC"), 3);
-    co__rpt_td_num(f, "new_orders", co_rpt_num(tc, "new_orders"), 0);
-    co__rpt_td_num(f, "window_s", co_rpt_num(tc, "window_s"), 0);
+    co_rpt_td_num(f, "tpmC", co_rpt_num(tc, "tpmC"), 3);
+    co_rpt_td_num(f, "new_orders", co_rpt_num(tc, "new_orders"), 0);
+    co_rpt_td_num(f, "window_s", co_rpt_num(tc, "window_s"), 0);
     fputs("</tr></table>\n", f);
     fprintf(f, "<table id=\"tpcc-table-%zu\"><tr><th>transaction</th>", n);
     for (size_t c = 0; c < N_TC_COLS; c++)
@@ -48,18 +46,12 @@ static void tc_run_html(FILE *f, const json_t *tc, size_t n)
         if (o == NULL)
             continue;
         fputs("<tr>", f);
-        co__rpt_td_str(f, tc_types[t]);
+        co_rpt_td_str(f, tc_types[t]);
         for (size_t c = 0; c < N_TC_COLS; c++)
-            co__rpt_td_num(f, tc_cols[c].path, co_rpt_num(o, tc_cols[c].path), tc_cols[c].dec);
+            co_rpt_td_num(f, tc_cols[c].path, co_rpt_num(o, tc_cols[c].path), tc_cols[c].dec);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
-}
-
-static void ratio_cell(FILE *f, double v, double first)
-{
-    char buf[64];
-    fprintf(f, "<td>%s</td>", co_rpt_fmt_ratio(buf, sizeof(buf), v, first));
 }
 
 static void tc_cmp_html(FILE *f, const struct co_rpt_file **runs, size_t n)
@@ -74,16 +66,16 @@ static void tc_cmp_html(FILE *f, const struct co_rpt_file **runs, size_t n)
     for (size_t r = 0; r < n; r++) {
         const json_t *tc = json_object_get(runs[r]->root, "tpcc");
         fputs("<tr>", f);
-        co__rpt_td_str(f, runs[r]->label);
+        co_rpt_td_str(f, runs[r]->label);
         double v = co_rpt_num(tc, "tpmC");
-        co__rpt_td_num(f, "tpmC", v, 3);
-        ratio_cell(f, v, co_rpt_num(t0, "tpmC"));
+        co_rpt_td_num(f, "tpmC", v, 3);
+        co_rpt_td_ratio(f, v, co_rpt_num(t0, "tpmC"));
         for (size_t t = 0; t < N_TC_TYPES; t++) {
             char path[64];
             snprintf(path, sizeof(path), "transactions.%s.p95_ms", tc_types[t]);
             v = co_rpt_num(tc, path);
-            co__rpt_td_num(f, path, v, 3);
-            ratio_cell(f, v, co_rpt_num(t0, path));
+            co_rpt_td_num(f, path, v, 3);
+            co_rpt_td_ratio(f, v, co_rpt_num(t0, path));
         }
         fputs("</tr>\n", f);
     }
@@ -99,8 +91,8 @@ static void tc_series_data(json_t *r, const struct co_rpt_file *run, const json_
         if (json_object_get(names, ty) == NULL)
             continue;
         json_object_set_new(tc, ty,
-                            json_pack("{s:o,s:o}", "rate", co__rpt_rate_series(ivs, ty, 60), "p95",
-                                      co__rpt_p95_series(ivs, ty)));
+                            json_pack("{s:o,s:o}", "rate", co_rpt_rate_series(ivs, ty, 60), "p95",
+                                      co_rpt_p95_series(ivs, ty)));
     }
     json_object_set_new(r, "tc", tc);
 }
@@ -111,11 +103,11 @@ static void tc_series_run(FILE *f, const json_t *names, size_t n)
     if (json_object_get(names, "new_order") == NULL)
         return;
     snprintf(id, sizeof(id), "tc-rate-%zu", n);
-    co__rpt_canvas(f, id,
-                   "TPC-C: transactions per minute by type over time (new_order: tpmC over "
-                   "time)");
+    co_rpt_canvas(f, id,
+                  "TPC-C: transactions per minute by type over time (new_order: tpmC over "
+                  "time)");
     snprintf(id, sizeof(id), "tc-p95-%zu", n);
-    co__rpt_canvas(f, id, "TPC-C: p95 latency by transaction type over time");
+    co_rpt_canvas(f, id, "TPC-C: p95 latency by transaction type over time");
     fputs("<p class=\"note\">Over time the warm-up is included; the tpmC in the tables counts "
           "the measured window only.</p>\n",
           f);
@@ -126,7 +118,7 @@ static void tc_series_cmp(FILE *f, const json_t *names)
     char id[48];
     if (json_object_get(names, "new_order") == NULL)
         return;
-    co__rpt_canvas(f, "cmp-tpmc", "TPC-C: tpmC over time (new_order per minute)");
+    co_rpt_canvas(f, "cmp-tpmc", "TPC-C: tpmC over time (new_order per minute)");
     fputs("<h3>TPC-C by transaction type over time: rate (left), p95 (right)</h3>\n"
           "<div class=\"grid pairs\">\n",
           f);
@@ -134,9 +126,9 @@ static void tc_series_cmp(FILE *f, const json_t *names)
         if (json_object_get(names, tc_types[t]) == NULL)
             continue;
         snprintf(id, sizeof(id), "cmp-tc-rate-%zu", t);
-        co__rpt_grid_canvas(f, id, "tc-rate", tc_types[t], "per minute");
+        co_rpt_grid_canvas(f, id, "tc-rate", tc_types[t], "per minute");
         snprintf(id, sizeof(id), "cmp-tc-p95-%zu", t);
-        co__rpt_grid_canvas(f, id, "tc-p95", tc_types[t], "p95 ms");
+        co_rpt_grid_canvas(f, id, "tc-p95", tc_types[t], "p95 ms");
     }
     fputs("</div>\n", f);
 }
@@ -149,7 +141,7 @@ static void tc_sweep_html(FILE *f, const struct co_rpt_file *sweep, size_t n)
         return;
     char id[48];
     snprintf(id, sizeof(id), "sweep-%zu-tpmC", n);
-    co__rpt_canvas(f, id, "TPC-C tpmC against threads: mean, min-max bars");
+    co_rpt_canvas(f, id, "TPC-C tpmC against threads: mean, min-max bars");
     fprintf(f, "<table id=\"sweep-tpmc-table-%zu\"><tr><th>threads</th>", n);
     for (size_t s = 0; s < 4; s++)
         fprintf(f, "<th>tpmC %s</th>", stats[s]);
@@ -159,11 +151,11 @@ static void tc_sweep_html(FILE *f, const struct co_rpt_file *sweep, size_t n)
     json_array_foreach(pts, i, p)
     {
         fputs("<tr>", f);
-        co__rpt_td_num(f, "threads", co_rpt_num(p, "threads"), 0);
+        co_rpt_td_num(f, "threads", co_rpt_num(p, "threads"), 0);
         for (size_t s = 0; s < 4; s++) {
             char path[32];
             snprintf(path, sizeof(path), "tpmC.%s", stats[s]);
-            co__rpt_td_num(f, path, co_rpt_num(p, path), 3);
+            co_rpt_td_num(f, path, co_rpt_num(p, path), 3);
         }
         fputs("</tr>\n", f);
     }

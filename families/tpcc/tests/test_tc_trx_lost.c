@@ -5,7 +5,7 @@
  * sandbox in a few seconds, so this drives the real pieces in process:
  * workers' ag_wstats (ag_worker_stats.c) merged as the engine merges them,
  * the STATS message encoded and decoded (pr_msg), then the coordinator's
- * tpcc report (co_tc_report.c: its stats and final ops, with a -f file). */
+ * tpcc output (co_tc_fmt.c: its stats and final ops, with a -f file). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +17,8 @@
 #include "ag_worker.h"
 #include "co_family.h"
 #include "co_result.h"
-#include "co_tc_report.h"
-#include "co_tc_report_int.h"
+#include "co_tc_fmt.h"
+#include "co_tc_fmt_int.h"
 #include "co_tc_trx.h"
 #include "pr_msg.h"
 #include "pr_msg_trx.h"
@@ -113,17 +113,17 @@ static void test_trx_lost(void)
     res.agents[0].name = pr_xstrdup("agent-a");
     res.agents[1].name = pr_xstrdup("agent-b");
     res.agents[0].threads = res.agents[1].threads = 3;
-    struct co_tc_report_cfg cfg = {.host = "127.0.0.1",
-                                   .port = "3306",
-                                   .db = "tpcc",
-                                   .user = "root",
-                                   .warehouses = 2,
-                                   .threads = 6,
-                                   .warmup_s = 0,
-                                   .time_s = 3,
-                                   .interval_s = 1,
-                                   .rt_limit_ms = {5, 5, 5, 80, 20}};
-    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    struct co_tc_fmt_cfg cfg = {.host = "127.0.0.1",
+                                .port = "3306",
+                                .db = "tpcc",
+                                .user = "root",
+                                .warehouses = 2,
+                                .threads = 6,
+                                .warmup_s = 0,
+                                .time_s = 3,
+                                .interval_s = 1,
+                                .rt_limit_ms = {5, 5, 5, 80, 20}};
+    co_tc_fmt *t = co_tc_fmt_new(&cfg, &res);
     struct co_tc_trx_cfg tc = {fpath, NULL, cfg.warmup_s, cfg.time_s, cfg.interval_s};
     t->trx = co_tc_trx_new(&tc);
     CHECK(t->trx != NULL);
@@ -151,7 +151,7 @@ static void test_trx_lost(void)
         for (int w = 0; w < ivs[i].n; w++)
             sent += ivs[i].w[w];
         lost += l;
-        co_tc_report_stats(t, ivs[i].agent, &back.u.stats, false, IVL_MS);
+        co_tc_fmt_stats(t, ivs[i].agent, &back.u.stats, false, IVL_MS);
         pr_msg_clear(&back);
     }
     printf("records made %llu, dropped by the agents %llu, coordinator counts %llu\n",
@@ -166,13 +166,13 @@ static void test_trx_lost(void)
     char *text = NULL, *js = NULL;
     size_t text_len = 0, js_len = 0;
     FILE *out = open_memstream(&text, &text_len);
-    co_tc_family_report.final(t, out, &res);
+    co_tc_family_summary.final(t, out, &res);
     fclose(out);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
     FILE *jf = open_memstream(&js, &js_len);
-    co_tc_family_report.json(jf, t, &res);
+    co_tc_family_summary.json(jf, t, &res);
     fclose(jf);
     char warn[512] = {0}, want[64];
     FILE *ef = fopen(epath, "r");
@@ -193,7 +193,7 @@ static void test_trx_lost(void)
     unlink(fpath);
     unlink(epath);
     close(efd);
-    co_tc_report_destroy(&t);
+    co_tc_fmt_destroy(&t);
     co_result_clear(&res);
 }
 

@@ -1,10 +1,10 @@
-/* co_tc_report_int: the tpcc report's state, shared by co_tc_report.c (the
- * live part: header, interval lines, sums) and co_tc_report_final.c (the
+/* co_tc_fmt_int: the tpcc output's state, shared by co_tc_fmt.c (the
+ * live part: header, interval lines, sums) and co_tc_fmt_final.c (the
  * final block, the stampede section, the JSON). Internal. */
-#ifndef CO_TC_REPORT_INT_H
-#define CO_TC_REPORT_INT_H
+#ifndef CO_TC_FMT_INT_H
+#define CO_TC_FMT_INT_H
 
-#include "co_tc_report.h"
+#include "co_tc_fmt.h"
 #include "co_tc_trx.h"
 #include "pr_hist.h"
 
@@ -25,8 +25,8 @@ struct co__tc_agent {
     pr_hist_frozen *lat[CO_TC_N]; /* NULL: none yet */
 };
 
-struct co_tc_report {
-    struct co_tc_report_cfg cfg;   /* strings borrowed */
+struct co_tc_fmt {
+    struct co_tc_fmt_cfg cfg;      /* strings borrowed */
     struct co_tc_optline *own_opt; /* cfg.optlines when made from co_args (owned) */
     struct co_result *res;         /* names the kinds and the agents (borrowed) */
     int kind_of[PR_TC_K_COUNT_];   /* index of each tpcc kind in res->kind_names, -1: none */

@@ -1,8 +1,9 @@
-/* co_family_report: a family's own run report (struct co_family_report,
- * co_family.report), declared apart from the rest of co_family so that
- * co_result, which holds the report's state, needs nothing more than it. */
-#ifndef CO_FAMILY_REPORT_H
-#define CO_FAMILY_REPORT_H
+/* co_family_summary: a family's own live lines and run summary (struct
+ * co_family_summary, co_family.summary), declared apart from the rest of
+ * co_family so that co_result, which holds their state, needs nothing more
+ * than it. */
+#ifndef CO_FAMILY_SUMMARY_H
+#define CO_FAMILY_SUMMARY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,20 +14,20 @@ struct co_interval_result;
 struct co_result;
 struct pr_msg_stats;
 
-/* A family's own run report, in place of sysbench's (co_report) where the
- * family has one (tpcc: tpcc_start's output, co_tc_report.h). Every op is
+/* A family's own output of a run, in place of sysbench's (co_sbfmt) where the
+ * family has one (tpcc: tpcc_start's output, co_tc_fmt.h). Every op is
  * called on the coordinator's one thread, only for the run command. The
  * state open() returns is res's (res->fam_state, freed through destroy()
  * by co_result_clear()). Intervals are handed over as they become final
  * (co__live_release) and are freed right after: an op keeps what it needs,
  * bounded, never the intervals themselves. */
-struct co_family_report {
+struct co_family_summary {
     const char *json_key; /* the --json member json() writes ("tpcc"), or NULL */
-    /* The run's report state, from the parsed command line; res is where
+    /* The run's output state, from the parsed command line; res is where
      * the run's results go (borrowed: it outlives the state). */
     void *(*open)(const struct co_args *a, struct co_result *res);
     /* The run's header, before the agents are gathered (sysbench's:
-     * co_report_header). */
+     * co_sbfmt_header). */
     void (*header)(void *st, FILE *out);
     /* The load was started (sysbench's "Threads started!"). */
     void (*started)(void *st, FILE *out);
@@ -42,15 +43,15 @@ struct co_family_report {
     void (*stats)(void *st, uint32_t agent, const struct pr_msg_stats *s, bool released,
                   uint32_t interval_ms);
     /* The run is over (every interval handed over, res filled and
-     * co_summary_totals() done): the final report (sysbench's:
+     * co_summary_totals() done): the summary (sysbench's:
      * co_summary_print_final). */
     void (*final)(void *st, FILE *out, const struct co_result *res);
     /* The server cross-check by the family's formula (sysbench's is
      * co_summary_server_statements()'s): the client's and the server's
      * figures over the run; false when a needed server counter is missing. */
     bool (*server_check)(const struct co_result *res, uint64_t *client, uint64_t *server);
-    const char *server_formula; /* what server_check compares, for the report */
-    const char *server_caveat;  /* when it is exact, for the report */
+    const char *server_formula; /* what server_check compares, for the summary and JSON */
+    const char *server_caveat;  /* when it is exact, for the summary */
     /* The --json member json_key's value (one JSON value, no newline). */
     void (*json)(FILE *f, const void *st, const struct co_result *res);
     /* Free the state. */

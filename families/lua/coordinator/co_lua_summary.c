@@ -1,4 +1,4 @@
-/* co_lua_report: a Lua script's sysbench.hooks.report_cumulative after a
+/* co_lua_summary: a Lua script's sysbench.hooks.report_cumulative after a
  * run, fed with the merged result of every agent, then its done(). See
  * co_lua.h. */
 #include "co_args.h"
@@ -6,8 +6,8 @@
 #include "co_result.h"
 #include "pr_hist.h"
 
-int co_lua_report_final(co_lua *l, const struct co_args *a, const struct co_result *res,
-                        const struct pr_msg_plan *target)
+int co_lua_summary_final(co_lua *l, const struct co_args *a, const struct co_result *res,
+                         const struct pr_msg_plan *target)
 {
     if (l == NULL)
         return 0;

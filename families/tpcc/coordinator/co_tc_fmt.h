@@ -1,4 +1,4 @@
-/* co_tc_report: the tpcc family's run report — tpcc_start's output, byte
+/* co_tc_fmt: the tpcc family's output format — tpcc_start's output, byte
  * for byte in its format (docs/design.md §13.2), then stampede's own
  * section — computed from the agents' merged per-kind figures
  * (families/tpcc/proto/pr_tc_opts.h: the kinds and what they count).
@@ -31,8 +31,8 @@
  *
  * Thread: the coordinator's one thread.
  */
-#ifndef CO_TC_REPORT_H
-#define CO_TC_REPORT_H
+#ifndef CO_TC_FMT_H
+#define CO_TC_FMT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,9 +43,9 @@
 #include "pr_msg.h"
 #include "pr_tc_opts.h"
 
-/* The family report ops (co_family.h) for the tpcc family's struct
- * co_family (.report = &co_tc_family_report). */
-extern const struct co_family_report co_tc_family_report;
+/* The family's output ops (co_family_summary.h) for the tpcc family's struct
+ * co_family (.summary = &co_tc_family_summary). */
+extern const struct co_family_summary co_tc_family_summary;
 
 /* One "option X with value '...'" line of the header, as tpcc_start
  * prints them: opt is its letter ('h', 'P', 'd', 'u', 'w', 'c', 'r', 'l',
@@ -55,9 +55,9 @@ struct co_tc_optline {
     const char *value;
 };
 
-/* What the report shows and how it counts. Strings are borrowed (they
- * must outlive the report). */
-struct co_tc_report_cfg {
+/* What the output shows and how it counts. Strings are borrowed (they
+ * must outlive the co_tc_fmt). */
+struct co_tc_fmt_cfg {
     const char *host, *port, *db, *user; /* <Parameters> */
     bool password_set;                   /* [pass] shows "*****" (never the password) */
     uint32_t warehouses;
@@ -71,32 +71,32 @@ struct co_tc_report_cfg {
     uint32_t schemas, schema_offset; /* tpcc_start -m/-o (pr_tc_opts); schemas 0: off */
 };
 
-typedef struct co_tc_report co_tc_report;
+typedef struct co_tc_fmt co_tc_fmt;
 
-/* A report for one run; res (borrowed, outlives it) names the kinds and
+/* The output state of one run; res (borrowed, outlives it) names the kinds and
  * agents once the run has them. Never NULL. */
-co_tc_report *co_tc_report_new(const struct co_tc_report_cfg *cfg, struct co_result *res);
-void co_tc_report_destroy(co_tc_report **t);
+co_tc_fmt *co_tc_fmt_new(const struct co_tc_fmt_cfg *cfg, struct co_result *res);
+void co_tc_fmt_destroy(co_tc_fmt **t);
 
 /* The cfg of a run from its command line; the strings point into a and
- * into *lines_buf, an array the caller frees (free) after the report. */
-void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg *cfg,
-                                struct co_tc_optline **lines_buf);
+ * into *lines_buf, an array the caller frees (free) after the run. */
+void co_tc_fmt_cfg_from_args(const struct co_args *a, struct co_tc_fmt_cfg *cfg,
+                             struct co_tc_optline **lines_buf);
 
 /* The measured window in seconds: floor(time / i) * i (time when i = 0). */
-uint32_t co_tc_report_window_s(const struct co_tc_report_cfg *cfg);
+uint32_t co_tc_fmt_window_s(const struct co_tc_fmt_cfg *cfg);
 
-/* The ops, callable directly (tests): see struct co_family_report. */
-void co_tc_report_header(co_tc_report *t, FILE *out);
-void co_tc_report_started(co_tc_report *t, FILE *out);
-void co_tc_report_interval(co_tc_report *t, FILE *out, const struct co_interval_result *iv,
-                           uint32_t interval_ms);
-void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_stats *st,
-                        bool released, uint32_t interval_ms);
-/* The final block and the stampede section (co_tc_report_final.c). */
-void co_tc_report_final(co_tc_report *t, FILE *out, const struct co_result *res);
-/* --json's "tpcc" value (co_tc_report_final.c). */
-void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *res);
+/* The ops, callable directly (tests): see struct co_family_summary. */
+void co_tc_fmt_header(co_tc_fmt *t, FILE *out);
+void co_tc_fmt_started(co_tc_fmt *t, FILE *out);
+void co_tc_fmt_interval(co_tc_fmt *t, FILE *out, const struct co_interval_result *iv,
+                        uint32_t interval_ms);
+void co_tc_fmt_stats(co_tc_fmt *t, uint32_t agent, const struct pr_msg_stats *st, bool released,
+                     uint32_t interval_ms);
+/* The final block and the stampede section (co_tc_fmt_final.c). */
+void co_tc_fmt_final(co_tc_fmt *t, FILE *out, const struct co_result *res);
+/* --json's "tpcc" value (co_tc_fmt_final.c). */
+void co_tc_fmt_json(FILE *f, const co_tc_fmt *t, const struct co_result *res);
 
 /* The window's figures of one transaction type (merged, or one agent's). */
 struct co_tc_txn_figures {
@@ -105,17 +105,17 @@ struct co_tc_txn_figures {
 };
 /* Transaction type x merged over the agents (agent < 0) or of agent
  * `agent` (its STATS). False when there is no such agent. */
-bool co_tc_report_figures(const co_tc_report *t, int agent, enum pr_tc_txn x,
-                          struct co_tc_txn_figures *out);
+bool co_tc_fmt_figures(const co_tc_fmt *t, int agent, enum pr_tc_txn x,
+                       struct co_tc_txn_figures *out);
 /* TpmC: New-Order completions in the window * 60 / window, rounded to the
  * 3 decimals the text prints (what --json says too); 0 when the window is
  * empty. */
-double co_tc_report_tpmc(const co_tc_report *t);
+double co_tc_fmt_tpmc(const co_tc_fmt *t);
 
-/* The server cross-check (co_family_report.server_check): client =
+/* The server cross-check (co_family_summary.server_check): client =
  * commit + rollback + retry_rollback statements (count and errors: the
  * server counts a failed COMMIT too) over the run (res->kinds, the agents'
  * DONE), server = delta(Com_commit) + delta(Com_rollback). */
-bool co_tc_report_server_check(const struct co_result *res, uint64_t *client, uint64_t *server);
+bool co_tc_fmt_server_check(const struct co_result *res, uint64_t *client, uint64_t *server);
 
 #endif

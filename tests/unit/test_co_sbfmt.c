@@ -1,4 +1,4 @@
-/* Tests for co_report. The main checks reproduce sysbench 1.0.20's own
+/* Tests for co_sbfmt. The main checks reproduce sysbench 1.0.20's own
  * output byte for byte: sysbench-samples/plain.out and run.out (copied
  * below without their first line, which is the one we change), from inputs
  * chosen so that every printed figure follows exactly from them (counts,
@@ -15,8 +15,8 @@
 
 #include <regex.h>
 
-#include "co_report.h"
-#include "co_report_expected.h"
+#include "co_sbfmt.h"
+#include "co_sbfmt_expected.h"
 #include "pr_err.h"
 #include "testlib.h"
 
@@ -91,12 +91,12 @@ static struct pr_counters counters(uint64_t tx, uint64_t r, uint64_t w, uint64_t
  * min 760, max 7610, p95 rank 388 at 2810 (bucket 2810-2811 µs: 2.81) and
  * sum 1001010 µs; rates over 1.0034345 s (sysbench's denominator is taken
  * after "total time", 1.0023 s). */
-static char *plain_report(bool strict)
+static char *plain_text(bool strict)
 {
-    const struct co_report_opts opts = {.threads = 1, .percentile = 95, .strict = strict};
+    const struct co_sbfmt_opts opts = {.threads = 1, .percentile = 95, .strict = strict};
     pr_hist *h = make_hist(408, 760, 7610, 2810, 20, 1001010);
-    const struct co_report_unit unit = {408, 1001010};
-    const struct co_report_final fin = {
+    const struct co_sbfmt_unit unit = {408, 1001010};
+    const struct co_sbfmt_final fin = {
         .counters = counters(408, 5712, 1628, 820),
         .hist = h,
         .total_time_s = 1.0023,
@@ -107,9 +107,9 @@ static char *plain_report(bool strict)
     struct cap c;
     FILE *f = cap_open(&c);
 
-    CHECK(co_report_header(f, &opts) == 0);
-    CHECK(co_report_started(f) == 0);
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_header(f, &opts) == 0);
+    CHECK(co_sbfmt_started(f) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     cap_text(&c);
     pr_hist_destroy(&h);
     return c.buf;
@@ -117,7 +117,7 @@ static char *plain_report(bool strict)
 
 static void test_plain_out(void)
 {
-    char *got = plain_report(false);
+    char *got = plain_text(false);
     CHECK(strncmp(got, VERSION_LINE, strlen(VERSION_LINE)) == 0);
     char *want = join_lines(plain_out, sizeof plain_out / sizeof plain_out[0]);
     CHECK_TEXT(got + strlen(VERSION_LINE), want);
@@ -128,20 +128,20 @@ static void test_plain_out(void)
 /* run.out: two interval lines, the --histogram block and the final report.
  * Interval counts over the actual interval lengths reproduce every rate; the
  * interval percentiles are bucket 3020-3021 and 2610-2611 µs. */
-static char *run_report(bool strict, unsigned marks)
+static char *run_text(bool strict, unsigned marks)
 {
-    const struct co_report_opts opts = {.threads = 1,
-                                        .report_interval_s = 1,
-                                        .percentile = 95,
-                                        .histogram = true,
-                                        .strict = strict};
+    const struct co_sbfmt_opts opts = {.threads = 1,
+                                       .report_interval_s = 1,
+                                       .percentile = 95,
+                                       .histogram = true,
+                                       .strict = strict};
     pr_hist *h1 = pr_hist_new(), *h2 = pr_hist_new(), *h = pr_hist_new();
-    struct co_report_interval iv1 = {
+    struct co_sbfmt_interval iv1 = {
         .time_s = 1.0012, .interval_s = 1.001207, .threads_running = 1, .hist = h1, .marks = marks};
-    struct co_report_interval iv2 = {
+    struct co_sbfmt_interval iv2 = {
         .time_s = 2.0011, .interval_s = 0.999854, .threads_running = 1, .hist = h2, .marks = marks};
-    const struct co_report_unit unit = {894, 2002046};
-    const struct co_report_final fin = {
+    const struct co_sbfmt_unit unit = {894, 2002046};
+    const struct co_sbfmt_final fin = {
         .counters = counters(894, 12516, 3576, 1788),
         .hist = h,
         .total_time_s = 2.0053,
@@ -158,11 +158,11 @@ static char *run_report(bool strict, unsigned marks)
     pr_hist_record(h2, 2610, 441);
     for (size_t i = 0; i < sizeof run_samples / sizeof run_samples[0]; i++)
         pr_hist_record(h, run_samples[i].value_us, run_samples[i].count);
-    CHECK(co_report_header(f, &opts) == 0);
-    CHECK(co_report_started(f) == 0);
-    CHECK(co_report_interval(f, &opts, &iv1) == 0);
-    CHECK(co_report_interval(f, &opts, &iv2) == 0);
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_header(f, &opts) == 0);
+    CHECK(co_sbfmt_started(f) == 0);
+    CHECK(co_sbfmt_interval(f, &opts, &iv1) == 0);
+    CHECK(co_sbfmt_interval(f, &opts, &iv2) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     cap_text(&c);
     pr_hist_destroy(&h1);
     pr_hist_destroy(&h2);
@@ -172,7 +172,7 @@ static char *run_report(bool strict, unsigned marks)
 
 static void test_run_out(void)
 {
-    char *got = run_report(false, 0);
+    char *got = run_text(false, 0);
     CHECK(strncmp(got, VERSION_LINE, strlen(VERSION_LINE)) == 0);
     char *want = join_lines(run_out, sizeof run_out / sizeof run_out[0]);
     CHECK_TEXT(got + strlen(VERSION_LINE), want);
@@ -244,15 +244,15 @@ static void check_like_sample(const char *got, const char *sample, const char *w
 static void test_strict_samples(const char *dir)
 {
     char *plain = read_file(dir, "plain.out"), *run = read_file(dir, "run.out");
-    char *got = plain_report(true);
+    char *got = plain_text(true);
     check_like_sample(got, plain, "plain.out");
     free(got);
-    got = run_report(true, CO_REPORT_LATE | CO_REPORT_PARTIAL);
+    got = run_text(true, CO_SBFMT_LATE | CO_SBFMT_PARTIAL);
     check_like_sample(got, run, "run.out");
     CHECK(strstr(got, "[late]") == NULL && strstr(got, "[partial]") == NULL);
     free(got);
     /* The default keeps its markers. */
-    got = run_report(false, CO_REPORT_LATE | CO_REPORT_PARTIAL);
+    got = run_text(false, CO_SBFMT_LATE | CO_SBFMT_PARTIAL);
     CHECK(strstr(got, "reconn/s: 0.00 [late] [partial]\n") != NULL);
     free(got);
     free(plain);
@@ -261,12 +261,12 @@ static void test_strict_samples(const char *dir)
 
 static void test_header_rate_seed(void)
 {
-    const struct co_report_opts opts = {
+    const struct co_sbfmt_opts opts = {
         .threads = 64, .rate = 50, .report_interval_s = 10, .seed = 42, .percentile = 99};
     struct cap c;
     FILE *f = cap_open(&c);
 
-    CHECK(co_report_header(f, &opts) == 0);
+    CHECK(co_sbfmt_header(f, &opts) == 0);
     CHECK_TEXT(cap_text(&c), VERSION_LINE "\n"
                                           "Running the test with following options:\n"
                                           "Number of threads: 64\n"
@@ -288,17 +288,17 @@ static void test_header_rate_seed(void)
 static void test_checkpoints_forced(void)
 {
     const uint32_t cps[] = {2, 4};
-    const struct co_report_opts opts = {.threads = 1,
-                                        .report_interval_s = 1,
-                                        .percentile = 95,
-                                        .checkpoints = cps,
-                                        .n_checkpoints = 2,
-                                        .forced_shutdown = true,
-                                        .forced_shutdown_s = 6};
+    const struct co_sbfmt_opts opts = {.threads = 1,
+                                       .report_interval_s = 1,
+                                       .percentile = 95,
+                                       .checkpoints = cps,
+                                       .n_checkpoints = 2,
+                                       .forced_shutdown = true,
+                                       .forced_shutdown_s = 6};
     struct cap c;
     FILE *f = cap_open(&c);
 
-    CHECK(co_report_header(f, &opts) == 0);
+    CHECK(co_sbfmt_header(f, &opts) == 0);
     CHECK_TEXT(cap_text(&c), VERSION_LINE "\n"
                                           "Running the test with following options:\n"
                                           "Number of threads: 1\n"
@@ -314,11 +314,11 @@ static void test_checkpoints_forced(void)
     cap_free(&c);
 
     pr_hist *h = pr_hist_new();
-    const struct co_report_unit units[2] = {{0, 0}};
-    const struct co_report_final fin = {
+    const struct co_sbfmt_unit units[2] = {{0, 0}};
+    const struct co_sbfmt_final fin = {
         .hist = h, .total_time_s = 3.0001, .units = units, .n_units = 2, .unfinished = 2};
     f = cap_open(&c);
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     CHECK(strstr(cap_text(&c), "    reconnects:                          0      (0.00 per sec.)\n"
                                "\n"
                                "Number of unfinished transactions on forced shutdown: 2\n"
@@ -326,9 +326,9 @@ static void test_checkpoints_forced(void)
                                "General statistics:\n"
                                "    total time:                          3.0001s\n") != NULL);
     cap_free(&c);
-    const struct co_report_final none = {.hist = h, .units = units, .n_units = 2};
+    const struct co_sbfmt_final none = {.hist = h, .units = units, .n_units = 2};
     f = cap_open(&c);
-    CHECK(co_report_final(f, &opts, &none) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &none) == 0);
     CHECK(strstr(cap_text(&c), "unfinished") == NULL);
     cap_free(&c);
     pr_hist_destroy(&h);
@@ -342,16 +342,16 @@ static void test_checkpoints_forced(void)
 
 static void test_interval_rate_marks(void)
 {
-    const struct co_report_opts opts = {.threads = 64, .rate = 50, .percentile = 99};
+    const struct co_sbfmt_opts opts = {.threads = 64, .rate = 50, .percentile = 99};
     pr_hist *h = pr_hist_new();
-    struct co_report_interval iv = {
+    struct co_sbfmt_interval iv = {
         .time_s = 10.4,
         .interval_s = 10.0,
         .threads_running = 64,
         .hist = h,
         .queue_len = 7,
         .concurrency = 3,
-        .marks = CO_REPORT_LATE | CO_REPORT_PARTIAL,
+        .marks = CO_SBFMT_LATE | CO_SBFMT_PARTIAL,
     };
     struct cap c;
     regex_t re;
@@ -362,7 +362,7 @@ static void test_interval_rate_marks(void)
     iv.counters.reconnects = 1;
     pr_hist_record(h, 5000, 500); /* bucket 5000-5003 µs */
     FILE *f = cap_open(&c);
-    CHECK(co_report_interval(f, &opts, &iv) == 0);
+    CHECK(co_sbfmt_interval(f, &opts, &iv) == 0);
     const char *got = cap_text(&c);
     CHECK_TEXT(got, "[ 10s ] thds: 64 tps: 50.00 qps: 1000.00 (r/w/o: 700.00/200.00/100.00) "
                     "lat (ms,99%): 5.00 err/s: 0.30 reconn/s: 0.10 [late] [partial]\n"
@@ -378,20 +378,20 @@ static void test_interval_rate_marks(void)
 /* --percentile=0: "disabled" in the final report, 0.00 in interval lines. */
 static void test_percentile_disabled(void)
 {
-    const struct co_report_opts opts = {.threads = 2};
+    const struct co_sbfmt_opts opts = {.threads = 2};
     pr_hist *h = make_hist(100, 500, 9000, 2000, 5, 150000);
-    const struct co_report_unit units[2] = {{50, 70000}, {50, 80000}};
-    const struct co_report_final fin = {.counters = counters(100, 0, 0, 0),
-                                        .hist = h,
-                                        .total_time_s = 1,
-                                        .units = units,
-                                        .n_units = 2};
-    struct co_report_interval iv = {.time_s = 1, .interval_s = 1, .threads_running = 2, .hist = h};
+    const struct co_sbfmt_unit units[2] = {{50, 70000}, {50, 80000}};
+    const struct co_sbfmt_final fin = {.counters = counters(100, 0, 0, 0),
+                                       .hist = h,
+                                       .total_time_s = 1,
+                                       .units = units,
+                                       .n_units = 2};
+    struct co_sbfmt_interval iv = {.time_s = 1, .interval_s = 1, .threads_running = 2, .hist = h};
     struct cap c;
     FILE *f = cap_open(&c);
 
-    CHECK(co_report_interval(f, &opts, &iv) == 0);
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_interval(f, &opts, &iv) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     const char *got = cap_text(&c);
     CHECK(strstr(got, " lat (ms,0%): 0.00 err/s: ") != NULL);
     CHECK(strstr(got, "\n         max:                                    9.00\n"
@@ -435,18 +435,18 @@ static void test_widths(void)
 {
     static const uint32_t pcts[] = {1, 50, 95, 99, 100};
     pr_hist *h = pr_hist_new();
-    const struct co_report_unit unit = {2001, 0};
-    struct co_report_final fin = {.hist = h, .total_time_s = 86400.5, .units = &unit, .n_units = 1};
+    const struct co_sbfmt_unit unit = {2001, 0};
+    struct co_sbfmt_final fin = {.hist = h, .total_time_s = 86400.5, .units = &unit, .n_units = 1};
 
     pr_hist_record(h, 1, 1);
     pr_hist_record(h, 1234, 1000);
     pr_hist_record(h, PR_HIST_MAX_US, 1000); /* sum 3.6e9 ms */
     fin.counters = counters(2001, 123456789012ULL, 9, 0);
     for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
-        const struct co_report_opts opts = {.threads = 1, .percentile = pcts[i]};
+        const struct co_sbfmt_opts opts = {.threads = 1, .percentile = pcts[i]};
         struct cap c;
         FILE *f = cap_open(&c);
-        CHECK(co_report_final(f, &opts, &fin) == 0);
+        CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
         check_widths(cap_text(&c));
         cap_free(&c);
     }
@@ -456,20 +456,20 @@ static void test_widths(void)
 /* The 100th percentile is the exact max, not its bucket's top (10007). */
 static void test_100th_percentile(void)
 {
-    const struct co_report_opts opts = {.threads = 1, .percentile = 100};
+    const struct co_sbfmt_opts opts = {.threads = 1, .percentile = 100};
     pr_hist *h = pr_hist_new();
-    const struct co_report_unit unit = {2, 11001};
-    const struct co_report_final fin = {.counters = counters(2, 0, 0, 0),
-                                        .hist = h,
-                                        .total_time_s = 1,
-                                        .units = &unit,
-                                        .n_units = 1};
+    const struct co_sbfmt_unit unit = {2, 11001};
+    const struct co_sbfmt_final fin = {.counters = counters(2, 0, 0, 0),
+                                       .hist = h,
+                                       .total_time_s = 1,
+                                       .units = &unit,
+                                       .n_units = 1};
     struct cap c;
     FILE *f = cap_open(&c);
 
     pr_hist_record(h, 1000, 1);
     pr_hist_record(h, 10001, 1);
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     CHECK(strstr(cap_text(&c), "\n        100th percentile:                       10.00\n") !=
           NULL);
     cap_free(&c);
@@ -479,20 +479,20 @@ static void test_100th_percentile(void)
 /* No events at all, no time elapsed: zeros everywhere, no inf or nan. */
 static void test_zero_events(void)
 {
-    const struct co_report_opts opts = {.threads = 4, .percentile = 95, .histogram = true};
+    const struct co_sbfmt_opts opts = {.threads = 4, .percentile = 95, .histogram = true};
     pr_hist *h = pr_hist_new();
-    const struct co_report_unit units[4] = {{0, 0}};
-    const struct co_report_final fin = {.hist = h, .units = units, .n_units = 4};
-    const struct co_report_interval iv = {.time_s = 0.4, .hist = h};
+    const struct co_sbfmt_unit units[4] = {{0, 0}};
+    const struct co_sbfmt_final fin = {.hist = h, .units = units, .n_units = 4};
+    const struct co_sbfmt_interval iv = {.time_s = 0.4, .hist = h};
     struct cap c;
     FILE *f = cap_open(&c);
 
-    CHECK(co_report_interval(f, &opts, &iv) == 0);
+    CHECK(co_sbfmt_interval(f, &opts, &iv) == 0);
     CHECK_TEXT(cap_text(&c), "[ 0s ] thds: 0 tps: 0.00 qps: 0.00 (r/w/o: 0.00/0.00/0.00) "
                              "lat (ms,95%): 0.00 err/s: 0.00 reconn/s: 0.00\n");
     cap_free(&c);
     f = cap_open(&c);
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     CHECK_TEXT(cap_text(&c), "Latency histogram (values are in milliseconds)\n"
                              " \n"
                              "SQL statistics:\n"
@@ -528,10 +528,10 @@ static void test_zero_events(void)
 /* Counts wider than "%-6" push the rate right, as in sysbench. */
 static void test_huge_numbers(void)
 {
-    const struct co_report_opts opts = {.threads = 1, .percentile = 95};
+    const struct co_sbfmt_opts opts = {.threads = 1, .percentile = 95};
     pr_hist *h = pr_hist_new();
-    const struct co_report_unit unit = {UINT64_MAX, 0};
-    struct co_report_final fin = {
+    const struct co_sbfmt_unit unit = {UINT64_MAX, 0};
+    struct co_sbfmt_final fin = {
         .counters = counters(UINT64_MAX, 10000000000000000000ULL, 0, 0),
         .hist = h,
         .total_time_s = 1,
@@ -542,7 +542,7 @@ static void test_huge_numbers(void)
     FILE *f = cap_open(&c);
 
     fin.counters.errors = 1234567;
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     const char *got = cap_text(&c);
     CHECK(strstr(got, "\n        read:                            10000000000000000000\n"));
     CHECK(strstr(got, "\n    transactions:                        18446744073709551615 "
@@ -558,19 +558,19 @@ static void test_huge_numbers(void)
 /* Population standard deviation over the units, events and seconds. */
 static void test_fairness(void)
 {
-    const struct co_report_opts opts = {.threads = 2, .percentile = 95};
+    const struct co_sbfmt_opts opts = {.threads = 2, .percentile = 95};
     pr_hist *h = pr_hist_new();
-    const struct co_report_unit units[2] = {{100, 1000000}, {300, 3000000}};
-    const struct co_report_final fin = {.counters = counters(400, 0, 0, 0),
-                                        .hist = h,
-                                        .total_time_s = 10,
-                                        .units = units,
-                                        .n_units = 2};
+    const struct co_sbfmt_unit units[2] = {{100, 1000000}, {300, 3000000}};
+    const struct co_sbfmt_final fin = {.counters = counters(400, 0, 0, 0),
+                                       .hist = h,
+                                       .total_time_s = 10,
+                                       .units = units,
+                                       .n_units = 2};
     struct cap c;
     FILE *f = cap_open(&c);
 
     pr_hist_record(h, 10000, 400);
-    CHECK(co_report_final(f, &opts, &fin) == 0);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == 0);
     CHECK(strstr(cap_text(&c), "Threads fairness:\n"
                                "    events (avg/stddev):           200.0000/100.00\n"
                                "    execution time (avg/stddev):   2.0000/1.00\n\n") != NULL);
@@ -597,7 +597,7 @@ static void test_histogram_block(void)
 
     pr_hist_record(h, 1, 1);
     pr_hist_record(h, PR_HIST_MAX_US, 2);
-    CHECK(co_report_histogram(f, h) == 0);
+    CHECK(co_sbfmt_histogram(f, h) == 0);
     CHECK_TEXT(cap_text(&c), "Latency histogram (values are in milliseconds)\n"
                              "       value  ------------- distribution ------------- count\n"
                              "       0.001 |********************                     1\n"
@@ -613,7 +613,7 @@ static void test_histogram_block(void)
         want_rows += want[sb_index((double)v / 1000.0)]++ == 0;
     }
     f = cap_open(&c);
-    CHECK(co_report_histogram(f, h) == 0);
+    CHECK(co_sbfmt_histogram(f, h) == 0);
     const char *l = strstr(cap_text(&c), "count\n");
     uint64_t total = 0, rows = 0;
     double value, prev = 0;
@@ -640,7 +640,7 @@ static void test_histogram_block(void)
 }
 
 /* A bucket of ours that straddles a sysbench boundary goes whole to the
- * row of its midpoint (co_report.h), whichever of its values was recorded. */
+ * row of its midpoint (co_sbfmt.h), whichever of its values was recorded. */
 static void test_histogram_midpoint(void)
 {
     pr_hist *h = pr_hist_new();
@@ -659,7 +659,7 @@ static void test_histogram_midpoint(void)
         pr_hist_record(h, lo_off ? lo : hi, 1);
         struct cap c;
         FILE *f = cap_open(&c);
-        CHECK(co_report_histogram(f, h) == 0);
+        CHECK(co_sbfmt_histogram(f, h) == 0);
         const char *row = strstr(cap_text(&c), "count\n");
         double value = 0;
         CHECK(row && sscanf(row + 6, "%12lf |", &value) == 1);
@@ -673,30 +673,30 @@ static void test_histogram_midpoint(void)
 
 static void test_errors(void)
 {
-    const struct co_report_opts opts = {.threads = 1, .percentile = 95};
-    const struct co_report_opts bad_pct = {.threads = 1, .percentile = 101};
+    const struct co_sbfmt_opts opts = {.threads = 1, .percentile = 95};
+    const struct co_sbfmt_opts bad_pct = {.threads = 1, .percentile = 101};
     pr_hist *h = pr_hist_new();
-    const struct co_report_unit unit = {0, 0};
-    struct co_report_final fin = {.hist = h, .units = &unit, .n_units = 0};
-    struct co_report_interval iv = {.hist = h};
+    const struct co_sbfmt_unit unit = {0, 0};
+    struct co_sbfmt_final fin = {.hist = h, .units = &unit, .n_units = 0};
+    struct co_sbfmt_interval iv = {.hist = h};
     struct cap c;
     FILE *f = cap_open(&c);
 
-    CHECK(co_report_final(f, &opts, &fin) == PR_EINVAL);
+    CHECK(co_sbfmt_final(f, &opts, &fin) == PR_EINVAL);
     fin.n_units = 1;
-    CHECK(co_report_final(f, &bad_pct, &fin) == PR_EINVAL);
-    CHECK(co_report_header(f, &bad_pct) == PR_EINVAL);
-    CHECK(co_report_interval(f, &bad_pct, &iv) == PR_EINVAL);
+    CHECK(co_sbfmt_final(f, &bad_pct, &fin) == PR_EINVAL);
+    CHECK(co_sbfmt_header(f, &bad_pct) == PR_EINVAL);
+    CHECK(co_sbfmt_interval(f, &bad_pct, &iv) == PR_EINVAL);
     iv.hist = NULL;
-    CHECK(co_report_interval(f, &opts, &iv) == PR_EINVAL);
-    CHECK(co_report_histogram(f, NULL) == PR_EINVAL);
+    CHECK(co_sbfmt_interval(f, &opts, &iv) == PR_EINVAL);
+    CHECK(co_sbfmt_histogram(f, NULL) == PR_EINVAL);
     CHECK(strlen(cap_text(&c)) == 0); /* a failed call writes nothing */
     cap_free(&c);
 
     FILE *ro = fopen("/dev/null", "r"); /* writes fail: ferror() */
     CHECK(ro != NULL);
     if (ro) {
-        CHECK(co_report_started(ro) == -EIO);
+        CHECK(co_sbfmt_started(ro) == -EIO);
         fclose(ro);
     }
     pr_hist_destroy(&h);
@@ -705,7 +705,7 @@ static void test_errors(void)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_co_report SAMPLES_DIR (tests/unit/sysbench-samples)\n");
+        fprintf(stderr, "usage: test_co_sbfmt SAMPLES_DIR (tests/unit/sysbench-samples)\n");
         return 2;
     }
     test_plain_out();

@@ -1,9 +1,9 @@
-/* co_report_expected: what test_co_report.c compares co_report's output
+/* co_sbfmt_expected: what test_co_sbfmt.c compares co_sbfmt's output
  * with: sysbench 1.0.20's own plain.out and run.out (sysbench-samples/,
  * one string a line, without their first line) and the samples behind
- * run.out's figures. Included by test_co_report.c alone. */
-#ifndef CO_REPORT_EXPECTED_H
-#define CO_REPORT_EXPECTED_H
+ * run.out's figures. Included by test_co_sbfmt.c alone. */
+#ifndef CO_SBFMT_EXPECTED_H
+#define CO_SBFMT_EXPECTED_H
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-/* test_co_tc_report: tpcc_start's output from synthetic merged intervals.
+/* test_co_tc_fmt: tpcc_start's output from synthetic merged intervals.
  *
  * Two agents report 1-second intervals of real pr_hist histograms with
  * known samples: two warm-up seconds (1,000 slow New-Orders that must not
@@ -27,10 +27,10 @@
 #include "co_json.h"
 #include "co_result.h"
 #include "co_summary.h"
-#include "co_tc_report.h"
-#include "co_tc_report_int.h"
+#include "co_tc_fmt.h"
+#include "co_tc_fmt_int.h"
 #include "pr_msg_trx.h"
-#include "tc_report_expected.h"
+#include "tc_fmt_expected.h"
 #include "testlib.h"
 
 #define NK     PR_TC_K_COUNT_
@@ -117,12 +117,12 @@ static void result(struct co_result *res)
     res->agents[1].name = pr_xstrdup("agent-b");
 }
 
-static void cfg_of(struct co_tc_report_cfg *c)
+static void cfg_of(struct co_tc_fmt_cfg *c)
 {
     static const struct co_tc_optline lines[] = {
         {'h', "127.0.0.1"}, {'w', "2"}, {'c', "3"}, {'r', "2"}, {'l', "5"}, {'i', "2"}, {'3', NULL},
     };
-    *c = (struct co_tc_report_cfg){
+    *c = (struct co_tc_fmt_cfg){
         .host = "127.0.0.1",
         .port = "3306",
         .db = "tpcc",
@@ -140,25 +140,25 @@ static void cfg_of(struct co_tc_report_cfg *c)
 }
 
 /* Run the whole timeline into a string. */
-static char *run_report(co_tc_report *t)
+static char *run_fmt(co_tc_fmt *t)
 {
     struct cap c;
     FILE *f = cap_open(&c);
-    co_tc_report_header(t, f);
-    co_tc_report_started(t, f);
+    co_tc_fmt_header(t, f);
+    co_tc_fmt_started(t, f);
     for (uint64_t k = 0; k < NIVL; k++) {
         struct pr_msg_stats st;
         for (int a = 0; a < NAG; a++) {
             stats_of(&st, k, a);
-            co_tc_report_stats(t, (uint32_t)a, &st, false, IVL_MS);
+            co_tc_fmt_stats(t, (uint32_t)a, &st, false, IVL_MS);
         }
         struct co_interval_result iv;
         struct co_kind_result kinds[NK];
         merged(&iv, k, kinds);
-        co_tc_report_interval(t, f, &iv, IVL_MS);
+        co_tc_fmt_interval(t, f, &iv, IVL_MS);
         free_kinds(kinds);
     }
-    co_tc_report_final(t, f, t->res);
+    co_tc_fmt_final(t, f, t->res);
     return cap_text(&c);
 }
 
@@ -205,20 +205,20 @@ static uint64_t analyze_sum(const char *text, int *lines)
     return sum;
 }
 
-/* A report, with cfg_of()'s configuration, over result()'s run (*res). */
-static co_tc_report *report_of(struct co_result *res)
+/* A co_tc_fmt, with cfg_of()'s configuration, over result()'s run (*res). */
+static co_tc_fmt *fmt_of(struct co_result *res)
 {
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     result(res);
     cfg_of(&cfg);
-    return co_tc_report_new(&cfg, res);
+    return co_tc_fmt_new(&cfg, res);
 }
 
 static void test_timeline(void)
 {
     struct co_result res;
-    co_tc_report *t = report_of(&res);
-    char *out = run_report(t);
+    co_tc_fmt *t = fmt_of(&res);
+    char *out = run_fmt(t);
     if (getenv("TC_SHOW"))
         fputs(out, stdout);
 
@@ -243,22 +243,22 @@ static void test_timeline(void)
     CHECK(lines == 2);
 
     struct co_tc_txn_figures f;
-    CHECK(co_tc_report_figures(t, -1, PR_TC_NEW_ORDER, &f));
+    CHECK(co_tc_fmt_figures(t, -1, PR_TC_NEW_ORDER, &f));
     CHECK_EQ_U64(f.sc, 32);
     CHECK_EQ_U64(f.lt, 3);
     CHECK(f.max_ms == 30.0);
     CHECK(f.p90_ms == 4.999); /* rank ceil(31.5) = 32 of 35: 1000x5 2000x20 1234x4 4999x3 */
-    CHECK(co_tc_report_figures(t, 1, PR_TC_NEW_ORDER, &f));
+    CHECK(co_tc_fmt_figures(t, 1, PR_TC_NEW_ORDER, &f));
     CHECK_EQ_U64(f.sc, 11); /* agent-b: 4999x3, 2000x8 below; 5000, 30000 late */
     CHECK_EQ_U64(f.lt, 2);
-    CHECK(!co_tc_report_figures(t, 2, PR_TC_NEW_ORDER, &f));
-    CHECK(co_tc_report_tpmc(t) == 525.0);
+    CHECK(!co_tc_fmt_figures(t, 2, PR_TC_NEW_ORDER, &f));
+    CHECK(co_tc_fmt_tpmc(t) == 525.0);
 
     /* JSON: valid, and tpmC is the text's number. */
     char *js = NULL;
     size_t jl = 0;
     FILE *jf = open_memstream(&js, &jl);
-    co_tc_report_json(jf, t, &res);
+    co_tc_fmt_json(jf, t, &res);
     fclose(jf);
     json_error_t jerr;
     json_t *root = json_loads(js, 0, &jerr);
@@ -292,7 +292,7 @@ static void test_timeline(void)
     }
     free(js);
     free(out);
-    co_tc_report_destroy(&t);
+    co_tc_fmt_destroy(&t);
     CHECK(t == NULL);
     co_result_clear(&res);
 }
@@ -302,13 +302,13 @@ static void test_timeline(void)
 static void test_late_stats(void)
 {
     struct co_result res;
-    co_tc_report *t = report_of(&res);
+    co_tc_fmt *t = fmt_of(&res);
     struct cap c;
     FILE *f = cap_open(&c);
     for (uint64_t k = 0; k < NIVL; k++) {
         struct pr_msg_stats st;
         stats_of(&st, k, 0); /* agent 0 in time */
-        co_tc_report_stats(t, 0, &st, false, IVL_MS);
+        co_tc_fmt_stats(t, 0, &st, false, IVL_MS);
         struct co_interval_result iv;
         struct co_kind_result kinds[NK];
         merged(&iv, k, kinds);
@@ -320,23 +320,23 @@ static void test_late_stats(void)
             kinds[i].errors = kst[k][0][i].errors;
             kinds[i].late = kst[k][0][i].late;
         }
-        co_tc_report_interval(t, f, &iv, IVL_MS);
+        co_tc_fmt_interval(t, f, &iv, IVL_MS);
         free_kinds(kinds);
         stats_of(&st, k, 1); /* agent 1 late: after the release */
-        co_tc_report_stats(t, 1, &st, true, IVL_MS);
+        co_tc_fmt_stats(t, 1, &st, true, IVL_MS);
     }
     char *buf = cap_text(&c);
     /* line 1 has agent 0's New-Orders only: 5 + 1 + 12 = 18 */
     CHECK_MSG(strstr(buf, "   2, trx: 18, ") != NULL, "%s", buf);
     struct co_tc_txn_figures x;
-    co_tc_report_figures(t, -1, PR_TC_NEW_ORDER, &x);
+    co_tc_fmt_figures(t, -1, PR_TC_NEW_ORDER, &x);
     CHECK_EQ_U64(x.sc + x.lt, 35);
     CHECK_EQ_U64(x.rt, 2);
-    co_tc_report_figures(t, -1, PR_TC_DELIVERY, &x);
+    co_tc_fmt_figures(t, -1, PR_TC_DELIVERY, &x);
     CHECK_EQ_U64(x.rt, 4); /* agent 1's late statement errors */
-    CHECK(co_tc_report_tpmc(t) == 525.0);
+    CHECK(co_tc_fmt_tpmc(t) == 525.0);
     free(buf);
-    co_tc_report_destroy(&t);
+    co_tc_fmt_destroy(&t);
     co_result_clear(&res);
 }
 
@@ -345,17 +345,17 @@ static void test_late_stats(void)
 static void test_early_end(void)
 {
     struct co_result res;
-    co_tc_report *t = report_of(&res);
+    co_tc_fmt *t = fmt_of(&res);
     struct cap c;
     FILE *f = cap_open(&c);
     for (uint64_t k = 0; k < 4; k++) { /* up to the first line only */
         struct co_interval_result iv;
         struct co_kind_result kinds[NK];
         merged(&iv, k, kinds);
-        co_tc_report_interval(t, f, &iv, IVL_MS);
+        co_tc_fmt_interval(t, f, &iv, IVL_MS);
         free_kinds(kinds);
     }
-    co_tc_report_final(t, f, &res);
+    co_tc_fmt_final(t, f, &res);
     char *buf = cap_text(&c);
     CHECK(strstr(buf, "   2, trx: 31, ") != NULL);
     CHECK(strstr(buf, "\n   4, trx:") == NULL);
@@ -363,31 +363,31 @@ static void test_early_end(void)
     CHECK(strstr(buf, "WARNING: the run ended after 1 of the window's 2 interval lines") != NULL);
     CHECK(strstr(buf, "                 465.000 TpmC\n") != NULL); /* 31 * 60 / 4 */
     free(buf);
-    co_tc_report_destroy(&t);
+    co_tc_fmt_destroy(&t);
     co_result_clear(&res);
 }
 
 static void test_window(void)
 {
-    struct co_tc_report_cfg c = {.time_s = 5, .interval_s = 2};
-    CHECK(co_tc_report_window_s(&c) == 4);
+    struct co_tc_fmt_cfg c = {.time_s = 5, .interval_s = 2};
+    CHECK(co_tc_fmt_window_s(&c) == 4);
     c.time_s = 20, c.interval_s = 10;
-    CHECK(co_tc_report_window_s(&c) == 20);
+    CHECK(co_tc_fmt_window_s(&c) == 20);
     c.time_s = 29;
-    CHECK(co_tc_report_window_s(&c) == 20);
+    CHECK(co_tc_fmt_window_s(&c) == 20);
     c.time_s = 3;
-    CHECK(co_tc_report_window_s(&c) == 0);
+    CHECK(co_tc_fmt_window_s(&c) == 0);
     c.interval_s = 0;
-    CHECK(co_tc_report_window_s(&c) == 3);
+    CHECK(co_tc_fmt_window_s(&c) == 3);
     /* An empty window: TpmC 0, not a division by zero. */
     struct co_result res;
     result(&res);
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     cfg_of(&cfg);
     cfg.time_s = 1; /* < --report-interval */
-    co_tc_report *t = co_tc_report_new(&cfg, &res);
-    CHECK(co_tc_report_tpmc(t) == 0.0);
-    co_tc_report_destroy(&t);
+    co_tc_fmt *t = co_tc_fmt_new(&cfg, &res);
+    CHECK(co_tc_fmt_tpmc(t) == 0.0);
+    co_tc_fmt_destroy(&t);
     co_result_clear(&res);
 }
 
@@ -425,12 +425,12 @@ static void test_limits(void)
 static void test_limit_off_boundary(void)
 {
     struct co_result res;
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     result(&res);
     cfg_of(&cfg);
     cfg.rt_limit_ms[PR_TC_NEW_ORDER] = 17;
     cfg.interval_s = 0; /* no interval lines: the final block only */
-    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    co_tc_fmt *t = co_tc_fmt_new(&cfg, &res);
     struct pr_msg_kstat ks[NAG][NK];
     static const uint64_t us[NAG][3] = {{16995, 16995, 17005}, {17000, 17005, 17007}};
     for (int a = 0; a < NAG; a++)
@@ -451,7 +451,7 @@ static void test_limit_off_boundary(void)
         for (int a = 0; a < NAG; a++) {
             struct pr_msg_stats st = {.k = 2, .kst = ks[a], .n_kst = NK};
             if (i == 0)
-                co_tc_report_stats(t, (uint32_t)a, &st, false, IVL_MS);
+                co_tc_fmt_stats(t, (uint32_t)a, &st, false, IVL_MS);
             kinds[i].count += ks[a][i].count;
             kinds[i].late += ks[a][i].late;
             pr_hist_add(kinds[i].lat, ks[a][i].lat);
@@ -460,16 +460,16 @@ static void test_limit_off_boundary(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    co_tc_report_interval(t, f, &iv, IVL_MS);
+    co_tc_fmt_interval(t, f, &iv, IVL_MS);
     struct co_tc_txn_figures x;
-    co_tc_report_figures(t, -1, PR_TC_NEW_ORDER, &x);
+    co_tc_fmt_figures(t, -1, PR_TC_NEW_ORDER, &x);
     CHECK_MSG(x.sc == 2 && x.lt == 4, "window: sc %" PRIu64 " lt %" PRIu64, x.sc, x.lt);
-    co_tc_report_figures(t, 0, PR_TC_NEW_ORDER, &x);
+    co_tc_fmt_figures(t, 0, PR_TC_NEW_ORDER, &x);
     CHECK_MSG(x.sc == 2 && x.lt == 1, "agent 0: sc %" PRIu64 " lt %" PRIu64, x.sc, x.lt);
-    co_tc_report_figures(t, 1, PR_TC_NEW_ORDER, &x);
+    co_tc_fmt_figures(t, 1, PR_TC_NEW_ORDER, &x);
     CHECK_MSG(x.sc == 0 && x.lt == 3, "agent 1: sc %" PRIu64 " lt %" PRIu64, x.sc, x.lt);
-    co_tc_report_final(t, f, &res);
-    co_tc_report_json(f, t, &res);
+    co_tc_fmt_final(t, f, &res);
+    co_tc_fmt_json(f, t, &res);
     fclose(f);
     CHECK_MSG(strstr(buf, "  [0] sc:2 lt:4  rt:0  fl:0 avg_rt: 17.0 (17)\n") != NULL, "%s", buf);
     CHECK_MSG(strstr(buf, "  [0] sc:2  lt:4  rt:0  fl:0 \n") != NULL, "%s", buf);
@@ -481,7 +481,7 @@ static void test_limit_off_boundary(void)
         for (int a = 0; a < NAG; a++)
             pr_hist_destroy(&ks[a][i].lat);
     }
-    co_tc_report_destroy(&t);
+    co_tc_fmt_destroy(&t);
     co_result_clear(&res);
 }
 
@@ -509,16 +509,16 @@ static void test_server_check(void)
     res.kinds[PR_TC_K_NEW_ORDER].count = 400; /* not a COMMIT or ROLLBACK */
     res.kinds[PR_TC_K_NEW_ORDER_STMT].count = 9999;
     uint64_t client = 0, srv = 0;
-    CHECK(!co_tc_report_server_check(&res, &client, &srv)); /* no counters */
+    CHECK(!co_tc_fmt_server_check(&res, &client, &srv)); /* no counters */
     server(&res, 1002, 14, false);
-    CHECK(!co_tc_report_server_check(&res, &client, &srv)); /* no Com_rollback */
+    CHECK(!co_tc_fmt_server_check(&res, &client, &srv)); /* no Com_rollback */
     CHECK_EQ_U64(client, 1017);
     for (uint32_t i = 0; i < res.n_server; i++)
         free(res.server[i].name);
     free(res.server);
     res.server = NULL, res.n_server = 0;
     server(&res, 1002, 15, true);
-    CHECK(co_tc_report_server_check(&res, &client, &srv));
+    CHECK(co_tc_fmt_server_check(&res, &client, &srv));
     CHECK_EQ_U64(client, 1017);
     CHECK_EQ_U64(srv, 1017);
     co_result_clear(&res);
@@ -530,7 +530,7 @@ static void test_server_check(void)
 static void test_hooks(void)
 {
     struct co_result res;
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     result(&res);
     for (int a = 0; a < NAG; a++) {
         res.agents[a].host = pr_xstrdup("h");
@@ -546,9 +546,9 @@ static void test_hooks(void)
     res.total.reads = 5000; /* sysbench's formula would compare these */
     server(&res, 300, 3, true);
     cfg_of(&cfg);
-    res.fam_report = &co_tc_family_report;
-    res.fam_state = co_tc_report_new(&cfg, &res);
-    char *out = run_report(res.fam_state); /* fills the window */
+    res.fam_summary = &co_tc_family_summary;
+    res.fam_state = co_tc_fmt_new(&cfg, &res);
+    char *out = run_fmt(res.fam_state); /* fills the window */
     free(out);
     co_summary_totals(&res);
     CHECK(res.server_checked);
@@ -576,7 +576,7 @@ static void test_hooks(void)
     CHECK(json_number_value(json_object_get(tp, "tpmC")) == 525.0);
     CHECK(json_is_true(json_object_get(json_object_get(tp, "server_check"), "match")));
     CHECK(strcmp(json_string_value(json_object_get(json_object_get(root, "server"), "formula")),
-                 co_tc_family_report.server_formula) == 0);
+                 co_tc_family_summary.server_formula) == 0);
     json_decref(root);
     free(buf);
     co_result_clear(&res); /* frees the state through the family's destroy */
@@ -585,7 +585,7 @@ static void test_hooks(void)
 
 /* The report header from a command line (argc words): a new string, or
  * NULL when the line does not parse; cfg the config it gave. */
-static char *header_of(int argc, char **argv, struct co_tc_report_cfg *cfg)
+static char *header_of(int argc, char **argv, struct co_tc_fmt_cfg *cfg)
 {
     struct co_args a;
     struct pr_error err = {0};
@@ -594,14 +594,14 @@ static char *header_of(int argc, char **argv, struct co_tc_report_cfg *cfg)
     if (rc != 0)
         return NULL;
     struct co_tc_optline *lines = NULL;
-    co_tc_report_cfg_from_args(&a, cfg, &lines);
-    co_tc_report *t = co_tc_report_new(cfg, NULL);
+    co_tc_fmt_cfg_from_args(&a, cfg, &lines);
+    co_tc_fmt *t = co_tc_fmt_new(cfg, NULL);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    co_tc_report_header(t, f);
+    co_tc_fmt_header(t, f);
     fclose(f);
-    co_tc_report_destroy(&t);
+    co_tc_fmt_destroy(&t);
     free(lines);
     co_args_clear(&a);
     return buf;
@@ -613,7 +613,7 @@ static char *header_of(int argc, char **argv, struct co_tc_report_cfg *cfg)
 static void test_header_some_limits(void)
 {
     char *argv[] = {"stampede", "tpcc", "run", "--rt-limits=,,,1,"};
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     char *buf = header_of((int)(sizeof(argv) / sizeof(argv[0])), argv, &cfg);
     if (buf == NULL)
         return;
@@ -640,7 +640,7 @@ static void test_header_from_args(void)
                     "--warmup-time=30",
                     "--time=600",
                     "--mysql-db=tpcc7"};
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     char *buf = header_of((int)(sizeof(argv) / sizeof(argv[0])), argv, &cfg);
     if (buf == NULL)
         return;
@@ -675,17 +675,17 @@ static void test_header_from_args(void)
  * back; the end writes the rest. */
 static void test_trx_watermark(void)
 {
-    char path[] = "/tmp/test_co_tc_report_trx.XXXXXX";
+    char path[] = "/tmp/test_co_tc_fmt_trx.XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     if (fd >= 0)
         close(fd);
     struct co_result res;
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     result(&res);
     res.agents[0].threads = res.agents[1].threads = 1;
     cfg_of(&cfg);
-    co_tc_report *t = co_tc_report_new(&cfg, &res);
+    co_tc_fmt *t = co_tc_fmt_new(&cfg, &res);
     struct co_tc_trx_cfg tc = {path, NULL, cfg.warmup_s, cfg.time_s, cfg.interval_s};
     t->trx = co_tc_trx_new(&tc);
     CHECK(t->trx != NULL);
@@ -693,21 +693,21 @@ static void test_trx_watermark(void)
     struct pr_msg_stats st = {.trx = &r, .n_trx = 1};
 
     r.conn = 0, r.end_us = 500000, r.rt_us = 5000, st.k = 0; /* agent 0, interval 0 */
-    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    co_tc_fmt_stats(t, 0, &st, false, IVL_MS);
     CHECK_EQ_U64(co_tc_trx_report_lines(t->trx), 0); /* agent 1 may still send earlier */
     r.conn = 1, r.end_us = 300000, r.rt_us = 3000;   /* agent 1, interval 0 */
-    co_tc_report_stats(t, 1, &st, false, IVL_MS);
+    co_tc_fmt_stats(t, 1, &st, false, IVL_MS);
     CHECK_EQ_U64(co_tc_trx_report_lines(t->trx), 2); /* both before 1 s: written */
     r.conn = 0, r.end_us = 1200000, r.rt_us = 12000, st.k = 1;
-    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    co_tc_fmt_stats(t, 0, &st, false, IVL_MS);
     CHECK_EQ_U64(co_tc_trx_held(t->trx), 1); /* agent 1 is at 1 s */
     res.agents[1].lost = true;
     r.conn = 0, r.end_us = 2100000, r.rt_us = 21000, st.k = 2;
-    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    co_tc_fmt_stats(t, 0, &st, false, IVL_MS);
     CHECK_EQ_U64(co_tc_trx_report_lines(t->trx), 4); /* agent 1 lost: up to 3 s */
     st.trx_lost = 7;
     st.n_trx = 0;
-    co_tc_report_stats(t, 0, &st, false, IVL_MS);
+    co_tc_fmt_stats(t, 0, &st, false, IVL_MS);
     CHECK_EQ_U64(t->trx_lost, 7);
     CHECK(co_tc_trx_destroy(&t->trx) == 0);
     FILE *f = fopen(path, "r");
@@ -719,7 +719,7 @@ static void test_trx_watermark(void)
     /* end order: 0.3 s (agent 1) before 0.5 s (agent 0) */
     CHECK_MSG(strcmp(buf, "0 3.000\n0 5.000\n0 12.000\n0 21.000\n") == 0, "%s", buf);
     unlink(path);
-    co_tc_report_destroy(&t);
+    co_tc_fmt_destroy(&t);
     co_result_clear(&res);
 }
 

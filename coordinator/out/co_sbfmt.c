@@ -1,7 +1,7 @@
-/* co_report: sysbench 1.0.20's text report from merged stampede figures.
+/* co_sbfmt: sysbench 1.0.20's text format, from merged stampede figures.
  * The format strings are sysbench's own (checked against the strings of the
- * 1.0.20 binary); see co_report.h for what differs and why. */
-#include "co_report.h"
+ * 1.0.20 binary); see co_sbfmt.h for what differs and why. */
+#include "co_sbfmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +35,7 @@ static double percentile_ms(const pr_hist *hist, uint32_t percentile)
     return (double)pr_hist_value_at_percentile(hist, percentile) / 1000.0;
 }
 
-int co_report_banner(FILE *out, bool strict)
+int co_sbfmt_banner(FILE *out, bool strict)
 {
     if (!out)
         return PR_EINVAL;
@@ -47,11 +47,11 @@ int co_report_banner(FILE *out, bool strict)
     return stream_status(out);
 }
 
-int co_report_header(FILE *out, const struct co_report_opts *opts)
+int co_sbfmt_header(FILE *out, const struct co_sbfmt_opts *opts)
 {
     if (!out || !opts || opts->percentile > 100)
         return PR_EINVAL;
-    co_report_banner(out, opts->strict);
+    co_sbfmt_banner(out, opts->strict);
     fprintf(out, "Running the test with following options:\n");
     fprintf(out, "Number of threads: %" PRIu32 "\n", opts->threads);
     if (opts->rate > 0)
@@ -76,7 +76,7 @@ int co_report_header(FILE *out, const struct co_report_opts *opts)
     return stream_status(out);
 }
 
-int co_report_started(FILE *out)
+int co_sbfmt_started(FILE *out)
 {
     if (!out)
         return PR_EINVAL;
@@ -84,8 +84,8 @@ int co_report_started(FILE *out)
     return stream_status(out);
 }
 
-int co_report_interval(FILE *out, const struct co_report_opts *opts,
-                       const struct co_report_interval *iv)
+int co_sbfmt_interval(FILE *out, const struct co_sbfmt_opts *opts,
+                      const struct co_sbfmt_interval *iv)
 {
     if (!out || !opts || !iv || !iv->hist || opts->percentile > 100)
         return PR_EINVAL;
@@ -99,9 +99,9 @@ int co_report_interval(FILE *out, const struct co_report_opts *opts,
             per_sec(c->writes, secs), per_sec(c->other, secs), opts->percentile,
             percentile_ms(iv->hist, opts->percentile), per_sec(c->errors, secs),
             per_sec(c->reconnects, secs));
-    if ((iv->marks & CO_REPORT_LATE) && !opts->strict)
+    if ((iv->marks & CO_SBFMT_LATE) && !opts->strict)
         fputs(" [late]", out);
-    if ((iv->marks & CO_REPORT_PARTIAL) && !opts->strict)
+    if ((iv->marks & CO_SBFMT_PARTIAL) && !opts->strict)
         fputs(" [partial]", out);
     fputc('\n', out);
     if (opts->rate > 0)
@@ -124,7 +124,7 @@ static void fold_onto_sysbench(const pr_hist *hist, uint64_t sb[SB_BUCKETS], dou
     }
 }
 
-int co_report_histogram(FILE *out, const pr_hist *hist)
+int co_sbfmt_histogram(FILE *out, const pr_hist *hist)
 {
     if (!out || !hist)
         return PR_EINVAL;
@@ -152,7 +152,7 @@ int co_report_histogram(FILE *out, const pr_hist *hist)
     return stream_status(out);
 }
 
-static void print_sql_stats(FILE *out, const struct co_report_final *fin)
+static void print_sql_stats(FILE *out, const struct co_sbfmt_final *fin)
 {
     const struct pr_counters *c = &fin->counters;
     double secs = fin->rate_time_s > 0 ? fin->rate_time_s : fin->total_time_s;
@@ -188,13 +188,13 @@ static void print_latency(FILE *out, uint32_t percentile, const pr_hist *hist)
     fprintf(out, "         sum: %39.2f\n\n", (double)pr_hist_sum(hist) / 1000.0);
 }
 
-void co_report_fairness_of(const struct co_report_unit *units, size_t n,
-                           struct co_report_fairness *out)
+void co_sbfmt_fairness_of(const struct co_sbfmt_unit *units, size_t n,
+                          struct co_sbfmt_fairness *out)
 {
     double ev_sum = 0, time_sum = 0, ev_var = 0, time_var = 0;
 
     if (n == 0) { /* no unit measured (every agent's checkpoint STATS late) */
-        *out = (struct co_report_fairness){0};
+        *out = (struct co_sbfmt_fairness){0};
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -208,27 +208,27 @@ void co_report_fairness_of(const struct co_report_unit *units, size_t n,
         ev_var += d_ev * d_ev;
         time_var += d_time * d_time;
     }
-    *out = (struct co_report_fairness){ev_avg, sqrt(ev_var / (double)n), time_avg,
-                                       sqrt(time_var / (double)n)};
+    *out = (struct co_sbfmt_fairness){ev_avg, sqrt(ev_var / (double)n), time_avg,
+                                      sqrt(time_var / (double)n)};
 }
 
-static void print_fairness(FILE *out, const struct co_report_unit *units, size_t n)
+static void print_fairness(FILE *out, const struct co_sbfmt_unit *units, size_t n)
 {
-    struct co_report_fairness f;
-    co_report_fairness_of(units, n, &f);
+    struct co_sbfmt_fairness f;
+    co_sbfmt_fairness_of(units, n, &f);
     fprintf(out, "Threads fairness:\n");
     fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", f.events_avg, f.events_stddev);
     fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n\n", f.time_avg_s,
             f.time_stddev_s);
 }
 
-int co_report_final(FILE *out, const struct co_report_opts *opts, const struct co_report_final *fin)
+int co_sbfmt_final(FILE *out, const struct co_sbfmt_opts *opts, const struct co_sbfmt_final *fin)
 {
     if (!out || !opts || !fin || !fin->hist || !fin->units || fin->n_units == 0 ||
         opts->percentile > 100)
         return PR_EINVAL;
     if (opts->histogram) {
-        int rc = co_report_histogram(out, fin->hist);
+        int rc = co_sbfmt_histogram(out, fin->hist);
         if (rc < 0)
             return rc;
     }

@@ -1,7 +1,7 @@
-/* co_tc_report: the live part of tpcc_start's output (co_tc_report.h):
+/* co_tc_fmt: the live part of tpcc_start's output (co_tc_fmt.h):
  * header, RAMP-UP / MEASURING START, interval lines, STOPPING THREADS, and
  * the window's sums, built from intervals as they become final. */
-#include "co_tc_report.h"
+#include "co_tc_fmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,27 +10,27 @@
 #include "co_args.h"
 #include "co_kinds.h"
 #include "co_tc_args.h"
-#include "co_tc_report_int.h"
+#include "co_tc_fmt_int.h"
 #include "pr_msg_trx.h"
 #include "pr_parse.h"
 
 static const uint32_t default_limits_ms[CO_TC_N] = {5, 5, 5, 80, 20};
 
-uint32_t co_tc_report_window_s(const struct co_tc_report_cfg *cfg)
+uint32_t co_tc_fmt_window_s(const struct co_tc_fmt_cfg *cfg)
 {
     if (cfg->interval_s == 0)
         return cfg->time_s;
     return cfg->time_s / cfg->interval_s * cfg->interval_s;
 }
 
-co_tc_report *co_tc_report_new(const struct co_tc_report_cfg *cfg, struct co_result *res)
+co_tc_fmt *co_tc_fmt_new(const struct co_tc_fmt_cfg *cfg, struct co_result *res)
 {
-    co_tc_report *t = pr_xcalloc(1, sizeof(*t));
+    co_tc_fmt *t = pr_xcalloc(1, sizeof(*t));
     t->cfg = *cfg;
     t->res = res;
     t->line = -1;
     t->warm_ms = (uint64_t)cfg->warmup_s * 1000u;
-    t->end_ms = t->warm_ms + (uint64_t)co_tc_report_window_s(cfg) * 1000u;
+    t->end_ms = t->warm_ms + (uint64_t)co_tc_fmt_window_s(cfg) * 1000u;
     for (size_t i = 0; i < CO_TC_N; i++)
         t->win[i].lat = pr_hist_new();
     t->line_lat = pr_hist_new();
@@ -40,9 +40,9 @@ co_tc_report *co_tc_report_new(const struct co_tc_report_cfg *cfg, struct co_res
     return t;
 }
 
-void co_tc_report_destroy(co_tc_report **tp)
+void co_tc_fmt_destroy(co_tc_fmt **tp)
 {
-    co_tc_report *t = *tp;
+    co_tc_fmt *t = *tp;
     if (t == NULL)
         return;
     for (size_t i = 0; i < CO_TC_N; i++)
@@ -81,8 +81,8 @@ static char letter_of(const char *name)
     return 0;
 }
 
-void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg *cfg,
-                                struct co_tc_optline **lines_buf)
+void co_tc_fmt_cfg_from_args(const struct co_args *a, struct co_tc_fmt_cfg *cfg,
+                             struct co_tc_optline **lines_buf)
 {
     const struct co_tc_args *t = co_tc_args_of(a);
     struct pr_tc_opts o = {0};
@@ -140,8 +140,7 @@ void co_tc_report_cfg_from_args(const struct co_args *a, struct co_tc_report_cfg
 
 /* ---- the header ---------------------------------------------------------- */
 
-static void print_optline(FILE *out, const struct co_tc_report_cfg *cfg,
-                          const struct co_tc_optline *l)
+static void print_optline(FILE *out, const struct co_tc_fmt_cfg *cfg, const struct co_tc_optline *l)
 {
     if (l->opt >= '0' && l->opt <= '4') {
         fprintf(out, "option %c (response time limit for transaction %c) '%" PRIu32 "'\n", l->opt,
@@ -159,9 +158,9 @@ static void print_optline(FILE *out, const struct co_tc_report_cfg *cfg,
         fprintf(out, "option %c with value '%s'\n", l->opt, v);
 }
 
-void co_tc_report_header(co_tc_report *t, FILE *out)
+void co_tc_fmt_header(co_tc_fmt *t, FILE *out)
 {
-    const struct co_tc_report_cfg *c = &t->cfg;
+    const struct co_tc_fmt_cfg *c = &t->cfg;
     fputs("***************************************\n"
           "*** ###easy### TPC-C Load Generator ***\n"
           "***************************************\n",
@@ -180,7 +179,7 @@ void co_tc_report_header(co_tc_report *t, FILE *out)
     fprintf(out, "    [measure]: %" PRIu32 " (sec.)\n", c->time_s);
 }
 
-static void print_measuring(co_tc_report *t, FILE *out)
+static void print_measuring(co_tc_fmt *t, FILE *out)
 {
     if (t->measuring_printed)
         return;
@@ -188,7 +187,7 @@ static void print_measuring(co_tc_report *t, FILE *out)
     fprintf(out, "\nMEASURING START.\n\n");
 }
 
-void co_tc_report_started(co_tc_report *t, FILE *out)
+void co_tc_fmt_started(co_tc_fmt *t, FILE *out)
 {
     fprintf(out, "\nRAMP-UP TIME.(%" PRIu32 " sec.)\n", t->cfg.warmup_s);
     if (t->cfg.warmup_s == 0)
@@ -198,7 +197,7 @@ void co_tc_report_started(co_tc_report *t, FILE *out)
 /* ---- sums ---------------------------------------------------------------- */
 
 /* kind_of[] from res->kind_names, once they came (READY). */
-static void resolve_kinds(co_tc_report *t)
+static void resolve_kinds(co_tc_fmt *t)
 {
     if (t->kinds_resolved || t->res == NULL || t->res->kind_names == NULL)
         return;
@@ -212,13 +211,13 @@ static void resolve_kinds(co_tc_report *t)
     }
 }
 
-static bool in_window(const co_tc_report *t, uint64_t start_ms)
+static bool in_window(const co_tc_fmt *t, uint64_t start_ms)
 {
     return start_ms >= t->warm_ms && start_ms < t->end_ms;
 }
 
 /* Kind k's entry in an array of n (NULL: the agents did not report it). */
-static int kidx(const co_tc_report *t, enum pr_tc_kind k, uint32_t n)
+static int kidx(const co_tc_fmt *t, enum pr_tc_kind k, uint32_t n)
 {
     int i = t->kind_of[k];
     return i >= 0 && (uint32_t)i < n ? i : -1;
@@ -231,7 +230,7 @@ static double ms_of(uint64_t us)
     return (double)us / 1000.0;
 }
 
-static void print_line(co_tc_report *t, FILE *out)
+static void print_line(co_tc_fmt *t, FILE *out)
 {
     const uint64_t *c = t->line_count, *mx = t->line_max_us;
     const pr_hist *h = t->line_lat;
@@ -252,7 +251,7 @@ static void print_line(co_tc_report *t, FILE *out)
 }
 
 /* Interval iv's figures (inside the window) into the window and the line. */
-static void add_interval(co_tc_report *t, const struct co_interval_result *iv, pr_hist *scratch)
+static void add_interval(co_tc_fmt *t, const struct co_interval_result *iv, pr_hist *scratch)
 {
     for (int x = 0; x < (int)CO_TC_N; x++) {
         int ki = kidx(t, (enum pr_tc_kind)x, iv->n_kinds);
@@ -275,8 +274,8 @@ static void add_interval(co_tc_report *t, const struct co_interval_result *iv, p
     }
 }
 
-void co_tc_report_interval(co_tc_report *t, FILE *out, const struct co_interval_result *iv,
-                           uint32_t interval_ms)
+void co_tc_fmt_interval(co_tc_fmt *t, FILE *out, const struct co_interval_result *iv,
+                        uint32_t interval_ms)
 {
     uint64_t start = iv->k * interval_ms, end = start + interval_ms;
     uint64_t ivl_ms = (uint64_t)t->cfg.interval_s * 1000u;
@@ -307,7 +306,7 @@ void co_tc_report_interval(co_tc_report *t, FILE *out, const struct co_interval_
 
 /* ---- per agent --------------------------------------------------------- */
 
-static struct co__tc_agent *agent_at(co_tc_report *t, uint32_t agent)
+static struct co__tc_agent *agent_at(co_tc_fmt *t, uint32_t agent)
 {
     if (agent >= t->n_agents) {
         t->agents = pr_xrealloc(t->agents, (agent + 1) * sizeof(*t->agents));
@@ -319,7 +318,7 @@ static struct co__tc_agent *agent_at(co_tc_report *t, uint32_t agent)
 
 /* The -f / -t watermark: no live agent with connections can still send a
  * record that ended before it (each sends its intervals in order). */
-static uint64_t trx_watermark(const co_tc_report *t)
+static uint64_t trx_watermark(const co_tc_fmt *t)
 {
     uint64_t w = UINT64_MAX;
     const struct co_result *res = t->res;
@@ -333,7 +332,7 @@ static uint64_t trx_watermark(const co_tc_report *t)
     return w;
 }
 
-static void trx_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_stats *st,
+static void trx_stats(co_tc_fmt *t, uint32_t agent, const struct pr_msg_stats *st,
                       uint32_t interval_ms)
 {
     t->trx_lost += st->trx_lost;
@@ -352,8 +351,8 @@ static void trx_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_stats
     co_tc_trx_flush(t->trx, trx_watermark(t));
 }
 
-void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_stats *st,
-                        bool released, uint32_t interval_ms)
+void co_tc_fmt_stats(co_tc_fmt *t, uint32_t agent, const struct pr_msg_stats *st, bool released,
+                     uint32_t interval_ms)
 {
     resolve_kinds(t);
     trx_stats(t, agent, st, interval_ms);
@@ -389,14 +388,14 @@ void co_tc_report_stats(co_tc_report *t, uint32_t agent, const struct pr_msg_sta
     }
 }
 
-/* ---- the family report ops ------------------------------------------- */
+/* ---- the family's output ops (co_family_summary) --------------------- */
 
 static void *op_open(const struct co_args *a, struct co_result *res)
 {
-    struct co_tc_report_cfg cfg;
+    struct co_tc_fmt_cfg cfg;
     struct co_tc_optline *lines = NULL;
-    co_tc_report_cfg_from_args(a, &cfg, &lines);
-    co_tc_report *t = co_tc_report_new(&cfg, res);
+    co_tc_fmt_cfg_from_args(a, &cfg, &lines);
+    co_tc_fmt *t = co_tc_fmt_new(&cfg, res);
     t->own_opt = lines;
     const struct co_tc_args *ta = co_tc_args_of(a);
     struct co_tc_trx_cfg tc = {ta ? ta->report_file : "", ta ? ta->trx_file : "", cfg.warmup_s,
@@ -407,29 +406,29 @@ static void *op_open(const struct co_args *a, struct co_result *res)
 
 static void op_header(void *st, FILE *out)
 {
-    co_tc_report_header(st, out);
+    co_tc_fmt_header(st, out);
 }
 
 static void op_started(void *st, FILE *out)
 {
-    co_tc_report_started(st, out);
+    co_tc_fmt_started(st, out);
 }
 
 static void op_interval(void *st, FILE *out, const struct co_interval_result *iv,
                         uint32_t interval_ms)
 {
-    co_tc_report_interval(st, out, iv, interval_ms);
+    co_tc_fmt_interval(st, out, iv, interval_ms);
 }
 
 static void op_stats(void *st, uint32_t agent, const struct pr_msg_stats *s, bool released,
                      uint32_t interval_ms)
 {
-    co_tc_report_stats(st, agent, s, released, interval_ms);
+    co_tc_fmt_stats(st, agent, s, released, interval_ms);
 }
 
 static void op_final(void *st, FILE *out, const struct co_result *res)
 {
-    co_tc_report *t = st;
+    co_tc_fmt *t = st;
     /* The files are whole before the report ends; a failed write fails the
      * run (exit 1), the report and --json still come. */
     t->trx_failed = co_tc_trx_destroy(&t->trx) != 0;
@@ -444,21 +443,21 @@ static void op_final(void *st, FILE *out, const struct co_result *res)
                 "than %u in one agent interval): the -f/-t files miss them; use a shorter "
                 "--report-interval or more agents\n",
                 t->trx_lost, PR_MSG_MAX_TRX);
-    co_tc_report_final(st, out, res);
+    co_tc_fmt_final(st, out, res);
 }
 
 static void op_json(FILE *f, const void *st, const struct co_result *res)
 {
-    co_tc_report_json(f, st, res);
+    co_tc_fmt_json(f, st, res);
 }
 
 static void op_destroy(void *st)
 {
-    co_tc_report *t = st;
-    co_tc_report_destroy(&t);
+    co_tc_fmt *t = st;
+    co_tc_fmt_destroy(&t);
 }
 
-const struct co_family_report co_tc_family_report = {
+const struct co_family_summary co_tc_family_summary = {
     .json_key = "tpcc",
     .open = op_open,
     .header = op_header,
@@ -466,7 +465,7 @@ const struct co_family_report co_tc_family_report = {
     .interval = op_interval,
     .stats = op_stats,
     .final = op_final,
-    .server_check = co_tc_report_server_check,
+    .server_check = co_tc_fmt_server_check,
     .server_formula = "Com_commit+Com_rollback vs commit+rollback+retry_rollback",
     .server_caveat = "exact when the agents are the server's only clients and no connection "
                      "was lost: a lost connection's COMMIT or ROLLBACK may not reach the server",

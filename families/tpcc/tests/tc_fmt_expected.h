@@ -1,8 +1,8 @@
-/* tc_report_expected: test_co_tc_report.c's inputs (the samples and
+/* tc_fmt_expected: test_co_tc_fmt.c's inputs (the samples and
  * errors of every interval, agent and kind) and the tpcc_start output they
- * must give, worked out by hand. Included by test_co_tc_report.c alone. */
-#ifndef TC_REPORT_EXPECTED_H
-#define TC_REPORT_EXPECTED_H
+ * must give, worked out by hand. Included by test_co_tc_fmt.c alone. */
+#ifndef TC_FMT_EXPECTED_H
+#define TC_FMT_EXPECTED_H
 
 #include <stdint.h>
 

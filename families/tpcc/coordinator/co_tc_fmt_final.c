@@ -1,4 +1,4 @@
-/* co_tc_report_final: the end of a tpcc run (co_tc_report.h) — tpcc_start's
+/* co_tc_fmt_final: the end of a tpcc run (co_tc_fmt.h) — tpcc_start's
  * final block (<Raw Results> .. <TpmC>, §4.6), stampede's section (per
  * transaction type, merged and per agent), the server cross-check by the
  * family's formula and the --json "tpcc" value. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_tc_report_int.h"
+#include "co_tc_fmt_int.h"
 #include "pr_text.h"
 
 /* <Constraint Check>'s minimum shares of the mix (none for New-Order). */
@@ -37,8 +37,8 @@ void co__tc_figures(uint64_t errors, uint64_t stmt_errors, uint64_t late, const 
     out->max_ms = (double)pr_hist_max(lat) / 1000.0;
 }
 
-bool co_tc_report_figures(const co_tc_report *t, int agent, enum pr_tc_txn x,
-                          struct co_tc_txn_figures *out)
+bool co_tc_fmt_figures(const co_tc_fmt *t, int agent, enum pr_tc_txn x,
+                       struct co_tc_txn_figures *out)
 {
     if ((unsigned)x >= CO_TC_N)
         return false;
@@ -58,9 +58,9 @@ bool co_tc_report_figures(const co_tc_report *t, int agent, enum pr_tc_txn x,
     return true;
 }
 
-double co_tc_report_tpmc(const co_tc_report *t)
+double co_tc_fmt_tpmc(const co_tc_fmt *t)
 {
-    uint32_t w = co_tc_report_window_s(&t->cfg);
+    uint32_t w = co_tc_fmt_window_s(&t->cfg);
     if (w == 0)
         return 0.0;
     /* The text prints "%.3f": --json gives that same number. */
@@ -79,7 +79,7 @@ static bool server_delta(const struct co_result *res, const char *name, uint64_t
     return false;
 }
 
-bool co_tc_report_server_check(const struct co_result *res, uint64_t *client, uint64_t *server)
+bool co_tc_fmt_server_check(const struct co_result *res, uint64_t *client, uint64_t *server)
 {
     static const char *const kinds[] = {"commit", "rollback", "retry_rollback"};
     uint64_t c = 0, s1 = 0, s2 = 0;
@@ -129,13 +129,13 @@ static void print_constraints(FILE *out, const struct co_tc_txn_figures *f)
 }
 
 /* <Raw Results2(sum ver.)>: the same accounting, agent by agent. */
-static void print_raw2(FILE *out, const co_tc_report *t)
+static void print_raw2(FILE *out, const co_tc_fmt *t)
 {
     fprintf(out, "\n<Raw Results2(sum ver.)>\n");
     for (int x = 0; x < (int)CO_TC_N; x++) {
         struct co_tc_txn_figures f, sum = {0};
         for (uint32_t a = 0; a < t->n_agents; a++) {
-            co_tc_report_figures(t, (int)a, (enum pr_tc_txn)x, &f);
+            co_tc_fmt_figures(t, (int)a, (enum pr_tc_txn)x, &f);
             sum.sc += f.sc, sum.lt += f.lt, sum.rt += f.rt, sum.fl += f.fl;
         }
         fprintf(out, "  [%d] sc:%" PRIu64 "  lt:%" PRIu64 "  rt:%" PRIu64 "  fl:%" PRIu64 " \n", x,
@@ -143,7 +143,7 @@ static void print_raw2(FILE *out, const co_tc_report *t)
     }
 }
 
-static void print_block(FILE *out, co_tc_report *t)
+static void print_block(FILE *out, co_tc_fmt *t)
 {
     struct co_tc_txn_figures f[CO_TC_N];
     if (!t->stopping_printed) { /* the run ended before the window did */
@@ -155,17 +155,17 @@ static void print_block(FILE *out, co_tc_report *t)
     fputc('\n', out);
     fprintf(out, "\n<Raw Results>\n");
     for (int x = 0; x < (int)CO_TC_N; x++) {
-        co_tc_report_figures(t, -1, (enum pr_tc_txn)x, &f[x]);
+        co_tc_fmt_figures(t, -1, (enum pr_tc_txn)x, &f[x]);
         fprintf(out,
                 "  [%d] sc:%" PRIu64 " lt:%" PRIu64 "  rt:%" PRIu64 "  fl:%" PRIu64
                 " avg_rt: %.1f (%" PRIu32 ")\n",
                 x, f[x].sc, f[x].lt, f[x].rt, f[x].fl, f[x].avg_ms, t->cfg.rt_limit_ms[x]);
     }
-    fprintf(out, " in %" PRIu32 " sec.\n", co_tc_report_window_s(&t->cfg));
+    fprintf(out, " in %" PRIu32 " sec.\n", co_tc_fmt_window_s(&t->cfg));
     print_raw2(out, t);
     print_constraints(out, f);
     fprintf(out, "\n<TpmC>\n");
-    fprintf(out, "                 %.3f TpmC\n", co_tc_report_tpmc(t));
+    fprintf(out, "                 %.3f TpmC\n", co_tc_fmt_tpmc(t));
 }
 
 /* ---- stampede's section ---------------------------------------------------- */
@@ -185,21 +185,21 @@ static uint64_t kind_count(const struct co_result *res, const char *name)
     return 0;
 }
 
-static void print_section(FILE *out, const co_tc_report *t, const struct co_result *res)
+static void print_section(FILE *out, const co_tc_fmt *t, const struct co_result *res)
 {
     struct co_tc_txn_figures f;
     fprintf(out,
             "\nTPC-C transactions in the measured window (%" PRIu32 " s after a %" PRIu32
             " s warm-up), response time in ms:\n",
-            co_tc_report_window_s(&t->cfg), t->cfg.warmup_s);
+            co_tc_fmt_window_s(&t->cfg), t->cfg.warmup_s);
     fprintf(out, "    %-13s %-20s %10s %9s %9s %9s %9s %9s\n", "transaction", "agent", "count",
             "avg", "p90", "p95", "p99", "max");
     for (int x = 0; x < (int)CO_TC_N; x++) {
         const char *label = pr_tc_txn_label((enum pr_tc_txn)x);
-        co_tc_report_figures(t, -1, (enum pr_tc_txn)x, &f);
+        co_tc_fmt_figures(t, -1, (enum pr_tc_txn)x, &f);
         print_row(out, label, "(all)", &f);
         for (uint32_t a = 0; a < t->n_agents && t->n_agents > 1; a++) {
-            co_tc_report_figures(t, (int)a, (enum pr_tc_txn)x, &f);
+            co_tc_fmt_figures(t, (int)a, (enum pr_tc_txn)x, &f);
             const char *name = res && a < res->n_agents ? res->agents[a].name : "?";
             print_row(out, "", name, &f);
         }
@@ -227,7 +227,7 @@ static void print_section(FILE *out, const co_tc_report *t, const struct co_resu
     if (t->missing_kinds)
         fprintf(out, "WARNING: the agents did not report every TPC-C kind: figures of the "
                      "missing ones are 0 (install the same stampede version everywhere)\n");
-    uint32_t want = t->cfg.interval_s ? co_tc_report_window_s(&t->cfg) / t->cfg.interval_s : 0;
+    uint32_t want = t->cfg.interval_s ? co_tc_fmt_window_s(&t->cfg) / t->cfg.interval_s : 0;
     if (t->lines_printed < want)
         fprintf(out,
                 "WARNING: the run ended after %" PRIu32 " of the window's %" PRIu32
@@ -243,7 +243,7 @@ static void print_section(FILE *out, const co_tc_report *t, const struct co_resu
     fputc('\n', out);
 }
 
-void co_tc_report_final(co_tc_report *t, FILE *out, const struct co_result *res)
+void co_tc_fmt_final(co_tc_fmt *t, FILE *out, const struct co_result *res)
 {
     print_block(out, t);
     print_section(out, t, res);
@@ -257,12 +257,12 @@ static void jnum(FILE *f, const char *key, double v)
     fprintf(f, "\"%s\": %s", key, pr_fmt_double(buf, sizeof(buf), v) ? buf : "null");
 }
 
-static void json_txns(FILE *f, const co_tc_report *t, int agent)
+static void json_txns(FILE *f, const co_tc_fmt *t, int agent)
 {
     struct co_tc_txn_figures x;
     fputc('{', f);
     for (int i = 0; i < (int)CO_TC_N; i++) {
-        co_tc_report_figures(t, agent, (enum pr_tc_txn)i, &x);
+        co_tc_fmt_figures(t, agent, (enum pr_tc_txn)i, &x);
         fprintf(f,
                 "%s\"%s\": {\"sc\": %" PRIu64 ", \"lt\": %" PRIu64 ", \"rt\": %" PRIu64
                 ", \"fl\": %" PRIu64 ", \"rt_limit_ms\": %" PRIu32 ", ",
@@ -277,13 +277,13 @@ static void json_txns(FILE *f, const co_tc_report *t, int agent)
     fputc('}', f);
 }
 
-static void json_constraints(FILE *f, const co_tc_report *t)
+static void json_constraints(FILE *f, const co_tc_fmt *t)
 {
     struct co_tc_txn_figures x[CO_TC_N];
     uint64_t all = 0;
     bool all_ok = true;
     for (int i = 0; i < (int)CO_TC_N; i++) {
-        co_tc_report_figures(t, -1, (enum pr_tc_txn)i, &x[i]);
+        co_tc_fmt_figures(t, -1, (enum pr_tc_txn)i, &x[i]);
         all += x[i].sc + x[i].lt;
     }
     fputs("{\"transaction_percentage\": {", f);
@@ -311,9 +311,9 @@ static void json_constraints(FILE *f, const co_tc_report *t)
 static void json_server(FILE *f, const struct co_result *res)
 {
     uint64_t client = 0, server = 0;
-    bool checked = co_tc_report_server_check(res, &client, &server);
+    bool checked = co_tc_fmt_server_check(res, &client, &server);
     fprintf(f, "{\"checked\": %s, \"formula\": \"%s\", \"client\": %" PRIu64,
-            checked ? "true" : "false", co_tc_family_report.server_formula, client);
+            checked ? "true" : "false", co_tc_family_summary.server_formula, client);
     if (checked)
         fprintf(f, ", \"server\": %" PRIu64 ", \"match\": %s, \"diff\": %" PRId64, server,
                 server == client ? "true" : "false", (int64_t)(server - client));
@@ -322,10 +322,10 @@ static void json_server(FILE *f, const struct co_result *res)
     fprintf(f, ", \"reconnects\": %" PRIu64 "}", res->total.reconnects);
 }
 
-void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *res)
+void co_tc_fmt_json(FILE *f, const co_tc_fmt *t, const struct co_result *res)
 {
     char tpmc[64];
-    snprintf(tpmc, sizeof(tpmc), "%.3f", co_tc_report_tpmc(t));
+    snprintf(tpmc, sizeof(tpmc), "%.3f", co_tc_fmt_tpmc(t));
     for (char *c = tpmc; *c; c++) /* a decimal comma locale */
         if (*c == ',')
             *c = '.';
@@ -333,7 +333,7 @@ void co_tc_report_json(FILE *f, const co_tc_report *t, const struct co_result *r
             "{\"tpmC\": %s, \"new_orders\": %" PRIu64 ", \"window_s\": %" PRIu32
             ", \"warmup_s\": %" PRIu32 ", \"time_s\": %" PRIu32 ", \"report_interval_s\": %" PRIu32
             ", \"transactions\": ",
-            tpmc, pr_hist_count(t->win[0].lat), co_tc_report_window_s(&t->cfg), t->cfg.warmup_s,
+            tpmc, pr_hist_count(t->win[0].lat), co_tc_fmt_window_s(&t->cfg), t->cfg.warmup_s,
             t->cfg.time_s, t->cfg.interval_s);
     json_txns(f, t, -1);
     fputs(", \"constraints\": ", f);

@@ -1,4 +1,6 @@
-/* co_report: the coordinator's sysbench 1.0.20-compatible text report.
+/* co_sbfmt: sysbench 1.0.20's text format — an output format like CSV,
+ * used by every family that prints sysbench's format (live lines and
+ * summary).
  *
  * Writes to a FILE * the labels, spacing and number formats of sysbench
  * 1.0.20 (docs/design.md §13.1, Output), byte for byte, so
@@ -16,8 +18,8 @@
  *   1024 log buckets (1.8% steps, rank floor(N * p/100 + 0.5), 100 s
  *   ceiling). min, avg, max and sum are exact in both.
  * - The --histogram block folds our buckets onto sysbench's 1024 buckets, so
- *   it has sysbench's rows and values (co_report_histogram()).
- * - An interval line may end with markers (CO_REPORT_LATE, ...); strict:
+ *   it has sysbench's rows and values (co_sbfmt_histogram()).
+ * - An interval line may end with markers (CO_SBFMT_LATE, ...); strict:
  *   never.
  * - A rate whose time denominator is not positive prints 0.00 (sysbench
  *   would print inf or nan).
@@ -27,8 +29,8 @@
  * before anything is written) or -EIO when the stream reports an error after
  * writing (ferror()). Thread: none of its own; the caller owns the FILE.
  */
-#ifndef CO_REPORT_H
-#define CO_REPORT_H
+#ifndef CO_SBFMT_H
+#define CO_SBFMT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,13 +41,13 @@
 #include "pr_hist.h"
 
 /* The run options the report shows (sysbench's names in quotes). */
-struct co_report_opts {
+struct co_sbfmt_opts {
     uint32_t threads;            /* connections over all agents ("--threads") */
     uint64_t rate;               /* target events/s over all agents; 0: closed loop */
     uint32_t report_interval_s;  /* "--report-interval"; 0: no interval lines */
     uint64_t seed;               /* "--rand-seed"; 0: seeded from the current time */
     uint32_t percentile;         /* "--percentile", 0..100; 0 disables percentiles */
-    bool histogram;              /* "--histogram": co_report_final() prints the block */
+    bool histogram;              /* "--histogram": co_sbfmt_final() prints the block */
     bool strict;                 /* --report-format=sysbench: sysbench's banner, no markers */
     const uint32_t *checkpoints; /* "--report-checkpoints" (s, ascending), n_checkpoints */
     uint32_t n_checkpoints;
@@ -55,11 +57,11 @@ struct co_report_opts {
 
 /* Interval markers, appended after "reconn/s: X.XX" so that sysbench
  * regexes (which match fields, not the end of line) still parse the line. */
-#define CO_REPORT_LATE    0x1u /* " [late]": some agent's figures came after the deadline */
-#define CO_REPORT_PARTIAL 0x2u /* " [partial]": some agent's figures are missing (lost) */
+#define CO_SBFMT_LATE    0x1u /* " [late]": some agent's figures came after the deadline */
+#define CO_SBFMT_PARTIAL 0x2u /* " [partial]": some agent's figures are missing (lost) */
 
 /* One interval line (sysbench's report_intermediate). */
-struct co_report_interval {
+struct co_sbfmt_interval {
     double time_s;               /* run time at the report, printed "[ %.0fs ]" */
     double interval_s;           /* seconds the interval covers: denominator of the rates */
     uint32_t threads_running;    /* connections running ("thds:") */
@@ -67,12 +69,12 @@ struct co_report_interval {
     const pr_hist *hist;         /* latencies of the interval only (borrowed) */
     uint64_t queue_len;          /* rate mode: arrivals waiting for a connection */
     uint64_t concurrency;        /* rate mode: events in flight */
-    unsigned marks;              /* CO_REPORT_LATE | CO_REPORT_PARTIAL, or 0 */
+    unsigned marks;              /* CO_SBFMT_LATE | CO_SBFMT_PARTIAL, or 0 */
 };
 
 /* One unit of "Threads fairness": a connection (as sysbench's threads) or,
  * when only per-agent totals are known, an agent. */
-struct co_report_unit {
+struct co_sbfmt_unit {
     uint64_t events;     /* events it completed */
     uint64_t lat_sum_us; /* sum of their latencies */
 };
@@ -80,44 +82,44 @@ struct co_report_unit {
 /* "Threads fairness" over n >= 1 units: averages and population standard
  * deviations, as sysbench computes them over its threads (events, and
  * latency sums in seconds). */
-struct co_report_fairness {
+struct co_sbfmt_fairness {
     double events_avg, events_stddev;
     double time_avg_s, time_stddev_s;
 };
-void co_report_fairness_of(const struct co_report_unit *units, size_t n,
-                           struct co_report_fairness *out);
+void co_sbfmt_fairness_of(const struct co_sbfmt_unit *units, size_t n,
+                          struct co_sbfmt_fairness *out);
 
 /* The final report (sysbench's report_cumulative). */
-struct co_report_final {
-    struct pr_counters counters;        /* the whole run */
-    const pr_hist *hist;                /* latencies of the whole run (borrowed) */
-    double total_time_s;                /* printed as "total time" */
-    double rate_time_s;                 /* denominator of "per sec."; <= 0: total_time_s */
-    const struct co_report_unit *units; /* fairness units (borrowed), n_units >= 1 */
+struct co_sbfmt_final {
+    struct pr_counters counters;       /* the whole run */
+    const pr_hist *hist;               /* latencies of the whole run (borrowed) */
+    double total_time_s;               /* printed as "total time" */
+    double rate_time_s;                /* denominator of "per sec."; <= 0: total_time_s */
+    const struct co_sbfmt_unit *units; /* fairness units (borrowed), n_units >= 1 */
     size_t n_units;
     uint64_t unfinished; /* > 0: "Number of unfinished transactions on forced shutdown" */
 };
 
 /* The version line and its blank line: stampede's, or sysbench's when
- * strict (co_report_opts.strict). Every command's output starts with it. */
-int co_report_banner(FILE *out, bool strict);
+ * strict (co_sbfmt_opts.strict). Every command's output starts with it. */
+int co_sbfmt_banner(FILE *out, bool strict);
 
 /* The run header, from the version line down to "Initializing worker
  * threads..." and its blank line: options, target rate when opts->rate > 0,
  * report interval when set, "Report checkpoint(s) at 10, 20 seconds" when
  * opts->n_checkpoints, seed line, and "Forcing shutdown in N seconds" with
  * opts->forced_shutdown. */
-int co_report_header(FILE *out, const struct co_report_opts *opts);
+int co_sbfmt_header(FILE *out, const struct co_sbfmt_opts *opts);
 
 /* "Threads started!" and its blank line: print when the load starts. */
-int co_report_started(FILE *out);
+int co_sbfmt_started(FILE *out);
 
 /* One interval line "[ Ns ] thds: ... reconn/s: X.XX" plus its markers, and
  * in rate mode (opts->rate > 0) the "[ Ns ] queue length: Q, concurrency: C"
  * line. lat is the opts->percentile-th percentile of iv->hist in ms (0.00
  * when the percentile is 0 or the interval is empty). */
-int co_report_interval(FILE *out, const struct co_report_opts *opts,
-                       const struct co_report_interval *iv);
+int co_sbfmt_interval(FILE *out, const struct co_sbfmt_opts *opts,
+                      const struct co_sbfmt_interval *iv);
 
 /* The --histogram block: the title, one row per non-empty sysbench bucket
  * ("%12.3f |%-40.*s %lu", stars scaled to the fullest row) and the " " line.
@@ -127,7 +129,7 @@ int co_report_interval(FILE *out, const struct co_report_opts *opts,
  * wide, so only a value within 0.05% of a sysbench boundary can land one row
  * off. Each row shows sysbench's value for its bucket, 0.001 * e^(i/M) ms.
  * An empty histogram prints only the title and the " " line, as sysbench. */
-int co_report_histogram(FILE *out, const pr_hist *hist);
+int co_sbfmt_histogram(FILE *out, const pr_hist *hist);
 
 /* The final report (and, after "[ Ns ] Checkpoint report:", a checkpoint's):
  * the --histogram block first when opts->histogram, then
@@ -138,7 +140,6 @@ int co_report_histogram(FILE *out, const pr_hist *hist);
  * disabled" when opts->percentile is 0) and "Threads fairness" (averages
  * over fin->n_units units, population standard deviations), each section
  * followed by a blank line. PR_EINVAL when fin->n_units is 0. */
-int co_report_final(FILE *out, const struct co_report_opts *opts,
-                    const struct co_report_final *fin);
+int co_sbfmt_final(FILE *out, const struct co_sbfmt_opts *opts, const struct co_sbfmt_final *fin);
 
 #endif
