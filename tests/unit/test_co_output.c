@@ -1,14 +1,13 @@
-/* Tests for co_json, co_csv, co_hdrout and co_result_clear. A realistic
- * result (three agents, one with a name full of characters JSON and
- * HdrHistogram tags cannot hold raw, one lost; a late, two partial and a
- * short unprinted tail interval; server counters, one going back) is written
- * to a temporary directory. The JSON is read back by python3's strict json
+/* Tests for co_json, co_csv, co_hdrout and co_result_clear: the three
+ * files of one run. The result of co_output_fixture.h is written to a
+ * temporary directory. The JSON is read back by python3's strict json
  * module (non-finite constants rejected, strict UTF-8) and its figures are
  * compared with what pr_hist and the counters give, exactly: numbers are
  * written in a form that reads back to the same double. The CSV is parsed
  * here; the HdrHistogram log is decoded with pr_hdrlog back to the same
- * buckets. Error paths: a missing directory, a directory as the target,
- * /dev/full. */
+ * buckets. Frozen histograms give the same bytes. Error paths, the hdr-log
+ * tags and long header lines, and the number and UTF-8 helpers are in
+ * test_co_output_edges.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -25,186 +24,11 @@
 #include "co_csv.h"
 #include "co_hdrout.h"
 #include "co_json.h"
+#include "co_output_fixture.h"
 #include "co_result.h"
 #include "pr_hdrlog.h"
 #include "pr_text.h"
 #include "testlib.h"
-
-#define TESTRNG_SEED 0x9e3779b97f4a7c15ULL
-#include "testrng.h"
-
-#define N_AGENTS    3
-#define N_INTERVALS 5
-#define START_MS    1700000000250ULL
-
-/* Quote, backslash, newline, tab, a byte that is not UTF-8, U+2028, é, a
- * comma and a space. */
-#define WEIRD_NAME "ag\"2\\x\n\t\xff\xe2\x80\xa8\xc3\xa9, y"
-/* What python's json.dumps (ensure_ascii) gives for its JSON decoding. */
-#define WEIRD_JSON "\"ag\\\"2\\\\x\\n\\t\\ufffd\\u2028\\u00e9, y\""
-/* Its HdrHistogram tag. */
-#define WEIRD_TAG "ag\"2\\x___\xe2\x80\xa8\xc3\xa9__y"
-
-static char tmpdir[] = "/tmp/test_co_output.XXXXXX";
-
-static char *path_in(const char *name)
-{
-    char *p = pr_xmalloc(strlen(tmpdir) + strlen(name) + 2);
-    sprintf(p, "%s/%s", tmpdir, name);
-    return p;
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
-/* ---- the result ---------------------------------------------------- */
-
-static void fill_agent(struct co_agent_result *a, uint32_t i)
-{
-    static const char *const names[N_AGENTS] = {"ag-1", WEIRD_NAME, "ag-3"};
-    a->name = pr_xstrdup(names[i]);
-    a->host = pr_xstrdup(i == 0 ? "db-client-1" : i == 1 ? "db-client-2" : "db-client-3");
-    a->region = pr_xstrdup(i == 0 ? "eu-west" : "");
-    a->cores = 4;
-    a->threads = 4;
-    a->lat = pr_hist_new();
-    a->cpu_pct_avg = i == 1 ? NAN : 35.5 + i; /* NaN must come out null */
-    a->cpu_pct_max = 61.25 + i;
-    a->lag_max_us = 1500 + i;
-    a->lag_p99_us = 700 + i;
-    a->slip_max_us = 20;
-    a->clock_offset_ns = i == 2 ? -1234567 : 250000;
-    a->clock_rtt_ns = 180000;
-    a->db_rtt_us = 95;
-    a->has_db_rtt = i != 1; /* agent 1: every ping failed */
-    a->start_skew_us = 42;
-    a->has_start_skew = i != 2; /* agent 2 (lost): its DONE never came */
-    a->svc = pr_hist_new();
-    a->done = i != 2;
-    a->lost = i == 2;
-    a->lost_at_s = i == 2 ? 3.5 : 0;
-    a->status = i == 2 ? -ETIMEDOUT : 0;
-    a->reason = pr_xstrdup(i == 2 ? "silent for 3 s" : "");
-    a->intervals = i == 2 ? 3 : N_INTERVALS;
-    a->late_intervals = i == 0;
-}
-
-/* Agent a's figures for interval k: n transactions of 16 statements. */
-static void agent_interval(struct co_result *r, uint32_t k, uint32_t a, pr_hist *h,
-                           struct pr_counters *c)
-{
-    uint64_t n = 200 + 50 * a + 10 * k;
-    for (uint64_t s = 0; s < n; s++)
-        pr_hist_record(h, 800 + 500 * a + rng_next() % (2000 + 1000 * k), 1);
-    if (k == 1 && a == 0)
-        pr_hist_record(h, 250000, 1); /* one slow transaction */
-    c->transactions = pr_hist_count(h);
-    /* Service time (rate mode): under the latency, as from the actual start. */
-    pr_hist *svc = pr_hist_new();
-    for (uint64_t s = 0; s < c->transactions; s++)
-        pr_hist_record(svc, 300 + 200 * a + rng_next() % (500 + 100 * k), 1);
-    if (r->intervals[k].svc == NULL)
-        r->intervals[k].svc = pr_hist_new();
-    pr_hist_add(r->intervals[k].svc, svc);
-    pr_hist_add(r->agents[a].svc, svc);
-    if (r->svc == NULL)
-        r->svc = pr_hist_new();
-    pr_hist_add(r->svc, svc);
-    pr_hist_destroy(&svc);
-    c->reads = 10 * c->transactions;
-    c->writes = 4 * c->transactions;
-    c->other = 2 * c->transactions;
-    c->errors = k;
-    c->reconnects = k == 2;
-    c->rolled_back = 3 * k + a + 1; /* outcomes: distinct per interval and agent */
-    c->failed = k + 2 * a;
-    pr_counters_add(&r->agents[a].ctr, c);
-    pr_hist_add(r->agents[a].lat, h);
-}
-
-static void fill_interval(struct co_result *r, uint32_t k)
-{
-    struct co_interval_result *iv = &r->intervals[k];
-    iv->k = k;
-    iv->len_s = k == N_INTERVALS - 1 ? 0.4 : 1.0;
-    iv->t_s = k == N_INTERVALS - 1 ? 4.4 : (double)(k + 1);
-    iv->lat = pr_hist_new();
-    iv->agent_lat = pr_xcalloc(N_AGENTS, sizeof(*iv->agent_lat));
-    for (uint32_t a = 0; a < N_AGENTS; a++) {
-        if (a == 2 && k >= 3)
-            continue; /* lost at 3.5 s */
-        struct pr_counters c = {0};
-        iv->agent_lat[a] = pr_hist_new();
-        agent_interval(r, k, a, iv->agent_lat[a], &c);
-        pr_counters_add(&iv->ctr, &c);
-        pr_hist_add(iv->lat, iv->agent_lat[a]);
-        iv->agents_reporting++;
-        iv->threads += r->agents[a].threads;
-    }
-    iv->agents_expected = k >= 3 ? 2 : 3;
-    iv->late = k == 2;
-    iv->partial = k >= 3;
-    iv->printed = k < N_INTERVALS - 1;
-    iv->cpu_pct_max = 60.0 + k;
-    iv->lag_max_us = 900 + k;
-    iv->has_server = k != N_INTERVALS - 1;
-    iv->server_qps = (double)(pr_counters_queries(&iv->ctr) + 3) / iv->len_s;
-    pr_counters_add(&r->total, &iv->ctr);
-    pr_hist_add(r->lat, iv->lat);
-}
-
-static void fill_server(struct co_result *r)
-{
-    r->n_server = 2;
-    r->server = pr_xcalloc(2, sizeof(*r->server));
-    r->server[0].name = pr_xstrdup("Questions");
-    r->server[0].start = 1000;
-    r->server[0].end = 1000 + pr_counters_queries(&r->total) + 7;
-    r->server[1].name = pr_xstrdup("Com_select");
-    r->server[1].start = 10;
-    r->server[1].end = 5; /* a FLUSH STATUS: the delta goes negative */
-    r->client_statements = pr_counters_queries(&r->total);
-    r->server_checked = true;
-    r->server_match = false;
-    r->server_diff = 7;
-}
-
-static void build_result(struct co_result *r)
-{
-    static const char *const opts[][2] = {
-        {"threads", "12"}, {"time", "5"}, {"report-interval", "1"}, {"db-host", "127.0.0.1"}};
-    r->tool = pr_xstrdup("stampede");
-    r->version = pr_xstrdup("0.1.0");
-    r->workload = pr_xstrdup("oltp_read_write");
-    r->command = pr_xstrdup("run");
-    r->n_opts = 4;
-    r->opt_names = pr_xcalloc(4, sizeof(char *));
-    r->opt_values = pr_xcalloc(4, sizeof(char *));
-    for (uint32_t i = 0; i < 4; i++) {
-        r->opt_names[i] = pr_xstrdup(opts[i][0]);
-        r->opt_values[i] = pr_xstrdup(opts[i][1]);
-    }
-    r->threads = 12;
-    r->report_interval_s = 1;
-    r->percentile = 95;
-    r->n_agents = N_AGENTS;
-    r->agents = pr_xcalloc(N_AGENTS, sizeof(*r->agents));
-    for (uint32_t a = 0; a < N_AGENTS; a++)
-        fill_agent(&r->agents[a], a);
-    r->lat = pr_hist_new();
-    r->n_intervals = N_INTERVALS;
-    r->intervals = pr_xcalloc(N_INTERVALS, sizeof(*r->intervals));
-    for (uint32_t k = 0; k < N_INTERVALS; k++)
-        fill_interval(r, k);
-    r->time_s = 4.4;
-    fill_server(r);
-    r->exit_status = CO_EXIT_FAILED;
-    r->exit_reason = pr_xstrdup("agent ag-3 lost at 3.5 s");
-    r->bad_frames = 2;
-}
 
 /* ---- JSON, read back by python3 ------------------------------------ */
 
@@ -612,142 +436,6 @@ static void check_hdr(const struct co_result *r, const char *path)
     fclose(f);
 }
 
-/* A long workload name (a script path, say) leaves every header line of
- * the hdr-log under HdrHistogram_c's 127-byte limit, and is all there. */
-static void test_hdr_long_workload(const struct co_result *base)
-{
-    struct co_result r = *base;
-    char name[400] = "/home/someone/benchmarks/", *text = NULL;
-    while (strlen(name) < 300)
-        strcat(name, "very_long_directory_name/");
-    strcat(name, "script.lua");
-    r.workload = name;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    CHECK_EQ_U64(co_hdrout_write(&r, START_MS, f), 0);
-    fclose(f);
-    char joined[2048] = "";
-    size_t longest = 0;
-    for (char *line = strtok(text, "\n"); line && line[0] == '#'; line = strtok(NULL, "\n")) {
-        longest = strlen(line) > longest ? strlen(line) : longest;
-        if (strncmp(line, "#[Histogram log format", 22) == 0)
-            break;
-        strncat(joined, line + 2, strlen(line) - 3);
-    }
-    CHECK_MSG(longest <= PR_HDRLOG_LINE_MAX, "longest header line %zu", longest);
-    CHECK_MSG(strstr(joined, name) != NULL, "comment %s", joined);
-    free(text);
-}
-
-static void test_tags(void)
-{
-    struct co_result r = {0};
-    struct co_agent_result agents[4] = {{.name = "a b"}, {.name = "a,b"}, {.name = ""}, {0}};
-    r.agents = agents;
-    r.n_agents = 4;
-    const char *want[] = {"a_b", "a_b~1", "agent2", "agent3"};
-    for (uint32_t i = 0; i < 4; i++) {
-        char *t = co_hdrout_agent_tag(&r, i);
-        CHECK_MSG(t != NULL && strcmp(t, want[i]) == 0, "tag %u: %s", i, t);
-        free(t);
-    }
-    CHECK(co_hdrout_agent_tag(&r, 4) == NULL);
-}
-
-/* ---- errors ---------------------------------------------------------- */
-
-typedef int (*write_file_fn)(const struct co_result *r, const char *path, struct pr_error *err);
-
-static int hdr_write_file(const struct co_result *r, const char *path, struct pr_error *err)
-{
-    return co_hdrout_write_file(r, START_MS, path, err);
-}
-
-static void check_error(const struct co_result *r, write_file_fn fn, const char *path)
-{
-    struct pr_error err = {0};
-    size_t len = strlen(path);
-    char *tmp = pr_xmalloc(len + 5);
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    struct stat before, after;
-    bool existed = lstat(path, &before) == 0;
-    int rc = fn(r, path, &err);
-    CHECK_MSG(rc < 0, "%s: rc %d", path, rc);
-    CHECK_MSG(err.code == rc && strstr(err.msg, path) != NULL, "%s: message '%s'", path, err.msg);
-    CHECK_MSG(!exists(tmp), "%s left behind", tmp);
-    if (existed)
-        CHECK(lstat(path, &after) == 0 && after.st_ino == before.st_ino &&
-              S_ISDIR(after.st_mode) == S_ISDIR(before.st_mode));
-    else
-        CHECK(!exists(path));
-    printf("expected error: %s\n", err.msg);
-    free(tmp);
-}
-
-static void test_errors(const struct co_result *r)
-{
-    write_file_fn fns[] = {co_json_write_file, co_csv_write_file, hdr_write_file};
-    char *missing = path_in("no-such-dir/out");
-    char *dir = path_in("a-dir");
-    CHECK(mkdir(dir, 0700) == 0);
-    for (size_t i = 0; i < 3; i++) {
-        check_error(r, fns[i], missing);
-        check_error(r, fns[i], dir); /* the rename fails: .tmp removed */
-        struct pr_error err = {0};
-        CHECK_EQ_U64(fns[i](r, "", &err), PR_EINVAL);
-    }
-    rmdir(dir);
-    free(dir);
-    free(missing);
-
-    /* A full device: the stream writers report -EIO. */
-    FILE *f = fopen("/dev/full", "w");
-    if (f == NULL)
-        return;
-    CHECK_EQ_U64(co_json_write(r, f), -EIO);
-    clearerr(f);
-    CHECK_EQ_U64(co_csv_write(r, f), -EIO);
-    clearerr(f);
-    CHECK_EQ_U64(co_hdrout_write(r, START_MS, f), -EIO);
-    fclose(f);
-}
-
-/* ---- internals and co_result_clear ---------------------------------- */
-
-static void test_helpers(void)
-{
-    char buf[40];
-    CHECK(pr_fmt_double(buf, sizeof(buf), 0.1) && strcmp(buf, "0.1") == 0);
-    CHECK(pr_fmt_double(buf, sizeof(buf), 1250.0) && strcmp(buf, "1250") == 0);
-    CHECK(pr_fmt_double(buf, sizeof(buf), 1.0 / 3) && strtod(buf, NULL) == 1.0 / 3);
-    CHECK(pr_fmt_double(buf, sizeof(buf), -1e300) && strtod(buf, NULL) == -1e300);
-    CHECK(!pr_fmt_double(buf, sizeof(buf), NAN) && buf[0] == '\0');
-    CHECK(!pr_fmt_double(buf, sizeof(buf), -INFINITY));
-    const struct {
-        const char *s;
-        size_t len;
-    } seqs[] = {
-        {"a", 1},
-        {"\xc3\xa9", 2},
-        {"\xe2\x80\xa8", 3},
-        {"\xf0\x9f\x98\x80", 4},
-        {"\xc0\x80", 0},
-        {"\xe0\x80\x80", 0},
-        {"\xed\xa0\x80", 0},
-        {"\xf4\x90\x80\x80", 0},
-        {"\xc3", 0},
-        {"\xc3(", 0},
-        {"\x80", 0},
-        {"\xff", 0},
-        {"\xf0\x9f\x98", 0},
-    };
-    for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
-        CHECK_MSG(pr_utf8_seq_len((const unsigned char *)seqs[i].s, strlen(seqs[i].s)) ==
-                      seqs[i].len,
-                  "sequence %zu", i);
-}
-
 /* ---- frozen histograms read the same ------------------------------- */
 
 /* Move iv's histograms to the frozen form, as co_merge does for old
@@ -809,12 +497,8 @@ static void test_frozen(struct co_result *r, const char *json, const char *csv, 
 
 int main(void)
 {
-    if (mkdtemp(tmpdir) == NULL) {
-        perror("mkdtemp");
+    if (co_output_tmpdir_make() != 0)
         return 1;
-    }
-    test_helpers();
-    test_tags();
     struct co_result r = {0};
     build_result(&r);
     char *json = path_in("run.json"), *csv = path_in("run.csv"), *hlog = path_in("run.hlog");
@@ -828,12 +512,10 @@ int main(void)
     check_json(&r, json);
     check_csv(&r, csv);
     check_hdr(&r, hlog);
-    test_hdr_long_workload(&r);
     /* Writing again replaces the file whole. */
     CHECK_EQ_U64(co_json_write_file(&r, json, &err), 0);
     check_json(&r, json);
     test_json_empty();
-    test_errors(&r);
     test_frozen(&r, json, csv, hlog);
 
     co_result_clear(&r);
@@ -841,12 +523,7 @@ int main(void)
     CHECK(memcmp(&r, &zero, sizeof(r)) == 0);
     co_result_clear(&r); /* twice: a no-op */
 
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-    if (getenv("TEST_CO_OUTPUT_KEEP") != NULL) /* to look at the files */
-        printf("kept %s\n", tmpdir);
-    else if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    co_output_tmpdir_remove();
     free(json);
     free(csv);
     free(hlog);
