@@ -58,7 +58,12 @@ LAYERS = [
     ("agent/control/", "agent-control"),
     ("agent/", "agent"),  # main.c
     ("coordinator/report/", "co-report"),
-    ("coordinator/", "coordinator"),
+    ("coordinator/fleet/", "co-fleet"),
+    ("coordinator/core/", "co-core"),
+    ("coordinator/cli/", "co-cli"),
+    ("coordinator/out/", "co-out"),
+    ("coordinator/run/", "co-run"),
+    ("coordinator/", "coordinator"),  # main.c
     ("families/*/coordinator/", "co-family"),
 ]
 # MAY_INCLUDE: the layers a layer may include besides itself (not
@@ -66,8 +71,10 @@ LAYERS = [
 # agent and coordinator sit side by side above it and never include each
 # other. In the agent, the families sit on the engine (ag_family.h) and the
 # daemon's control on both. In the coordinator, the report tool
-# (report/, the families' report parts plug into co_rpt_family.h) is the
-# bottom, the rest of the coordinator above it and the families on both.
+# (report/, the families' report parts plug into co_rpt_family.h) and the
+# fleet are the bottom; above them core/ (the run's data and the family
+# interface), cli/ (the command line), out/ (what a run writes), run/ (a
+# run's phases), then main.c and the families on all of them.
 PROTO = ["proto", "proto-base"]
 MAY_INCLUDE = {
     "proto-base": [],
@@ -77,8 +84,13 @@ MAY_INCLUDE = {
     "agent-control": ["agent-engine", "agent-family"] + PROTO,
     "agent": ["agent-control", "agent-engine"] + PROTO,
     "co-report": PROTO,
-    "coordinator": ["co-report"] + PROTO,
-    "co-family": ["coordinator", "co-report"] + PROTO,
+    "co-fleet": PROTO,
+    "co-core": ["co-report"] + PROTO,
+    "co-cli": ["co-core"] + PROTO,
+    "co-out": ["co-cli", "co-core"] + PROTO,
+    "co-run": ["co-out", "co-cli", "co-core", "co-fleet", "co-report"] + PROTO,
+    "coordinator": ["co-run", "co-out", "co-cli", "co-core", "co-fleet", "co-report"] + PROTO,
+    "co-family": ["co-run", "co-out", "co-cli", "co-core", "co-fleet", "co-report"] + PROTO,
 }
 # Folders never scanned (by name, at any depth), and name prefixes of folders
 # never scanned.
