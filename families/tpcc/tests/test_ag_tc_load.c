@@ -13,31 +13,8 @@
 #include "ag_tc_multi.h"
 #include "pr_opts.h"
 #include "pr_tc_opts.h"
+#include "tc_sink_fix.h"
 #include "testlib.h"
-
-struct sink {
-    struct ag_piece p[64];
-    void (*destroy[64])(void *);
-    size_t n;
-};
-
-static void sink_add(void *ctx, struct ag_piece piece, void (*destroy)(void *it))
-{
-    struct sink *s = ctx;
-    CHECK(s->n < 64);
-    if (s->n < 64) {
-        s->p[s->n] = piece;
-        s->destroy[s->n++] = destroy;
-    }
-}
-
-static void sink_free(struct sink *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (s->destroy[i])
-            s->destroy[i](s->p[i].it);
-    s->n = 0;
-}
 
 /* ag_tc_loads over plan with options opts ("name=value", NULL ended). */
 static int loads(enum pr_plan_cmd cmd, const struct pr_msg_table *t, uint32_t n, uint64_t seed,

@@ -34,37 +34,14 @@
 #include "pr_opts.h"
 #include "pr_tc_opts.h"
 #include "tdb.h"
+#define TC_SINK_CAP 4096
+#include "tc_sink_fix.h"
 #include "testlib.h"
 
 static struct tdb_env env;
 static MYSQL *db;
 
 /* ---- driving ag_tc_loads ----------------------------------------------- */
-
-struct sink {
-    struct ag_piece p[4096];
-    void (*destroy[4096])(void *);
-    size_t n;
-};
-
-static void sink_add(void *ctx, struct ag_piece piece, void (*destroy)(void *it))
-{
-    struct sink *s = ctx;
-    if (s->n == 4096) {
-        fprintf(stderr, "too many streams\n");
-        exit(1);
-    }
-    s->p[s->n] = piece;
-    s->destroy[s->n++] = destroy;
-}
-
-static void sink_free(struct sink *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (s->destroy[i])
-            s->destroy[i](s->p[i].it);
-    s->n = 0;
-}
 
 struct cmd {
     enum pr_plan_cmd cmd;
