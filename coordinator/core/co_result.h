@@ -16,6 +16,7 @@
 
 #include "co_kinds.h"
 #include "co_sbfmt.h"
+#include "co_steady.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
@@ -189,8 +190,10 @@ struct co_result {
     pr_hist *since_cp_lat;           /* their merged latency (owned) */
     char **kind_names;               /* the family's statement kinds (READY.kinds), n_kinds */
     uint32_t n_kinds;
-    struct co_kind_result *kinds; /* whole run per kind: the sum of the agents' DONE.kst */
-    co_env *env;                  /* environment (co_env.h), or NULL before any plan */
+    struct co_kind_result *kinds;       /* whole run per kind: the sum of the agents' DONE.kst */
+    co_env *env;                        /* environment (co_env.h), or NULL before any plan */
+    struct co_steady_series steady_pts; /* one point per interval, as released (co_steady.h) */
+    struct co_steady steady;            /* judged from them at the end of the run */
     /* The family's own output (co_family_summary.h), NULL: sysbench's. fam_state
      * is its state, owned (fam_summary->destroy, by co_result_clear). */
     const struct co_family_summary *fam_summary;

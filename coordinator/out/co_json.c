@@ -412,6 +412,46 @@ static void write_server(struct jw *w, const struct co_result *r)
     jw_close(w, '}');
 }
 
+/* A trend (co_steady): null when there were too few points. */
+static void write_trend(struct jw *w, const char *key, const struct co_trend *t)
+{
+    if (!t->has) {
+        jw_null(w, key);
+        return;
+    }
+    jw_open(w, key, '{');
+    jw_num(w, "change_pct", t->change_pct);
+    jw_num(w, "ci_low_pct", t->lo_pct);
+    jw_num(w, "ci_high_pct", t->hi_pct);
+    jw_bool(w, "significant", t->significant);
+    jw_close(w, '}');
+}
+
+/* The steady-state judgement (co_steady.h), null without intervals. */
+static void write_steady(struct jw *w, const struct co_result *r)
+{
+    const struct co_steady *s = &r->steady;
+    if (s->verdict[0] == '\0') {
+        jw_null(w, "steady_state");
+        return;
+    }
+    jw_open(w, "steady_state", '{');
+    jw_bool(w, "judged", s->judged);
+    if (s->judged)
+        jw_bool(w, "steady", s->steady);
+    else
+        jw_null(w, "steady");
+    jw_u64(w, "intervals", s->intervals);
+    jw_u64(w, "warmup_intervals", s->warmup_n);
+    jw_num(w, "warmup_s", s->warmup_s);
+    jw_num(w, "tps_mean", s->judged ? s->tps_mean : NAN);
+    jw_num(w, "tps_cv", s->judged ? s->tps_cv : NAN);
+    write_trend(w, "tps_trend", &s->tps);
+    write_trend(w, "p95_trend", &s->p95);
+    jw_str(w, "verdict", s->verdict);
+    jw_close(w, '}');
+}
+
 /* The environment (co_env), its agents named as r's. */
 static void write_env(struct jw *w, const struct co_result *r)
 {
@@ -429,6 +469,7 @@ static void write_tail(struct jw *w, const struct co_result *r)
     write_totals(w, r);
     write_checkpoints(w, r);
     write_server(w, r);
+    write_steady(w, r);
     if (r->fam_summary != NULL && r->fam_summary->json != NULL) { /* co_family.h */
         jw_member(w, r->fam_summary->json_key);
         r->fam_summary->json(w->f, r->fam_state, r);

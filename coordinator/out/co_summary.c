@@ -278,6 +278,23 @@ static const char *saturation_why(const struct co_agent_result *ag, char *buf, s
     return buf;
 }
 
+/* The steady-state judgement (co_steady), when the run had intervals. */
+static void print_steady(FILE *out, const struct co_result *res)
+{
+    const struct co_steady *s = &res->steady;
+    if (s->verdict[0] == '\0')
+        return;
+    fprintf(out, "Steady state:\n    %s\n", s->verdict);
+    if (s->judged)
+        fprintf(out,
+                "    intervals %u (warm-up %u), tps mean %.2f, CV %.1f%%; trend over the run: "
+                "tps %s, p95 %s\n",
+                s->intervals, s->warmup_n, s->tps_mean, 100.0 * s->tps_cv,
+                s->tps.has ? (s->tps.significant ? "significant" : "none") : "-",
+                s->p95.has ? (s->p95.significant ? "significant" : "none") : "-");
+    fprintf(out, "\n");
+}
+
 void co_summary_print_agents(FILE *out, const struct co_result *res)
 {
     char why[128];
@@ -289,6 +306,7 @@ void co_summary_print_agents(FILE *out, const struct co_result *res)
     fprintf(out, "\n");
     print_service(out, res);
     print_server(out, res);
+    print_steady(out, res);
     for (uint32_t i = 0; i < res->n_agents; i++) {
         const struct co_agent_result *ag = &res->agents[i];
         if (ag->saturated)

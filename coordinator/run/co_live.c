@@ -343,6 +343,7 @@ void co__live_release(struct run *r, bool all)
         co_srvstat_take(r->srvstat, iv, 1); /* its server_status, before it is written */
         const pr_hist *h = co_interval_lat(iv, r->scratch);
         pr_hist_add(r->tot_lat, h);
+        co_steady_add(&r->res->steady_pts, iv->t_s, iv->len_s, &iv->ctr, h, iv->partial);
         if (k >= r->cp_from_k) { /* not in a checkpoint taken already */
             if (r->cp_lat == NULL)
                 r->cp_lat = pr_hist_new();

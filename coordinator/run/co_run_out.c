@@ -39,6 +39,20 @@ void co__run_init_results(struct run *r)
 }
 
 /* Totals of lost agents from their STATS; CPU means; intervals; server. */
+/* The intervals still held at the end (the tail, or all of them when none
+ * was released) join the steady-state points, and the run is judged. */
+static void steady_tail(struct co_result *res)
+{
+    pr_hist *scratch = pr_hist_new();
+    for (uint32_t k = 0; k < res->n_intervals; k++) {
+        const struct co_interval_result *iv = &res->intervals[k];
+        co_steady_add(&res->steady_pts, iv->t_s, iv->len_s, &iv->ctr, co_interval_lat(iv, scratch),
+                      iv->partial);
+    }
+    pr_hist_destroy(&scratch);
+    co_steady_judge(res->steady_pts.p, res->steady_pts.n, &res->steady);
+}
+
 void co__run_finish_results(struct run *r)
 {
     struct co_result *res = r->res;
@@ -69,6 +83,7 @@ void co__run_finish_results(struct run *r)
             res->intervals[k].has_server = qps >= 0;
             res->intervals[k].server_qps = qps >= 0 ? qps : 0.0;
         }
+        steady_tail(res);
     }
     /* Without the lead's DONE its last sample is not the run's end. */
     bool lead_done = r->n > 0 && res->agents[0].done && !res->agents[0].lost;
