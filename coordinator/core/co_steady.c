@@ -164,8 +164,8 @@ static void phrase(char *buf, size_t cap, bool *first, const char *fmt, ...)
 static void trend_phrase(char *buf, size_t cap, bool *first, const char *name,
                          const struct co_trend *t, const char *up, const char *down)
 {
-    phrase(buf, cap, first, "%s %s %.1f%% over the run (95%% CI %.1f%% to %.1f%%)", name,
-           t->change_pct < 0 ? down : up, fabs(t->change_pct), t->lo_pct, t->hi_pct);
+    phrase(buf, cap, first, "%s %s by %.1f%% of its mean over the run (95%% CI %.1f%% to %.1f%%)",
+           name, t->change_pct < 0 ? down : up, fabs(t->change_pct), t->lo_pct, t->hi_pct);
 }
 
 static void write_verdict(struct co_steady *s)

@@ -70,7 +70,7 @@ struct co_steady {
     struct co_trend tps; /* over the measured intervals */
     struct co_trend p95; /* over the measured intervals that had a p95 */
     bool steady;         /* judged, settled, CV and both trends within the limits */
-    char verdict[256];   /* one line: "steady: ..." / "not steady: ..." */
+    char verdict[512];   /* one line: "steady: ..." / "not steady: ..." */
 };
 
 /* Judge a run from its points (in time order). */
