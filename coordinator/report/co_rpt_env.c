@@ -149,7 +149,14 @@ static int str_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-const char **co_rpt_env_diff(const struct co_rpt_env *envs, size_t n, size_t *n_keys)
+enum co_rpt_env_part co_rpt_env_part_of(const char *key)
+{
+    return strncmp(key, "dataset ", 8) == 0 || strncmp(key, "table ", 6) == 0 ? CO_RPT_ENV_DATA
+                                                                              : CO_RPT_ENV_CONFIG;
+}
+
+const char **co_rpt_env_diff(const struct co_rpt_env *envs, size_t n, enum co_rpt_env_part part,
+                             size_t *n_keys)
 {
     size_t total = 0, k = 0;
     for (size_t i = 0; i < n; i++)
@@ -158,6 +165,8 @@ const char **co_rpt_env_diff(const struct co_rpt_env *envs, size_t n, size_t *n_
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < envs[i].n; j++) {
             const char *key = envs[i].kv[j].key;
+            if (co_rpt_env_part_of(key) != part)
+                continue;
             bool differs = false, seen = false;
             for (size_t r = 0; r < n && !differs; r++) {
                 const char *v = co_rpt_env_get(&envs[r], key);

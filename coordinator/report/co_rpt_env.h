@@ -41,9 +41,18 @@ void co_rpt_envs_free(struct co_rpt_env *envs, size_t n);
 /* The value of key in env, or NULL. Borrowed. */
 const char *co_rpt_env_get(const struct co_rpt_env *env, const char *key);
 
-/* The keys whose values differ between envs[0..n) (a key one lacks
+/* What a key describes: the configuration a user chose (server version and
+ * variables, agents, options), or the data set the runs themselves (or the
+ * time between them) changed: "dataset ..." and "table ..." keys, row counts
+ * and sizes. A report lists the two apart, so that the line that matters is
+ * not buried under drift. */
+enum co_rpt_env_part { CO_RPT_ENV_CONFIG, CO_RPT_ENV_DATA };
+enum co_rpt_env_part co_rpt_env_part_of(const char *key);
+
+/* The keys of part whose values differ between envs[0..n) (a key one lacks
  * counts as differing), sorted; *n_keys of them. Strings borrowed from
  * envs; the array is the caller's to free. */
-const char **co_rpt_env_diff(const struct co_rpt_env *envs, size_t n, size_t *n_keys);
+const char **co_rpt_env_diff(const struct co_rpt_env *envs, size_t n, enum co_rpt_env_part part,
+                             size_t *n_keys);
 
 #endif

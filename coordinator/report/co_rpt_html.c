@@ -268,19 +268,11 @@ static void write_comparison(FILE *f, const struct co_rpt_file **runs, size_t n)
     fputs("</table></section>\n", f);
 }
 
-static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
+/* A diff table with id: a row per key, a value per run, the change. */
+static void write_env_table(FILE *f, const char *id, const struct co_rpt_file **runs, size_t n,
+                            const struct co_rpt_env *envs, const char **keys, size_t nk)
 {
-    struct co_rpt_env *envs = co_rpt_envs_read(runs, n);
-    size_t nk = 0;
-    const char **keys = co_rpt_env_diff(envs, n, &nk);
-    fputs("<section id=\"env-diff\"><h2>Environment and options that differ</h2>\n", f);
-    for (size_t i = 0; i < n; i++)
-        if (!envs[i].has_env) {
-            fputs("<p class=\"note\">", f);
-            co_rpt_esc(f, runs[i]->label);
-            fputs(" has no environment (an older JSON): only its options are compared.</p>\n", f);
-        }
-    fputs("<table class=\"diff\" id=\"env-diff-table\"><tr><th>what</th>", f);
+    fprintf(f, "<table class=\"diff\" id=\"%s\"><tr><th>what</th>", id);
     for (size_t i = 0; i < n; i++) {
         fputs("<th>", f);
         co_rpt_esc(f, runs[i]->label);
@@ -305,8 +297,34 @@ static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
     }
     if (nk == 0)
         fprintf(f, "<tr><td colspan=\"%zu\">none</td></tr>\n", n + 2);
-    fputs("</table></section>\n", f);
+    fputs("</table>\n", f);
+}
+
+/* The configuration that differs, then the data set's drift apart
+ * (co_rpt_env_part_of). */
+static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
+{
+    struct co_rpt_env *envs = co_rpt_envs_read(runs, n);
+    size_t nk = 0, nd = 0;
+    const char **keys = co_rpt_env_diff(envs, n, CO_RPT_ENV_CONFIG, &nk);
+    const char **drift = co_rpt_env_diff(envs, n, CO_RPT_ENV_DATA, &nd);
+    fputs("<section id=\"env-diff\"><h2>Environment and options that differ</h2>\n", f);
+    for (size_t i = 0; i < n; i++)
+        if (!envs[i].has_env) {
+            fputs("<p class=\"note\">", f);
+            co_rpt_esc(f, runs[i]->label);
+            fputs(" has no environment (an older JSON): only its options are compared.</p>\n", f);
+        }
+    write_env_table(f, "env-diff-table", runs, n, envs, keys, nk);
+    if (nd > 0) {
+        fputs("<h3>Data set drift</h3>\n<p class=\"note\">Row counts and sizes that the runs, "
+              "or the time between them, changed: not configuration.</p>\n",
+              f);
+        write_env_table(f, "data-drift-table", runs, n, envs, drift, nd);
+    }
+    fputs("</section>\n", f);
     free(keys);
+    free(drift);
     co_rpt_envs_free(envs, n);
 }
 

@@ -108,14 +108,35 @@ static void print_runs(FILE *out, const struct co_rpt_file **runs, size_t n)
     free(t.cell);
 }
 
+/* One line per key: "KEY v1 → v2 → ...". */
+static void print_env_keys(FILE *out, const struct co_rpt_env *envs, size_t n, const char **keys,
+                           size_t nk)
+{
+    for (size_t k = 0; k < nk; k++) {
+        fprintf(out, "    %s ", keys[k]);
+        for (size_t i = 0; i < n; i++) {
+            const char *v = co_rpt_env_get(&envs[i], keys[k]);
+            fprintf(out, "%s%s", i ? " → " : "", v ? v : "(absent)");
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_labels(FILE *out, const struct co_rpt_file **runs, size_t n)
+{
+    fprintf(out, "%s", runs[0]->label);
+    for (size_t i = 1; i < n; i++)
+        fprintf(out, " → %s", runs[i]->label);
+}
+
 static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
 {
     struct co_rpt_env *envs = co_rpt_envs_read(runs, n);
-    size_t nk = 0;
-    const char **keys = co_rpt_env_diff(envs, n, &nk);
-    fprintf(out, "\nEnvironment and options that differ (%s", runs[0]->label);
-    for (size_t i = 1; i < n; i++)
-        fprintf(out, " → %s", runs[i]->label);
+    size_t nk = 0, nd = 0;
+    const char **keys = co_rpt_env_diff(envs, n, CO_RPT_ENV_CONFIG, &nk);
+    const char **drift = co_rpt_env_diff(envs, n, CO_RPT_ENV_DATA, &nd);
+    fprintf(out, "\nEnvironment and options that differ (");
+    print_labels(out, runs, n);
     fprintf(out, "):\n");
     for (size_t i = 0; i < n; i++)
         if (!envs[i].has_env)
@@ -125,15 +146,15 @@ static void print_env_diff(FILE *out, const struct co_rpt_file **runs, size_t n)
                     runs[i]->label);
     if (nk == 0)
         fprintf(out, "    none\n");
-    for (size_t k = 0; k < nk; k++) {
-        fprintf(out, "    %s ", keys[k]);
-        for (size_t i = 0; i < n; i++) {
-            const char *v = co_rpt_env_get(&envs[i], keys[k]);
-            fprintf(out, "%s%s", i ? " → " : "", v ? v : "(absent)");
-        }
-        fputc('\n', out);
+    print_env_keys(out, envs, n, keys, nk);
+    if (nd > 0) {
+        fprintf(out, "\nData set drift (");
+        print_labels(out, runs, n);
+        fprintf(out, "; row counts and sizes the runs, or the time between them, changed):\n");
+        print_env_keys(out, envs, n, drift, nd);
     }
     free(keys);
+    free(drift);
     co_rpt_envs_free(envs, n);
 }
 

@@ -1,7 +1,10 @@
 """Two real runs that differ only in the server's
 innodb_flush_log_at_trx_commit (set on the sandbox between them): the
 report's environment diff must show exactly that variable, 1 → 2, in the
-text and in the page opened by a real headless Chromium.
+text and in the page opened by a real headless Chromium. Between the runs
+500 rows are also added to sbtest1 (and ANALYZE TABLE run): that drift of
+the data set is listed apart ("Data set drift", #data-drift-table), never
+among the configuration that differs (issue 28 §1).
 
     python3 test_report_envdiff.py STAMPEDE STAMPEDE_AGENT ARTIFACT_DIR
 
@@ -59,6 +62,9 @@ def main():
         t.sql("SET GLOBAL %s = 1" % VAR)
         run(a)
         t.sql("SET GLOBAL %s = 2" % VAR)
+        db_name = t.env("DB", "sbtest")
+        t.sql("INSERT INTO %s.sbtest1 (k, c, pad) SELECT k, c, pad FROM %s.sbtest1 LIMIT 500; "
+              "ANALYZE TABLE %s.sbtest1" % (db_name, db_name, db_name))
         run(b)
     finally:
         t.sql("SET GLOBAL %s = %s" % (VAR, old))
@@ -77,6 +83,13 @@ def main():
     print(text)
     lines = [l.strip() for l in text.split("differ", 1)[-1].splitlines()[1:] if l.strip()]
     t.check("%s 1 → 2" % VAR in lines, "text diff has '%s 1 → 2'" % VAR)
+    config = text.split("differ", 1)[-1].split("Data set drift", 1)[0]
+    drift = text.split("Data set drift", 1)[-1] if "Data set drift" in text else ""
+    misplaced = [l.strip() for l in config.splitlines()
+                 if l.strip().startswith(("dataset ", "table "))]
+    t.check(not misplaced, "no data set line among the configuration that differs: %s" % misplaced)
+    t.check(any(l.strip().startswith("table sbtest1 rows ") for l in drift.splitlines()),
+            "the 500 added rows show under 'Data set drift' as table sbtest1 rows")
     server_vars = set(da["environment"]["server"]["variables"]) | set(db["environment"]["server"]["variables"])
     others = [l for l in lines if l.split(" ")[0] in server_vars and not l.startswith(VAR + " ")]
     t.check(not others, "no other server variable differs: %s" % others)
@@ -91,6 +104,14 @@ def main():
                             "r => Array.from(r.cells).map(c => c.textContent))")
         t.check(["%s" % VAR, "1", "2", "%s 1 → 2" % VAR] in rows,
                 "the page's diff has the row %s | 1 | 2: %s" % (VAR, rows[:6]))
+        drows = browser.eval("Array.from(document.querySelectorAll('#data-drift-table tr')).map("
+                             "r => r.cells[0].textContent)")
+        crows = browser.eval("Array.from(document.querySelectorAll('#env-diff-table tr')).map("
+                             "r => r.cells[0].textContent)")
+        t.check("table sbtest1 rows" in drows and
+                not [r for r in crows if r.startswith(("dataset ", "table "))],
+                "the page lists the drift in its own table (%s), none in the diff (%s)"
+                % (drows[:4], crows[:6]))
         browser.screenshot(os.path.join(ARTIFACTS, "report-envdiff.png"))
     finally:
         browser.close()

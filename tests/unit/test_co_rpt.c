@@ -84,9 +84,34 @@ static void test_env_diff(void)
     const char *v = co_rpt_env_get(&env[0], "innodb_redo_log_capacity");
     CHECK_MSG(v && strcmp(v, "null (unknown variable)") == 0, "%s", v ? v : "(none)");
     size_t n = 0;
-    const char **keys = co_rpt_env_diff(env, 2, &n);
+    const char **keys = co_rpt_env_diff(env, 2, CO_RPT_ENV_CONFIG, &n);
     CHECK_MSG(n == 1 && strcmp(keys[0], "innodb_flush_log_at_trx_commit") == 0, "%zu keys", n);
     free(keys);
+    keys = co_rpt_env_diff(env, 2, CO_RPT_ENV_DATA, &n);
+    CHECK_MSG(n == 0, "%zu data keys", n);
+    free(keys);
+    co_rpt_env_clear(&env[0]);
+    co_rpt_env_clear(&env[1]);
+    /* The data set's drift is listed apart from the configuration. */
+    json_object_set_new(
+        json_object_get(a, "environment"), "dataset",
+        json_pack("{s:i,s:[{s:s,s:i}]}", "rows", 1000, "tables", "name", "sbtest1", "rows", 1000));
+    json_object_set_new(
+        json_object_get(b, "environment"), "dataset",
+        json_pack("{s:i,s:[{s:s,s:i}]}", "rows", 1017, "tables", "name", "sbtest1", "rows", 1017));
+    co_rpt_env_read(a, &env[0]);
+    co_rpt_env_read(b, &env[1]);
+    keys = co_rpt_env_diff(env, 2, CO_RPT_ENV_CONFIG, &n);
+    CHECK_MSG(n == 1 && strcmp(keys[0], "innodb_flush_log_at_trx_commit") == 0, "%zu keys", n);
+    free(keys);
+    keys = co_rpt_env_diff(env, 2, CO_RPT_ENV_DATA, &n);
+    CHECK_MSG(n == 2 && strcmp(keys[0], "dataset rows") == 0 &&
+                  strcmp(keys[1], "table sbtest1 rows") == 0,
+              "%zu data keys: %s", n, n ? keys[0] : "-");
+    free(keys);
+    CHECK(co_rpt_env_part_of("option threads") == CO_RPT_ENV_CONFIG &&
+          co_rpt_env_part_of("agent a1 cores") == CO_RPT_ENV_CONFIG &&
+          co_rpt_env_part_of("table t data_bytes") == CO_RPT_ENV_DATA);
     co_rpt_env_clear(&env[0]);
     co_rpt_env_clear(&env[1]);
     json_t *old = json_pack("{s:{s:s}}", "options", "threads", "4");
