@@ -18,6 +18,7 @@
 #include "co_srvstat.h"
 #include "co_summary.h"
 #include "pr_file.h"
+#include "pr_hdrlog.h"
 #include "pr_text.h"
 
 /* A streaming JSON emitter: pretty-printed, except that containers deeper
@@ -342,6 +343,7 @@ static void write_totals(struct jw *w, const struct co_result *r)
     jw_num(w, "reconn_s", per_s(c->reconnects, r->time_s));
     jw_latency(w, "latency_ms", r->lat,
                LAT_MIN | LAT_AVG | LAT_MAX | LAT_P50 | LAT_P95 | LAT_P99 | LAT_P99_9);
+    jw_member(w, "histogram"), pr_hdrlog_json(w->f, r->lat); /* every bucket (µs) */
     bool has = r->lat != NULL && pr_hist_count(r->lat) > 0 && r->percentile > 0;
     jw_num(w, "latency_at_percentile_ms",
            has ? us_to_ms(pr_hist_value_at_percentile(r->lat, r->percentile)) : NAN);
@@ -352,7 +354,7 @@ static void write_totals(struct jw *w, const struct co_result *r)
     bool measured = co_summary_fairness(r, &f); /* "Threads fairness", per connection */
     jw_fairness(w, &f, measured);
     if (r->kinds != NULL) /* per statement kind (co_kinds_out.h) */
-        jw_member(w, "kinds"), co_kinds_out_json(w->f, r->kinds, r->n_kinds, NULL);
+        jw_member(w, "kinds"), co_kinds_out_json_hist(w->f, r->kinds, r->n_kinds);
     jw_close(w, '}');
 }
 

@@ -37,7 +37,8 @@ static void lat_ms(const pr_hist *h, double out[7])
         out[3 + i] = has ? (double)pr_hist_value_at_percentile(h, pcts[i].p) / 1000.0 : NAN;
 }
 
-void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_hist *scratch)
+static void kinds_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_hist *scratch,
+                       bool with_hist)
 {
     static const char *const keys[3] = {"min", "avg", "max"};
     bool first = true;
@@ -60,9 +61,26 @@ void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_h
             fprintf(f, "%s\"%s\": ", j ? ", " : "", j < 3 ? keys[j] : pcts[j - 3].key);
             num(f, v[j]);
         }
-        fputs("}}", f);
+        fputc('}', f);
+        if (with_hist) {
+            fputs(", \"histogram\": ", f);
+            pr_hdrlog_json(f, co_kind_lat(&k[i], scratch));
+        }
+        fputc('}', f);
     }
     fputc('}', f);
+}
+
+void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_hist *scratch)
+{
+    kinds_json(f, k, n, scratch, false);
+}
+
+void co_kinds_out_json_hist(FILE *f, const struct co_kind_result *k, uint32_t n)
+{
+    pr_hist *scratch = pr_hist_new();
+    kinds_json(f, k, n, scratch, true);
+    pr_hist_destroy(&scratch);
 }
 
 int co_kinds_out_hlog(pr_hdrlog *w, const struct co_interval_result *iv, uint64_t start_ms,

@@ -31,6 +31,9 @@
 
 /* The JSON value (an object, one line) of kinds k[0..n) to f. */
 void co_kinds_out_json(FILE *f, const struct co_kind_result *k, uint32_t n, pr_hist *scratch);
+/* The same with each kind's whole latency histogram as "histogram" (V2
+ * compressed, base64: pr_hdrlog_json), for the run's totals. */
+void co_kinds_out_json_hist(FILE *f, const struct co_kind_result *k, uint32_t n);
 
 /* Tag=kind:<name> lines of interval iv. 0 or the writer's error. */
 int co_kinds_out_hlog(pr_hdrlog *w, const struct co_interval_result *iv, uint64_t start_ms,

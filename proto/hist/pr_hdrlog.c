@@ -191,6 +191,20 @@ int pr_hdrlog_encode_raw(const pr_hist *h, uint8_t **buf, size_t *len)
     return rc;
 }
 
+void pr_hdrlog_json(FILE *f, const pr_hist *h)
+{
+    char *b64 = NULL;
+    size_t len = 0;
+    if (h == NULL || pr_hist_count(h) == 0 || pr_hdrlog_encode(h, &b64, &len) != 0) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f); /* base64: nothing to escape */
+    fwrite(b64, 1, len, f);
+    fputc('"', f);
+    free(b64);
+}
+
 int pr_hdrlog_encode(const pr_hist *h, char **b64, size_t *b64_len)
 {
     struct scratch sc = {0};

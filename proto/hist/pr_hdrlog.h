@@ -45,6 +45,11 @@ int pr_hdrlog_encode_raw(const pr_hist *h, uint8_t **buf, size_t *len);
  * excludes the NUL. */
 int pr_hdrlog_encode(const pr_hist *h, char **b64, size_t *b64_len);
 
+/* h as a JSON value to f: its V2 compressed base64 text as a string (what
+ * an hlog line carries; HdrHistogram's decodeFromCompressedByteBuffer reads
+ * it), or null when h is NULL or empty or cannot be encoded. */
+void pr_hdrlog_json(FILE *f, const pr_hist *h);
+
 /* Strict decoder of V2 compressed bytes: replaces h's content with the
  * decoded buckets. V2 carries no min, max or sum: h gets what recording
  * each bucket's count at its lowest equivalent value gives (so

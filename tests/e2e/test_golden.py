@@ -303,6 +303,8 @@ COMMON_RULES = [
     ("environment/agents/*/cpu_model", "mask"), ("environment/agents/*/connector_c", "mask"),
     ("environment/agents/*/git_commit", "mask"), ("environment/coordinator/git_commit", "mask"),
     ("control/**", "keep"), ("exit/**", "keep"),
+    # the whole latency histograms (HdrHistogram V2, base64): their content is timing
+    ("totals/histogram", "mask"), ("totals/kinds/*/histogram", "mask"),
 ]
 EXACT_COUNTERS = ["transactions", "reads", "writes", "other", "errors", "reconnects",
                   "unfinished", "rolled_back", "failed"]

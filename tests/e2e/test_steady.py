@@ -12,8 +12,17 @@ server sleeps (so their throughput hardly depends on the box's load):
     the rest 3 ms, 12 s: 2 or 3 intervals of warm-up are found and named.
 The figures themselves are checked against SciPy in the unit test
 test_co_steady; this one shows the judgement on real runs.
+
+And the whole distribution is in the JSON: an oltp_read_write run's
+totals.histogram and each totals.kinds.K.histogram (HdrHistogram V2
+compressed, base64, µs) are read by Java's HdrHistogram
+(HistogramLogProcessor, Debian libhdrhistogram-java): its total count is the
+run's transactions (each kind's: its count, the statements that succeeded), its 50% row the JSON's
+p50, its max the JSON's max to the bucket.
 """
+import os
 import re
+import subprocess
 
 import e2elib as e
 
@@ -54,8 +63,58 @@ def one(name, script, seconds):
     return s
 
 
+JAR = "/usr/share/java/hdrhistogram.jar"
+
+
+def java_read(name, b64, length_s):
+    """(total count, {percentile: ms}, max ms) as HistogramLogProcessor
+    reads b64 written as a one-interval hlog."""
+    log = e.path(name + ".hlog")
+    with open(log, "w") as f:
+        f.write("#[StartTime: 0.000 (seconds since epoch)]\n\"StartTimestamp\",\"Interval_Length\","
+                "\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")
+        f.write("0.000,%.3f,0.000,%s\n" % (length_s, b64))
+    p = subprocess.run(["java", "-cp", JAR, "org.HdrHistogram.HistogramLogProcessor", "-i", log,
+                        "-outputValueUnitRatio", "1000"], capture_output=True, text=True,
+                       timeout=120)
+    e.check(p.returncode == 0, "%s: HistogramLogProcessor exit %d %s" % (name, p.returncode,
+                                                                       p.stderr[:300]))
+    rows = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 3 and not line.startswith("#") and re.match(r"^[0-9.]+$", f[0]):
+            rows.setdefault(f[1], float(f[0]))
+    foot = re.search(r"Max\s*=\s*([0-9.]+), Total count\s*=\s*([0-9]+)", p.stdout)
+    return (int(foot.group(2)) if foot else -1), rows, (float(foot.group(1)) if foot else -1)
+
+
+def histograms():
+    if not e.check(os.path.exists(JAR), "%s is installed (deploy/install-deps)" % JAR):
+        return
+    j = e.path("hist.json")
+    e.prepare(tables=1, table_size=1000)
+    e.run_ok(["oltp_read_write", "run", "--tables=1", "--table-size=1000", "--threads=2",
+              "--time=2", "--json=" + j] + e.local_opts() + e.db_opts(), "oltp_read_write run")
+    tot = e.load_json(j)["totals"]
+    n, rows, mx = java_read("totals", tot["histogram"], tot["time_s"])
+    lat = tot["latency_ms"]
+    e.check(n == tot["transactions"] and rows.get("0.500000000000") == lat["p50"]
+            and abs(mx - lat["max"]) <= max(0.001, lat["max"] / 1024),
+            "totals.histogram read by Java: count %d (transactions %d), 50%% %s ms (p50 %s), "
+            "max %s (max %s)" % (n, tot["transactions"], rows.get("0.500000000000"), lat["p50"],
+                                 mx, lat["max"]))
+    bad = []
+    for name, k in tot["kinds"].items():
+        n, rows, mx = java_read("kind-" + name, k["histogram"], tot["time_s"])
+        if n != k["count"] or rows.get("0.500000000000") is None:
+            bad.append((name, n, k["count"], k["errors"]))
+    e.check(tot["kinds"] and not bad, "each of %d kinds' histogram read by Java holds its "
+            "count: %s" % (len(tot["kinds"]), bad))
+
+
 def main():
     e.need_sandbox()
+    histograms()
     flat = one("flat", FLAT, 8)
     e.check(flat.get("judged") is True and flat.get("steady") is True
             and flat.get("verdict", "").startswith("steady:"),
