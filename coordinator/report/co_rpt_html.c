@@ -14,6 +14,7 @@
 #include "co_rpt_section.h"
 #include "co_rpt_series.h"
 #include "co_rpt_text.h"
+#include "pr_hdrlog.h"
 
 char *co_rpt_html_chartjs(const char *path, struct pr_error *err)
 {
@@ -65,6 +66,33 @@ static json_t *spectrum(const json_t *lat)
         if (isfinite(v) && v > 0)
             json_array_append_new(a, json_pack("[f,f]", 1.0 / (1.0 - pts[i].p / 100.0), v));
     }
+    return a;
+}
+
+/* The run's spectrum from its whole histogram (totals.histogram, V2
+ * base64): one point per occupied bucket, [1/(1-p), ms] where p is the
+ * fraction of samples below the bucket and ms its highest value (so the
+ * point at p = 50% is the JSON's p50, as value_at_percentile gives it).
+ * NULL when b64 is NULL or does not decode (the caller falls back on the
+ * percentiles). */
+static json_t *spectrum_of_hist(const char *b64)
+{
+    if (b64 == NULL)
+        return NULL;
+    pr_hist *h = pr_hist_new();
+    struct pr_error err = {0};
+    json_t *a = NULL;
+    if (pr_hdrlog_decode(h, b64, strlen(b64), &err) == 0 && pr_hist_count(h) > 0) {
+        a = json_array();
+        uint64_t total = pr_hist_count(h), below = 0;
+        struct pr_hist_iter it = PR_HIST_ITER_INIT;
+        while (pr_hist_next(h, &it)) {
+            double p = (double)below / (double)total;
+            json_array_append_new(a, json_pack("[f,f]", 1.0 / (1.0 - p), it.value_us / 1000.0));
+            below += it.count;
+        }
+    }
+    pr_hist_destroy(&h);
     return a;
 }
 
@@ -150,7 +178,10 @@ static json_t *run_data(const struct co_rpt_file *whole)
         json_array_append_new(agents, o);
     }
     json_object_set_new(r, "agents", agents);
-    json_object_set_new(r, "spectrum", spectrum(co_rpt_get(f->root, "totals.latency_ms")));
+    json_t *full = spectrum_of_hist(json_string_value(co_rpt_get(f->root, "totals.histogram")));
+    json_object_set_new(r, "spectrum_full", json_boolean(full != NULL));
+    json_object_set_new(r, "spectrum",
+                        full ? full : spectrum(co_rpt_get(f->root, "totals.latency_ms")));
     co__rpt_kinds_data(r, f);
     co__rpt_series_data(r, f);
     json_decref(shown.root);
@@ -367,7 +398,7 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     for (size_t i = 0; i < nr; i++)
         co__rpt_run(f, runs[i], i);
-    fprintf(f, "<script>\n%s%s", co__rpt_js, co__rpt_kinds_js);
+    fprintf(f, "<script>\n%s%s%s", co__rpt_js, co__rpt_sweep_js, co__rpt_kinds_js);
     const struct co_rpt_family *fam;
     for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
         if (fam->js)

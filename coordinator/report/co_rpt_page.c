@@ -67,7 +67,8 @@ const char co__rpt_js[] =
     "    ds('p95 ms', r.agents.map(a => a.p95), 1, {yAxisID: 'y1'})], 'agent', 'tps',\n"
     "    {labels: r.agents.map(a => a.name), xType: 'category', x: {},\n"
     "     y: {position: 'left'}, y1: 'p95 ms'});\n"
-    "  const sp = [ds('all agents', spec(r.spectrum), 0, {pointRadius: 3})];\n"
+    "  const sp = [ds('all agents', spec(r.spectrum), 0, {pointRadius: r.spectrum_full ? 0 : 3,\n"
+    "    stepped: r.spectrum_full ? 'after' : false})];\n"
     "  r.agents.forEach((a, i) => sp.push(ds(a.name, spec(a.spectrum), i + 1, {pointRadius: 2,\n"
     "    borderDash: [4, 3]})));\n"
     "  chart('spec-' + n, 'line', sp, 'percentile', 'latency ms',\n"
@@ -79,9 +80,13 @@ const char co__rpt_js[] =
     "  chart('cmp-p95', 'line', D.runs.map((r, i) => ds(r.label, xy(r.t, r.p95), i)),\n"
     "    'seconds', 'p95 ms');\n"
     "  chart('cmp-spec', 'line', D.runs.map((r, i) => ds(r.label, spec(r.spectrum), i,\n"
-    "    {pointRadius: 3})), 'percentile', 'latency ms',\n"
+    "    {pointRadius: r.spectrum_full ? 0 : 3, stepped: r.spectrum_full ? 'after' : false})),\n"
+    "    'percentile', 'latency ms',\n"
     "    {xType: 'logarithmic', yType: 'logarithmic', x: specX});\n"
-    "}\n"
+    "}\n";
+
+/* The sweeps' charts (after co__rpt_js: one literal each, under C99's 4095). */
+const char co__rpt_sweep_js[] =
     "D.sweeps.forEach(function (s, n) {\n"
     "  ['tps', 'p95_ms'].forEach(function (k, j) {\n"
     "    chart('sweep-' + n + '-' + k, 'bar', [\n"

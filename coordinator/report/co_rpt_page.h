@@ -6,5 +6,6 @@
 
 extern const char co__rpt_css[];
 extern const char co__rpt_js[];
+extern const char co__rpt_sweep_js[]; /* after co__rpt_js */
 
 #endif

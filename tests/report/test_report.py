@@ -175,6 +175,25 @@ MARKS_JS = r"""(() => {
 })()"""
 
 
+def check_spectrum(browser, d):
+    """The run's spectrum is drawn from its whole histogram (totals.histogram,
+    issue 28 §2): one point per occupied bucket, x = 1/(1-p) and y = ms both
+    non-decreasing, the point at p = 50% the JSON's p50, the last the
+    bucket of its max; the chart 'spec-0' holds every point."""
+    full, pts = browser.eval("[D.runs[0].spectrum_full, D.runs[0].spectrum]")
+    n_chart = browser.eval("Chart.getChart('spec-0').data.datasets[0].data.length")
+    lat = d["totals"]["latency_ms"]
+    mono = all(pts[i][0] < pts[i + 1][0] and pts[i][1] < pts[i + 1][1]
+               for i in range(len(pts) - 1))
+    at50 = [p for p in pts if p[0] <= 2.0][-1][1] if pts else None
+    t.check(full is True and len(pts) > 7 and mono and n_chart == len(pts),
+            "spectrum from the whole histogram: %s points (the chart %s), increasing: %s"
+            % (len(pts), n_chart, mono))
+    t.check(at50 == lat["p50"] and pts and abs(pts[-1][1] - lat["max"]) <= lat["max"] / 1024 + 0.001,
+            "spectrum at 50%%: %s ms (JSON p50 %s); last %s ms (JSON max %s)"
+            % (at50, lat["p50"], pts and pts[-1][1], lat["max"]))
+
+
 def check_marks(browser, good):
     """Late and partial intervals are marked on the throughput chart and
     listed: a real run's JSON with interval 2 set late and 3 partial."""
@@ -317,6 +336,7 @@ def main():
         t.check(any(r[0] == "option threads" and r[-1] == "option threads 2 → 4" for r in diff),
                 "page diff shows option threads 2 → 4: %s" % diff[1:4])
         check_marks(browser, a)
+        check_spectrum(browser, da)
         # A run file whose name opens an HTML comment in the page's data
         # block (issue 27 §4: 0 of 20 charts drew): every string embedded
         # escapes < > & (and U+2028/9); the label shows as text.
