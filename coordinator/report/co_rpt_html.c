@@ -165,6 +165,8 @@ static json_t *run_data(const struct co_rpt_file *whole)
                                        json_is_true(json_object_get(iv, "partial")))
         json_array_append_new(marks, json_integer((json_int_t)i));
     json_object_set_new(r, "marks", marks);
+    double warm = co_rpt_num(json_object_get(f->root, "steady_state"), "warmup_s");
+    json_object_set_new(r, "warmup_s", json_real(isfinite(warm) && warm > 0 ? warm : 0.0));
     json_object_set_new(r, "status", status_series(ivs));
     json_t *agents = json_array();
     json_t *ag;
@@ -398,7 +400,8 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     for (size_t i = 0; i < nr; i++)
         co__rpt_run(f, runs[i], i);
-    fprintf(f, "<script>\n%s%s%s", co__rpt_js, co__rpt_sweep_js, co__rpt_kinds_js);
+    fprintf(f, "<script>\n%s%s%s%s", co__rpt_js, co__rpt_runs_js, co__rpt_sweep_js,
+            co__rpt_kinds_js);
     const struct co_rpt_family *fam;
     for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
         if (fam->js)

@@ -6,6 +6,7 @@
 
 extern const char co__rpt_css[];
 extern const char co__rpt_js[];
-extern const char co__rpt_sweep_js[]; /* after co__rpt_js */
+extern const char co__rpt_runs_js[];  /* after co__rpt_js */
+extern const char co__rpt_sweep_js[]; /* after co__rpt_runs_js */
 
 #endif

@@ -201,6 +201,24 @@ static void env_tables(FILE *f, const json_t *r, size_t n)
     co_rpt_env_clear(&env);
 }
 
+/* The run's steady-state verdict (steady_state.verdict), the warm-up
+ * shaded in the charts below; nothing for a JSON written before it. */
+static void steady_note(FILE *f, const json_t *root, size_t n)
+{
+    const json_t *s = json_object_get(root, "steady_state");
+    const char *v = json_string_value(json_object_get(s, "verdict"));
+    if (v == NULL)
+        return;
+    fprintf(f, "<p class=\"steady\" id=\"steady-%zu\" data-steady=\"%s\">Steady state: ", n,
+            !json_is_true(json_object_get(s, "judged"))  ? "unjudged"
+            : json_is_true(json_object_get(s, "steady")) ? "yes"
+                                                         : "no");
+    co_rpt_esc(f, v);
+    if (co_rpt_num(s, "warmup_s") > 0)
+        fputs(" (the warm-up is shaded in the charts)", f);
+    fputs("</p>\n", f);
+}
+
 void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
 {
     const json_t *ivs = json_object_get(run->root, "intervals");
@@ -209,6 +227,7 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     co_rpt_esc(f, run->label);
     fputs("</h2>\n", f);
     run_header(f, run);
+    steady_note(f, run->root, n);
     snprintf(id, sizeof(id), "tput-%zu", n);
     co_rpt_canvas(f, id, "Throughput over time (tps, qps, reads/writes/other per second)");
     late_note(f, ivs);
@@ -226,10 +245,15 @@ void co__rpt_run(FILE *f, const struct co_rpt_file *run, size_t n)
     co__rpt_series_agents(f, run, n);
     snprintf(id, sizeof(id), "spec-%zu", n);
     co_rpt_canvas(f, id, "Percentile spectrum (latency by percentile, log axes)");
-    fputs("<p class=\"note\">Coarse: drawn from the percentiles the JSON holds (totals: min, p50, "
-          "p95, p99, p99.9 and max, max at 99.99 %; no p90); the --hdr-log file has the full "
-          "histogram.</p>\n",
-          f);
+    if (json_is_string(co_rpt_get(run->root, "totals.histogram")))
+        fputs("<p class=\"note\">All agents: every bucket of the run's whole histogram "
+              "(totals.histogram); each agent: the percentiles the JSON holds.</p>\n",
+              f);
+    else
+        fputs("<p class=\"note\">Coarse: drawn from the percentiles the JSON holds (totals: min, "
+              "p50, p95, p99, p99.9 and max, max at 99.99 %; no p90); the --hdr-log file has the "
+              "full histogram.</p>\n",
+              f);
     co__rpt_kinds_run(f, run, n);
     co__rpt_series_run(f, run, n);
     agents_table(f, run->root, n);

@@ -201,6 +201,21 @@ void co_rpt_text_sweep(FILE *out, const json_t *sweep, const char *label)
     free(t.cell);
 }
 
+/* Each run's steady-state verdict (its JSON's steady_state), when it has one. */
+static void print_steady(FILE *out, const struct co_rpt_file **runs, size_t n)
+{
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        const char *v = json_string_value(co_rpt_get(runs[i]->root, "steady_state.verdict"));
+        if (v == NULL)
+            continue;
+        if (!any)
+            fprintf(out, "\nSteady state:\n");
+        any = true;
+        fprintf(out, "    %s: %s\n", runs[i]->label, v);
+    }
+}
+
 int co_rpt_text_write(FILE *out, const struct co_rpt_file *files, size_t n)
 {
     const struct co_rpt_file **runs = pr_xcalloc(n, sizeof(*runs));
@@ -213,6 +228,7 @@ int co_rpt_text_write(FILE *out, const struct co_rpt_file *files, size_t n)
     }
     if (nr > 0)
         print_runs(out, runs, nr);
+    print_steady(out, runs, nr);
     if (nr > 1)
         print_env_diff(out, runs, nr);
     free(runs);

@@ -10,6 +10,9 @@ server sleeps (so their throughput hardly depends on the box's load):
     a significant tps trend of -20% or less;
   - warm-up: each connection's first 80 events sleep 25 ms (about 2 s),
     the rest 3 ms, 12 s: 2 or 3 intervals of warm-up are found and named.
+The warm-up run's page (stampede report -o), opened in headless Chromium,
+shows the verdict and shades the warm-up in its throughput and latency
+charts (the charts' warm-up plugin covers [0, steady_state.warmup_s]).
 The figures themselves are checked against SciPy in the unit test
 test_co_steady; this one shows the judgement on real runs.
 
@@ -23,6 +26,10 @@ p50, its max the JSON's max to the bucket.
 import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+import cdp  # noqa: E402
 
 import e2elib as e
 
@@ -112,6 +119,31 @@ def histograms():
             "count: %s" % (len(tot["kinds"]), bad))
 
 
+def page(json_path, s):
+    exe = cdp.find_chromium()
+    if not e.check(exe is not None, "chromium is installed (deploy/install-deps)"):
+        return
+    html = e.path("warmup.html")
+    p = subprocess.run([e.STAMPEDE, "report", json_path, "-o", html], capture_output=True,
+                       text=True, timeout=60)
+    e.check(p.returncode == 0, "report -o: exit %d %s" % (p.returncode, p.stderr[:300]))
+    browser = cdp.Browser(exe)
+    try:
+        browser.open("file://" + html)
+        e.check(not browser.errors(), "no console error: %s" % browser.errors()[:3])
+        got = browser.eval("[document.getElementById('steady-0').textContent, "
+                           "document.getElementById('steady-0').getAttribute('data-steady'), "
+                           "['tput-0', 'lat-0'].map(id => Chart.getChart(id).config.plugins"
+                           ".map(p => p.id)), D.runs[0].warmup_s]")
+        e.check(got[0].startswith("Steady state: " + s["verdict"])
+                and got[1] == ("yes" if s["steady"] else "no")
+                and got[2] == [["warmup"], ["warmup"]] and got[3] == s["warmup_s"],
+                "the page shows the verdict and shades the warm-up (0 to %s s) in both charts: "
+                "%r" % (s["warmup_s"], got))
+    finally:
+        browser.close()
+
+
 def main():
     e.need_sandbox()
     histograms()
@@ -128,6 +160,7 @@ def main():
     e.check(warm.get("warmup_intervals") in (2, 3) and 1.5 <= warm.get("warmup_s", 0) <= 3.5
             and "were warm-up" in warm.get("verdict", ""),
             "warm-up: 2 or 3 intervals (about 2 s) found: %r" % warm.get("verdict"))
+    page(e.path("warmup.json"), warm)
     e.finish()
 
 
