@@ -331,6 +331,20 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     return 0;
 }
 
+/* --threshold (repeatable): one more criterion, parsed now. */
+static int set_threshold(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    struct co_threshold t;
+    int rc = need_text(n, v, err);
+    if (rc == 0)
+        rc = co_threshold_parse(v, &t, err);
+    if (rc < 0)
+        return rc;
+    a->thresholds = pr_xrealloc(a->thresholds, (a->n_thresholds + 1) * sizeof(*a->thresholds));
+    a->thresholds[a->n_thresholds++] = t;
+    return 0;
+}
+
 /* --lua: parse_all reads it before the workload word (a family's parse_word). */
 static int set_script_forced(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
@@ -391,6 +405,10 @@ static const struct co__own_opt own_opts[] = {
     {"repeat", "=N", "1", "run each --threads point N times (a sweep: co_sweep)",
      co__args_sweep_repeat},
     {"sweep-pause", "=SECONDS", "0", "pause between the runs of a sweep", co__args_sweep_pause},
+    {"threshold", "=EXPR", NULL,
+     "fail the run (exit 3) unless [KIND.]METRIC OP VALUE holds at its end, e.g. p99<20ms, "
+     "tps>=1000, errors<0.1%, new_order.p90<5s; repeatable",
+     set_threshold},
     {"lua", "[=on|off]", "off",
      "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in",
      set_script_forced},
@@ -736,6 +754,9 @@ void co_args_clear(struct co_args *a)
     free(a->warnings);
     free(a->checkpoints);
     free(a->sweep_threads);
+    for (uint32_t i = 0; i < a->n_thresholds; i++)
+        co_threshold_clear(&a->thresholds[i]);
+    free(a->thresholds);
     for (uint32_t i = 0; i < a->n_passthrough; i++)
         free(a->passthrough[i]);
     free(a->passthrough);

@@ -22,6 +22,7 @@
 #include "pr_msg.h"
 
 struct co_srv_status;         /* co_srvstat.h */
+struct co_thr_result;         /* co_threshold.h */
 struct co_family_summary;     /* co_family_summary.h */
 typedef struct co_env co_env; /* co_env.h */
 
@@ -137,7 +138,14 @@ struct co_server_delta {
 };
 
 /* CO_EXIT_FORCED is sysbench's exit code after a --forced-shutdown. */
-enum co_exit_status { CO_EXIT_OK = 0, CO_EXIT_FAILED = 1, CO_EXIT_USAGE = 2, CO_EXIT_FORCED = 2 };
+/* CO_EXIT_THRESHOLD: the run went well but a --threshold was crossed. */
+enum co_exit_status {
+    CO_EXIT_OK = 0,
+    CO_EXIT_FAILED = 1,
+    CO_EXIT_USAGE = 2,
+    CO_EXIT_FORCED = 2,
+    CO_EXIT_THRESHOLD = 3
+};
 
 struct co_result {
     char *tool;        /* "stampede" */
@@ -194,6 +202,8 @@ struct co_result {
     co_env *env;                        /* environment (co_env.h), or NULL before any plan */
     struct co_steady_series steady_pts; /* one point per interval, as released (co_steady.h) */
     struct co_steady steady;            /* judged from them at the end of the run */
+    struct co_thr_result *thr;          /* --threshold outcomes, n_thr (co_threshold.h) */
+    uint32_t n_thr;
     /* The family's own output (co_family_summary.h), NULL: sysbench's. fam_state
      * is its state, owned (fam_summary->destroy, by co_result_clear). */
     const struct co_family_summary *fam_summary;

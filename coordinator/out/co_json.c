@@ -17,6 +17,7 @@
 #include "co_sbfmt.h"
 #include "co_srvstat.h"
 #include "co_summary.h"
+#include "co_threshold.h"
 #include "pr_file.h"
 #include "pr_hdrlog.h"
 #include "pr_text.h"
@@ -414,6 +415,31 @@ static void write_server(struct jw *w, const struct co_result *r)
     jw_close(w, '}');
 }
 
+/* --threshold outcomes ([] without any). */
+static void write_thresholds(struct jw *w, const struct co_result *r)
+{
+    static const char *const ops[] = {"<", "<=", ">", ">="};
+    char name[32];
+    jw_open(w, "thresholds", '[');
+    for (uint32_t i = 0; i < r->n_thr; i++) {
+        const struct co_thr_result *t = &r->thr[i];
+        jw_open(w, NULL, '{');
+        jw_str(w, "expr", t->t->expr);
+        if (t->t->kind != NULL)
+            jw_str(w, "kind", t->t->kind);
+        else
+            jw_null(w, "kind");
+        jw_str(w, "metric", co_threshold_metric_name(t->t, name, sizeof(name)));
+        jw_str(w, "op", ops[t->t->op]);
+        jw_num(w, "limit", t->t->limit);
+        jw_str(w, "unit", co_threshold_unit(t->t));
+        jw_num(w, "measured", t->measured ? t->value : NAN);
+        jw_bool(w, "passed", t->passed);
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+}
+
 /* A trend (co_steady): null when there were too few points. */
 static void write_trend(struct jw *w, const char *key, const struct co_trend *t)
 {
@@ -472,6 +498,7 @@ static void write_tail(struct jw *w, const struct co_result *r)
     write_checkpoints(w, r);
     write_server(w, r);
     write_steady(w, r);
+    write_thresholds(w, r);
     if (r->fam_summary != NULL && r->fam_summary->json != NULL) { /* co_family.h */
         jw_member(w, r->fam_summary->json_key);
         r->fam_summary->json(w->f, r->fam_state, r);

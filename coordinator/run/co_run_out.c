@@ -13,6 +13,7 @@
 #include "co_run_int.h"
 #include "co_sbfmt.h"
 #include "co_summary.h"
+#include "co_threshold.h"
 
 /* Per-agent identity and clock figures, in name order. */
 void co__run_init_results(struct run *r)
@@ -204,6 +205,44 @@ void co__run_print_phase(struct run *r, uint32_t phase)
     fflush(r->out);
 }
 
+/* --threshold: each evaluated on the finished run, listed (stdout, unless
+ * the sysbench format keeps stdout sysbench's), each crossed one named on
+ * stderr; a run that went well then exits CO_EXIT_THRESHOLD. */
+static void check_thresholds(struct run *r)
+{
+    const struct co_args *a = r->a;
+    struct co_result *res = r->res;
+    if (a->n_thresholds == 0)
+        return;
+    res->thr = pr_xcalloc(a->n_thresholds, sizeof(*res->thr));
+    res->n_thr = a->n_thresholds;
+    uint32_t crossed = 0;
+    bool text = a->report_format != CO_REPORT_FORMAT_SYSBENCH;
+    if (text)
+        fprintf(r->out, "Thresholds:\n");
+    for (uint32_t i = 0; i < a->n_thresholds; i++) {
+        res->thr[i] = co_threshold_eval(&a->thresholds[i], res);
+        const struct co_thr_result *t = &res->thr[i];
+        char v[64];
+        if (t->measured)
+            snprintf(v, sizeof(v), "%.3f %s", t->value, co_threshold_unit(t->t));
+        else
+            snprintf(v, sizeof(v), "not measured");
+        if (text)
+            fprintf(r->out, "    %-28s %-24s %s\n", t->t->expr, v, t->passed ? "ok" : "CROSSED");
+        if (!t->passed)
+            fprintf(stderr, "stampede: threshold crossed: %s (measured: %s)\n", t->t->expr, v);
+        crossed += !t->passed;
+    }
+    if (text)
+        fprintf(r->out, "\n");
+    if (crossed > 0 && res->exit_status == CO_EXIT_OK) {
+        res->exit_status = CO_EXIT_THRESHOLD;
+        free(res->exit_reason);
+        res->exit_reason = pr_xstrdup("a --threshold was crossed");
+    }
+}
+
 /* After a run's phases: the text report (the family's own, or sysbench's
  * with the per-kind and per-agent sections), or a prepare's rows/s line,
  * or "Done in". */
@@ -217,6 +256,7 @@ void co__run_print_end(struct run *r)
         res->fam_summary->final(res->fam_state, out, res); /* co_family.h */
         co_kinds_out_text(out, res);
         co_summary_print_agents(out, res);
+        check_thresholds(r);
     } else if (a->cmd == PR_CMD_RUN && r->t0_ns) {
         co_summary_print_final(out, a, res);
         fflush(out);
@@ -232,6 +272,7 @@ void co__run_print_end(struct run *r)
             co_kinds_out_text(out, res);
         if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */
             co_summary_print_agents(out, res);
+        check_thresholds(r);
     } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE && r->rows_done) {
         fprintf(out, "Loaded %" PRIu64 " rows in %.1f s (%.0f rows/s).\n", r->rows_done,
                 res->time_s, res->time_s > 0 ? (double)r->rows_done / res->time_s : 0.0);

@@ -88,7 +88,8 @@ static json_t *stats(const double *v, size_t n)
     return o;
 }
 
-/* The points of the summary, from the runs that finished (status 0). */
+/* The points of the summary, from the runs that finished (status 0, or 3: a
+ * --threshold crossed, the run itself measured). */
 static json_t *points_of(const json_t *runs, const uint32_t *threads, uint32_t n_points)
 {
     const char *keys[6] = {"tps", "qps", "p95_ms", "p99_ms"};
@@ -205,9 +206,10 @@ static bool one_run(struct sweep *s, uint32_t p, uint32_t r, const char *self_ex
     struct co_result res = {0};
     int rc = co_run(a, self_exe, out, &res);
     bool stop = co_run_interrupted();
+    bool measured = rc == CO_EXIT_OK || rc == CO_EXIT_THRESHOLD; /* a crossed one still counts */
     struct figures fg = figures_of(&res);
     json_t *o = json_pack("{s:i,s:i,s:i,s:b}", "threads", (json_int_t)s->pts[p], "repeat",
-                          (json_int_t)r, "status", (json_int_t)rc, "included", rc == 0 && !stop);
+                          (json_int_t)r, "status", (json_int_t)rc, "included", measured && !stop);
     json_object_set_new(o, "json", a->json_path ? json_string(a->json_path) : json_null());
     json_object_set_new(o, "tps", num(fg.tps));
     json_object_set_new(o, "qps", num(fg.qps));
@@ -221,7 +223,9 @@ static bool one_run(struct sweep *s, uint32_t p, uint32_t r, const char *self_ex
         free(*slots[i]);
         *slots[i] = NULL;
     }
-    if (rc != 0)
+    if (rc == CO_EXIT_THRESHOLD && s->rc == 0)
+        s->rc = CO_EXIT_THRESHOLD; /* unless a run failed: 1 */
+    else if (rc != 0 && rc != CO_EXIT_THRESHOLD)
         s->rc = 1;
     s->in_run = stop;
     if (!stop && idx < total && a->sweep_pause_s > 0)
