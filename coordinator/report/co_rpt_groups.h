@@ -1,0 +1,26 @@
+/* co_rpt_groups: stampede report --group=NAME FILE... --group=NAME FILE...:
+ * repeat groups of runs compared with confidence (docs/guide.md "Comparing
+ * with confidence"). Per headline figure (tps, qps, p95, p99, and tpmC when
+ * every run has one) each group's n, median, mean, stddev and the 95%
+ * interval of its mean; each later group against the first (the baseline):
+ * the difference in % with its interval, Welch's p, the rank test's p, the
+ * bootstrap interval of the ratio of medians, and a verdict in words. The
+ * unit is the run (co_rpt_stats.h). */
+#ifndef CO_RPT_GROUPS_H
+#define CO_RPT_GROUPS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "co_rpt_load.h"
+
+struct co_rpt_group {
+    const char *name;
+    const struct co_rpt_file **runs; /* borrowed */
+    size_t n;
+};
+
+/* The comparison as text to out. */
+void co_rpt_groups_text(FILE *out, const struct co_rpt_group *g, size_t ng);
+
+#endif

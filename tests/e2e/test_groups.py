@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""e2e: stampede report --group compares repeat groups with confidence
+(issue 28 §1).
+
+Nine real open-loop runs of oltp_point_select (2 connections, 2 s each,
+--rate-mode=uniform so that a run's tps is its rate give or take a few events):
+three at --rate=150 (group A), three at --rate=300 (B), three more at
+--rate=150 (C). Then `stampede report --group=A ... --group=B ...
+--group=C ...`:
+  - B vs A on tps: "B is faster by" about 100% (the printed difference
+    within 90-110%), Welch p < 0.01, its interval excluding 0, the rank
+    test's exact p and the bootstrap ratio of medians (about 2) printed;
+  - C vs A on tps (the same setup): never a large difference: either "no
+    significant difference" with the runs-per-side estimate, or (a 5%
+    chance for any honest test) a significant one under 5%;
+  - each group's n is 3 and its mean the mean of its runs' JSON tps;
+  - a file before the first --group is refused (exit 2, named).
+The statistics themselves are checked against R and SciPy in the unit test
+test_co_rpt_stats.
+"""
+import re
+import statistics
+import subprocess
+
+import e2elib as e
+
+
+def runs(name, rate):
+    paths = []
+    for i in range(3):
+        j = e.path("%s%d.json" % (name, i))
+        e.run_ok(["oltp_point_select", "run", "--tables=1", "--table-size=1000", "--threads=2",
+                  "--time=2", "--rate=%d" % rate, "--rate-mode=uniform", "--json=" + j] + e.local_opts() + e.db_opts(),
+                 "%s run %d" % (name, i))
+        paths.append(j)
+    return paths
+
+
+def report(args):
+    return subprocess.run([e.STAMPEDE, "report"] + args, capture_output=True, text=True,
+                          timeout=60)
+
+
+def main():
+    e.need_sandbox()
+    e.prepare(tables=1, table_size=1000)
+    a, b, c = runs("a", 150), runs("b", 300), runs("c", 150)
+    p = report(["--group=A"] + a + ["--group=B"] + b + ["--group=C"] + c)
+    out = p.stdout
+    print(out[out.find("Groups compared"):])
+    e.check(p.returncode == 0, "report exit 0: %s" % p.stderr[-300:])
+    for name, paths in (("A", a), ("B", b), ("C", c)):
+        want = statistics.mean(e.load_json(x)["totals"]["tps"] for x in paths)
+        m = re.search(r"^    tps +%s +(\d+) +[0-9.]+ +([0-9.]+) " % name, out, re.M)
+        e.check(m is not None and m.group(1) == "3" and abs(float(m.group(2)) - want) < 0.001,
+                "group %s: n 3, mean tps %s == the mean of its runs' JSON tps %.3f"
+                % (name, m and m.group(2), want))
+    tps = out[out.find("Groups compared"):].split("\n    qps ")[0]
+    m = re.search(r"B vs A: \+([0-9.]+)% \(95% CI \+([0-9.]+)% to \+([0-9.]+)%\), Welch p=(\S+);"
+                  r" Mann-Whitney p=(\S+) \(exact\); ratio of medians ([0-9.]+)", tps)
+    v = re.search(r"verdict: B is faster by ([0-9.]+)%", tps)
+    e.check(m is not None and v is not None and 90 <= float(m.group(1)) <= 110
+            and float(m.group(4)) < 0.01 and 1.8 <= float(m.group(6)) <= 2.2,
+            "B vs A: faster by about 100%%, Welch p < 0.01, ratio of medians about 2: %s / %s"
+            % (m and m.groups(), v and v.group(0)))
+    m = re.search(r"C vs A: ([+-][0-9.]+)%.*Welch p=(\S+);", tps)
+    v = re.search(r"verdict: (.*)$", tps[tps.find("C vs A"):], re.M)
+    same_ok = m is not None and v is not None and (
+        (v.group(1).startswith("no significant difference at n=3/3")
+         and "runs per side would resolve a 2% difference" in v.group(1))
+        or abs(float(m.group(1))) < 5)
+    e.check(same_ok, "C vs A (the same setup): no large difference claimed: %s; %s"
+            % (m and m.groups(), v and v.group(1)))
+    bad = report([a[0], "--group=B"] + b)
+    e.check(bad.returncode == 2 and a[0] in bad.stderr and "--group" in bad.stderr,
+            "a file before the first --group: exit 2 naming it: %r" % bad.stderr[-200:])
+    e.finish()
+
+
+if __name__ == "__main__":
+    main()
