@@ -155,6 +155,10 @@ int co__args_check(struct co_args *a, struct pr_error *err)
     int rc = check_partition(a, err);
     if (rc != 0)
         return rc;
+    if (a->n_thresholds > 0 && !(a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN))
+        return pr_error_set(err, PR_EINVAL,
+                            "--threshold checks a run's figures: it goes with the run command "
+                            "only (drop it here)");
     if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
         pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
         co_args_warn(a, "Both event and time limits are disabled, running an endless test");

@@ -2,10 +2,12 @@
 #include "co_rpt.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_rpt_gate.h"
 #include "co_rpt_groups.h"
 #include "co_rpt_html.h"
 #include "co_rpt_text.h"
@@ -15,6 +17,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: stampede report RUN.json [RUN2.json ...] [-o report.html]\n"
                     "       stampede report --group=A A1.json A2.json ... --group=B B1.json ...\n"
+                    "       stampede report --baseline=OLD.json NEW.json --fail-if='tps<-5%%' "
+                    "[--junit=FILE]\n"
                     "       (a sweep's JSON draws throughput and p95 against threads; groups of\n"
                     "       repeated runs are compared with confidence, the first the baseline)\n");
     return 2;
@@ -32,44 +36,116 @@ static int html_cb(FILE *f, const void *arg)
     return co_rpt_html_write(f, job->files, job->n, job->chartjs);
 }
 
-/* Parse argv: the files, each with the --group it follows (NULL before
- * any), and -o/--output. 0 or 2 (usage). */
-static int parse(int argc, char **argv, const char **out, const char **paths, const char **groups,
-                 size_t *n)
+/* The command line: the files, each with the --group it follows (NULL
+ * before any; "baseline" for --baseline=FILE, then "new" for the files
+ * after it without a --group), -o, the --fail-if gates and --junit. */
+struct cli {
+    const char *out, *junit;
+    const char **paths, **groups;
+    size_t n;
+    struct co_rpt_gate *gates;
+    size_t n_gates;
+};
+
+/* The value of option name at argv[*i] ("--name=V" or "--name V"), or
+ * NULL when argv[*i] is not it; *missing when "--name" ends argv. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
 {
-    const char *group = NULL;
-    *n = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], "--group=", 8) == 0 && argv[i][8] != '\0') {
-            group = argv[i] + 8;
-        } else if (strcmp(argv[i], "--group") == 0) {
-            if (++i >= argc)
+    size_t len = strlen(name);
+    if (strncmp(argv[*i], name, len) != 0)
+        return NULL;
+    if (argv[*i][len] == '=')
+        return argv[*i] + len + 1;
+    if (argv[*i][len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Parse argv into c. 0 or 2 (usage, said on stderr). */
+static int parse(int argc, char **argv, struct cli *c)
+{
+    const char *group = NULL, *v;
+    bool missing = false, baseline = false;
+    struct pr_error err = {0};
+    for (int i = 1; i < argc && !missing; i++) {
+        if ((v = opt_value(argc, argv, &i, "--group", &missing)) != NULL) {
+            group = v;
+        } else if ((v = opt_value(argc, argv, &i, "--baseline", &missing)) != NULL) {
+            c->groups[c->n] = "baseline";
+            c->paths[c->n++] = v;
+            baseline = true;
+        } else if ((v = opt_value(argc, argv, &i, "--fail-if", &missing)) != NULL) {
+            if (co_rpt_gate_parse(v, &c->gates[c->n_gates], &err) != 0) {
+                fprintf(stderr, "stampede report: %s\n", err.msg);
                 return 2;
-            group = argv[i];
-        } else if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (++i >= argc)
-                return 2;
-            *out = argv[i];
-        } else if (strncmp(argv[i], "--output=", 9) == 0) {
-            *out = argv[i] + 9;
+            }
+            c->n_gates++;
+        } else if ((v = opt_value(argc, argv, &i, "--junit", &missing)) != NULL) {
+            c->junit = v;
+        } else if ((v = opt_value(argc, argv, &i, "--output", &missing)) != NULL ||
+                   (v = opt_value(argc, argv, &i, "-o", &missing)) != NULL) {
+            c->out = v;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             return 2;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0' && !missing) {
             fprintf(stderr, "stampede report: unknown option %s\n", argv[i]);
             return 2;
-        } else {
-            groups[*n] = group;
-            paths[(*n)++] = argv[i];
+        } else if (!missing) {
+            c->groups[c->n] = group ? group : baseline ? "new" : NULL;
+            c->paths[c->n++] = argv[i];
         }
     }
-    if (*n > 0 && group != NULL && groups[0] == NULL) {
-        fprintf(stderr,
-                "stampede report: %s comes before the first --group: with groups, every "
-                "file follows the --group=NAME it belongs to\n",
-                paths[0]);
+    if (missing)
+        return 2;
+    for (size_t i = 1; i < c->n; i++)
+        if ((c->groups[i] == NULL) != (c->groups[0] == NULL)) {
+            fprintf(stderr,
+                    "stampede report: %s comes before the first --group: with groups, every "
+                    "file follows the --group=NAME it belongs to\n",
+                    c->paths[c->groups[0] == NULL ? 0 : i]);
+            return 2;
+        }
+    if (c->n_gates > 0 && c->groups[0] == NULL) {
+        fprintf(stderr, "stampede report: --fail-if needs a baseline: --baseline=OLD.json "
+                        "NEW.json, or --group=A ... --group=B ...\n");
         return 2;
     }
-    return *n == 0 ? 2 : 0;
+    return c->n == 0 ? 2 : 0;
+}
+
+struct gates_job {
+    const struct co_rpt_gate *g;
+    size_t n;
+};
+
+static int junit_cb(FILE *f, const void *arg)
+{
+    const struct gates_job *job = arg;
+    return co_rpt_gates_junit(f, job->g, job->n);
+}
+
+/* The gates evaluated, listed and written as JUnit: rc, or CO_RPT_GATE_FAILED. */
+static int run_gates(struct cli *c, const struct co_rpt_group *g, size_t ng, int rc)
+{
+    if (c->n_gates == 0 || rc != 0)
+        return rc;
+    co_rpt_gates_eval(c->gates, c->n_gates, g, ng);
+    size_t failed = co_rpt_gates_text(stdout, c->gates, c->n_gates);
+    struct pr_error err = {0};
+    struct gates_job job = {c->gates, c->n_gates};
+    if (c->junit != NULL && pr_write_atomic(c->junit, "JUnit file", junit_cb, &job, &err) != 0) {
+        fprintf(stderr, "stampede report: %s\n", err.msg);
+        return 1;
+    }
+    for (size_t i = 0; i < c->n_gates; i++)
+        if (c->gates[i].failed)
+            fprintf(stderr, "stampede report: gate failed: %s: %s\n", c->gates[i].expr,
+                    c->gates[i].why);
+    return failed > 0 ? 3 : 0;
 }
 
 /* The groups of files[0..n) by their --group names, in order of first
@@ -97,15 +173,17 @@ static struct co_rpt_group *make_groups(const struct co_rpt_file *files, const c
 
 int co_rpt_main(int argc, char **argv)
 {
-    const char *out = NULL;
-    const char **paths = pr_xcalloc((size_t)argc, sizeof(*paths));
-    const char **groups = pr_xcalloc((size_t)argc, sizeof(*groups));
-    size_t n = 0;
-    if (parse(argc, argv, &out, paths, groups, &n) != 0) {
-        free(paths);
-        free(groups);
+    struct cli c = {.paths = pr_xcalloc((size_t)argc, sizeof(*c.paths)),
+                    .groups = pr_xcalloc((size_t)argc, sizeof(*c.groups)),
+                    .gates = pr_xcalloc((size_t)argc, sizeof(*c.gates))};
+    if (parse(argc, argv, &c) != 0) {
+        free(c.paths);
+        free(c.groups);
+        free(c.gates);
         return usage();
     }
+    const char *out = c.out, **paths = c.paths, **groups = c.groups;
+    size_t n = c.n;
     struct co_rpt_file *files = pr_xcalloc(n, sizeof(*files));
     struct pr_error err = {0};
     int rc = 0;
@@ -130,6 +208,8 @@ int co_rpt_main(int argc, char **argv)
         co_rpt_groups_text(stdout, g, ng);
         rc = fflush(stdout) == 0 ? rc : 1;
     }
+    rc = run_gates(&c, g, ng, rc);
+    free(c.gates);
     for (size_t i = 0; i < ng; i++)
         free(g[i].runs);
     free(g);

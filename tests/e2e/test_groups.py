@@ -15,10 +15,16 @@ three at --rate=150 (group A), three at --rate=300 (B), three more at
     chance for any honest test) a significant one under 5%;
   - each group's n is 3 and its mean the mean of its runs' JSON tps;
   - a file before the first --group is refused (exit 2, named).
+And as a regression gate (--fail-if, --junit): A then B with
+--fail-if='tps<-5%' passes (exit 0); B then A fails (exit 3, stderr names
+the gate, the JUnit file has 1 failure of 1 test case); A then C passes (no
+significant fall); --baseline=B1.json A1.json (one run a side) fails on the
+difference alone and says so.
 The statistics themselves are checked against R and SciPy in the unit test
 test_co_rpt_stats.
 """
 import re
+import xml.etree.ElementTree as ET
 import statistics
 import subprocess
 
@@ -71,6 +77,22 @@ def main():
         or abs(float(m.group(1))) < 5)
     e.check(same_ok, "C vs A (the same setup): no large difference claimed: %s; %s"
             % (m and m.groups(), v and v.group(1)))
+    junit = e.path("gate.xml")
+    gates = [("A", a, "B", b, 0), ("B", b, "A", a, 3), ("A", a, "C", c, 0)]
+    for bn, bp, cn, cp, want in gates:
+        g = report(["--group=" + bn] + bp + ["--group=" + cn] + cp
+                   + ["--fail-if=tps<-5%", "--junit=" + junit])
+        root = ET.parse(junit).getroot() if g.returncode in (0, 3) else None
+        suite = root.find("testsuite") if root is not None else None
+        fails = int(suite.get("failures")) if suite is not None else -1
+        e.check(g.returncode == want and fails == (1 if want else 0)
+                and suite.get("tests") == "1" and ("gate failed: tps<-5%" in g.stderr) == bool(want),
+                "gate %s then %s, --fail-if=tps<-5%%: exit %d (want %d), JUnit failures %d: %s"
+                % (bn, cn, g.returncode, want, fails, g.stdout[g.stdout.find("Gates:"):].strip()))
+    g = report(["--baseline=" + b[0], a[0], "--fail-if=tps<-5%"])
+    e.check(g.returncode == 3 and "n=1/1: no test, the difference alone decides" in g.stdout,
+            "--baseline with one run a side: fails on the difference alone, saying so: %s"
+            % g.stdout[g.stdout.find("Gates:"):].strip())
     bad = report([a[0], "--group=B"] + b)
     e.check(bad.returncode == 2 and a[0] in bad.stderr and "--group" in bad.stderr,
             "a file before the first --group: exit 2 naming it: %r" % bad.stderr[-200:])

@@ -107,6 +107,14 @@ def bad():
         e.check(not os.path.exists(j), "--threshold=%s: nothing ran (no JSON)" % expr)
 
 
+def not_run():
+    p = e.stampede(BASE + ["--threshold=p99<1"] + e.local_opts() + e.db_opts() + ["prepare"])
+    rc = p.wait(30)
+    e.check(rc == 2 and "--threshold checks a run's figures" in p.text("err"),
+            "--threshold on prepare: exit 2, refused (not parsed and ignored): rc %s, %r"
+            % (rc, p.text("err")[-200:]))
+
+
 def main():
     e.need_sandbox()
     e.prepare(tables=1, table_size=1000)
@@ -115,6 +123,7 @@ def main():
     sysbench_format()
     sweep()
     bad()
+    not_run()
     e.finish()
 
 
