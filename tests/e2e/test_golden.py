@@ -305,6 +305,8 @@ COMMON_RULES = [
     ("control/**", "keep"), ("exit/**", "keep"),
     # the whole latency histograms (HdrHistogram V2, base64): their content is timing
     ("totals/histogram", "mask"), ("totals/kinds/*/histogram", "mask"),
+    # the steady-state verdict names counts of intervals (timing); e2e_steady checks it
+    ("steady_state/verdict", "mask"),
 ]
 EXACT_COUNTERS = ["transactions", "reads", "writes", "other", "errors", "reconnects",
                   "unfinished", "rolled_back", "failed"]
