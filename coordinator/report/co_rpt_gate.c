@@ -9,26 +9,15 @@
 #include "co_rpt_draw.h"
 #include "co_rpt_stats.h"
 
-static const struct {
-    const char *name, *path;
-    bool higher_better;
-} figures[] = {
-    {"tps", "totals.tps", true},
-    {"qps", "totals.qps", true},
-    {"p95", "totals.latency_ms.p95", false},
-    {"p99", "totals.latency_ms.p99", false},
-    {"tpmC", "tpcc.tpmC", true},
-};
-
 int co_rpt_gate_parse(const char *expr, struct co_rpt_gate *g, struct pr_error *err)
 {
     *g = (struct co_rpt_gate){.expr = expr};
     size_t i = strcspn(expr, "<>");
-    for (size_t f = 0; f < sizeof(figures) / sizeof(figures[0]) && g->path == NULL; f++)
-        if (strlen(figures[f].name) == i && strncmp(expr, figures[f].name, i) == 0) {
-            g->path = figures[f].path;
-            g->higher_better = figures[f].higher_better;
-        }
+    const struct co_rpt_figure *fig = co_rpt_figure_find(expr, i);
+    if (fig != NULL) {
+        g->path = fig->path;
+        g->higher_better = fig->higher_better;
+    }
     char *end = NULL;
     double v = expr[i] ? strtod(expr + i + 1, &end) : NAN;
     g->below = expr[i] == '<';
@@ -43,24 +32,12 @@ int co_rpt_gate_parse(const char *expr, struct co_rpt_gate *g, struct pr_error *
     return 0;
 }
 
-/* The values of path over group gr. */
-static double *values(const struct co_rpt_group *gr, const char *path, size_t *n)
-{
-    double *v = calloc(gr->n ? gr->n : 1, sizeof(*v));
-    *n = 0;
-    for (size_t i = 0; v != NULL && i < gr->n; i++) {
-        double x = co_rpt_num(gr->runs[i]->root, path);
-        if (isfinite(x))
-            v[(*n)++] = x;
-    }
-    return v;
-}
-
 static void eval_one(struct co_rpt_gate *g, const struct co_rpt_group *base,
                      const struct co_rpt_group *cand)
 {
     size_t na, nb;
-    double *a = values(base, g->path, &na), *b = values(cand, g->path, &nb);
+    double *a = co_rpt_group_values(base, g->path, &na);
+    double *b = co_rpt_group_values(cand, g->path, &nb);
     struct co_rpt_sample sa, sb;
     co_rpt_stats_sample(a, na, &sa);
     co_rpt_stats_sample(b, nb, &sb);

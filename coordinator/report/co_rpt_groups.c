@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "co_rpt_stats.h"
 #include "pr_err.h"
@@ -12,11 +13,7 @@
 #define BOOT_SEED      28
 #define RESOLVE        0.02 /* the difference "runs needed" is said for */
 
-static const struct {
-    const char *name, *word, *path;
-    bool higher_better;
-    bool optional; /* shown only when every run has it */
-} figures[] = {
+static const struct co_rpt_figure figures[] = {
     {"tps", "tps", "totals.tps", true, false},
     {"qps", "qps", "totals.qps", true, false},
     {"p95 ms", "p95", "totals.latency_ms.p95", false, false},
@@ -24,8 +21,15 @@ static const struct {
     {"tpmC", "tpmC", "tpcc.tpmC", true, true},
 };
 
-/* Group g's values of figure path: *n of them (the runs that have it). */
-static double *values(const struct co_rpt_group *g, const char *path, size_t *n)
+const struct co_rpt_figure *co_rpt_figure_find(const char *word, size_t len)
+{
+    for (size_t f = 0; f < sizeof(figures) / sizeof(figures[0]); f++)
+        if (strlen(figures[f].word) == len && strncmp(figures[f].word, word, len) == 0)
+            return &figures[f];
+    return NULL;
+}
+
+double *co_rpt_group_values(const struct co_rpt_group *g, const char *path, size_t *n)
 {
     double *v = pr_xcalloc(g->n ? g->n : 1, sizeof(*v));
     *n = 0;
@@ -138,11 +142,11 @@ void co_rpt_groups_text(FILE *out, const struct co_rpt_group *g, size_t ng)
         if (figures[f].optional && !every_run_has(g, ng, figures[f].path))
             continue;
         size_t na;
-        double *a = values(&g[0], figures[f].path, &na);
+        double *a = co_rpt_group_values(&g[0], figures[f].path, &na);
         print_sample(out, figures[f].name, g[0].name, a, na);
         for (size_t i = 1; i < ng; i++) {
             size_t nb;
-            double *b = values(&g[i], figures[f].path, &nb);
+            double *b = co_rpt_group_values(&g[i], figures[f].path, &nb);
             print_sample(out, figures[f].name, g[i].name, b, nb);
             compare(out, figures[f].word, figures[f].higher_better, g[0].name, a, na, g[i].name, b,
                     nb);

@@ -9,6 +9,7 @@
 #ifndef CO_RPT_GROUPS_H
 #define CO_RPT_GROUPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -19,6 +20,21 @@ struct co_rpt_group {
     const struct co_rpt_file **runs; /* borrowed */
     size_t n;
 };
+
+/* A headline figure groups are compared on: its short name ("tps",
+ * "p99"), its JSON path, and whether higher is better. */
+struct co_rpt_figure {
+    const char *name, *word, *path;
+    bool higher_better;
+    bool optional; /* shown only when every run has it (tpmC) */
+};
+
+/* The figure whose word is word[0..len), or NULL. */
+const struct co_rpt_figure *co_rpt_figure_find(const char *word, size_t len);
+
+/* Group g's values at path: *n of them (the runs that have it). Caller
+ * frees. */
+double *co_rpt_group_values(const struct co_rpt_group *g, const char *path, size_t *n);
 
 /* The comparison as text to out. */
 void co_rpt_groups_text(FILE *out, const struct co_rpt_group *g, size_t ng);
