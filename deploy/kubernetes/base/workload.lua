@@ -1,4 +1,5 @@
--- Placeholder workload; replace in an overlay (configMapGenerator behavior: replace).
-function event()
-  db_query("SELECT 1")
-end
+-- Placeholder workload (run it with the script's path instead of a built-in
+-- workload in the coordinator's args); replace it in an overlay
+-- (configMapGenerator behavior: replace).
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT 1") end
