@@ -170,6 +170,14 @@ static void send_simple(co_fleet *f, int peer, enum pr_msg_type type, const char
 
 void co_fleet_broadcast_stop(co_fleet *f, const char *reason, bool bye)
 {
+    /* A BYE is often the last frame before the socket closes: with the
+     * linger 0 set at creation zmq_close would drop it unsent, and the
+     * agents would later take their quiet for a lost coordinator. Give
+     * the I/O thread a bounded CO_FLEET_BYE_LINGER_MS to put it out. */
+    if (bye) {
+        int linger = CO_FLEET_BYE_LINGER_MS;
+        zmq_setsockopt(f->router, ZMQ_LINGER, &linger, sizeof(linger));
+    }
     for (size_t i = 0; i < f->n_peers; i++)
         if (!f->peers[i].pub.lost && !f->peers[i].pub.gone)
             send_simple(f, (int)i, bye ? PR_MSG_BYE : PR_MSG_ABORT, reason, false);

@@ -89,7 +89,10 @@ void co_fleet_event_clear(struct co_fleet_event *ev);
  * m is only read. 0, or a negative code (peer gone, encode error). */
 int co_fleet_send(co_fleet *f, int peer, struct pr_msg *m);
 
-/* Send an ABORT (or BYE when bye) with a reason to every live peer. */
+/* Send an ABORT (or BYE when bye) with a reason to every live peer. After
+ * a BYE, closing the fleet waits up to CO_FLEET_BYE_LINGER_MS for it to go out. */
+#define CO_FLEET_BYE_LINGER_MS 500
+
 void co_fleet_broadcast_stop(co_fleet *f, const char *reason, bool bye);
 
 /* Send an ABORT with now set (stop at once, pr_msg_abort) to every live

@@ -159,6 +159,16 @@ def bounds_of(text):
     return out
 
 
+def bucket_of(bounds, value_s):
+    """The Prometheus bucket (lo, hi] holding value_s. Compared in whole µs,
+    as both sides are: 0.403 ms / 1000 is 0.00040300000000000004 in floating
+    point, above the bound 0.000403 it equals."""
+    us, b_us = round(value_s * 1e6), [round(b * 1e6) for b in bounds]
+    lo = max([b for b in b_us if b < us], default=0) / 1e6
+    hi = min([b for b in b_us if b >= us], default=float("inf")) / 1e6
+    return lo, hi
+
+
 def kind_checks(base, d, bounds):
     jk = d["totals"].get("kinds") or {}
     if not e.check(len(jk) > 0, "the JSON has totals.kinds: %r" % list(jk)):
@@ -179,8 +189,7 @@ def kind_checks(base, d, bounds):
     got = query(base, 'histogram_quantile(0.95, sum by (le) (last_over_time('
                 'stampede_kind_latency_seconds_bucket{kind="%s"}[5m])))' % top)
     q = float(got[0]["value"][1]) if got else -1
-    lo = max([b for b in bounds if b < p95_s], default=0.0)
-    hi = min([b for b in bounds if b >= p95_s], default=float("inf"))
+    lo, hi = bucket_of(bounds, p95_s)
     e.info("kind %s: JSON p95 %.6f s in bucket (%g, %g]; Prometheus %.6f s" %
            (top, p95_s, lo, hi, q))
     e.check(lo * 0.999 <= q <= hi * 1.001,
@@ -347,8 +356,7 @@ def main():
                 "(last_over_time(stampede_latency_seconds_bucket[5m])))")
     q = float(got[0]["value"][1]) if got else -1
     bounds = bounds_of(body)
-    lo = max([b for b in bounds if b < p95_s], default=0.0)
-    hi = min([b for b in bounds if b >= p95_s], default=float("inf"))
+    lo, hi = bucket_of(bounds, p95_s)
     e.info("JSON p95 %.6f s in bucket (%g, %g]; Prometheus histogram_quantile(0.95) %.6f s" %
            (p95_s, lo, hi, q))
     # 0.1%: the exact histogram's bucket width, which can put a sample on
