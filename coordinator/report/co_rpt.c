@@ -16,7 +16,8 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: stampede report RUN.json [RUN2.json ...] [-o report.html]\n"
-                    "       stampede report --group=A A1.json A2.json ... --group=B B1.json ...\n"
+                    "       stampede report --group=A A1.json A2.json ... --group=B B1.json ... "
+                    "[--json=FILE]\n"
                     "       stampede report --baseline=OLD.json NEW.json --fail-if='tps<-5%%' "
                     "[--junit=FILE]\n"
                     "       (a sweep's JSON draws throughput and p95 against threads; groups of\n"
@@ -28,19 +29,27 @@ struct html_job {
     const struct co_rpt_file *files;
     size_t n;
     const char *chartjs;
+    const json_t *groups;
 };
 
 static int html_cb(FILE *f, const void *arg)
 {
     const struct html_job *job = arg;
-    return co_rpt_html_write(f, job->files, job->n, job->chartjs);
+    return co_rpt_html_write(f, job->files, job->n, job->chartjs, job->groups);
+}
+
+static int json_cb(FILE *f, const void *arg)
+{
+    if (json_dumpf(arg, f, JSON_INDENT(2)) != 0)
+        return -EIO;
+    return fputc('\n', f) == EOF ? -EIO : 0;
 }
 
 /* The command line: the files, each with the --group it follows (NULL
  * before any; "baseline" for --baseline=FILE, then "new" for the files
  * after it without a --group), -o, the --fail-if gates and --junit. */
 struct cli {
-    const char *out, *junit;
+    const char *out, *junit, *json;
     const char **paths, **groups;
     size_t n;
     struct co_rpt_gate *gates;
@@ -86,6 +95,8 @@ static int parse(int argc, char **argv, struct cli *c)
             c->n_gates++;
         } else if ((v = opt_value(argc, argv, &i, "--junit", &missing)) != NULL) {
             c->junit = v;
+        } else if ((v = opt_value(argc, argv, &i, "--json", &missing)) != NULL) {
+            c->json = v;
         } else if ((v = opt_value(argc, argv, &i, "--output", &missing)) != NULL ||
                    (v = opt_value(argc, argv, &i, "-o", &missing)) != NULL) {
             c->out = v;
@@ -109,6 +120,11 @@ static int parse(int argc, char **argv, struct cli *c)
                     c->paths[c->groups[0] == NULL ? 0 : i]);
             return 2;
         }
+    if (c->json != NULL && c->groups[0] == NULL) {
+        fprintf(stderr, "stampede report: --json writes the groups' comparison: give groups "
+                        "(--group=A ... --group=B ...) or --baseline=OLD.json NEW.json\n");
+        return 2;
+    }
     if (c->n_gates > 0 && c->groups[0] == NULL) {
         fprintf(stderr, "stampede report: --fail-if needs a baseline: --baseline=OLD.json "
                         "NEW.json, or --group=A ... --group=B ...\n");
@@ -192,8 +208,11 @@ int co_rpt_main(int argc, char **argv)
             fprintf(stderr, "stampede report: %s\n", err.msg);
             rc = 1;
         }
+    size_t ng = 0;
+    struct co_rpt_group *g = rc == 0 ? make_groups(files, groups, n, &ng) : NULL;
+    json_t *cmp = ng > 0 ? co_rpt_groups_json(g, ng) : NULL;
     if (rc == 0 && out != NULL) {
-        struct html_job job = {files, n, co_rpt_html_chartjs(CO_RPT_CHARTJS, &err)};
+        struct html_job job = {files, n, co_rpt_html_chartjs(CO_RPT_CHARTJS, &err), cmp};
         if (job.chartjs == NULL || pr_write_atomic(out, "report", html_cb, &job, &err) != 0) {
             fprintf(stderr, "stampede report: %s\n", err.msg);
             rc = 1;
@@ -202,12 +221,16 @@ int co_rpt_main(int argc, char **argv)
     } else if (rc == 0) {
         rc = co_rpt_text_write(stdout, files, n) == 0 ? 0 : 1;
     }
-    size_t ng = 0;
-    struct co_rpt_group *g = rc == 0 ? make_groups(files, groups, n, &ng) : NULL;
-    if (ng > 0) { /* the comparison on stdout, with -o too */
-        co_rpt_groups_text(stdout, g, ng);
+    if (cmp != NULL && rc == 0) { /* the comparison on stdout, with -o too */
+        co_rpt_groups_text(stdout, cmp);
         rc = fflush(stdout) == 0 ? rc : 1;
     }
+    if (cmp != NULL && rc == 0 && c.json != NULL &&
+        pr_write_atomic(c.json, "comparison JSON", json_cb, cmp, &err) != 0) {
+        fprintf(stderr, "stampede report: %s\n", err.msg);
+        rc = 1;
+    }
+    json_decref(cmp);
     rc = run_gates(&c, g, ng, rc);
     free(c.gates);
     for (size_t i = 0; i < ng; i++)

@@ -41,15 +41,25 @@ double *co_rpt_group_values(const struct co_rpt_group *g, const char *path, size
     return v;
 }
 
-static void print_sample(FILE *out, const char *fig, const char *group, const double *v, size_t n)
+/* A number for the JSON: null when not finite. */
+static json_t *num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* One group's sample on one figure: {"group", "n", "values", "median", "mean",
+ * "stddev", "ci_low", "ci_high"} (the interval null below 2 runs). */
+static json_t *sample_json(const char *group, const double *v, size_t n)
 {
     struct co_rpt_sample s;
     co_rpt_stats_sample(v, n, &s);
-    fprintf(out, "    %-7s %-12s %3zu %12.3f %12.3f %10.3f", fig, group, n, s.median, s.mean, s.sd);
-    if (n >= 2)
-        fprintf(out, "   %.3f to %.3f\n", s.ci_lo, s.ci_hi);
-    else
-        fprintf(out, "   -\n");
+    json_t *values = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(values, num(v[i]));
+    return json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "group", group, "n", (json_int_t)n,
+                     "values", values, "median", num(s.median), "mean", num(s.mean), "stddev",
+                     num(s.sd), "ci_low", num(n >= 2 ? s.ci_lo : NAN), "ci_high",
+                     num(n >= 2 ? s.ci_hi : NAN));
 }
 
 /* "faster"/"slower" for a rate, "lower"/"higher" for a latency. */
@@ -60,62 +70,91 @@ static const char *direction(bool higher_better, double diff)
     return diff < 0 ? "lower" : "higher";
 }
 
-/* The lines of group b against the baseline a on one figure. */
-static void compare(FILE *out, const char *fig, bool higher_better, const char *an, const double *a,
-                    size_t na, const char *bn, const double *b, size_t nb)
+/* The verdict of a tested comparison, in words. */
+static void verdict(char *v, size_t cap, const struct co_rpt_figure *fig, const char *bn, size_t na,
+                    size_t nb, double pct, double lo, double hi, const struct co_rpt_welch *w,
+                    const struct co_rpt_boot *bt, unsigned need)
 {
-    struct co_rpt_sample sa;
-    co_rpt_stats_sample(a, na, &sa);
-    double base = sa.mean;
-    if (na == 0 || nb == 0 || !(fabs(base) > 0)) {
-        fprintf(out, "            %s vs %s: no figure to compare\n", bn, an);
+    if (w->p < 0.05) {
+        int len =
+            snprintf(v, cap, "%s%s%s is %s by %.1f%% (95%% CI %.1f%% to %.1f%%, Welch p=%.3g)", bn,
+                     fig->higher_better ? "" : "'s ", fig->higher_better ? "" : fig->word,
+                     direction(fig->higher_better, pct), fabs(pct), fmin(fabs(lo), fabs(hi)),
+                     fmax(fabs(lo), fabs(hi)), w->p);
+        if (bt->ok && bt->lo <= 1.0 && bt->hi >= 1.0 && len > 0 && (size_t)len < cap)
+            snprintf(v + len, cap - (size_t)len,
+                     "; the medians' bootstrap interval includes no change: read with care");
         return;
     }
-    struct co_rpt_sample sb;
+    int len =
+        snprintf(v, cap, "no significant difference at n=%zu/%zu (Welch p=%.3g)", na, nb, w->p);
+    if (need > 0 && len > 0 && (size_t)len < cap)
+        snprintf(v + len, cap - (size_t)len,
+                 "; about %u runs per side would resolve a %.0f%% difference", need, RESOLVE * 100);
+}
+
+/* Group b against the baseline a on one figure: {"group", "baseline",
+ * "diff_pct", "tested", "summary"} and, when tested, the interval of the
+ * difference, both tests' p, the bootstrap ratio of medians,
+ * "significant", "runs_needed" and "verdict". */
+static json_t *compare(const struct co_rpt_figure *fig, const char *an, const double *a, size_t na,
+                       const char *bn, const double *b, size_t nb)
+{
+    struct co_rpt_sample sa, sb;
+    co_rpt_stats_sample(a, na, &sa);
     co_rpt_stats_sample(b, nb, &sb);
-    double pct = (sb.mean - base) / base * 100.0;
+    double base = sa.mean, pct = (sb.mean - base) / base * 100.0;
+    json_t *c = json_pack("{s:s,s:s,s:b}", "group", bn, "baseline", an, "tested", 0);
+    char line[512];
+    if (na == 0 || nb == 0 || !(fabs(base) > 0)) {
+        json_object_set_new(c, "diff_pct", json_null());
+        json_object_set_new(c, "summary", json_string("no figure to compare"));
+        return c;
+    }
+    json_object_set_new(c, "diff_pct", num(pct));
     if (na < 2 || nb < 2) {
-        fprintf(out,
-                "            %s vs %s: %+.1f%% (one run on a side: the difference only, no "
-                "verdict; repeat the runs)\n",
-                bn, an, pct);
-        return;
+        snprintf(line, sizeof(line),
+                 "%+.1f%% (one run on a side: the difference only, no verdict; repeat the runs)",
+                 pct);
+        json_object_set_new(c, "summary", json_string(line));
+        return c;
     }
     struct co_rpt_welch w = co_rpt_stats_welch(a, na, b, nb);
+    if (!w.ok) {
+        snprintf(line, sizeof(line), "%+.1f%% (no spread on either side: no test)", pct);
+        json_object_set_new(c, "summary", json_string(line));
+        return c;
+    }
     struct co_rpt_mw mw = co_rpt_stats_mann_whitney(a, na, b, nb);
     struct co_rpt_boot bt = co_rpt_stats_boot_ratio(a, na, b, nb, BOOT_RESAMPLES, BOOT_SEED);
-    if (!w.ok) {
-        fprintf(out, "            %s vs %s: %+.1f%% (no spread on either side: no test)\n", bn, an,
-                pct);
-        return;
-    }
+    unsigned need = w.p < 0.05 ? 0 : co_rpt_stats_runs_needed(a, na, b, nb, RESOLVE);
     double lo = w.ci_lo / base * 100.0, hi = w.ci_hi / base * 100.0;
-    fprintf(out, "            %s vs %s: %+.1f%% (95%% CI %+.1f%% to %+.1f%%), Welch p=%.3g", bn, an,
-            pct, lo, hi, w.p);
-    fprintf(out, "; Mann-Whitney p=%.3g (%s)", mw.p, mw.exact ? "exact" : "normal approx.");
-    if (bt.ok)
-        fprintf(out, "; ratio of medians %.3f (bootstrap 95%% CI %.3f to %.3f)", bt.ratio, bt.lo,
-                bt.hi);
-    fputc('\n', out);
-    const char *what = higher_better ? "" : fig;
-    if (w.p < 0.05) {
-        fprintf(out,
-                "            verdict: %s%s%s is %s by %.1f%% (95%% CI %.1f%% to %.1f%%, Welch "
-                "p=%.3g)",
-                bn, higher_better ? "" : "'s ", what, direction(higher_better, pct), fabs(pct),
-                fmin(fabs(lo), fabs(hi)), fmax(fabs(lo), fabs(hi)), w.p);
-        if (bt.ok && bt.lo <= 1.0 && bt.hi >= 1.0)
-            fprintf(out, "; the medians' bootstrap interval includes no change: read with care");
-        fputc('\n', out);
-    } else {
-        unsigned need = co_rpt_stats_runs_needed(a, na, b, nb, RESOLVE);
-        fprintf(out, "            verdict: no significant difference at n=%zu/%zu (Welch p=%.3g)",
-                na, nb, w.p);
-        if (need > 0)
-            fprintf(out, "; about %u runs per side would resolve a %.0f%% difference", need,
-                    RESOLVE * 100);
-        fputc('\n', out);
-    }
+    int len =
+        snprintf(line, sizeof(line),
+                 "%+.1f%% (95%% CI %+.1f%% to %+.1f%%), Welch p=%.3g; Mann-Whitney p=%.3g (%s)",
+                 pct, lo, hi, w.p, mw.p, mw.exact ? "exact" : "normal approx.");
+    if (bt.ok && len > 0 && (size_t)len < sizeof(line))
+        snprintf(line + len, sizeof(line) - (size_t)len,
+                 "; ratio of medians %.3f (bootstrap 95%% CI %.3f to %.3f)", bt.ratio, bt.lo,
+                 bt.hi);
+    char v[384];
+    verdict(v, sizeof(v), fig, bn, na, nb, pct, lo, hi, &w, &bt, need);
+    json_object_set_new(c, "tested", json_true());
+    json_object_set_new(c, "summary", json_string(line));
+    json_object_set_new(c, "ci_low_pct", num(lo));
+    json_object_set_new(c, "ci_high_pct", num(hi));
+    json_object_set_new(c, "welch_p", num(w.p));
+    json_object_set_new(c, "welch_df", num(w.df));
+    json_object_set_new(c, "mann_whitney_p", num(mw.ok ? mw.p : NAN));
+    json_object_set_new(c, "mann_whitney_exact", json_boolean(mw.exact));
+    json_object_set_new(c, "median_ratio", num(bt.ok ? bt.ratio : NAN));
+    json_object_set_new(c, "median_ratio_ci_low", num(bt.ok ? bt.lo : NAN));
+    json_object_set_new(c, "median_ratio_ci_high", num(bt.ok ? bt.hi : NAN));
+    json_object_set_new(c, "significant", json_boolean(w.p < 0.05));
+    json_object_set_new(c, "better", json_boolean(w.p < 0.05 && (fig->higher_better == (pct > 0))));
+    json_object_set_new(c, "runs_needed", need > 0 ? json_integer(need) : json_null());
+    json_object_set_new(c, "verdict", json_string(v));
+    return c;
 }
 
 static bool every_run_has(const struct co_rpt_group *g, size_t ng, const char *path)
@@ -127,31 +166,79 @@ static bool every_run_has(const struct co_rpt_group *g, size_t ng, const char *p
     return true;
 }
 
-void co_rpt_groups_text(FILE *out, const struct co_rpt_group *g, size_t ng)
+json_t *co_rpt_groups_json(const struct co_rpt_group *g, size_t ng)
 {
-    if (ng == 0)
-        return;
+    json_t *figs = json_array();
+    for (size_t f = 0; f < sizeof(figures) / sizeof(figures[0]); f++) {
+        if (figures[f].optional && !every_run_has(g, ng, figures[f].path))
+            continue;
+        json_t *samples = json_array(), *cmps = json_array();
+        size_t na;
+        double *a = co_rpt_group_values(&g[0], figures[f].path, &na);
+        json_array_append_new(samples, sample_json(g[0].name, a, na));
+        for (size_t i = 1; i < ng; i++) {
+            size_t nb;
+            double *b = co_rpt_group_values(&g[i], figures[f].path, &nb);
+            json_array_append_new(samples, sample_json(g[i].name, b, nb));
+            json_array_append_new(cmps, compare(&figures[f], g[0].name, a, na, g[i].name, b, nb));
+            free(b);
+        }
+        free(a);
+        json_array_append_new(
+            figs, json_pack("{s:s,s:s,s:s,s:b,s:o,s:o}", "figure", figures[f].word, "name",
+                            figures[f].name, "path", figures[f].path, "higher_better",
+                            figures[f].higher_better, "groups", samples, "comparisons", cmps));
+    }
+    return json_pack("{s:s,s:s,s:s,s:f,s:o}", "baseline", ng ? g[0].name : "", "unit", "run",
+                     "decides", "welch", "alpha", 0.05, "figures", figs);
+}
+
+static double get(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void print_sample(FILE *out, const char *fig, const json_t *s)
+{
+    json_int_t n = json_integer_value(json_object_get(s, "n"));
+    fprintf(out, "    %-7s %-12s %3lld %12.3f %12.3f %10.3f", fig,
+            json_string_value(json_object_get(s, "group")), (long long)n, get(s, "median"),
+            get(s, "mean"), get(s, "stddev"));
+    if (n >= 2)
+        fprintf(out, "   %.3f to %.3f\n", get(s, "ci_low"), get(s, "ci_high"));
+    else
+        fprintf(out, "   -\n");
+}
+
+void co_rpt_groups_text(FILE *out, const json_t *cmp)
+{
+    const json_t *figs = json_object_get(cmp, "figures"), *fig;
+    size_t f;
     fprintf(out,
             "\nGroups compared (the unit is one run; baseline %s). Welch's t-test on the runs' "
             "means decides;\nthe rank test (Mann-Whitney) and a bootstrap interval of the ratio "
             "of medians are shown beside it:\n",
-            g[0].name);
+            json_string_value(json_object_get(cmp, "baseline")));
     fprintf(out, "    %-7s %-12s %3s %12s %12s %10s   %s\n", "figure", "group", "n", "median",
             "mean", "stddev", "95% CI of the mean");
-    for (size_t f = 0; f < sizeof(figures) / sizeof(figures[0]); f++) {
-        if (figures[f].optional && !every_run_has(g, ng, figures[f].path))
-            continue;
-        size_t na;
-        double *a = co_rpt_group_values(&g[0], figures[f].path, &na);
-        print_sample(out, figures[f].name, g[0].name, a, na);
-        for (size_t i = 1; i < ng; i++) {
-            size_t nb;
-            double *b = co_rpt_group_values(&g[i], figures[f].path, &nb);
-            print_sample(out, figures[f].name, g[i].name, b, nb);
-            compare(out, figures[f].word, figures[f].higher_better, g[0].name, a, na, g[i].name, b,
-                    nb);
-            free(b);
+    json_array_foreach(figs, f, fig)
+    {
+        const char *name = json_string_value(json_object_get(fig, "name"));
+        const json_t *samples = json_object_get(fig, "groups");
+        print_sample(out, name, json_array_get(samples, 0));
+        size_t i;
+        const json_t *c;
+        json_array_foreach(json_object_get(fig, "comparisons"), i, c)
+        {
+            print_sample(out, name, json_array_get(samples, i + 1));
+            fprintf(out, "            %s vs %s: %s\n",
+                    json_string_value(json_object_get(c, "group")),
+                    json_string_value(json_object_get(c, "baseline")),
+                    json_string_value(json_object_get(c, "summary")));
+            if (json_is_true(json_object_get(c, "tested")))
+                fprintf(out, "            verdict: %s\n",
+                        json_string_value(json_object_get(c, "verdict")));
         }
-        free(a);
     }
 }

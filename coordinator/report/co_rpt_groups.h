@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "co_rpt_load.h"
 
 struct co_rpt_group {
@@ -36,7 +38,20 @@ const struct co_rpt_figure *co_rpt_figure_find(const char *word, size_t len);
  * frees. */
 double *co_rpt_group_values(const struct co_rpt_group *g, const char *path, size_t *n);
 
-/* The comparison as text to out. */
-void co_rpt_groups_text(FILE *out, const struct co_rpt_group *g, size_t ng);
+/* The comparison as data, computed once (ng >= 1; g[0] the baseline):
+ * {"baseline", "unit": "run", "decides": "welch", "alpha": 0.05,
+ *  "figures": [{"figure", "name", "path", "higher_better",
+ *    "groups": [{"group", "n", "values" (each run's), "median", "mean", "stddev", "ci_low",
+ *                "ci_high"}, ...],                  (interval null below n=2)
+ *    "comparisons": [{"group", "baseline", "diff_pct", "tested", "summary",
+ *      and when tested: "ci_low_pct", "ci_high_pct", "welch_p", "welch_df",
+ *      "mann_whitney_p", "mann_whitney_exact", "median_ratio",
+ *      "median_ratio_ci_low", "median_ratio_ci_high", "significant",
+ *      "better", "runs_needed", "verdict"}, ...]}, ...]}
+ * (docs/reference.md "stampede report --json"). Caller decrefs. */
+json_t *co_rpt_groups_json(const struct co_rpt_group *g, size_t ng);
+
+/* That comparison as text to out. */
+void co_rpt_groups_text(FILE *out, const json_t *cmp);
 
 #endif

@@ -9,6 +9,7 @@
 #include "co_rpt_draw.h"
 #include "co_rpt_env.h"
 #include "co_rpt_family.h"
+#include "co_rpt_groups_html.h"
 #include "co_rpt_kinds.h"
 #include "co_rpt_page.h"
 #include "co_rpt_section.h"
@@ -262,9 +263,11 @@ static void write_script_json(FILE *f, const json_t *d)
 }
 
 /* The figures block (write_script_json: nothing in it can end it early). */
-static void write_data(FILE *f, const struct co_rpt_file *files, size_t n)
+static void write_data(FILE *f, const struct co_rpt_file *files, size_t n, const json_t *groups)
 {
     json_t *d = json_pack("{s:[],s:[]}", "runs", "sweeps");
+    if (groups != NULL)
+        json_object_set_new(d, "groups", json_deep_copy(groups));
     for (size_t i = 0; i < n; i++)
         json_array_append_new(json_object_get(d, files[i].kind == CO_RPT_RUN ? "runs" : "sweeps"),
                               files[i].kind == CO_RPT_RUN ? run_data(&files[i])
@@ -361,7 +364,8 @@ static void write_env_diff(FILE *f, const struct co_rpt_file **runs, size_t n)
     co_rpt_envs_free(envs, n);
 }
 
-int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const char *chartjs)
+int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const char *chartjs,
+                      const json_t *groups)
 {
     const struct co_rpt_file **runs = pr_xcalloc(n, sizeof(*runs));
     size_t nr = 0, ns = 0;
@@ -381,9 +385,10 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
             "<h1>stampede report</h1>\n<p class=\"note\">Made by stampede %s from %zu "
             "file(s). Self-contained: Chart.js %s is inlined, nothing is fetched.</p>\n",
             STAMPEDE_VERSION, n, "(Debian libjs-chart.js)");
-    write_data(f, files, n);
+    write_data(f, files, n, groups);
     if (nr > 0)
         write_comparison(f, runs, nr);
+    co__rpt_groups_section(f, groups);
     if (nr > 1) {
         write_env_diff(f, runs, nr);
         co__rpt_kinds_cmp(f, runs, nr);
@@ -400,8 +405,8 @@ int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const 
     }
     for (size_t i = 0; i < nr; i++)
         co__rpt_run(f, runs[i], i);
-    fprintf(f, "<script>\n%s%s%s%s", co__rpt_js, co__rpt_runs_js, co__rpt_sweep_js,
-            co__rpt_kinds_js);
+    fprintf(f, "<script>\n%s%s%s%s%s", co__rpt_js, co__rpt_runs_js, co__rpt_groups_js,
+            co__rpt_sweep_js, co__rpt_kinds_js);
     const struct co_rpt_family *fam;
     for (size_t i = 0; (fam = co_rpt_family_at(i)) != NULL; i++)
         if (fam->js)

@@ -13,7 +13,9 @@ const char co__rpt_css[] =
     ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:0 1.5em}\n"
     "h4{font-size:.95em;margin:.6em 0 0;font-weight:normal}.chart.small{height:200px}\n"
     ".grid.pairs{grid-template-columns:1fr 1fr}\n"
-    "table{display:block;max-width:100%;overflow-x:auto}td,th{white-space:nowrap}\n";
+    "table{display:block;max-width:100%;overflow-x:auto}td,th{white-space:nowrap}\n"
+    "tr.sig-better td{background:#e3f3e3}tr.sig-worse td{background:#f8e1e1}\n"
+    "td.verdict{text-align:left;white-space:normal;min-width:20em}\n";
 
 const char co__rpt_js[] =
     "'use strict';\n"

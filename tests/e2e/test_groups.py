@@ -20,15 +20,25 @@ And as a regression gate (--fail-if, --junit): A then B with
 the gate, the JUnit file has 1 failure of 1 test case); A then C passes (no
 significant fall); --baseline=B1.json A1.json (one run a side) fails on the
 difference alone and says so.
+As data and on the page: --json=FILE holds the same comparison (each
+group's values its runs' JSON tps, B vs A significant and better, the
+text's Welch p); -o draws it in headless Chromium: B's tps row marked
+sig-better, the chart's floating bars the JSON's 95% intervals, its means
+and all 9 runs.
 The statistics themselves are checked against R and SciPy in the unit test
 test_co_rpt_stats.
 """
+import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 import statistics
 import subprocess
 
 import e2elib as e
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+import cdp  # noqa: E402
 
 
 def runs(name, rate):
@@ -45,6 +55,77 @@ def runs(name, rate):
 def report(args):
     return subprocess.run([e.STAMPEDE, "report"] + args, capture_output=True, text=True,
                           timeout=60)
+
+
+def json_checks(a, b, c, out):
+    """--json=FILE: the same comparison as data; the text is made from it."""
+    j = e.path("groups.json")
+    p = report(["--group=A"] + a + ["--group=B"] + b + ["--group=C"] + c + ["--json=" + j])
+    e.check(p.returncode == 0 and p.stdout == out, "--json: exit %d, the same text on stdout"
+            % p.returncode)
+    d = e.load_json(j)
+    fig = {f["figure"]: f for f in d.get("figures", [])}
+    tps = fig.get("tps", {})
+    vals = {g["group"]: g["values"] for g in tps.get("groups", [])}
+    want = {n: [e.load_json(x)["totals"]["tps"] for x in ps] for n, ps in
+            (("A", a), ("B", b), ("C", c))}
+    e.check(d.get("baseline") == "A" and list(fig) == ["tps", "qps", "p95", "p99"]
+            and vals == want,
+            "JSON: baseline A, figures tps qps p95 p99, each group's values its runs' JSON tps: "
+            "%r" % vals)
+    ba = (tps.get("comparisons") or [{}])[0]
+    m = re.search(r"B vs A: .*Welch p=(\S+);", out)
+    e.check(ba.get("group") == "B" and ba.get("significant") is True and ba.get("better") is True
+            and 90 <= ba.get("diff_pct", 0) <= 110 and ba.get("ci_low_pct", 0) > 0
+            and m is not None and "%.3g" % ba.get("welch_p", -1) == m.group(1)
+            and ba.get("verdict", "").startswith("B is faster by"),
+            "JSON: B vs A on tps significant and better, +%.1f%%, Welch p %s (the text's %s): %s"
+            % (ba.get("diff_pct", 0), ba.get("welch_p"), m and m.group(1), ba.get("verdict")))
+    q = report(["--json=" + j] + a)
+    e.check(q.returncode == 2 and "--json" in q.stderr,
+            "--json without groups: exit 2, said: %r" % q.stderr[-200:])
+    return d
+
+
+PAGE_JS = r"""(() => {
+  const rows = [...document.querySelectorAll('#groups-table tr[data-fig="tps"]')];
+  const ch = Chart.getChart('grp-tps');
+  return {rows: rows.map(r => [r.getAttribute('data-group'), r.className]),
+    bars: ch.data.datasets[0].data, means: ch.data.datasets[1].data,
+    runs: ch.data.datasets[2].data.length, labels: ch.data.labels};
+})()"""
+
+
+def page_checks(a, b, c):
+    """-o with groups: the section marks B's tps row significant and better,
+    and its chart draws each group's interval, mean and runs from the JSON."""
+    exe = cdp.find_chromium()
+    if not e.check(exe is not None, "chromium is installed (deploy/install-deps)"):
+        return
+    html, j = e.path("groups.html"), e.path("groups2.json")
+    p = report(["--group=A"] + a + ["--group=B"] + b + ["--group=C"] + c + ["-o", html,
+                                                                            "--json=" + j])
+    if not e.check(p.returncode == 0, "report -o with groups: exit %d %s"
+                   % (p.returncode, p.stderr[-300:])):
+        return
+    tps = [f for f in e.load_json(j)["figures"] if f["figure"] == "tps"][0]
+    browser = cdp.Browser(exe)
+    try:
+        browser.open("file://" + html)
+        e.check(not browser.errors(), "no console error: %s" % browser.errors()[:3])
+        got = browser.eval(PAGE_JS)
+        cls = dict(got["rows"])
+        want_bars = [[g["ci_low"], g["ci_high"]] for g in tps["groups"]]
+        e.check(cls.get("A") == "baseline" and cls.get("B") == "sig-better"
+                and cls.get("C") in ("not-sig", "sig-better", "sig-worse"),
+                "page: the tps rows marked A baseline, B sig-better: %r" % got["rows"])
+        e.check(got["labels"] == ["A", "B", "C"] and got["runs"] == 9
+                and got["bars"] == want_bars
+                and got["means"] == [g["mean"] for g in tps["groups"]],
+                "page: the tps chart draws the JSON's intervals %r, means and 9 runs: %r"
+                % (want_bars, got))
+    finally:
+        browser.close()
 
 
 def main():
@@ -77,6 +158,8 @@ def main():
         or abs(float(m.group(1))) < 5)
     e.check(same_ok, "C vs A (the same setup): no large difference claimed: %s; %s"
             % (m and m.groups(), v and v.group(1)))
+    json_checks(a, b, c, out)
+    page_checks(a, b, c)
     junit = e.path("gate.xml")
     gates = [("A", a, "B", b, 0), ("B", b, "A", a, 3), ("A", a, "C", c, 0)]
     for bn, bp, cn, cp, want in gates:

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "co_rpt_groups.h"
 #include "co_rpt_html.h"
 #include "co_rpt_load.h"
 #include "co_rpt_text.h"
@@ -41,8 +42,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         f[1] = f[0]; /* the same file twice: a comparison */
         (void)co_rpt_text_write(devnull, f, 1);
         (void)co_rpt_text_write(devnull, f, 2);
-        (void)co_rpt_html_write(devnull, f, 1, "");
-        (void)co_rpt_html_write(devnull, f, 2, "");
+        (void)co_rpt_html_write(devnull, f, 1, "", NULL);
+        /* Two groups of the same file: the comparison's data, text and
+         * section on whatever figures the file holds. */
+        const struct co_rpt_file *runs[2] = {&f[0], &f[1]};
+        struct co_rpt_group g[2] = {{"A", runs, 2}, {"B", runs, 2}};
+        json_t *cmp = f[0].kind == CO_RPT_RUN ? co_rpt_groups_json(g, 2) : NULL;
+        if (cmp != NULL)
+            co_rpt_groups_text(devnull, cmp);
+        (void)co_rpt_html_write(devnull, f, 2, "", cmp);
+        json_decref(cmp);
         co_rpt_file_clear(&f[0]);
     }
     close(fd);

@@ -73,8 +73,8 @@ static char *render(const char *key, bool html, struct co_rpt_file *files)
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
-    int rc =
-        html ? co_rpt_html_write(f, files, 2, "/* chart.js */") : co_rpt_text_write(f, files, 2);
+    int rc = html ? co_rpt_html_write(f, files, 2, "/* chart.js */", NULL)
+                  : co_rpt_text_write(f, files, 2);
     CHECK(rc == 0);
     fclose(f);
     json_decref(files[0].root);
