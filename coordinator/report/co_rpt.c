@@ -120,11 +120,6 @@ static int parse(int argc, char **argv, struct cli *c)
                     c->paths[c->groups[0] == NULL ? 0 : i]);
             return 2;
         }
-    if (c->json != NULL && c->groups[0] == NULL) {
-        fprintf(stderr, "stampede report: --json writes the groups' comparison: give groups "
-                        "(--group=A ... --group=B ...) or --baseline=OLD.json NEW.json\n");
-        return 2;
-    }
     if (c->n_gates > 0 && c->groups[0] == NULL) {
         fprintf(stderr, "stampede report: --fail-if needs a baseline: --baseline=OLD.json "
                         "NEW.json, or --group=A ... --group=B ...\n");
@@ -187,6 +182,41 @@ static struct co_rpt_group *make_groups(const struct co_rpt_file *files, const c
     return g;
 }
 
+/* The groups compared: the --group ones, else a lone sweep's repeats. */
+struct chosen {
+    struct co_rpt_group *cli; /* from --group / --baseline */
+    size_t n_cli;
+    struct co_rpt_sweep_groups sweep;
+    const struct co_rpt_group *g; /* the one used: cli, sweep.groups or NULL */
+    size_t ng;
+};
+
+static int choose_groups(const struct co_rpt_file *files, const char **groups, size_t n,
+                         struct chosen *ch, struct pr_error *err)
+{
+    ch->cli = make_groups(files, groups, n, &ch->n_cli);
+    if (ch->n_cli > 0) {
+        ch->g = ch->cli;
+        ch->ng = ch->n_cli;
+        return 0;
+    }
+    if (n != 1 || files[0].kind != CO_RPT_SWEEP)
+        return 0;
+    int rc = co_rpt_sweep_groups(&files[0], &ch->sweep, err);
+    ch->g = ch->sweep.groups;
+    ch->ng = ch->sweep.n_groups;
+    return rc;
+}
+
+static void chosen_clear(struct chosen *ch)
+{
+    for (size_t i = 0; i < ch->n_cli; i++)
+        free(ch->cli[i].runs);
+    free(ch->cli);
+    co_rpt_sweep_groups_clear(&ch->sweep);
+    memset(ch, 0, sizeof(*ch));
+}
+
 int co_rpt_main(int argc, char **argv)
 {
     struct cli c = {.paths = pr_xcalloc((size_t)argc, sizeof(*c.paths)),
@@ -208,9 +238,17 @@ int co_rpt_main(int argc, char **argv)
             fprintf(stderr, "stampede report: %s\n", err.msg);
             rc = 1;
         }
-    size_t ng = 0;
-    struct co_rpt_group *g = rc == 0 ? make_groups(files, groups, n, &ng) : NULL;
-    json_t *cmp = ng > 0 ? co_rpt_groups_json(g, ng) : NULL;
+    struct chosen ch = {0};
+    if (rc == 0 && choose_groups(files, groups, n, &ch, &err) != 0) {
+        fprintf(stderr,
+                "stampede report: %s (a sweep's run files are read from beside it to "
+                "compare its repeats)\n",
+                err.msg);
+        rc = 1;
+    }
+    const struct co_rpt_group *cg = ch.g;
+    size_t ng = ch.ng;
+    json_t *cmp = ng > 0 ? co_rpt_groups_json(cg, ng) : NULL;
     if (rc == 0 && out != NULL) {
         struct html_job job = {files, n, co_rpt_html_chartjs(CO_RPT_CHARTJS, &err), cmp};
         if (job.chartjs == NULL || pr_write_atomic(out, "report", html_cb, &job, &err) != 0) {
@@ -230,12 +268,16 @@ int co_rpt_main(int argc, char **argv)
         fprintf(stderr, "stampede report: %s\n", err.msg);
         rc = 1;
     }
+    if (cmp == NULL && rc == 0 && c.json != NULL) {
+        fprintf(stderr, "stampede report: --json writes the groups' comparison and there is "
+                        "none: give groups (--group=A ... --group=B ...), --baseline=OLD.json "
+                        "NEW.json, or a sweep of repeats (--repeat=2 or more)\n");
+        rc = 2;
+    }
     json_decref(cmp);
-    rc = run_gates(&c, g, ng, rc);
+    rc = run_gates(&c, cg, ng, rc);
+    chosen_clear(&ch);
     free(c.gates);
-    for (size_t i = 0; i < ng; i++)
-        free(g[i].runs);
-    free(g);
     free(groups);
     for (size_t i = 0; i < n; i++)
         co_rpt_file_clear(&files[i]);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,4 +242,74 @@ void co_rpt_groups_text(FILE *out, const json_t *cmp)
                         json_string_value(json_object_get(c, "verdict")));
         }
     }
+}
+
+/* The run file of a sweep's entry: its base name beside the sweep's file
+ * (the sweep writes them side by side; they are moved together). */
+static char *run_path(const char *sweep_path, const char *json)
+{
+    const char *slash = strrchr(sweep_path, '/'), *base = strrchr(json, '/');
+    base = base ? base + 1 : json;
+    if (slash == NULL)
+        return pr_xstrdup(base);
+    size_t dir = (size_t)(slash - sweep_path), len = dir + 1 + strlen(base) + 1;
+    char *p = pr_xmalloc(len);
+    snprintf(p, len, "%.*s/%s", (int)dir, sweep_path, base);
+    return p;
+}
+
+int co_rpt_sweep_groups(const struct co_rpt_file *sweep, struct co_rpt_sweep_groups *out,
+                        struct pr_error *err)
+{
+    const json_t *runs = json_object_get(sweep->root, "runs"), *r;
+    size_t n = json_array_size(runs), i;
+    memset(out, 0, sizeof(*out));
+    if (co_rpt_num(sweep->root, "repeat") < 2)
+        return 0;
+    out->files = pr_xcalloc(n ? n : 1, sizeof(*out->files));
+    out->groups = pr_xcalloc(n ? n : 1, sizeof(*out->groups));
+    out->names = pr_xcalloc(n ? n : 1, sizeof(*out->names));
+    json_array_foreach(runs, i, r)
+    {
+        const char *json = json_string_value(json_object_get(r, "json"));
+        if (!json_is_true(json_object_get(r, "included")) || json == NULL)
+            continue;
+        char *path = run_path(sweep->path, json);
+        int rc = co_rpt_load(path, &out->files[out->n_files], err);
+        free(path);
+        if (rc != 0) {
+            co_rpt_sweep_groups_clear(out);
+            return rc;
+        }
+        double threads = co_rpt_num(r, "threads");
+        char name[32];
+        snprintf(name, sizeof(name), "threads=%.0f", threads);
+        size_t k = 0;
+        while (k < out->n_groups && strcmp(out->groups[k].name, name) != 0)
+            k++;
+        if (k == out->n_groups) {
+            out->names[k] = pr_xstrdup(name);
+            out->groups[k].name = out->names[k];
+            out->groups[k].runs = pr_xcalloc(n, sizeof(*out->groups[k].runs));
+            out->n_groups++;
+        }
+        out->groups[k].runs[out->groups[k].n++] = &out->files[out->n_files++];
+    }
+    if (out->n_groups < 2)
+        co_rpt_sweep_groups_clear(out);
+    return 0;
+}
+
+void co_rpt_sweep_groups_clear(struct co_rpt_sweep_groups *sg)
+{
+    for (size_t i = 0; i < sg->n_files; i++)
+        co_rpt_file_clear(&sg->files[i]);
+    for (size_t i = 0; i < sg->n_groups; i++) {
+        free(sg->groups[i].runs);
+        free(sg->names[i]);
+    }
+    free(sg->files);
+    free(sg->groups);
+    free(sg->names);
+    memset(sg, 0, sizeof(*sg));
 }

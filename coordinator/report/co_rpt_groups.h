@@ -54,4 +54,22 @@ json_t *co_rpt_groups_json(const struct co_rpt_group *g, size_t ng);
 /* That comparison as text to out. */
 void co_rpt_groups_text(FILE *out, const json_t *cmp);
 
+/* A sweep's repeats as groups, one per --threads point ("threads=8"), in
+ * the sweep's order: the run files of its included runs, read from beside
+ * the sweep's file (their base names). */
+struct co_rpt_sweep_groups {
+    struct co_rpt_file *files; /* the runs read */
+    size_t n_files;
+    struct co_rpt_group *groups;
+    char **names;
+    size_t n_groups; /* 0: not a sweep of repeats over 2 or more points */
+};
+
+/* Read sweep's groups into *out (empty unless "repeat" >= 2 and 2 or
+ * more points have runs). 0, or co_rpt_load's error for a run file that
+ * cannot be read (err names it); *out is then empty. */
+int co_rpt_sweep_groups(const struct co_rpt_file *sweep, struct co_rpt_sweep_groups *out,
+                        struct pr_error *err);
+void co_rpt_sweep_groups_clear(struct co_rpt_sweep_groups *sg);
+
 #endif

@@ -81,7 +81,9 @@ void co__rpt_groups_section(FILE *f, const json_t *cmp)
     {
         char id[64];
         snprintf(id, sizeof(id), "grp-%s", str(fig, "figure"));
+        fputs("<div>", f); /* one grid cell: the heading with its chart */
         co_rpt_canvas(f, id, str(fig, "name"));
+        fputs("</div>\n", f);
     }
     fputs("</div></section>\n", f);
 }

@@ -1,6 +1,7 @@
 """stampede report and sweeps, end to end: real runs against the sandbox
 MariaDB, the page opened from disk by a real headless Chromium (DevTools
-protocol, cdp.py), a --threads=2,4 --repeat=2 sweep, and bad input.
+protocol, cdp.py), a --threads=2,4 --repeat=2 sweep (its repeats compared
+as groups per point), and bad input.
 
     python3 test_report.py STAMPEDE STAMPEDE_AGENT ARTIFACT_DIR
 
@@ -265,6 +266,35 @@ def check_sweep(base):
     return os.path.join(sw, "run-sweep.json"), sweep
 
 
+def check_sweep_groups(sweep_path, sweep):
+    """A sweep of repeats is compared as groups, one per --threads point
+    (issue 28 §1): on stdout, in --json=FILE (each group's values its runs'
+    JSON tps, in the sweep's order), and a run file gone is an error naming
+    it (exit 1), not a comparison without it."""
+    j = t.path("sweep-groups.json")
+    p = report([sweep_path, "--json=" + j], "report of the sweep --json")
+    out = p.stdout
+    t.check("Groups compared (the unit is one run; baseline threads=2)" in out
+            and "threads=4 vs threads=2: " in out,
+            "the sweep's repeats compared on stdout: %s" % out[out.find("Groups compared"):][:300])
+    d = t.load_json(j)
+    tps = [f for f in d["figures"] if f["figure"] == "tps"][0]
+    sw = os.path.dirname(sweep_path)
+    want = [["threads=%d" % th, [t.load_json(os.path.join(sw, r["json"].split("/")[-1]))
+                                 ["totals"]["tps"] for r in sweep["runs"] if r["threads"] == th]]
+            for th in sweep["threads"]]
+    got = [[g["group"], g["values"]] for g in tps["groups"]]
+    t.check(got == want and tps["comparisons"][0]["group"] == "threads=4",
+            "--json: the groups are the sweep's points with their runs' tps: %s (want %s)"
+            % (got, want))
+    gone = os.path.join(sw, "run-t4-r2.json")
+    os.rename(gone, gone + ".away")
+    p = report([sweep_path], "report of the sweep with a run file gone", want_rc=1)
+    t.check("run-t4-r2.json" in p.stderr and "beside" in p.stderr,
+            "a run file gone is named: %r" % p.stderr.strip()[-300:])
+    os.rename(gone + ".away", gone)
+
+
 # ------------------------------------------------------------ bad input
 
 def check_bad_input(good):
@@ -305,7 +335,8 @@ def main():
     t.check(len(rows) == 2 and ("%.2f" % da["totals"]["tps"]) in rows[0] and
             ("%.2f" % db["totals"]["tps"]) in rows[1], "text table rows show each run's tps")
     t.check("option threads 2 → 4" in text, "text diff names the changed option (threads 2 → 4)")
-    sweep_path, _ = check_sweep(a)
+    sweep_path, sweep = check_sweep(a)
+    check_sweep_groups(sweep_path, sweep)
     one, two, swp = t.path("one.html"), t.path("two.html"), t.path("sweep.html")
     report([a, "-o", one], "report of one run")
     report([a, b, "-o", two], "report of two runs")
@@ -355,9 +386,11 @@ def main():
         cells = [c for r in got["tables"].get("cmp-table", []) for c in r]
         t.check(any("evil<!--<script>" in c for c in cells),
                 "the label shows as text in the comparison table: %s" % cells[:12])
-        got = open_page(browser, swp, "report-sweep.png", ["sweep-0"])
+        got = open_page(browser, swp, "report-sweep.png", ["groups", "sweep-0"])
         ids = [c["id"] for c in got["charts"]]
-        t.check(ids == ["sweep-0-tps", "sweep-0-p95_ms"], "sweep page charts: %s" % ids)
+        t.check(ids == ["grp-tps", "grp-qps", "grp-p95", "grp-p99", "sweep-0-tps",
+                        "sweep-0-p95_ms"], "sweep page charts (its repeats' groups, then "
+                "the sweep's): %s" % ids)
     finally:
         browser.close()
     check_bad_input(a)
