@@ -345,6 +345,12 @@ static int set_threshold(struct co_args *a, const char *n, const char *v, struct
     return 0;
 }
 
+static int set_abort_on_threshold(struct co_args *a, const char *n, const char *v,
+                                  struct pr_error *err)
+{
+    return parse_u32(n, v, 0, MAX_WAIT_S, &a->abort_on_threshold_s, err);
+}
+
 /* --lua: parse_all reads it before the workload word (a family's parse_word). */
 static int set_script_forced(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
@@ -409,6 +415,10 @@ static const struct co__own_opt own_opts[] = {
      "fail the run (exit 3) unless [KIND.]METRIC OP VALUE holds at its end, e.g. p99<20ms, "
      "tps>=1000, errors<0.1%, new_order.p90<5s; repeatable",
      set_threshold},
+    {"abort-on-threshold", "=SECONDS", "0",
+     "from SECONDS into a run on, judge each --threshold on the figures so far at every "
+     "interval line and stop the run at the first one crossed (exit 3); 0: off",
+     set_abort_on_threshold},
     {"lua", "[=on|off]", "off",
      "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in",
      set_script_forced},

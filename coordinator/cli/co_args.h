@@ -146,27 +146,28 @@ struct co_args {
     char *json_path;                     /* --json, NULL when unset */
     struct co_threshold *thresholds;     /* --threshold, in the order given (co_threshold.h) */
     uint32_t n_thresholds;
-    char *csv_path;               /* --csv */
-    char *csv_kinds_path;         /* --csv-kinds: per statement kind (co_kinds_out.h) */
-    char *hdr_log_path;           /* --hdr-log */
-    char *prometheus;             /* --prometheus HOST:PORT, NULL: off */
-    uint32_t prometheus_linger_s; /* --prometheus-linger */
-    char *secret_key_file;        /* --secret-key-file */
-    char *authorized_keys;        /* --authorized-keys */
-    bool plaintext;               /* --plaintext */
-    uint32_t grace_ms;            /* --grace-ms, 0: default rule */
-    char *password;               /* resolved DB password ("" when none); never printed */
-    char *warnings;               /* lines "WARNING: ...\n" to print as they are, "" when
-                                     none */
-    char **passthrough;           /* "name=value" of every option given explicitly (sysbench
-                                     and workload options only, canonical names, password
-                                     excluded), plus the defaults a family resolves for
-                                     its agents (co_args_set_default; tpcc:
-                                     mysql-db, mysql-ignore-errors, report-interval),
-                                     in order of first appearance (a repeated
-                                     option keeps its slot with the last value; an unknown
-                                     option never gets here): sent to agents in
-                                     PLAN.opts */
+    uint32_t abort_on_threshold_s; /* --abort-on-threshold: judged live from then on; 0: off */
+    char *csv_path;                /* --csv */
+    char *csv_kinds_path;          /* --csv-kinds: per statement kind (co_kinds_out.h) */
+    char *hdr_log_path;            /* --hdr-log */
+    char *prometheus;              /* --prometheus HOST:PORT, NULL: off */
+    uint32_t prometheus_linger_s;  /* --prometheus-linger */
+    char *secret_key_file;         /* --secret-key-file */
+    char *authorized_keys;         /* --authorized-keys */
+    bool plaintext;                /* --plaintext */
+    uint32_t grace_ms;             /* --grace-ms, 0: default rule */
+    char *password;                /* resolved DB password ("" when none); never printed */
+    char *warnings;                /* lines "WARNING: ...\n" to print as they are, "" when
+                                      none */
+    char **passthrough;            /* "name=value" of every option given explicitly (sysbench
+                                      and workload options only, canonical names, password
+                                      excluded), plus the defaults a family resolves for
+                                      its agents (co_args_set_default; tpcc:
+                                      mysql-db, mysql-ignore-errors, report-interval),
+                                      in order of first appearance (a repeated
+                                      option keeps its slot with the last value; an unknown
+                                      option never gets here): sent to agents in
+                                      PLAN.opts */
     uint32_t n_passthrough;
     uint32_t n_passthrough_given; /* the first n_passthrough_given entries were given by the
                                      user; the rest are a family's defaults (co_family

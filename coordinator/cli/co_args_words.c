@@ -159,6 +159,14 @@ int co__args_check(struct co_args *a, struct pr_error *err)
         return pr_error_set(err, PR_EINVAL,
                             "--threshold checks a run's figures: it goes with the run command "
                             "only (drop it here)");
+    if (a->abort_on_threshold_s > 0 && a->n_thresholds == 0)
+        return pr_error_set(err, PR_EINVAL,
+                            "--abort-on-threshold stops a run when a --threshold is crossed: "
+                            "give one, e.g. --threshold='p99<20ms'");
+    if (a->abort_on_threshold_s > 0 && pr_opts_int(a->opts, "report-interval") == 0)
+        return pr_error_set(err, PR_EINVAL,
+                            "--abort-on-threshold judges the figures at each interval line: "
+                            "give --report-interval=N (N >= 1)");
     if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
         pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
         co_args_warn(a, "Both event and time limits are disabled, running an endless test");

@@ -204,6 +204,11 @@ struct co_result {
     struct co_steady steady;            /* judged from them at the end of the run */
     struct co_thr_result *thr;          /* --threshold outcomes, n_thr (co_threshold.h) */
     uint32_t n_thr;
+    /* --abort-on-threshold: the threshold that stopped the run (NULL: none),
+     * the figure it had then and when (the end of that interval, s since t0). */
+    const struct co_threshold *thr_stop;
+    double thr_stop_value;
+    double thr_stop_at_s;
     /* The family's own output (co_family_summary.h), NULL: sysbench's. fam_state
      * is its state, owned (fam_summary->destroy, by co_result_clear). */
     const struct co_family_summary *fam_summary;

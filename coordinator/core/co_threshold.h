@@ -14,7 +14,8 @@
  * new_order.p90. The figures are read from the same totals and histograms
  * that the summary and the JSON print (co_result), never recomputed
  * otherwise. Parsed once, by the command line (cli/); evaluated at the end
- * of the run (co_threshold_eval).
+ * of the run (co_threshold_eval), and with --abort-on-threshold also on
+ * the figures so far at each interval (co_threshold_live says which).
  */
 #ifndef CO_THRESHOLD_H
 #define CO_THRESHOLD_H
@@ -65,6 +66,12 @@ void co_threshold_clear(struct co_threshold *t);
 
 /* The figure t names in r, and whether it passes. */
 struct co_thr_result co_threshold_eval(const struct co_threshold *t, const struct co_result *r);
+
+/* Whether t can be judged on the figures so far, before the run ends
+ * (--abort-on-threshold): a whole-run figure, and not a lower bound on a
+ * count (events>=N, reconnects>N: they only grow, so only the end can
+ * tell). A kind's figures are summed at the end: judged then only. */
+bool co_threshold_live(const struct co_threshold *t);
 
 /* The unit a threshold's value is in ("ms", "tps", "qps", "/s", "%", ""). */
 const char *co_threshold_unit(const struct co_threshold *t);

@@ -15,6 +15,7 @@
 #include "co_sbfmt.h"
 #include "co_stream.h"
 #include "co_summary.h"
+#include "co_threshold.h"
 #include "pr_msg_lat.h"
 
 void co__srv_copy(struct pr_msg_stat **dst, uint32_t *n, const struct pr_msg_stat *src,
@@ -325,6 +326,35 @@ static void trim_heap(struct run *r)
 #endif
 }
 
+/* --abort-on-threshold: from its start on, each live-judged --threshold
+ * (co_threshold_live) on the run's figures up to interval iv (its released
+ * counters and latency, over the time to its end); the first crossed one
+ * is kept in res->thr_stop, for the run's loop to stop the run. */
+static void live_thresholds(struct run *r, const struct co_interval_result *iv)
+{
+    const struct co_args *a = r->a;
+    struct co_result *res = r->res;
+    if (a->abort_on_threshold_s == 0 || res->thr_stop != NULL || r->stopping ||
+        iv->t_s < (double)a->abort_on_threshold_s)
+        return;
+    struct co_result so_far = {.total = r->live_ctr, .lat = r->tot_lat, .time_s = iv->t_s};
+    for (uint32_t i = 0; i < a->n_thresholds; i++) {
+        if (!co_threshold_live(&a->thresholds[i]))
+            continue;
+        struct co_thr_result t = co_threshold_eval(&a->thresholds[i], &so_far);
+        if (!t.measured || t.passed)
+            continue;
+        res->thr_stop = t.t;
+        res->thr_stop_value = t.value;
+        res->thr_stop_at_s = iv->t_s;
+        fprintf(stderr,
+                "stampede: threshold crossed at %.0f s: %s (measured so far: %.3f %s); stopping "
+                "the run (--abort-on-threshold)\n",
+                iv->t_s, t.t->expr, t.value, co_threshold_unit(t.t));
+        return;
+    }
+}
+
 void co__live_release(struct run *r, bool all)
 {
     uint64_t k;
@@ -344,6 +374,8 @@ void co__live_release(struct run *r, bool all)
         const pr_hist *h = co_interval_lat(iv, r->scratch);
         pr_hist_add(r->tot_lat, h);
         co_steady_add(&r->res->steady_pts, iv->t_s, iv->len_s, &iv->ctr, h, iv->partial);
+        pr_counters_add(&r->live_ctr, &iv->ctr);
+        live_thresholds(r, iv);
         if (k >= r->cp_from_k) { /* not in a checkpoint taken already */
             if (r->cp_lat == NULL)
                 r->cp_lat = pr_hist_new();

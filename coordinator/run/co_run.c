@@ -492,6 +492,14 @@ static void request_stop(struct run *r, const char *why)
     r->stop_ns = co_fleet_now_ns();
 }
 
+/* --abort-on-threshold: a threshold crossed live (co__live_release) stops
+ * the run; what was measured is reported and written as for any stop. */
+static void check_threshold_stop(struct run *r)
+{
+    if (r->res->thr_stop != NULL && !r->stopping)
+        request_stop(r, "a --threshold was crossed (--abort-on-threshold)");
+}
+
 /* Watchdogs: agents that do not finish after a stop or long past --time. */
 static void check_overdue(struct run *r)
 {
@@ -609,6 +617,7 @@ static void drive_phase(struct run *r)
         co__live_flush(r, false);
         co__live_progress(r);
         check_forced(r);
+        check_threshold_stop(r);
         check_overdue(r);
     }
     if (r->end_ns == 0)

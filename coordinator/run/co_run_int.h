@@ -94,12 +94,14 @@ struct run {
     /* Runs of any length: intervals are written out and freed as they
      * become final (co__live_release), so the run's figures are summed as
      * they go. */
-    pr_hist *tot_lat;          /* released intervals' latency, + STATS after their release */
-    pr_hist *tot_svc;          /* the same for the service time, NULL: none (closed loop) */
-    pr_hist *cp_lat;           /* released intervals of the current checkpoint window */
-    struct pr_counters cp_ctr; /* their counters */
-    pr_hist *scratch;          /* where a frozen interval is expanded */
-    bool stream_opened;        /* stream was opened (at the first release) */
+    pr_hist *tot_lat;            /* released intervals' latency, + STATS after their release */
+    pr_hist *tot_svc;            /* the same for the service time, NULL: none (closed loop) */
+    pr_hist *cp_lat;             /* released intervals of the current checkpoint window */
+    struct pr_counters cp_ctr;   /* their counters */
+    struct pr_counters live_ctr; /* released intervals' counters: the run's so far
+                                    (--abort-on-threshold) */
+    pr_hist *scratch;            /* where a frozen interval is expanded */
+    bool stream_opened;          /* stream was opened (at the first release) */
     /* The result files written as intervals close (co_stream), or NULL:
      * none asked for, or no interval released yet. Finished from res by
      * co_output_write at the run's end. */

@@ -234,12 +234,27 @@ static void check_thresholds(struct run *r)
             fprintf(stderr, "stampede: threshold crossed: %s (measured: %s)\n", t->t->expr, v);
         crossed += !t->passed;
     }
+    const struct co_threshold *stop = res->thr_stop;
+    if (text && stop != NULL)
+        fprintf(r->out,
+                "    (the run was stopped at %.0f s: %s was crossed, %.3f %s so far; "
+                "--abort-on-threshold)\n",
+                res->thr_stop_at_s, stop->expr, res->thr_stop_value, co_threshold_unit(stop));
     if (text)
         fprintf(r->out, "\n");
-    if (crossed > 0 && res->exit_status == CO_EXIT_OK) {
+    if ((crossed > 0 || stop != NULL) && res->exit_status == CO_EXIT_OK) {
         res->exit_status = CO_EXIT_THRESHOLD;
         free(res->exit_reason);
-        res->exit_reason = pr_xstrdup("a --threshold was crossed");
+        if (stop != NULL) {
+            char why[512];
+            snprintf(why, sizeof(why),
+                     "stopped at %.0f s: --threshold %s was crossed "
+                     "(--abort-on-threshold)",
+                     res->thr_stop_at_s, stop->expr);
+            res->exit_reason = pr_xstrdup(why);
+        } else {
+            res->exit_reason = pr_xstrdup("a --threshold was crossed");
+        }
     }
 }
 

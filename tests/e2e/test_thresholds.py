@@ -13,11 +13,15 @@ Real runs against the sandbox:
     sysbench's), stderr still names the crossed one, exit 3;
   - a sweep (--threads=1,2) with one crossed threshold: exit 3, both runs
     included in the sweep's summary;
+  - --abort-on-threshold: a crossed threshold stops a 30 s run at its 2 s
+    line (exit 3, stderr and the JSON say when and which); holding ones
+    let the run end at its time; it needs a --threshold and intervals;
   - bad expressions: exit 2 before anything runs, the message names the
     expression and says how to write it.
 """
 import json
 import os
+import time
 
 import e2elib as e
 
@@ -115,6 +119,42 @@ def not_run():
             % (rc, p.text("err")[-200:]))
 
 
+def abort_live():
+    """--abort-on-threshold=2 with p99<1us on a 30 s run: stopped at its
+    2 s line (or the next), exit 3, stderr says when and which, the JSON's
+    thresholds[] says which stopped it and with what figure, its run time
+    is that short; thresholds that hold let a 3 s run end at its time.
+    Without a --threshold or a report interval: exit 2, said."""
+    t0 = time.monotonic()
+    p, d = run(["--time=30", "--report-interval=1", "--threshold=p99<0.001ms",
+                "--threshold=tps>0", "--abort-on-threshold=2"], "abort", 3)
+    took = time.monotonic() - t0
+    err = p.text("err")
+    th = {t["expr"]: t for t in (d or {}).get("thresholds", [])}
+    stop = th.get("p99<0.001ms", {})
+    e.check(d is not None and stop.get("passed") is False
+            and stop.get("stopped_run_at_s") in (2, 3) and stop.get("measured_at_stop", 0) > 0.001
+            and th.get("tps>0", {}).get("stopped_run_at_s") is None
+            and d["exit"]["status"] == 3 and "--abort-on-threshold" in d["exit"]["reason"]
+            and d["totals"]["time_s"] < 6,
+            "stopped live: %r; exit %r; run time %s s" % (stop, d and d["exit"],
+                                                          d and d["totals"]["time_s"]))
+    e.check("threshold crossed at " in err and "p99<0.001ms" in err and took < 20,
+            "stderr says when and which, the 30 s run took %.1f s: %r" % (took, err[-300:]))
+    p, d = run(["--time=3", "--report-interval=1", "--threshold=p99<10s",
+                "--abort-on-threshold=1"], "abort-holds", 0)
+    e.check(d is not None and d["totals"]["time_s"] >= 2.9 and d["exit"]["status"] == 0,
+            "thresholds that hold: the run ends at its --time: %s s"
+            % (d and d["totals"]["time_s"]))
+    for extra, word in ((["--abort-on-threshold=2"], "give one"),
+                        (["--report-interval=0", "--threshold=p99<1", "--abort-on-threshold=2"],
+                         "--report-interval")):
+        p = e.stampede(BASE + ["--time=1"] + extra + e.local_opts() + e.db_opts() + ["run"])
+        rc = p.wait(30)
+        e.check(rc == 2 and word in p.text("err"),
+                "%s: exit 2, said (%s): rc %s, %r" % (extra, word, rc, p.text("err")[-200:]))
+
+
 def main():
     e.need_sandbox()
     e.prepare(tables=1, table_size=1000)
@@ -122,6 +162,7 @@ def main():
     crossed()
     sysbench_format()
     sweep()
+    abort_live()
     bad()
     not_run()
     e.finish()
