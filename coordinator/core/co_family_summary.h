@@ -52,6 +52,9 @@ struct co_family_summary {
     bool (*server_check)(const struct co_result *res, uint64_t *client, uint64_t *server);
     const char *server_formula; /* what server_check compares, for the summary and JSON */
     const char *server_caveat;  /* when it is exact, for the summary */
+    /* A headline figure of the finished run by name ("tpmC", as --threshold
+     * spells it), NAN when the family has none by that name; NULL: none. */
+    double (*figure)(const void *st, const char *name);
     /* The --json member json_key's value (one JSON value, no newline). */
     void (*json)(FILE *f, const void *st, const struct co_result *res);
     /* Free the state. */

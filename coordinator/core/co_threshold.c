@@ -8,14 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_family_summary.h"
 #include "co_kinds.h"
 #include "co_result.h"
 #include "pr_hist.h"
 
 #define HOW                                                                                        \
     "write [KIND.]METRIC OP VALUE[UNIT], OP one of < <= > >=, METRIC one of tps, qps, events, "    \
-    "errors, reconnects, min, avg, max, pNN (latency in ms, or with us/ms/s), e.g. 'p99<20ms', "   \
-    "'tps>=1000', 'errors<0.1%%', 'new_order.p90<5s'"
+    "errors, reconnects, min, avg, max, pNN (latency in ms, or with us/ms/s), tpmC, e.g. "         \
+    "'p99<20ms', 'tps>=1000', 'errors<0.1%%', 'new_order.p90<5s', 'tpmC>=5000'"
 
 static const struct {
     const char *name;
@@ -31,6 +32,7 @@ static const struct {
     {"min", CO_THR_LATENCY, CO_THR_MIN, true},
     {"avg", CO_THR_LATENCY, CO_THR_AVG, true},
     {"max", CO_THR_LATENCY, CO_THR_MAX, true},
+    {"tpmC", CO_THR_TPMC, 0, false},
 };
 
 /* name[0..len) as a metric: its entry index, or -1; a percentile pNN(.N)
@@ -189,6 +191,10 @@ static double run_value(const struct co_threshold *t, const struct co_result *r)
         return (double)c->reconnects;
     case CO_THR_LATENCY:
         return lat_ms(r->lat, t->pct);
+    case CO_THR_TPMC:
+        return r->fam_summary && r->fam_summary->figure
+                   ? r->fam_summary->figure(r->fam_state, "tpmC")
+                   : NAN;
     }
     return NAN;
 }
@@ -224,7 +230,8 @@ static double kind_value(const struct co_threshold *t, const struct co_result *r
 bool co_threshold_live(const struct co_threshold *t)
 {
     bool count = t->metric == CO_THR_EVENTS || t->metric == CO_THR_RECONNECTS;
-    return t->kind == NULL && !(count && (t->op == CO_THR_GT || t->op == CO_THR_GE));
+    return t->kind == NULL && t->metric != CO_THR_TPMC &&
+           !(count && (t->op == CO_THR_GT || t->op == CO_THR_GE));
 }
 
 struct co_thr_result co_threshold_eval(const struct co_threshold *t, const struct co_result *r)
@@ -262,6 +269,8 @@ const char *co_threshold_unit(const struct co_threshold *t)
         return "%";
     case CO_THR_LATENCY:
         return "ms";
+    case CO_THR_TPMC:
+        return "tpmC";
     default:
         return "";
     }

@@ -9,6 +9,8 @@
  *   reconnects           the run's reconnects (count)
  *   min avg max p50 p90 p95 p99 p99.9 (or pNN.N)
  *                        latency, VALUE in ms unless UNIT is us, ms or s
+ *   tpmC                 a tpcc run's tpmC (its summary's; not measured in
+ *                        other runs)
  * KIND. names one statement kind of the run's per-kind figures (a sysbench
  * kind, a Lua script's kind, a TPC-C transaction type): point_selects.p99,
  * new_order.p90. The figures are read from the same totals and histograms
@@ -35,6 +37,7 @@ enum co_thr_metric {
     CO_THR_ERRORS_PCT, /* per 100 transactions */
     CO_THR_RECONNECTS,
     CO_THR_LATENCY, /* pct: the percentile, or CO_THR_MIN/AVG/MAX */
+    CO_THR_TPMC,    /* TPC-C's New-Orders per minute (the family's figure "tpmC") */
 };
 #define CO_THR_MIN (-1.0)
 #define CO_THR_AVG (-2.0)

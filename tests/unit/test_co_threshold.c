@@ -3,10 +3,12 @@
  * evaluation against a result built here (counters, a histogram, a kind)
  * whose figures are known: tps, errors per 100 transactions, percentiles
  * (HdrHistogram's highest equivalent value), a missing kind, each operator
- * at its boundary. */
+ * at its boundary; tpmC through a family's figure hook; which are judged
+ * live (--abort-on-threshold). */
 #include <math.h>
 #include <string.h>
 
+#include "co_family_summary.h"
 #include "co_result.h"
 #include "co_threshold.h"
 #include "testlib.h"
@@ -56,6 +58,25 @@ static void test_parse(void)
     t = parse_ok("max<1");
     CHECK(t.metric == CO_THR_LATENCY && t.pct == CO_THR_MAX);
     co_threshold_clear(&t);
+    t = parse_ok("tpmC>=5000");
+    CHECK(t.metric == CO_THR_TPMC && t.op == CO_THR_GE && t.limit == 5000 &&
+          strcmp(co_threshold_unit(&t), "tpmC") == 0 && !co_threshold_live(&t));
+    co_threshold_clear(&t);
+    /* Live (--abort-on-threshold): whole-run figures but lower bounds on counts. */
+    const char *live[] = {"p99<20", "tps>=5", "errors<1%", "events<100", "reconnects<=2"};
+    const char *end_only[] = {"events>=100", "reconnects>0", "k.p99<20", "tpmC>1"};
+    for (size_t i = 0; i < 5; i++) {
+        t = parse_ok(live[i]);
+        CHECK_MSG(co_threshold_live(&t), "%s is judged live", live[i]);
+        co_threshold_clear(&t);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        t = parse_ok(end_only[i]);
+        CHECK_MSG(!co_threshold_live(&t), "%s is judged at the end only", end_only[i]);
+        co_threshold_clear(&t);
+    }
+    parse_bad("k.tpmC>1", "not of a kind");
+    parse_bad("tpmC>1ms", "unit 'ms'");
     parse_bad("p99", "no comparison");
     parse_bad("<5", "no comparison");
     parse_bad("p99<<1", "not a number");
@@ -77,6 +98,12 @@ static double eval(const char *expr, const struct co_result *r, bool *passed, bo
     *measured = res.measured;
     co_threshold_clear(&t);
     return res.value;
+}
+
+/* A family's figure hook: state is the tpmC. */
+static double figure_of(const void *st, const char *name)
+{
+    return strcmp(name, "tpmC") == 0 ? *(const double *)st : NAN;
 }
 
 static void test_eval(void)
@@ -120,6 +147,18 @@ static void test_eval(void)
     CHECK(m && ok && v == 90.0);
     v = eval("deletes.p95<1000", &r, &ok, &m);
     CHECK(!m && !ok);
+    v = eval("tpmC>=1", &r, &ok, &m); /* no family figure (a sysbench run): not measured */
+    CHECK(!m && !ok);
+    struct co_family_summary fam = {.figure = figure_of};
+    double tpmc = 1234.5;
+    r.fam_summary = &fam;
+    r.fam_state = &tpmc;
+    v = eval("tpmC>=1234.5", &r, &ok, &m);
+    CHECK_MSG(m && ok && v == 1234.5, "tpmC %g", v);
+    v = eval("tpmC>1234.5", &r, &ok, &m);
+    CHECK(m && !ok);
+    r.fam_summary = NULL;
+    r.fam_state = NULL;
     r.kinds = NULL;
     r.n_kinds = 0;
     pr_hist_destroy(&kind.lat);

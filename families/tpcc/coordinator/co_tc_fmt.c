@@ -4,6 +4,7 @@
 #include "co_tc_fmt.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -451,6 +452,11 @@ static void op_json(FILE *f, const void *st, const struct co_result *res)
     co_tc_fmt_json(f, st, res);
 }
 
+static double op_figure(const void *st, const char *name)
+{
+    return strcmp(name, "tpmC") == 0 ? co_tc_fmt_tpmc(st) : NAN;
+}
+
 static void op_destroy(void *st)
 {
     co_tc_fmt *t = st;
@@ -470,5 +476,6 @@ const struct co_family_summary co_tc_family_summary = {
     .server_caveat = "exact when the agents are the server's only clients and no connection "
                      "was lost: a lost connection's COMMIT or ROLLBACK may not reach the server",
     .json = op_json,
+    .figure = op_figure,
     .destroy = op_destroy,
 };

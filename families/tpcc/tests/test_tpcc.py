@@ -172,7 +172,8 @@ def exact_run():
     n0 = next_o_ids()
     s0 = e.status("Com_commit", "Com_rollback")
     p = e.run_ok(tpcc("run", "--warehouses=2", "--threads=6", "--time=6", "--warmup-time=1",
-                      "--report-interval=2", "--json=" + j, agents=3),
+                      "--report-interval=2", "--json=" + j, "--threshold=tpmC>=1",
+                      "--threshold=new_order.p90<5s", agents=3),
                  "tpcc run over 3 agents --json", timeout=120)
     n1 = next_o_ids()
     s1 = e.status("Com_commit", "Com_rollback")
@@ -183,6 +184,13 @@ def exact_run():
     m = re.search(r"^\s+([\d.]+) TpmC$", p.text(), re.M)
     e.check(m is not None and "%.3f" % tc.get("tpmC", -1) == m.group(1),
             "TpmC: text %s == JSON %s" % (m.group(1) if m else None, tc.get("tpmC")))
+    th = {t["expr"]: t for t in d.get("thresholds", [])}
+    tp, no = th.get("tpmC>=1", {}), th.get("new_order.p90<5s", {})
+    e.check(tp.get("passed") is True and tp.get("unit") == "tpmC"
+            and abs(tp.get("measured", -1) - tc.get("tpmC", -2)) <= 0.0005
+            and no.get("passed") is True and no.get("measured", -1) > 0,
+            "--threshold tpmC>=1 measured the summary's tpmC %s (%s); new_order.p90<5s: %s"
+            % (tc.get("tpmC"), tp, no.get("measured")))
     def kc(k, f="count"):  # a kind that never happened is left out of the JSON
         return kinds.get(k, {}).get(f, 0)
     committed = kc("new_order") - kc("rollback")
