@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "co_args.h"
+#include "co_compare.h"
 #include "co_family.h"
 #include "co_keys.h"
 #include "co_result.h"
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
     pr_secrets_protect(); /* the password, the one-run CURVE keys */
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return co_rpt_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "compare") == 0)
+        return co_compare_main(argc - 1, argv + 1, self_exe(exe, sizeof(exe)));
     /* another tool's command line (tpcc_start ...): a family's words */
     struct co_family_argv tc;
     int trc = co_registry_argv_translate(argc, argv, &tc, &err);

@@ -149,6 +149,9 @@ char *co_args_usage(void)
     fputs("Usage:\n"
           "  stampede [options]... WORKLOAD COMMAND [options]...\n"
           "  stampede keygen DIR [NAME]\n"
+          "  stampede report RUN.json... [--group=NAME RUN.json...]... [-o FILE] (--help)\n"
+          "  stampede compare [--a=ARG]... [--b=ARG]... [--repeat=N] -- WORKLOAD [options]... "
+          "run (--help)\n"
           "  stampede tpcc_load|tpcc_start [tpcc-mysql's options]... [options]...\n"
           "\n"
           "Commands: prepare run cleanup prewarm check help\n\n",

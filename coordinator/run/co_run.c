@@ -781,12 +781,14 @@ int co_run(const struct co_args *a, const char *self_exe, FILE *out, struct co_r
         co__run_init_results(&r);
         if (start_prom(&r) == 0)
             run_phases(&r);
+        /* The agents' part is over: told so now, not after the summary and
+         * files (seconds on a loaded box, past their 3 s lease, and with no
+         * heartbeat meanwhile they warned "no word from the coordinator"). */
+        say_goodbye(&r, r.prom != NULL);
         co__run_finish_results(&r);
         co__run_print_end(&r);
     }
     fflush(out);
-    if (r.prom != NULL)
-        say_goodbye(&r, true);
     linger_prom(&r);
     free_run(&r);
     return write_files(&r);
