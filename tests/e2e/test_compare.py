@@ -8,7 +8,8 @@ one 1000-row table; then
 
     stampede compare --repeat=4 --name-a=flush2 --name-b=flush1
         --a=--mysql-port=A --a=--mysql-password-file=... --b=... --dir=D
-        --json=cmp.json -- oltp_update_index --time=2 --threads=2 ... run
+        --json=cmp.json --fail-if='tps<-5%' --junit=gates.xml
+        -- oltp_update_index --time=2 --threads=2 ... run
 
   - the 8 runs go A B A B ... (the "=== compare run k of 8: NAME" lines in
     that order) and write D/flush2-1.json ... D/flush1-4.json;
@@ -18,6 +19,8 @@ one 1000-row table; then
   - each group's values in --json are its runs' JSON tps, in run order;
   - the environment diff names innodb_flush_log_at_trx_commit 2 -> 1 (the
     configuration, apart from the data-set drift);
+  - as the CI gate docs/guide.md's worked example is: --fail-if='tps<-5%'
+    fails (exit 3, stderr names it, the JUnit file has 1 failure);
   - --before-b: a failing hook stops the comparison (exit 1, named, the
     runs before it kept); a second compare into the same --dir refuses to
     overwrite (exit 1); no command after "--": exit 2.
@@ -27,6 +30,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import xml.etree.ElementTree as ET
 
 import e2elib as e
 
@@ -78,10 +82,16 @@ def main():
         sides = ["--a=" + x for x in side(e.env("PORT"), pw_a)] + \
                 ["--b=" + x for x in side(port_b, pw_b)]
         d, j = e.path("cmp"), e.path("cmp.json")
+        junit = e.path("gates.xml")
         p = compare(["--repeat=%d" % REPEAT, "--name-a=flush2", "--name-b=flush1", "--dir=" + d,
-                     "--json=" + j] + sides + ["--"] + base_cmd())
+                     "--json=" + j, "--fail-if=tps<-5%", "--junit=" + junit] + sides + ["--"]
+                    + base_cmd())
         out = p.stdout
-        e.check(p.returncode == 0, "compare: exit %d %s" % (p.returncode, p.stderr[-400:]))
+        fails = ET.parse(junit).getroot().find("testsuite").get("failures") \
+            if os.path.exists(junit) else None
+        e.check(p.returncode == 3 and "gate failed: tps<-5%" in p.stderr and fails == "1",
+                "compare with --fail-if='tps<-5%%': exit %d (a regression: 3), JUnit failures "
+                "%s: %s" % (p.returncode, fails, p.stderr[-400:]))
         order = re.findall(r"^=== compare run (\d+) of (\d+): (\S+) \(repeat (\d+)\) ===$", out,
                            re.M)
         want = [(str(i + 1), str(2 * REPEAT), ("flush2", "flush1")[i % 2], str(i // 2 + 1))

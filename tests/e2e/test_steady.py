@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """e2e: each run says whether it was steady (issue 28 §2).
 
-Three Lua scripts on 2 connections, --report-interval=1, whose events are
+Three Lua scripts, --report-interval=1, whose events are
 server sleeps (so their throughput hardly depends on the box's load):
-  - flat: DO SLEEP(0.05) for 8 s: steady (the summary's "Steady state:"
+  - flat: DO SLEEP(0.02) at a uniform --rate=100 on 4 connections (half
+    busy) for 8 s: steady (the summary's "Steady state:"
     verdict and the JSON's steady_state agree, steady true);
-  - falling: each connection's sleep grows with its events (2 ms + 1 us
-    per event so far), 8 s: tps falls by about half: not steady, "tps fell",
+  - falling: each connection's sleep grows with its events (4 ms + 20 us
+    per event so far: about 4 to 14 ms), 8 s: tps falls to about a third
+    (a TSan agent's millisecond per event does not hide it): not steady, "tps fell",
     a significant tps trend of -20% or less;
   - warm-up: each connection's first 20 events sleep 100 ms (about 2 s),
     the rest 15 ms, 12 s: 2 or 3 intervals of warm-up are found and named.
@@ -35,17 +37,18 @@ import e2elib as e
 
 # Sleeps of 15-100 ms: a busy CI box (TSan, two tests at once) adds
 # milliseconds to a statement as other tests start and end, a change that
-# a 5 ms sleep's p95 trend took for a real one (CI of stop 36; with three
-# CPU hogs beside TSan a 50 ms sleep's p95 trend stays within about ±15%).
+# a 5 ms sleep's p95 trend took for a real one (CI of stop 36). The flat run
+# is open loop at a uniform rate: a closed loop's interval counts (40 of
+# 50 ms sleeps) moved by 12% when TSan's agent stalled, out of the band.
 FLAT = """
 function thread_init() con = sysbench.sql.driver():connect() end
-function event() con:query("DO SLEEP(0.05)") end
+function event() con:query("DO SLEEP(0.02)") end
 """
 FALLING = """
 function thread_init() con = sysbench.sql.driver():connect() n = 0 end
 function event()
   n = n + 1
-  con:query(string.format("DO SLEEP(%.6f)", 0.002 + 0.000001 * n))
+  con:query(string.format("DO SLEEP(%.6f)", 0.004 + 0.00002 * n))
 end
 """
 WARMUP = """
@@ -57,12 +60,13 @@ end
 """
 
 
-def one(name, script, seconds):
+def one(name, script, seconds, threads=2, extra=()):
     path = e.path(name + ".lua")
     with open(path, "w") as f:
         f.write(script)
     j = e.path(name + ".json")
-    p = e.run_ok([path, "run", "--threads=2", "--time=%d" % seconds, "--report-interval=1",
+    p = e.run_ok([path, "run", "--threads=%d" % threads, "--time=%d" % seconds,
+                  "--report-interval=1", *extra,
                   "--json=" + j] + e.local_opts() + e.db_opts(), name + " run")
     d = e.load_json(j)
     s = d.get("steady_state") or {}
@@ -151,7 +155,7 @@ def page(json_path, s):
 def main():
     e.need_sandbox()
     histograms()
-    flat = one("flat", FLAT, 8)
+    flat = one("flat", FLAT, 8, 4, ["--rate=100", "--rate-mode=uniform"])
     e.check(flat.get("judged") is True and flat.get("steady") is True
             and flat.get("verdict", "").startswith("steady:"),
             "flat: steady (%r)" % flat.get("verdict"))
