@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -201,11 +202,25 @@ static int run_one(const struct cmp *c, const struct side *s, const char *self, 
         argv[n++] = (char *)s->args[k];
     argv[n++] = jopt;
     fflush(NULL);
+    /* Ctrl-C reaches the run (its own handler stops it and keeps what it
+     * measured, exit 1) and not this process, which then says so. */
+    posix_spawnattr_t at;
+    sigset_t dfl;
+    sigemptyset(&dfl);
+    sigaddset(&dfl, SIGINT);
+    sigaddset(&dfl, SIGTERM);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setsigdefault(&at, &dfl);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+    void (*old_int)(int) = signal(SIGINT, SIG_IGN), (*old_term)(int) = signal(SIGTERM, SIG_IGN);
     pid_t pid;
-    int rc = posix_spawn(&pid, self, NULL, NULL, argv, environ), st = 0;
+    int rc = posix_spawn(&pid, self, NULL, &at, argv, environ), st = 0;
     if (rc == 0)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
+    signal(SIGINT, old_int);
+    signal(SIGTERM, old_term);
+    posix_spawnattr_destroy(&at);
     free(jopt);
     free(argv);
     if (rc != 0) {

@@ -16,7 +16,8 @@
  * --junit and -o passed on. Interleaving spreads the machine's drift (a
  * warming cache, a neighbour's load) over both sides instead of one.
  *
- * A failed run (exit other than 0 or 3) or hook stops the comparison:
+ * A failed run (exit other than 0 or 3; Ctrl-C stops the run in progress,
+ * which then exits 1) or hook stops the comparison:
  * exit 1, the message names it, the runs so far stay in DIR. Thread: the
  * caller's.
  */
