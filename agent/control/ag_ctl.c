@@ -63,6 +63,8 @@ struct ctl {
     uint64_t stop_asked_ns;      /* when the current run was told to stop, 0: not */
     bool run_failed;             /* the last run ended with a non-zero status */
     int runs_done;               /* sessions that finished */
+    bool after_run;              /* a run finished and no PLAN came since: the
+                                    coordinator's quiet is its end, not a loss */
     uint64_t ping_id;            /* last PING id we sent */
     struct pr_clock_sync clock;  /* coordinator clock - ours, lowest-RTT PONG */
     uint64_t bad_frames;         /* malformed or unexpected frames dropped */
@@ -292,6 +294,7 @@ static void on_plan(struct ctl *c, const struct pr_msg *m)
         return;
     }
     snprintf(c->run, sizeof(c->run), "%s", m->run);
+    c->after_run = false;
     struct pr_error herr = {0};
     if (pr_msg_plan_verify(p, &herr) < 0) {
         logf_(c, 0, "run %s: %s", c->run, herr.msg);
@@ -440,6 +443,7 @@ static void drain_session(struct ctl *c)
         ag_session_destroy(&c->session);
         c->stop_asked_ns = 0;
         c->runs_done++;
+        c->after_run = true;
         logf_(c, 2, "run %s finished", c->run);
         c->run[0] = '\0';
         if (c->bye_heard)
@@ -451,8 +455,17 @@ static void drain_session(struct ctl *c)
 static void tick(struct ctl *c, uint64_t now)
 {
     if (c->joined && now - c->last_heard_ns > (uint64_t)AG_CTL_LEASE_MS * 1000000u) {
-        logf_(c, 1, "no word from the coordinator for %d ms: %s", AG_CTL_LEASE_MS,
-              c->session ? "stopping the run and closing every DB connection" : "waiting");
+        /* After a finished run the coordinator going quiet is its normal
+         * end (its BYE is the usual word, and can come too late or not at
+         * all from a coordinator on a loaded box): said at info level. */
+        if (c->session == NULL && c->after_run)
+            logf_(c, 2,
+                  "the coordinator has been quiet for %d ms since the run ended: waiting "
+                  "for the next run",
+                  AG_CTL_LEASE_MS);
+        else
+            logf_(c, 1, "no word from the coordinator for %d ms: %s", AG_CTL_LEASE_MS,
+                  c->session ? "stopping the run and closing every DB connection" : "waiting");
         if (c->session) {
             stop_session(c, true);
             c->lease_expired = true;
