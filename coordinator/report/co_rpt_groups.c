@@ -194,20 +194,14 @@ json_t *co_rpt_groups_json(const struct co_rpt_group *g, size_t ng)
                      "decides", "welch", "alpha", 0.05, "figures", figs);
 }
 
-static double get(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static void print_sample(FILE *out, const char *fig, const json_t *s)
 {
     json_int_t n = json_integer_value(json_object_get(s, "n"));
     fprintf(out, "    %-7s %-12s %3lld %12.3f %12.3f %10.3f", fig,
-            json_string_value(json_object_get(s, "group")), (long long)n, get(s, "median"),
-            get(s, "mean"), get(s, "stddev"));
+            json_string_value(json_object_get(s, "group")), (long long)n, co_rpt_num(s, "median"),
+            co_rpt_num(s, "mean"), co_rpt_num(s, "stddev"));
     if (n >= 2)
-        fprintf(out, "   %.3f to %.3f\n", get(s, "ci_low"), get(s, "ci_high"));
+        fprintf(out, "   %.3f to %.3f\n", co_rpt_num(s, "ci_low"), co_rpt_num(s, "ci_high"));
     else
         fprintf(out, "   -\n");
 }

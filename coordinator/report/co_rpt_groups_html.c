@@ -1,16 +1,9 @@
 /* co_rpt_groups_html: the groups' comparison on the page (co_rpt_groups_html.h). */
 #include "co_rpt_groups_html.h"
 
-#include <math.h>
 #include <stdbool.h>
 
 #include "co_rpt_draw.h"
-
-static double get(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -31,20 +24,20 @@ static void row(FILE *f, const char *fig, const json_t *s, const json_t *c)
     fputs("\">", f);
     co_rpt_td_str(f, fig);
     co_rpt_td_str(f, str(s, "group"));
-    co_rpt_td_num(f, "n", get(s, "n"), 0);
-    co_rpt_td_num(f, "median", get(s, "median"), 3);
-    co_rpt_td_num(f, "mean", get(s, "mean"), 3);
-    co_rpt_td_num(f, "stddev", get(s, "stddev"), 3);
-    co_rpt_td_num(f, "ci_low", get(s, "ci_low"), 3);
-    co_rpt_td_num(f, "ci_high", get(s, "ci_high"), 3);
+    co_rpt_td_num(f, "n", co_rpt_num(s, "n"), 0);
+    co_rpt_td_num(f, "median", co_rpt_num(s, "median"), 3);
+    co_rpt_td_num(f, "mean", co_rpt_num(s, "mean"), 3);
+    co_rpt_td_num(f, "stddev", co_rpt_num(s, "stddev"), 3);
+    co_rpt_td_num(f, "ci_low", co_rpt_num(s, "ci_low"), 3);
+    co_rpt_td_num(f, "ci_high", co_rpt_num(s, "ci_high"), 3);
     if (c == NULL) {
         fputs("<td colspan=\"5\">baseline</td></tr>\n", f);
         return;
     }
-    co_rpt_td_num(f, "diff_pct", get(c, "diff_pct"), 1);
-    co_rpt_td_num(f, "ci_low_pct", get(c, "ci_low_pct"), 1);
-    co_rpt_td_num(f, "ci_high_pct", get(c, "ci_high_pct"), 1);
-    co_rpt_td_num(f, "welch_p", get(c, "welch_p"), 4);
+    co_rpt_td_num(f, "diff_pct", co_rpt_num(c, "diff_pct"), 1);
+    co_rpt_td_num(f, "ci_low_pct", co_rpt_num(c, "ci_low_pct"), 1);
+    co_rpt_td_num(f, "ci_high_pct", co_rpt_num(c, "ci_high_pct"), 1);
+    co_rpt_td_num(f, "welch_p", co_rpt_num(c, "welch_p"), 4);
     fputs("<td class=\"verdict\">", f);
     co_rpt_esc(f,
                json_is_true(json_object_get(c, "tested")) ? str(c, "verdict") : str(c, "summary"));
