@@ -351,6 +351,12 @@ static int set_abort_on_threshold(struct co_args *a, const char *n, const char *
     return parse_u32(n, v, 0, MAX_WAIT_S, &a->abort_on_threshold_s, err);
 }
 
+static int set_warmup(struct co_args *a, const char *n, const char *v, struct pr_error *err)
+{
+    int rc = need_text(n, v, err);
+    return rc < 0 ? rc : co_warmup_parse(v, &a->warmup, err);
+}
+
 /* --lua: parse_all reads it before the workload word (a family's parse_word). */
 static int set_script_forced(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
@@ -419,6 +425,11 @@ static const struct co__own_opt own_opts[] = {
      "from SECONDS into a run on, judge each --threshold on the figures so far at every "
      "interval line and stop the run at the first one crossed (exit 3); 0: off",
      set_abort_on_threshold},
+    {"warmup", "=auto|SECONDS", NULL,
+     "leave the start of a run out of its totals: auto, the warm-up the run detects (see its "
+     "steady-state verdict), or the first SECONDS (a multiple of --report-interval); the server "
+     "check and the per-agent and per-kind figures stay whole-run",
+     set_warmup},
     {"lua", "[=on|off]", "off",
      "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in",
      set_script_forced},

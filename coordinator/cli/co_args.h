@@ -61,6 +61,7 @@
 #include <stdint.h>
 
 #include "co_threshold.h"
+#include "co_warmcut.h"
 #include "pr_err.h"
 #include "pr_msg.h"
 #include "pr_opts.h"
@@ -147,6 +148,7 @@ struct co_args {
     struct co_threshold *thresholds;     /* --threshold, in the order given (co_threshold.h) */
     uint32_t n_thresholds;
     uint32_t abort_on_threshold_s; /* --abort-on-threshold: judged live from then on; 0: off */
+    struct co_warmup_opt warmup;   /* --warmup: the start left out of the totals (co_warmcut.h) */
     char *csv_path;                /* --csv */
     char *csv_kinds_path;          /* --csv-kinds: per statement kind (co_kinds_out.h) */
     char *hdr_log_path;            /* --hdr-log */

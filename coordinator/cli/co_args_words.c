@@ -88,6 +88,40 @@ int co__args_parse_words(struct co_args *a, char **argv, const struct co__args_s
 }
 
 /* Rules between options, once all are in. */
+/* --warmup: a run's, judged on its intervals; not with a family that has
+ * its own warm-up and totals (tpcc: --warmup-time), nor with checkpoints
+ * (their final report is the window since the last one). */
+static int check_warmup(const struct co_args *a, struct pr_error *err)
+{
+    if (a->warmup.mode == CO_WARMUP_OFF)
+        return 0;
+    const struct co_family *fam = co_registry_find(a->workload);
+    long long iv = pr_opts_int(a->opts, "report-interval");
+    if (!(a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN))
+        return pr_error_set(err, PR_EINVAL,
+                            "--warmup leaves the start of a run out of its totals: it goes with "
+                            "the run command only (drop it here)");
+    if (fam != NULL && fam->summary != NULL)
+        return pr_error_set(err, PR_EINVAL,
+                            "--warmup: %s keeps its own warm-up out of its figures; use its "
+                            "--warmup-time instead",
+                            a->workload);
+    if (iv <= 0)
+        return pr_error_set(err, PR_EINVAL,
+                            "--warmup cuts the run at an interval boundary: give "
+                            "--report-interval=N (N >= 1)");
+    if (a->warmup.mode == CO_WARMUP_FIXED && a->warmup.s % iv != 0)
+        return pr_error_set(err, PR_EINVAL,
+                            "--warmup=%u is not a multiple of --report-interval=%lld: the cut "
+                            "falls on an interval boundary; give e.g. --warmup=%lld",
+                            a->warmup.s, iv, (a->warmup.s / iv + 1) * iv);
+    if (pr_opts_str(a->opts, "report-checkpoints")[0] != '\0')
+        return pr_error_set(err, PR_EINVAL,
+                            "--warmup and --report-checkpoints: the final report after a "
+                            "checkpoint covers only the time since it; use one or the other");
+    return 0;
+}
+
 /* Workloads a partition cannot confine (the agents would refuse the plan):
  * select_random_* and bulk_insert pick rows or tables their own way, and
  * oltp_insert's ids are fresh, not drawn from a range. */
@@ -167,6 +201,9 @@ int co__args_check(struct co_args *a, struct pr_error *err)
         return pr_error_set(err, PR_EINVAL,
                             "--abort-on-threshold judges the figures at each interval line: "
                             "give --report-interval=N (N >= 1)");
+    rc = check_warmup(a, err);
+    if (rc != 0)
+        return rc;
     if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&
         pr_opts_int(a->opts, "time") == 0 && pr_opts_int(a->opts, "events") == 0)
         co_args_warn(a, "Both event and time limits are disabled, running an endless test");

@@ -125,6 +125,7 @@ void co_result_clear(struct co_result *r)
     pr_hist_destroy(&r->since_cp_lat);
     co_env_destroy(&r->env);
     co_steady_series_clear(&r->steady_pts);
+    co_warmcut_clear(&r->warmcut);
     free(r->thr);
     if (r->fam_summary != NULL && r->fam_state != NULL)
         r->fam_summary->destroy(r->fam_state);

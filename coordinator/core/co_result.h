@@ -17,6 +17,7 @@
 #include "co_kinds.h"
 #include "co_sbfmt.h"
 #include "co_steady.h"
+#include "co_warmcut.h"
 #include "pr_counters.h"
 #include "pr_hist.h"
 #include "pr_msg.h"
@@ -202,7 +203,8 @@ struct co_result {
     co_env *env;                        /* environment (co_env.h), or NULL before any plan */
     struct co_steady_series steady_pts; /* one point per interval, as released (co_steady.h) */
     struct co_steady steady;            /* judged from them at the end of the run */
-    struct co_thr_result *thr;          /* --threshold outcomes, n_thr (co_threshold.h) */
+    struct co_warmcut warmcut; /* --warmup: the intervals kept, the cut made (co_warmcut.h) */
+    struct co_thr_result *thr; /* --threshold outcomes, n_thr (co_threshold.h) */
     uint32_t n_thr;
     /* --abort-on-threshold: the threshold that stopped the run (NULL: none),
      * the figure it had then and when (the end of that interval, s since t0). */
@@ -232,5 +234,13 @@ const pr_hist *co_interval_agent_lat(const struct co_interval_result *iv, uint32
 
 /* Free everything r owns and zero it. Safe on a zeroed struct. */
 void co_result_clear(struct co_result *r);
+
+/* The whole run's time: time_s unless --warmup left a start out of the
+ * totals (co_warmcut.h). What stays whole-run (per-agent and per-kind
+ * rates, the server check) divides by this. */
+static inline double co_result_whole_time_s(const struct co_result *r)
+{
+    return r->warmcut.applied ? r->warmcut.whole_time_s : r->time_s;
+}
 
 #endif

@@ -213,7 +213,7 @@ static double kind_value(const struct co_threshold *t, const struct co_result *r
     case CO_THR_EVENTS:
         return (double)k->count;
     case CO_THR_ERRORS:
-        return per_s(k->errors, r->time_s);
+        return per_s(k->errors, co_result_whole_time_s(r)); /* kinds: whole run */
     case CO_THR_ERRORS_PCT:
         return all ? 100.0 * (double)k->errors / (double)all : NAN;
     case CO_THR_LATENCY: {

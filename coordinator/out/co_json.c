@@ -483,6 +483,42 @@ static void write_steady(struct jw *w, const struct co_result *r)
     jw_close(w, '}');
 }
 
+/* --warmup (co_warmcut.h): null when not given. */
+static void write_warmcut(struct jw *w, const struct co_result *r)
+{
+    const struct co_warmcut *c = &r->warmcut;
+    if (c->opt.mode == CO_WARMUP_OFF) {
+        jw_null(w, "warmup_cut");
+        return;
+    }
+    jw_open(w, "warmup_cut", '{');
+    jw_str(w, "mode", c->opt.mode == CO_WARMUP_AUTO ? "auto" : "seconds");
+    if (c->opt.mode == CO_WARMUP_FIXED)
+        jw_u64(w, "asked_s", c->opt.s);
+    jw_bool(w, "applied", c->applied);
+    if (!c->applied) {
+        jw_str(w, "note", c->note);
+        jw_close(w, '}');
+        return;
+    }
+    jw_num(w, "cut_s", c->cut_s);
+    jw_u64(w, "intervals", c->cut_intervals);
+    jw_open(w, "left_out", '{');
+    jw_u64(w, "transactions", c->cut_ctr.transactions);
+    jw_u64(w, "queries", pr_counters_queries(&c->cut_ctr));
+    jw_u64(w, "errors", c->cut_ctr.errors);
+    jw_u64(w, "latency_samples", c->cut_lat_count);
+    jw_close(w, '}');
+    jw_open(w, "whole_run", '{');
+    jw_num(w, "time_s", c->whole_time_s);
+    jw_u64(w, "transactions", c->whole_ctr.transactions);
+    jw_u64(w, "queries", pr_counters_queries(&c->whole_ctr));
+    jw_u64(w, "errors", c->whole_ctr.errors);
+    jw_u64(w, "latency_samples", c->whole_lat_count);
+    jw_close(w, '}');
+    jw_close(w, '}');
+}
+
 /* The environment (co_env), its agents named as r's. */
 static void write_env(struct jw *w, const struct co_result *r)
 {
@@ -501,6 +537,7 @@ static void write_tail(struct jw *w, const struct co_result *r)
     write_checkpoints(w, r);
     write_server(w, r);
     write_steady(w, r);
+    write_warmcut(w, r);
     write_thresholds(w, r);
     if (r->fam_summary != NULL && r->fam_summary->json != NULL) { /* co_family.h */
         jw_member(w, r->fam_summary->json_key);
@@ -525,7 +562,7 @@ int co_json_write(const struct co_result *r, FILE *f)
     write_header(&w, r);
     jw_open(&w, "agents", '[');
     for (uint32_t i = 0; i < r->n_agents; i++)
-        write_agent(&w, &r->agents[i], r->time_s);
+        write_agent(&w, &r->agents[i], co_result_whole_time_s(r));
     jw_close(&w, ']');
     jw_open(&w, "intervals", '[');
     w.flat_depth = w.depth;
@@ -574,7 +611,7 @@ int co_json_stream_end(co_json_stream **sp, const struct co_result *r)
     jw_close(w, ']');
     jw_open(w, "agents", '[');
     for (uint32_t i = 0; i < r->n_agents; i++)
-        write_agent(w, &r->agents[i], r->time_s);
+        write_agent(w, &r->agents[i], co_result_whole_time_s(r));
     jw_close(w, ']');
     write_tail(w, r);
     jw_close(w, '}');

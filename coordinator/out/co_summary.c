@@ -232,7 +232,7 @@ static void print_server(FILE *out, const struct co_result *res)
         fprintf(out, "    not available (no server samples from the lead agent)\n\n");
         return;
     }
-    double t = res->time_s > 0 ? res->time_s : 1.0;
+    double t = co_result_whole_time_s(res) > 0 ? co_result_whole_time_s(res) : 1.0;
     const struct co_family_summary *fr = res->fam_summary;
     if (fr != NULL && fr->server_check != NULL) { /* the family's formula (co_family.h) */
         uint64_t queries = pr_counters_queries(&res->total) + res->total.errors;
@@ -295,6 +295,29 @@ static void print_steady(FILE *out, const struct co_result *res)
     fprintf(out, "\n");
 }
 
+void co_summary_print_warmcut(FILE *out, const struct co_result *res)
+{
+    const struct co_warmcut *w = &res->warmcut;
+    char mode[16] = "auto";
+    if (w->opt.mode == CO_WARMUP_OFF)
+        return;
+    if (w->opt.mode == CO_WARMUP_FIXED)
+        snprintf(mode, sizeof(mode), "%u", w->opt.s);
+    if (!w->applied) {
+        fprintf(out, "Warm-up: %s; the totals are the whole run's\n\n", w->note);
+        return;
+    }
+    fprintf(out,
+            "Warm-up left out of the totals (--warmup=%s): the first %.1f s (%u intervals, "
+            "%" PRIu64 " transactions, %" PRIu64 " queries); whole run %.4fs, %" PRIu64
+            " transactions, %" PRIu64 " queries.\n"
+            "    The server cross-check, per-agent and per-kind figures and threads fairness "
+            "cover the whole run.\n\n",
+            mode, w->cut_s, w->cut_intervals, w->cut_ctr.transactions,
+            pr_counters_queries(&w->cut_ctr), w->whole_time_s, w->whole_ctr.transactions,
+            pr_counters_queries(&w->whole_ctr));
+}
+
 void co_summary_print_agents(FILE *out, const struct co_result *res)
 {
     char why[128];
@@ -302,11 +325,12 @@ void co_summary_print_agents(FILE *out, const struct co_result *res)
     fprintf(out, "    %-16s %-20s %6s %11s %9s %7s %9s %9s %8s %5s\n", "name", "host", "conns",
             "tps", "p95 ms", "CPU %", "lag99 ms", "offset ms", "skew ms", "late");
     for (uint32_t i = 0; i < res->n_agents; i++)
-        print_agent_row(out, &res->agents[i], res->time_s);
+        print_agent_row(out, &res->agents[i], co_result_whole_time_s(res));
     fprintf(out, "\n");
     print_service(out, res);
     print_server(out, res);
     print_steady(out, res);
+    co_summary_print_warmcut(out, res);
     for (uint32_t i = 0; i < res->n_agents; i++) {
         const struct co_agent_result *ag = &res->agents[i];
         if (ag->saturated)

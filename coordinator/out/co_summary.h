@@ -43,4 +43,9 @@ void co_summary_print_agents(FILE *out, const struct co_result *res);
  * needed counters are missing. */
 bool co_summary_server_statements(const struct co_result *res, uint64_t *statements);
 
+/* --warmup: what the totals left out and what stays whole-run, or why
+ * nothing was left out (co_warmcut.h); nothing without --warmup. Part of
+ * co_summary_print_agents; alone (on stderr) with --report-format=sysbench. */
+void co_summary_print_warmcut(FILE *out, const struct co_result *res);
+
 #endif

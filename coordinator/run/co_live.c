@@ -374,6 +374,7 @@ void co__live_release(struct run *r, bool all)
         const pr_hist *h = co_interval_lat(iv, r->scratch);
         pr_hist_add(r->tot_lat, h);
         co_steady_add(&r->res->steady_pts, iv->t_s, iv->len_s, &iv->ctr, h, iv->partial);
+        co_warmcut_add(&r->res->warmcut, iv->t_s, iv->len_s, &iv->ctr, h);
         pr_counters_add(&r->live_ctr, &iv->ctr);
         live_thresholds(r, iv);
         if (k >= r->cp_from_k) { /* not in a checkpoint taken already */
@@ -387,6 +388,7 @@ void co__live_release(struct run *r, bool all)
             r->tot_svc = pr_hist_new();
         if (h != NULL)
             pr_hist_add(r->tot_svc, h);
+        co_warmcut_add_svc(&r->res->warmcut, h);
         if (!r->stream_opened) {
             r->stream_opened = true;
             r->stream = co_stream_open(r->a, r->res);

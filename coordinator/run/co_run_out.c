@@ -47,8 +47,10 @@ static void steady_tail(struct co_result *res)
     pr_hist *scratch = pr_hist_new();
     for (uint32_t k = 0; k < res->n_intervals; k++) {
         const struct co_interval_result *iv = &res->intervals[k];
-        co_steady_add(&res->steady_pts, iv->t_s, iv->len_s, &iv->ctr, co_interval_lat(iv, scratch),
-                      iv->partial);
+        const pr_hist *lat = co_interval_lat(iv, scratch);
+        co_steady_add(&res->steady_pts, iv->t_s, iv->len_s, &iv->ctr, lat, iv->partial);
+        co_warmcut_add(&res->warmcut, iv->t_s, iv->len_s, &iv->ctr, lat);
+        co_warmcut_add_svc(&res->warmcut, co_interval_svc(iv, scratch));
     }
     pr_hist_destroy(&scratch);
     co_steady_judge(res->steady_pts.p, res->steady_pts.n, &res->steady);
@@ -102,6 +104,9 @@ void co__run_finish_results(struct run *r)
     res->bad_frames = co_fleet_bad_frames(r->fleet);
     res->refused_agents = co_fleet_refused(r->fleet);
     co_summary_totals(res);
+    /* The server check is made: it stays whole-run. */
+    co_warmcut_apply(&res->warmcut, &res->steady,
+                     (struct co_warmcut_totals){&res->total, &res->lat, &res->svc, &res->time_s});
 }
 
 void co__run_fill_header(struct run *r)
@@ -126,6 +131,7 @@ void co__run_fill_header(struct run *r)
     res->threads = a->cfg.threads;
     res->report_interval_s = (uint32_t)a->cfg.report_interval_s;
     res->percentile = a->cfg.percentile;
+    res->warmcut.opt = a->warmup;
     res->exit_reason = pr_xstrdup("");
 }
 
@@ -287,6 +293,8 @@ void co__run_print_end(struct run *r)
             co_kinds_out_text(out, res);
         if (a->report_format != CO_REPORT_FORMAT_SYSBENCH) /* strict: in the JSON only */
             co_summary_print_agents(out, res);
+        else /* stdout is sysbench's lines: the cut is said apart */
+            co_summary_print_warmcut(stderr, res);
         check_thresholds(r);
     } else if (res->exit_status == CO_EXIT_OK && a->cmd == PR_CMD_PREPARE && r->rows_done) {
         fprintf(out, "Loaded %" PRIu64 " rows in %.1f s (%.0f rows/s).\n", r->rows_done,

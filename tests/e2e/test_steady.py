@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import cdp  # noqa: E402
 
 import e2elib as e
+import hdrlog
 
 # Sleeps of 15-100 ms: a busy CI box (TSan, two tests at once) adds
 # milliseconds to a statement as other tests start and end, a change that
@@ -75,7 +76,7 @@ def one(name, script, seconds, threads=2, extra=()):
     e.check(m is not None and m.group(1) == s.get("verdict"),
             "%s: the summary's steady-state line is the JSON's verdict: %r"
             % (name, m and m.group(1)))
-    return s
+    return s, d, p.text("out")
 
 
 JAR = "/usr/share/java/hdrhistogram.jar"
@@ -152,23 +153,89 @@ def page(json_path, s):
         browser.close()
 
 
+def warmup_cut(s, d, out):
+    """--warmup=auto: the totals are the intervals after the detected
+    warm-up, every figure of the cut adds up to the whole run."""
+    c = d.get("warmup_cut") or {}
+    t = d["totals"]
+    e.info("warmup_cut: %r" % c)
+    if not e.check(c.get("applied") is True and c.get("mode") == "auto"
+                   and abs(c.get("cut_s", -1) - s.get("warmup_s", -2)) < 1e-6,
+                   "--warmup=auto cut the detected warm-up (%s s): %r" % (s.get("warmup_s"), c)):
+        return
+    cut = c["cut_s"]
+    ivs = d["intervals"]
+    before = [iv for iv in ivs if iv["t_s"] <= cut + 1e-6]
+    after = [iv for iv in ivs if iv["t_s"] > cut + 1e-6]
+    tx = [iv["counters"]["transactions"] for iv in ivs]
+    n_before = sum(iv["counters"]["transactions"] for iv in before)
+    n_after = sum(iv["counters"]["transactions"] for iv in after)
+    lo, whole = c["left_out"], c["whole_run"]
+    e.check(len(before) == c["intervals"] and lo["transactions"] == n_before
+            and t["transactions"] == n_after and whole["transactions"] == sum(tx)
+            and whole["transactions"] == lo["transactions"] + t["transactions"],
+            "the cut's %d intervals hold %d transactions, the rest %d = totals %d, whole %d"
+            % (len(before), n_before, n_after, t["transactions"], whole["transactions"]))
+    e.check(abs(t["time_s"] - (whole["time_s"] - cut)) < 1e-6,
+            "totals.time_s %s = whole %s - cut %s" % (t["time_s"], whole["time_s"], cut))
+    h = hdrlog.decode(t["histogram"])
+    e.check(h.total() == t["transactions"] and lo["latency_samples"] == lo["transactions"]
+            and whole["latency_samples"] == whole["transactions"],
+            "totals.histogram holds the %d transactions after the cut (%d)"
+            % (t["transactions"], h.total()))
+    # The warm-up's events sleep 100 ms, the rest 15 ms: the whole run's
+    # p95 per kind (whole-run) is 100 ms, the totals' p95 after the cut 15.
+    k = (t.get("kinds") or {}).get("other") or {}
+    e.check(t["latency_ms"]["p95"] < 30 and k.get("count") == whole["queries"],
+            "totals p95 %.3f ms without the 100 ms warm-up; kinds stay whole-run (%s of %s)"
+            % (t["latency_ms"]["p95"], k.get("count"), whole["queries"]))
+    ag = d["agents"][0]
+    e.check(abs(ag["tps"] - whole["transactions"] / whole["time_s"]) < 1e-3 * ag["tps"],
+            "per-agent tps is whole-run: %s" % ag["tps"])
+    m = re.search(r"^Warm-up left out of the totals \(--warmup=auto\): the first ([0-9.]+) s "
+                  r"\((\d+) intervals, (\d+) transactions", out, re.M)
+    e.check(m is not None and abs(float(m.group(1)) - cut) < 0.05
+            and int(m.group(2)) == c["intervals"] and int(m.group(3)) == lo["transactions"],
+            "the summary says what was left out: %r" % (m and m.group(0)))
+    tx_line = re.search(r"^    transactions: +(\d+) ", out, re.M)
+    e.check(tx_line is not None and int(tx_line.group(1)) == t["transactions"],
+            "the printed transactions are the totals after the cut: %r"
+            % (tx_line and tx_line.group(0)))
+
+
+def bad_warmup():
+    """Bad --warmup: refused before anything runs, exit 2, said why."""
+    lua = e.path("warmup.lua")
+    for extra, want in ((["--warmup=soon"], "give 'auto'"),
+                        (["--warmup=3", "--report-interval=2"], "not a multiple"),
+                        (["--warmup=auto", "--report-interval=0"], "--report-interval=N"),
+                        (["--warmup=auto", "--report-checkpoints=2"], "one or the other")):
+        p = e.stampede([lua, "run", "--time=2", "--report-interval=1", *extra]
+                       + e.local_opts() + e.db_opts())
+        rc = p.wait(30)
+        e.check(rc == 2 and want in p.text("err"),
+                "%s: exit %s, %r" % (" ".join(extra), rc, p.text("err").strip()[:200]))
+
+
 def main():
     e.need_sandbox()
     histograms()
-    flat = one("flat", FLAT, 8, 4, ["--rate=100", "--rate-mode=uniform"])
+    flat, _, _ = one("flat", FLAT, 8, 4, ["--rate=100", "--rate-mode=uniform"])
     e.check(flat.get("judged") is True and flat.get("steady") is True
             and flat.get("verdict", "").startswith("steady:"),
             "flat: steady (%r)" % flat.get("verdict"))
-    falling = one("falling", FALLING, 8)
+    falling, _, _ = one("falling", FALLING, 8)
     t = falling.get("tps_trend") or {}
     e.check(falling.get("steady") is False and "tps fell" in falling.get("verdict", "")
             and t.get("significant") is True and t.get("change_pct", 0) <= -20,
             "falling: not steady, tps fell (%r, trend %r)" % (falling.get("verdict"), t))
-    warm = one("warmup", WARMUP, 12)
+    warm, d, out = one("warmup", WARMUP, 12, extra=["--warmup=auto"])
     e.check(warm.get("warmup_intervals") in (2, 3) and 1.5 <= warm.get("warmup_s", 0) <= 3.5
             and "were warm-up" in warm.get("verdict", ""),
             "warm-up: 2 or 3 intervals (about 2 s) found: %r" % warm.get("verdict"))
+    warmup_cut(warm, d, out)
     page(e.path("warmup.json"), warm)
+    bad_warmup()
     e.finish()
 
 
