@@ -230,7 +230,7 @@ static double kind_value(const struct co_threshold *t, const struct co_result *r
 bool co_threshold_live(const struct co_threshold *t)
 {
     bool count = t->metric == CO_THR_EVENTS || t->metric == CO_THR_RECONNECTS;
-    return t->kind == NULL && t->metric != CO_THR_TPMC &&
+    return t->metric != CO_THR_TPMC &&
            !(count && (t->op == CO_THR_GT || t->op == CO_THR_GE));
 }
 

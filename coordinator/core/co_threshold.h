@@ -73,7 +73,9 @@ struct co_thr_result co_threshold_eval(const struct co_threshold *t, const struc
 /* Whether t can be judged on the figures so far, before the run ends
  * (--abort-on-threshold): a whole-run figure, and not a lower bound on a
  * count (events>=N, reconnects>N: they only grow, so only the end can
- * tell). A kind's figures are summed at the end: judged then only. */
+ * tell), nor tpmC (its family's figure over the measured window). A
+ * kind's figures are judged on the released intervals' kinds summed so
+ * far (co_live). */
 bool co_threshold_live(const struct co_threshold *t);
 
 /* The unit a threshold's value is in ("ms", "tps", "qps", "/s", "%", ""). */

@@ -10,6 +10,7 @@
 #endif
 
 #include "co_family.h"
+#include "co_kinds.h"
 #include "co_prom.h"
 #include "co_run_int.h"
 #include "co_sbfmt.h"
@@ -330,6 +331,20 @@ static void trim_heap(struct run *r)
  * (co_threshold_live) on the run's figures up to interval iv (its released
  * counters and latency, over the time to its end); the first crossed one
  * is kept in res->thr_stop, for the run's loop to stop the run. */
+/* A kind's threshold judged live: the released intervals' kinds summed
+ * (named as the run's), from the first interval on. */
+static void live_kinds_add(struct run *r, const struct co_interval_result *iv)
+{
+    const struct co_args *a = r->a;
+    bool want = false;
+    for (uint32_t i = 0; i < a->n_thresholds && !want; i++)
+        want = a->thresholds[i].kind != NULL && co_threshold_live(&a->thresholds[i]);
+    if (!want || a->abort_on_threshold_s == 0 || iv->kinds == NULL)
+        return;
+    co_kinds_sum(&r->live_kinds, &r->n_live_kinds, iv->kinds, iv->n_kinds);
+    co_kinds_name(r->live_kinds, r->n_live_kinds, r->res->kind_names, r->res->n_kinds);
+}
+
 static void live_thresholds(struct run *r, const struct co_interval_result *iv)
 {
     const struct co_args *a = r->a;
@@ -337,7 +352,11 @@ static void live_thresholds(struct run *r, const struct co_interval_result *iv)
     if (a->abort_on_threshold_s == 0 || res->thr_stop != NULL || r->stopping ||
         iv->t_s < (double)a->abort_on_threshold_s)
         return;
-    struct co_result so_far = {.total = r->live_ctr, .lat = r->tot_lat, .time_s = iv->t_s};
+    struct co_result so_far = {.total = r->live_ctr,
+                               .lat = r->tot_lat,
+                               .time_s = iv->t_s,
+                               .kinds = r->live_kinds,
+                               .n_kinds = r->n_live_kinds};
     for (uint32_t i = 0; i < a->n_thresholds; i++) {
         if (!co_threshold_live(&a->thresholds[i]))
             continue;
@@ -376,6 +395,7 @@ void co__live_release(struct run *r, bool all)
         co_steady_add(&r->res->steady_pts, iv->t_s, iv->len_s, &iv->ctr, h, iv->partial);
         co_warmcut_add(&r->res->warmcut, iv->t_s, iv->len_s, &iv->ctr, h);
         pr_counters_add(&r->live_ctr, &iv->ctr);
+        live_kinds_add(r, iv);
         live_thresholds(r, iv);
         if (k >= r->cp_from_k) { /* not in a checkpoint taken already */
             if (r->cp_lat == NULL)

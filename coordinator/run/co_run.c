@@ -650,6 +650,7 @@ static void free_run(struct run *r)
     free(r->agents);
     pr_hist_destroy(&r->tot_lat);
     pr_hist_destroy(&r->tot_svc);
+    co_kinds_free(&r->live_kinds, &r->n_live_kinds);
     pr_hist_destroy(&r->cp_lat);
     pr_hist_destroy(&r->scratch);
     co_prom_stop(&r->prom);

@@ -101,7 +101,11 @@ struct run {
     struct pr_counters live_ctr; /* released intervals' counters: the run's so far
                                     (--abort-on-threshold) */
     pr_hist *scratch;            /* where a frozen interval is expanded */
-    bool stream_opened;          /* stream was opened (at the first release) */
+    /* Released intervals' per-kind figures, summed only when a kind's
+     * --threshold is judged live (--abort-on-threshold), else NULL. */
+    struct co_kind_result *live_kinds;
+    uint32_t n_live_kinds;
+    bool stream_opened; /* stream was opened (at the first release) */
     /* The result files written as intervals close (co_stream), or NULL:
      * none asked for, or no interval released yet. Finished from res by
      * co_output_write at the run's end. */

@@ -15,7 +15,8 @@ Real runs against the sandbox:
     included in the sweep's summary;
   - --abort-on-threshold: a crossed threshold stops a 30 s run at its 2 s
     line (exit 3, stderr and the JSON say when and which); holding ones
-    let the run end at its time; it needs a --threshold and intervals;
+    let the run end at its time; a kind's threshold (point_selects.p99)
+    stops a run live too; it needs a --threshold and intervals;
   - bad expressions: exit 2 before anything runs, the message names the
     expression and says how to write it.
 """
@@ -141,6 +142,20 @@ def abort_live():
                                                           d and d["totals"]["time_s"]))
     e.check("threshold crossed at " in err and "p99<0.001ms" in err and took < 20,
             "stderr says when and which, the 30 s run took %.1f s: %r" % (took, err[-300:]))
+    # A kind's threshold, judged live on the kinds summed so far.
+    p, d = run(["--time=30", "--report-interval=1", "--threshold=p99<10s",
+                "--threshold=point_selects.p99<0.001ms", "--abort-on-threshold=2"],
+               "abort-kind", 3)
+    th = {t["expr"]: t for t in (d or {}).get("thresholds", [])}
+    stop = th.get("point_selects.p99<0.001ms", {})
+    kind = ((d or {}).get("totals", {}).get("kinds") or {}).get("point_selects") or {}
+    e.check(d is not None and stop.get("stopped_run_at_s") in (2, 3)
+            and 0.001 < stop.get("measured_at_stop", 0) <= kind.get("latency_ms", {}).get("max", 0)
+            and th.get("p99<10s", {}).get("stopped_run_at_s") is None
+            and d["totals"]["time_s"] < 6
+            and "point_selects.p99<0.001ms" in p.text("err"),
+            "a kind's threshold stopped the run live: %r (kind max %s ms), run time %s s"
+            % (stop, kind.get("latency_ms", {}).get("max"), d and d["totals"]["time_s"]))
     p, d = run(["--time=3", "--report-interval=1", "--threshold=p99<10s",
                 "--abort-on-threshold=1"], "abort-holds", 0)
     e.check(d is not None and d["totals"]["time_s"] >= 2.9 and d["exit"]["status"] == 0,
