@@ -9,7 +9,8 @@
  * Keys: coordinator (tcp://HOST:PORT or ipc://PATH, required), name (default
  * the hostname), region, coordinator-key (Z85 public key, or a file holding
  * it), secret-key-file, allow-db-hosts (comma list), workers (0 = one per
- * online core), once (exit after one run), plaintext (allow an unencrypted
+ * online core), once (serve one coordinator's command, then exit),
+ * plaintext (allow an unencrypted
  * control channel; refused unless the coordinator is ipc:// or a literal
  * loopback address, see pr_endpoint.h),
  * log-level (error|warn|info|debug), prometheus (HOST:PORT, :PORT or PORT
@@ -40,7 +41,7 @@ struct ag_config {
     size_t n_allow;                              /* entries in allow_db_hosts */
     int workers;                                 /* worker loops; 0 = usable CPUs (ag_cpus.h) */
     uint32_t lua_memory_mib;                     /* each Lua state's cap, MiB; 0: none */
-    bool once;                                   /* exit after one run */
+    bool once;                                   /* one coordinator's command, then exit */
     bool plaintext;                              /* no CURVE (loopback/ipc only) */
     int log_level;                               /* 0 error .. 3 debug */
     bool allow_scripts; /* allow-scripts: run plans carrying Lua scripts (default no) */

@@ -61,7 +61,9 @@ struct ctl {
     bool bye_heard;              /* it said BYE while a run was still winding down */
     bool lease_expired;          /* a run ended because the lease lapsed */
     uint64_t stop_asked_ns;      /* when the current run was told to stop, 0: not */
-    bool run_failed;             /* the last run ended with a non-zero status */
+    bool run_failed;             /* a run ended with a non-zero status, an ERROR or an ABORT */
+    bool over;                   /* the coordinator is done with us: its BYE while idle
+                                    or after a run, or its quiet (--once exits then) */
     int runs_done;               /* sessions that finished */
     bool after_run;              /* a run finished and no PLAN came since: the
                                     coordinator's quiet is its end, not a loss */
@@ -168,6 +170,7 @@ static void send_error(struct ctl *c, enum pr_phase phase, int code, const char 
     m.u.error.phase = phase;
     m.u.error.message = (char *)msg;
     m.u.error.stmt_kind = "";
+    c->run_failed = true;
     send_msg(c, &m);
 }
 
@@ -373,6 +376,8 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
     case PR_MSG_BYE:
         logf_(c, m->type == PR_MSG_BYE ? 2 : 1, "coordinator: %s: %s", pr_msg_type_name(m->type),
               m->u.abort.reason);
+        if (m->type == PR_MSG_ABORT)
+            c->run_failed = true;
         if (c->session) { /* ABORT "now": --forced-shutdown, in-flight events are cut off */
             stop_session(c, m->type == PR_MSG_ABORT && m->u.abort.now);
             /* Its DONE may be out already while the session winds down:
@@ -380,6 +385,7 @@ static void dispatch(struct ctl *c, struct pr_msg *m)
             c->bye_heard = c->bye_heard || m->type == PR_MSG_BYE;
         } else if (m->type == PR_MSG_BYE) { /* done with us: wait for the next one, quietly */
             unjoin(c);
+            c->over = true;
         }
         break;
     case PR_MSG_HEARTBEAT:
@@ -433,7 +439,7 @@ static void drain_session(struct ctl *c)
     struct pr_msg m;
 
     while (c->session && ag_session_pop(c->session, &m)) {
-        if (m.type == PR_MSG_DONE && m.u.done.status != 0)
+        if ((m.type == PR_MSG_DONE && m.u.done.status != 0) || m.type == PR_MSG_ERROR)
             c->run_failed = true;
         ag_prom_msg(c->prom, &m, c->clock.offset_ns);
         send_msg(c, &m);
@@ -446,8 +452,10 @@ static void drain_session(struct ctl *c)
         c->after_run = true;
         logf_(c, 2, "run %s finished", c->run);
         c->run[0] = '\0';
-        if (c->bye_heard)
+        if (c->bye_heard) {
             unjoin(c);
+            c->over = true;
+        }
     }
 }
 
@@ -466,11 +474,13 @@ static void tick(struct ctl *c, uint64_t now)
         else
             logf_(c, 1, "no word from the coordinator for %d ms: %s", AG_CTL_LEASE_MS,
                   c->session ? "stopping the run and closing every DB connection" : "waiting");
-        if (c->session) {
-            stop_session(c, true);
+        /* A coordinator that went quiet before any run finished lost it. */
+        if (c->session || !c->after_run)
             c->lease_expired = true;
-        }
+        if (c->session)
+            stop_session(c, true);
         unjoin(c);
+        c->over = true;
     }
     if (now >= c->next_beat_ns) {
         c->next_beat_ns = now + (uint64_t)AG_CTL_HEARTBEAT_MS * 1000000u;
@@ -550,7 +560,11 @@ static bool loop_done(const struct ctl *c)
 {
     if (stop_signal && c->session == NULL)
         return true;
-    return c->cfg->once && c->session == NULL && (c->runs_done > 0 || c->lease_expired);
+    /* --once serves one coordinator's command, which may hold several runs
+     * (tpcc prepare: the tables through one agent, then the load through
+     * all): it ends when that coordinator is done with us, not at the
+     * first finished run. */
+    return c->cfg->once && c->session == NULL && c->over;
 }
 
 int ag_ctl_run(const struct ag_config *cfg)
