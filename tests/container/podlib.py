@@ -58,7 +58,8 @@ def need_podman():
 def tree_key():
     """A key of the sources the image is built from: the git trees of the
     folders deploy/package and deploy/image read, plus any uncommitted change
-    in them. A commit touching only tests/ or docs/ keeps the key."""
+    in them (untracked files by name and content). A commit touching only
+    tests/ or docs/ keeps the key."""
     parts = ["agent", "coordinator", "proto", "families", "meson.build", "meson_options.txt",
              "deploy"]
     parts = [p for p in parts if os.path.exists(os.path.join(TOP, p))]
@@ -67,7 +68,13 @@ def tree_key():
     h = hashlib.sha256()
     h.update(git("rev-parse", *["HEAD:" + p for p in parts]).encode())
     h.update(git("diff", "HEAD", "--", *parts).encode())
-    h.update(git("ls-files", "--others", "--exclude-standard", "--", *parts).encode())
+    for f in git("ls-files", "--others", "--exclude-standard", "--", *parts).splitlines():
+        h.update(f.encode() + b"\0")
+        try:
+            with open(os.path.join(TOP, f), "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+        except OSError:
+            pass
     return h.hexdigest()[:12]
 
 
