@@ -26,7 +26,9 @@ bool pr_key_is_z85(const char *s);
 
 /* Read a secret key file into out. 0, or PR_EINVAL with err naming the
  * file, the problem and the fix: missing or unreadable, not a regular
- * file, readable or writable by group or others ("run chmod 600 FILE"),
+ * file, readable or writable by group or others ("run chmod 600 FILE";
+ * the one exception is mode 0440 owned by root, a Kubernetes Secret volume
+ * with fsGroup: docs/kubernetes.md),
  * first line not a Z85 key. what (e.g. "--secret-key-file", or NULL)
  * prefixes the message. out is unchanged on error. */
 int pr_keyfile_read_secret(const char *path, char out[PR_KEY_LEN + 1], const char *what,

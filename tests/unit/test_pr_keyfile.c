@@ -69,6 +69,24 @@ static void test_secret(void)
                   "mode %03o: '%s'", (unsigned)bad[i], err.msg);
         CHECK(out[0] == '\0');
     }
+    /* 0440 owned by root (a Secret volume with fsGroup) is taken; the
+     * same mode owned by anyone else, or 0444/0460 by root, is not. */
+    p = write_file("vol.secret", KEY2 "\n", 0440);
+    struct stat st;
+    bool root_owned = chown(p, 0, 0) == 0 && stat(p, &st) == 0 && st.st_uid == 0;
+    CHECK_MSG((pr_keyfile_read_secret(p, out, NULL, &err) == 0) == root_owned, "0440 %s owner: %s",
+              root_owned ? "root" : "non-root", err.msg);
+    if (root_owned) {
+        CHECK(chown(p, 10001, 10001) == 0);
+        CHECK(pr_keyfile_read_secret(p, out, NULL, &err) == PR_EINVAL);
+        static const mode_t root_bad[] = {0444, 0460, 0640, 0450, 02440};
+        for (size_t i = 0; i < sizeof root_bad / sizeof root_bad[0]; i++) {
+            p = write_file("vol.secret", KEY2 "\n", root_bad[i]);
+            CHECK(chown(p, 0, 0) == 0);
+            CHECK_MSG(pr_keyfile_read_secret(p, out, NULL, &err) == PR_EINVAL,
+                      "root-owned mode %04o accepted", (unsigned)root_bad[i]);
+        }
+    }
     p = write_file("bad.secret", "not a key\n", 0600);
     CHECK(pr_keyfile_read_secret(p, out, NULL, &err) == PR_EINVAL && strstr(err.msg, "Z85") &&
           strstr(err.msg, p));
