@@ -16,6 +16,7 @@
 #include "co_args_int.h"
 #include "co_family.h"
 #include "pr_endpoint.h"
+#include "pr_keyfile.h"
 #include "pr_parse.h"
 
 #define MAX_AGENTS   100000
@@ -324,7 +325,7 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     }
     fclose(f);
     line[strcspn(line, "\r\n")] = '\0';
-    if (stat(v, &st) == 0 && (st.st_mode & 077))
+    if (stat(v, &st) == 0 && (st.st_mode & 077) && !pr_keyfile_is_secret_volume(&st))
         co_args_warn(a, "--mysql-password-file: %s is readable by group or others; chmod 600 %s", v,
                      v);
     set_password(a, line);

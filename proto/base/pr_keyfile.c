@@ -65,20 +65,20 @@ static int read_first_line(int fd, char *line, size_t cap)
     return 0;
 }
 
-/* The one group-readable shape a secret key may have: 0440 owned by root,
+/* The one group-readable shape a secret may have: 0440 owned by root,
  * what the kubelet writes for a Secret volume when the pod sets fsGroup
  * (defaultMode 0400 plus the group's read bit, group = fsGroup): a
  * non-root agent reads it through that group. Nobody but root can write or
  * re-mode it, and others have no access (PostgreSQL takes its server key
  * on the same terms). */
-static bool is_secret_volume_file(const struct stat *st)
+bool pr_keyfile_is_secret_volume(const struct stat *st)
 {
     return st->st_uid == 0 && (st->st_mode & 07777) == 0440;
 }
 
 /* Open path and check, on the open file (no race with a rename), that it
  * is a regular file and, when secret, that group and others have no access
- * (but see is_secret_volume_file).
+ * (but see pr_keyfile_is_secret_volume).
  * O_NONBLOCK keeps a FIFO given by mistake from hanging the open; it does
  * nothing to a regular file. fd >= 0, or PR_EINVAL with err. */
 static int open_key_file(const char *path, bool secret, const char *what, struct pr_error *err)
@@ -94,7 +94,7 @@ static int open_key_file(const char *path, bool secret, const char *what, struct
         return pr_error_set(err, PR_EINVAL, "%s%s%s: not a regular file", what ? what : "",
                             sep(what), path);
     }
-    if (secret && (st.st_mode & 077) && !is_secret_volume_file(&st)) {
+    if (secret && (st.st_mode & 077) && !pr_keyfile_is_secret_volume(&st)) {
         close(fd);
         return pr_error_set(err, PR_EINVAL,
                             "%s%s%s: secret key is accessible by group or others (mode %03o); "

@@ -16,6 +16,8 @@
 
 #include <stdbool.h>
 
+#include <sys/stat.h>
+
 #include "pr_err.h"
 
 #define PR_KEY_LEN 40 /* Z85 text of a 32-byte CURVE key */
@@ -33,6 +35,11 @@ bool pr_key_is_z85(const char *s);
  * prefixes the message. out is unchanged on error. */
 int pr_keyfile_read_secret(const char *path, char out[PR_KEY_LEN + 1], const char *what,
                            struct pr_error *err);
+
+/* True when st is mode 0440 owned by root: what the kubelet writes for a
+ * Secret volume with fsGroup, the one group-readable shape a secret file
+ * (key, password) may have. */
+bool pr_keyfile_is_secret_volume(const struct stat *st);
 
 /* A public key given as the key itself or as a file holding it (a file
  * that exists wins over a key spelled the same way). 0, or PR_EINVAL with
