@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import e2elib as e
@@ -26,7 +27,9 @@ _conf = None
 def podman_env():
     global _conf
     if _conf is None:
-        _conf = e.path("containers.conf")
+        # Not in e.tmpdir(): e.finish() removes it before the atexit cleanup.
+        _conf = os.path.join(tempfile.gettempdir(), "stampede-containers-%d.conf" % os.getpid())
+    if not os.path.exists(_conf):
         with open(_conf, "w") as f:
             f.write('[containers]\ndefault_ulimits = []\n'
                     '[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n')
@@ -140,4 +143,10 @@ def cleanup():
         podman("rm", "-f", "-t", "0", *ids, check=False)
 
 
+def _remove_conf():
+    if _conf is not None and os.path.exists(_conf):
+        os.unlink(_conf)
+
+
+atexit.register(_remove_conf)  # atexit runs in reverse: after cleanup
 atexit.register(cleanup)
