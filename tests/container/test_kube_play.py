@@ -251,8 +251,9 @@ def run(play, objs, pods, ports):
             out, err = pl.logs(n)
             print("----- %s\n%s%s" % (n, out[-3000:], err[-3000:]))
     co_out, co_err = pl.logs(co)
-    e.check("WARNING" not in co_out + co_err, "no warning from the coordinator (the Secret "
-            "files root:10001 0440 are taken): %r" % re.findall(r".*WARNING.*", co_out + co_err))
+    e.check("readable by group or others" not in co_out + co_err,
+            "no mode warning from the coordinator (the Secret files root:10001 0440 are "
+            "taken): %r" % re.findall(r".*readable by group.*", co_out + co_err))
     e.check(bool(found), "the coordinator pod's /metrics (--prometheus) answered from the host "
             "with stampede_agent_up 1 for agent-0..agent-%d" % (AGENTS - 1))
     _, mounts, _ = pl.podman("inspect", "--format", "{{json .Mounts}}", co)
