@@ -10,9 +10,8 @@
  * the hostname), region, coordinator-key (Z85 public key, or a file holding
  * it), secret-key-file, allow-db-hosts (comma list), workers (0 = one per
  * online core), once (serve one coordinator's command, then exit),
- * plaintext (allow an unencrypted
- * control channel; refused unless the coordinator is ipc:// or a literal
- * loopback address, see pr_endpoint.h),
+ * plaintext (allow an unencrypted control channel; refused unless the
+ * coordinator is ipc:// or a literal loopback address, see pr_endpoint.h),
  * log-level (error|warn|info|debug), prometheus (HOST:PORT, :PORT or PORT
  * alone for loopback: the agent's own metrics endpoint, ag_prom.h; off
  * when unset).

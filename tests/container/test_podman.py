@@ -14,7 +14,7 @@ Then, each step with a fresh coordinator container and two agent containers
   2. oltp_read_write run, 4 s, --json on a mounted dir, --prometheus: the
      host scrapes /metrics during the run; the run's statements equal the
      server's Com_* deltas measured around the container
-     (test_correctness.check_server, the same checks as e2e_correctness);
+     (e2elib.check_server, the same checks as e2e_correctness);
   3. a 60 s run whose coordinator container is killed (podman kill, SIGKILL)
      once the agents load the server: both agents must end the run and exit
      within the lease (docs/design.md section 3.4: 3 s) plus 2 s, and the
@@ -30,9 +30,7 @@ BYE, also when idle) or gone (the lease); exit status 1 when a run failed or
 the coordinator was lost, else 0. Every agent container's status is checked:
 0 in steps 1, 2, 5, 6 and 1 in steps 3 and 4.
 """
-import json
 import os
-import sys
 import threading
 import time
 import urllib.request
@@ -40,12 +38,7 @@ import urllib.request
 import e2elib as e
 import podlib as pl
 
-# tests/e2e/test_correctness.py's server check, reused: its module without
-# the trailing main() call (importing it would run the e2e scenario).
-_tc = {"__name__": "test_correctness"}
-with open(os.path.join(pl.TOP, "tests", "e2e", "test_correctness.py")) as _f:
-    exec(compile(_f.read().rsplit("\nmain()", 1)[0], "test_correctness.py", "exec"), _tc)
-SERVER_COUNTERS, check_server = _tc["SERVER_COUNTERS"], _tc["check_server"]
+SERVER_COUNTERS, check_server = e.SERVER_COUNTERS, e.check_server
 
 LEASE_S = 3.0  # AG_CTL_LEASE_MS, docs/design.md §3.4
 TIMES = []  # (what, seconds), printed at the end
@@ -221,13 +214,17 @@ def kill_step(fleet):
             (LEASE_S + 2.0))
     e.check(gone is not None and gone <= LEASE_S + 2.0,
             "no sbtest session left on the server within the lease + 2 s of the kill")
-    for a in agents:
-        arc = pl.wait(a, 5)
-        aout, aerr = pl.logs(a)
-        if not e.check(arc == 1, "agent container %s exit status %s after its coordinator was "
-                       "killed (want 1: --once, lease expired)" % (a, arc)):
-            print(aout[-2000:] + "\n" + aerr[-2000:])
+    agents_exit_1(agents, 5, "after its coordinator was killed (want 1: --once, lease expired)")
     timed("coordinator-kill run", t)
+
+
+def agents_exit_1(agents, timeout, why):
+    """Each agent container ends with exit status 1; its logs shown if not."""
+    for a in agents:
+        arc = pl.wait(a, timeout)
+        aout, aerr = pl.logs(a)
+        if not e.check(arc == 1, "agent container %s exit status %s %s" % (a, arc, why)):
+            print(aout[-2000:] + "\n" + aerr[-2000:])
 
 
 def unreachable_step(fleet):
@@ -241,12 +238,8 @@ def unreachable_step(fleet):
     if not e.check(rc not in (None, 0), "run against an unreachable database: coordinator "
                    "container exit status %s (want non-zero)" % rc):
         print(out[-2000:] + "\n" + err[-2000:])
-    for a in agents:
-        arc = pl.wait(a, 15)
-        aout, aerr = pl.logs(a)
-        if not e.check(arc == 1, "run against an unreachable database: agent container %s exit "
-                       "status %s (want 1: --once, its run failed)" % (a, arc)):
-            print(aout[-2000:] + "\n" + aerr[-2000:])
+    agents_exit_1(agents, 15, "in a run against an unreachable database (want 1: --once, its "
+                  "run failed)")
     timed("unreachable-database run", t)
 
 

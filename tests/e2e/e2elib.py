@@ -365,3 +365,45 @@ def prepare(tables=2, table_size=10000):
 def load_json(p):
     with open(p) as f:
         return json.load(f)
+
+
+# The server counters a run's statements show in (e2e_correctness,
+# container_podman): every statement is one COM_STMT_EXECUTE and one of these.
+SERVER_COUNTERS = ("Com_stmt_execute", "Com_select", "Com_insert", "Com_update", "Com_delete",
+                   "Com_begin", "Com_commit")
+
+
+def check_server(d, delta):
+    """Every statement the agents sent is one COM_STMT_EXECUTE on the server:
+    those counted as read/write/other and those that failed with an ignored
+    error (deadlock, lock wait timeout: sysbench counts them apart, not in
+    r/w/o). No reconnects here, so nothing was lost on the way. The test
+    measures the server counters itself (before and after the stampede
+    process) and compares them with the coordinator's window."""
+    srv = d["server"]
+    tot = d["totals"]
+    stmts = tot["queries"]["total"]
+    sent = stmts + tot["ignored_errors"]
+    measured = delta["Com_stmt_execute"]
+    info("server Com_stmt_execute delta over the whole stampede process (test-measured): %d; "
+           "client statements %d + ignored errors %d = %d; JSON server %r" %
+           (measured, stmts, tot["ignored_errors"], sent,
+            {k: srv[k] for k in ("checked", "client_statements", "match", "diff")}))
+    check(tot["reconnects"] == 0 and measured == sent,
+            "test-measured Com_stmt_execute delta %d == client statements %d + ignored errors %d" %
+            (measured, stmts, tot["ignored_errors"]))
+    kinds = sum(delta[k] for k in SERVER_COUNTERS[1:])
+    check(kinds == sent, "test-measured Com_select+insert+update+delete+begin+commit %d == %d "
+            "statements sent" % (kinds, sent))
+    co = {k: srv["counters"].get(k, {}).get("delta") for k in SERVER_COUNTERS}
+    check(co == delta,
+            "JSON server counter deltas == the test-measured ones (the coordinator's server window "
+            "covers the whole run: baseline at READY, last sample after the last statement): "
+            "JSON %r, test %r" % (co, delta))
+    check(srv["checked"] and srv["client_statements"] == sent,
+            "JSON server.checked %r, client_statements %r == %d" %
+            (srv["checked"], srv["client_statements"], sent))
+    check(srv["match"] is True and srv["diff"] == 0,
+            "JSON server.match %r (diff %r, with %d ignored errors in this run): the coordinator's "
+            "own cross-check of client statements vs the server's Com_* deltas" %
+            (srv["match"], srv["diff"], tot["ignored_errors"]))

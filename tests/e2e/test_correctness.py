@@ -39,8 +39,7 @@ import hdrlog
 
 THREADS = 6
 TIME_S = 10
-SERVER_COUNTERS = ("Com_stmt_execute", "Com_select", "Com_insert", "Com_update", "Com_delete",
-                   "Com_begin", "Com_commit")
+SERVER_COUNTERS = e.SERVER_COUNTERS
 
 
 def run(agents, time_s, tag):
@@ -215,42 +214,6 @@ def check_hdr(d, files):
     e.check(merged.counts == pooled.counts, "merged lines pooled == agent lines pooled")
 
 
-def check_server(d, delta):
-    """Every statement the agents sent is one COM_STMT_EXECUTE on the server:
-    those counted as read/write/other and those that failed with an ignored
-    error (deadlock, lock wait timeout: sysbench counts them apart, not in
-    r/w/o). No reconnects here, so nothing was lost on the way. The test
-    measures the server counters itself (before and after the stampede
-    process) and compares them with the coordinator's window."""
-    srv = d["server"]
-    tot = d["totals"]
-    stmts = tot["queries"]["total"]
-    sent = stmts + tot["ignored_errors"]
-    measured = delta["Com_stmt_execute"]
-    e.info("server Com_stmt_execute delta over the whole stampede process (test-measured): %d; "
-           "client statements %d + ignored errors %d = %d; JSON server %r" %
-           (measured, stmts, tot["ignored_errors"], sent,
-            {k: srv[k] for k in ("checked", "client_statements", "match", "diff")}))
-    e.check(tot["reconnects"] == 0 and measured == sent,
-            "test-measured Com_stmt_execute delta %d == client statements %d + ignored errors %d" %
-            (measured, stmts, tot["ignored_errors"]))
-    kinds = sum(delta[k] for k in SERVER_COUNTERS[1:])
-    e.check(kinds == sent, "test-measured Com_select+insert+update+delete+begin+commit %d == %d "
-            "statements sent" % (kinds, sent))
-    co = {k: srv["counters"].get(k, {}).get("delta") for k in SERVER_COUNTERS}
-    e.check(co == delta,
-            "JSON server counter deltas == the test-measured ones (the coordinator's server window "
-            "covers the whole run: baseline at READY, last sample after the last statement): "
-            "JSON %r, test %r" % (co, delta))
-    e.check(srv["checked"] and srv["client_statements"] == sent,
-            "JSON server.checked %r, client_statements %r == %d" %
-            (srv["checked"], srv["client_statements"], sent))
-    e.check(srv["match"] is True and srv["diff"] == 0,
-            "JSON server.match %r (diff %r, with %d ignored errors in this run): the coordinator's "
-            "own cross-check of client statements vs the server's Com_* deltas" %
-            (srv["match"], srv["diff"], tot["ignored_errors"]))
-
-
 def main():
     e.need_sandbox()
     e.prepare(tables=2, table_size=10000)
@@ -259,7 +222,7 @@ def main():
     check_intervals(p, d, files)
     check_hdr(d, files)
     check_tail(p, d, files)
-    check_server(d, delta)
+    e.check_server(d, delta)
     _, d1, _, _ = run(1, 5, "one")
     ratio = d1["totals"]["tps"] / d["totals"]["tps"]
     e.info("TPS with 1 agent %.1f, with 3 agents %.1f: ratio %.3f" %
