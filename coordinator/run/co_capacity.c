@@ -32,6 +32,8 @@ struct step {
     bool saturated;                 /* an agent looked saturated (its CPU or its loop lag) */
     bool busy;                      /* an agent's CPU was the cause: the client is the limit */
     bool ok;                        /* co_capsearch_ok */
+    bool retried;                   /* missed with a lagging client: run again, this one not
+                                       counted by the search */
     int status;                     /* the run's exit status */
     char *file;                     /* its JSON */
     char failed[160];               /* the SLO terms missed, "" when none */
@@ -213,6 +215,7 @@ static void print_step(FILE *out, const struct step *s, size_t k)
             s->p50, s->p95, s->p99, s->errors, s->ok ? "met" : "missed", s->failed[0] ? ": " : "",
             s->failed,
             s->busy        ? " [client saturated]"
+            : s->retried   ? " [client lag: run again]"
             : s->saturated ? " [client lag]"
                            : "");
     fflush(out);
@@ -247,12 +250,12 @@ static int write_json(const struct cap *c, uint32_t good, uint32_t bad, const ch
     json_t *steps = json_array();
     for (size_t i = 0; i < c->n; i++) {
         const struct step *s = &c->steps[i];
-        json_t *o =
-            json_pack("{s:i,s:o,s:{s:o,s:o,s:o},s:o,s:b,s:b,s:b,s:i,s:s}", "rate",
-                      (json_int_t)s->rate, "achieved", jnum(s->achieved), "latency_ms", "p50",
-                      jnum(s->p50), "p95", jnum(s->p95), "p99", jnum(s->p99), "errors",
-                      jnum(s->errors), "passed", s->passed, "ok", s->ok, "saturated", s->saturated,
-                      "client_busy", s->busy, "status", s->status, "file", s->file);
+        json_t *o = json_pack("{s:I,s:o,s:{s:o,s:o,s:o},s:o,s:b,s:b,s:b,s:b,s:b,s:i,s:s}", "rate",
+                              (json_int_t)s->rate, "achieved", jnum(s->achieved), "latency_ms",
+                              "p50", jnum(s->p50), "p95", jnum(s->p95), "p99", jnum(s->p99),
+                              "errors", jnum(s->errors), "passed", s->passed, "ok", s->ok,
+                              "saturated", s->saturated, "client_busy", s->busy, "retried",
+                              s->retried, "status", s->status, "file", s->file);
         json_array_append_new(steps, o);
     }
     json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "tool", "stampede", "version",
@@ -266,16 +269,31 @@ static int write_json(const struct cap *c, uint32_t good, uint32_t bad, const ch
     return rc != 0;
 }
 
+/* The steps the search counts (a retried one is not), *n of them. */
+static struct co_capstep *counted(const struct cap *c, size_t *n)
+{
+    struct co_capstep *cs = pr_xcalloc(c->n + 1, sizeof(*cs));
+    for (size_t i = 0; i < c->n; i++)
+        if (!c->steps[i].retried)
+            cs[(*n)++] = (struct co_capstep){c->steps[i].rate, c->steps[i].ok};
+    return cs;
+}
+
 /* Steps until the search ends: the reason it stopped early into stopped
  * ("" when it ended by itself), *end how. The exit status so far. */
 static int search(struct cap *c, FILE *out, char *stopped, size_t len, enum co_capsearch_end *end)
 {
     for (;;) {
-        struct co_capstep *cs = pr_xcalloc(c->n + 1, sizeof(*cs));
-        for (size_t i = 0; i < c->n; i++)
-            cs[i] = (struct co_capstep){c->steps[i].rate, c->steps[i].ok};
-        uint32_t rate = co_capsearch_next(cs, c->n, &c->cfg, end);
+        size_t m = 0;
+        struct co_capstep *cs = counted(c, &m);
+        uint32_t rate = co_capsearch_next(cs, m, &c->cfg, end);
         free(cs);
+        if (c->n > 0 && c->steps[c->n - 1].retried) /* the same rate again */
+            rate = c->steps[c->n - 1].rate, *end = CO_CAPSEARCH_GO;
+        if (c->n >= c->cfg.max_trials + 4 && rate != 0) {
+            *end = CO_CAPSEARCH_MAX_TRIALS;
+            rate = 0;
+        }
         if (rate == 0)
             return 0;
         struct step *s = &c->steps[c->n++];
@@ -296,6 +314,10 @@ static int search(struct cap *c, FILE *out, char *stopped, size_t len, enum co_c
                      c->n, rate, s->status, c->dir, c->n);
             return 1;
         }
+        /* A miss while an agent's loop lagged (agents[].saturated) may be
+         * the client's hiccup (a shared machine): once, the step runs again. */
+        s->retried = !s->ok && s->saturated && !s->busy &&
+                     !(c->n > 1 && c->steps[c->n - 2].retried && c->steps[c->n - 2].rate == rate);
         print_step(out, s, c->n);
         /* The client's CPU is the limit: a higher rate would measure the
          * load generator. A lag alone (agents[].saturated without it) is
@@ -326,10 +348,9 @@ static void split_slo(struct cap *c)
 static int conclude(struct cap *c, FILE *out, int rc, enum co_capsearch_end end, char *stopped)
 {
     uint32_t good, bad;
-    struct co_capstep *cs = pr_xcalloc(c->n + 1, sizeof(*cs));
-    for (size_t i = 0; i < c->n; i++)
-        cs[i] = (struct co_capstep){c->steps[i].rate, c->steps[i].ok};
-    co_capsearch_bracket(cs, c->n, &good, &bad);
+    size_t m = 0;
+    struct co_capstep *cs = counted(c, &m);
+    co_capsearch_bracket(cs, m, &good, &bad);
     free(cs);
     size_t len = 320;
     if (!stopped[0] && end == CO_CAPSEARCH_MAX_TRIALS)
@@ -377,7 +398,7 @@ int co_capacity_run(const struct co_args *a, int argc, char **argv, const char *
         if (!dropped(argv[i]))
             c.base[c.n_base++] = argv[i];
     split_slo(&c);
-    c.steps = pr_xcalloc(c.cfg.max_trials + 1, sizeof(*c.steps));
+    c.steps = pr_xcalloc(c.cfg.max_trials + 5, sizeof(*c.steps)); /* + the retries */
     char stopped[320] = "";
     enum co_capsearch_end end = CO_CAPSEARCH_GO;
     int rc = 0;
