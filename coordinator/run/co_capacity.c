@@ -269,12 +269,28 @@ static int write_json(const struct cap *c, uint32_t good, uint32_t bad, const ch
     return rc != 0;
 }
 
-/* The steps the search counts (a retried one is not), *n of them. */
+/* The last lines of step k's log (a failed run's reason) to stderr. */
+static void tail_log(const struct cap *c, size_t k)
+{
+    char *log = fmt("%s/step-%zu.log", c->dir, k), line[1024], last[3][1024] = {"", "", ""};
+    FILE *f = fopen(log, "r");
+    size_t n = 0;
+    while (f && fgets(line, sizeof(line), f))
+        snprintf(last[n++ % 3], sizeof(last[0]), "%s", line);
+    for (size_t i = n > 3 ? n - 3 : 0; i < n; i++)
+        fprintf(stderr, "  %s: %s", log, last[i % 3]);
+    if (f)
+        fclose(f);
+    free(log);
+}
+
+/* The steps the search counts (not a retried one, nor a failed run), *n
+ * of them. */
 static struct co_capstep *counted(const struct cap *c, size_t *n)
 {
     struct co_capstep *cs = pr_xcalloc(c->n + 1, sizeof(*cs));
     for (size_t i = 0; i < c->n; i++)
-        if (!c->steps[i].retried)
+        if (!c->steps[i].retried && (c->steps[i].status == 0 || c->steps[i].status == 3))
             cs[(*n)++] = (struct co_capstep){c->steps[i].rate, c->steps[i].ok};
     return cs;
 }
@@ -308,6 +324,7 @@ static int search(struct cap *c, FILE *out, char *stopped, size_t len, enum co_c
             return 1;
         }
         if (s->status < 0 || (s->status != 0 && s->status != 3) || !read_step(s)) {
+            tail_log(c, c->n);
             snprintf(stopped, len,
                      "step %zu (%u/s) failed (exit %d): the run or the server failed; see "
                      "%s/step-%zu.log",
