@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "co_args.h"
+#include "co_capacity.h"
 #include "co_compare.h"
 #include "co_family.h"
 #include "co_keys.h"
@@ -97,6 +98,10 @@ int main(int argc, char **argv)
         rc = keygen(&a);
         break;
     case CO_ACTION_COMMAND:
+        if (a.find_capacity) {
+            rc = co_capacity_run(&a, argc, argv, self_exe(exe, sizeof(exe)), stdout);
+            break;
+        }
         if (co_sweep_is_wanted(&a)) {
             rc = co_sweep_run(&a, self_exe(exe, sizeof(exe)), stdout);
             break;

@@ -431,6 +431,24 @@ static const struct co__own_opt own_opts[] = {
      "steady-state verdict), or the first SECONDS (a multiple of --report-interval); the server "
      "check and the per-agent and per-kind figures stay whole-run",
      set_warmup},
+    {"find-capacity", "[=on|off]", "off",
+     "run trials at rising then bisected --rate to find the highest rate that meets --slo "
+     "(run only; see Capacity under an SLO in docs/guide.md)",
+     co__args_capacity},
+    {"slo", "=EXPR,...", NULL,
+     "--find-capacity's SLO: --threshold expressions joined by ',', e.g. p99<=10ms,errors<=0.1%; "
+     "tpcc: its response-time constraints by default",
+     co__args_capacity},
+    {"capacity-start", "=N", "10", "--find-capacity's first rate, events/s", co__args_capacity},
+    {"capacity-trial", "=SECONDS", "5", "measured seconds of each --find-capacity step",
+     co__args_capacity},
+    {"capacity-warmup", "=SECONDS", "1",
+     "seconds of each --find-capacity step left out before its measured ones", co__args_capacity},
+    {"capacity-precision", "=PCT", "5",
+     "--find-capacity stops when (bad - good) / good is within PCT percent", co__args_capacity},
+    {"capacity-max-trials", "=N", "20", "--find-capacity runs at most N steps", co__args_capacity},
+    {"capacity-dir", "=DIR", "capacity", "where --find-capacity writes each step's JSON and output",
+     co__args_capacity},
     {"lua", "[=on|off]", "off",
      "run WORKLOAD's .lua script through the Lua engine even when WORKLOAD is built in",
      set_script_forced},
@@ -644,7 +662,8 @@ static bool wants_value(const char *arg)
         return false;
     const struct co__own_opt *own = find_own(arg + 2, strlen(arg + 2));
     if (own)
-        return own->set != set_plaintext && own->set != set_script_forced;
+        return own->set != set_plaintext && own->set != set_script_forced &&
+               strcmp(own->name, "find-capacity") != 0;
     const struct pr_opt_def *def = pr_opts_find(arg);
     return def && def->type != PR_OPT_BOOL;
 }
@@ -776,6 +795,8 @@ void co_args_clear(struct co_args *a)
     free(a->warnings);
     free(a->checkpoints);
     free(a->sweep_threads);
+    free(a->slo);
+    free(a->capacity_dir);
     for (uint32_t i = 0; i < a->n_thresholds; i++)
         co_threshold_clear(&a->thresholds[i]);
     free(a->thresholds);

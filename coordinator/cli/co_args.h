@@ -185,6 +185,17 @@ struct co_args {
     uint32_t repeat;          /* --repeat, runs per point; 0 when not given (one) */
     uint32_t sweep_pause_s;   /* --sweep-pause, seconds between a sweep's runs */
 
+    /* run --find-capacity (co_capacity.h): the highest open-loop rate that
+     * meets the SLO, a trial run a step. 0: the option's default. */
+    bool find_capacity;           /* --find-capacity */
+    char *slo;                    /* --slo, threshold expressions joined by ','; NULL: none */
+    uint32_t capacity_start;      /* --capacity-start, events/s */
+    uint32_t capacity_trial_s;    /* --capacity-trial, measured seconds a step */
+    uint32_t capacity_warmup_s;   /* --capacity-warmup, seconds left out before them */
+    double capacity_precision;    /* --capacity-precision, percent */
+    uint32_t capacity_max_trials; /* --capacity-max-trials */
+    char *capacity_dir;           /* --capacity-dir, the steps' files; NULL: "capacity" */
+
     /* A family's state from the WORKLOAD word (co_family.h parse_word: the
      * Lua family's script, co_lua.h) or its typed options (check_options:
      * tpcc's co_tc_args.h), freed by fam_args_free; else NULL. */

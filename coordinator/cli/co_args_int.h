@@ -35,6 +35,12 @@ void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)
 int co__args_sweep_repeat(struct co_args *a, const char *name, const char *v, struct pr_error *err);
 int co__args_sweep_pause(struct co_args *a, const char *name, const char *v, struct pr_error *err);
 
+/* co_args_capacity.c, the capacity search's options (co_capacity.h): the
+ * setter of every --find-capacity, --slo and --capacity-* option (by
+ * name), and their rules once all options are applied. 0 or PR_EINVAL. */
+int co__args_capacity(struct co_args *a, const char *name, const char *v, struct pr_error *err);
+int co__args_capacity_check(const struct co_args *a, struct pr_error *err);
+
 /* For --threads/--num-threads with a comma list in *value: store the points
  * in a->sweep_threads and point *value at the first (copied into first, of
  * first_len bytes). Any other option is left alone. 0 or PR_EINVAL. */

@@ -148,7 +148,8 @@ int co__args_check(struct co_args *a, struct pr_error *err)
         if (urc != 0)
             return urc;
     }
-    if (a->rate_mode != PR_RATE_POISSON && a->opts && pr_opts_int(a->opts, "rate") == 0)
+    if (a->rate_mode != PR_RATE_POISSON && a->opts && pr_opts_int(a->opts, "rate") == 0 &&
+        !a->find_capacity)
         co_args_warn(a, "--rate-mode=%s has no effect without --rate",
                      pr_rate_mode_name(a->rate_mode));
     bool keys = a->secret_key_file || a->authorized_keys;
@@ -202,6 +203,8 @@ int co__args_check(struct co_args *a, struct pr_error *err)
                             "--abort-on-threshold judges the figures at each interval line: "
                             "give --report-interval=N (N >= 1)");
     rc = check_warmup(a, err);
+    if (rc == 0)
+        rc = co__args_capacity_check(a, err);
     if (rc != 0)
         return rc;
     if (a->action == CO_ACTION_COMMAND && a->cmd == PR_CMD_RUN &&

@@ -11,7 +11,7 @@
 
 /* Saturation thresholds: mean CPU above this share of the agent's cores,
  * or event-loop lag p99 above this, says the client was the limit. */
-#define SATURATED_CPU_SHARE 0.85
+#define SATURATED_CPU_SHARE CO_SUMMARY_SATURATED_CPU_SHARE
 #define SATURATED_LAG_US    10000
 
 static bool server_value(const struct co_result *res, const char *name, uint64_t *delta)

@@ -5,6 +5,10 @@
 #ifndef CO_SUMMARY_H
 #define CO_SUMMARY_H
 
+/* An agent whose CPU averages this share of its cores or more is saturated
+ * (agents[].saturated; so is one whose event loop lags 10 ms at p99). */
+#define CO_SUMMARY_SATURATED_CPU_SHARE 0.85
+
 #include <stdio.h>
 
 #include "co_args.h"
