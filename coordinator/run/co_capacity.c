@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "co_capsearch.h"
+#include "co_compare.h"
 #include "co_summary.h"
 #include "pr_file.h"
 #include "pr_parse.h"
@@ -124,13 +125,7 @@ static int run_step(struct cap *c, struct step *s, size_t k)
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     posix_spawnattr_t at;
-    sigset_t dfl;
-    sigemptyset(&dfl);
-    sigaddset(&dfl, SIGINT);
-    sigaddset(&dfl, SIGTERM);
-    posix_spawnattr_init(&at);
-    posix_spawnattr_setsigdefault(&at, &dfl);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+    co_spawn_sigdefault(&at);
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);

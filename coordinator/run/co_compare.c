@@ -205,13 +205,7 @@ static int run_one(const struct cmp *c, const struct side *s, const char *self, 
     /* Ctrl-C reaches the run (its own handler stops it and keeps what it
      * measured, exit 1) and not this process, which then says so. */
     posix_spawnattr_t at;
-    sigset_t dfl;
-    sigemptyset(&dfl);
-    sigaddset(&dfl, SIGINT);
-    sigaddset(&dfl, SIGTERM);
-    posix_spawnattr_init(&at);
-    posix_spawnattr_setsigdefault(&at, &dfl);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+    co_spawn_sigdefault(&at);
     void (*old_int)(int) = signal(SIGINT, SIG_IGN), (*old_term)(int) = signal(SIGTERM, SIG_IGN);
     pid_t pid;
     int rc = posix_spawn(&pid, self, NULL, &at, argv, environ), st = 0;
@@ -283,6 +277,17 @@ static int run_all(const struct cmp *c, const char *self, char **files, size_t *
         }
     }
     return 0;
+}
+
+void co_spawn_sigdefault(posix_spawnattr_t *at)
+{
+    sigset_t dfl;
+    sigemptyset(&dfl);
+    sigaddset(&dfl, SIGINT);
+    sigaddset(&dfl, SIGTERM);
+    posix_spawnattr_init(at);
+    posix_spawnattr_setsigdefault(at, &dfl);
+    posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGDEF);
 }
 
 int co_compare_main(int argc, char **argv, const char *self)

@@ -24,9 +24,16 @@
 #ifndef CO_COMPARE_H
 #define CO_COMPARE_H
 
+#include <spawn.h>
+
 /* argv[0] is "compare"; self is this program's path. The exit status:
  * 0, 1 (a run or hook failed, or the files cannot be written), 2 (usage),
  * 3 (a --fail-if gate failed). */
 int co_compare_main(int argc, char **argv, const char *self);
+
+/* *at initialised so that a child spawned with it (a run of this program:
+ * compare's, --find-capacity's steps) takes SIGINT and SIGTERM at their
+ * defaults, whatever the parent ignores or handles. The caller destroys it. */
+void co_spawn_sigdefault(posix_spawnattr_t *at);
 
 #endif
