@@ -230,8 +230,7 @@ static double kind_value(const struct co_threshold *t, const struct co_result *r
 bool co_threshold_live(const struct co_threshold *t)
 {
     bool count = t->metric == CO_THR_EVENTS || t->metric == CO_THR_RECONNECTS;
-    return t->metric != CO_THR_TPMC &&
-           !(count && (t->op == CO_THR_GT || t->op == CO_THR_GE));
+    return t->metric != CO_THR_TPMC && !(count && (t->op == CO_THR_GT || t->op == CO_THR_GE));
 }
 
 struct co_thr_result co_threshold_eval(const struct co_threshold *t, const struct co_result *r)
