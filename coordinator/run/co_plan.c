@@ -110,9 +110,11 @@ static int plan_run(co_plan *p, const struct co_args *a, const uint64_t *w, uint
     uint64_t table_size = a->cfg.table_size;
     int rc = 0;
 
+    /* The rate and the event budget follow the connections (which follow
+     * the weights): every connection gets the same share wherever it is. */
     pr_split_u64(threads, n, w, conns);
-    pr_split_u64(a->cfg.rate, n, w, rate);
-    pr_split_u64(a->cfg.events, n, w, events);
+    pr_split_u64(a->cfg.rate, n, conns, rate);
+    pr_split_u64(a->cfg.events, n, conns, events);
     if (a->part == PR_PART_TABLES)
         rc = pr_split_tables(n, w, tables, spans);
     else if (a->part == PR_PART_ROWS)

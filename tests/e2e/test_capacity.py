@@ -41,9 +41,7 @@ def search(script, agents):
     name = "a%d" % agents
     d, j = e.path(name), e.path(name + ".json")
     t = time.monotonic()
-    weights = ["--agent-weights=local-1=2,local-2=1,local-3=1"] if agents == 3 else []
-    p = e.stampede(base(script, weights + ["--agents=%d" % agents, "--find-capacity",
-                                           "--slo=p99<=50ms",
+    p = e.stampede(base(script, ["--agents=%d" % agents, "--find-capacity", "--slo=p99<=50ms",
                                  "--capacity-start=100", "--capacity-trial=2",
                                  "--capacity-warmup=1", "--capacity-dir=" + d, "--json=" + j]))
     rc = p.wait(150)

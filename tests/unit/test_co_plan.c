@@ -112,6 +112,21 @@ static void test_run_split(void)
     CHECK_EQ_U64(conns, 10);
     CHECK_EQ_U64(rate, 101);
     CHECK_EQ_U64(events, 1000);
+    /* The rate and the events follow the connections (4/3/3), not the
+     * agents: 101/s is 41/30/30 (an even split would be 34/34/33). */
+    CHECK_EQ_U64(plan_of(p, 0, 0)->rate, 41);
+    CHECK_EQ_U64(plan_of(p, 0, 1)->rate, 30);
+    CHECK_EQ_U64(plan_of(p, 0, 2)->rate, 30);
+    CHECK_EQ_U64(plan_of(p, 0, 0)->events, 400);
+    CHECK_EQ_U64(plan_of(p, 0, 2)->events, 300);
+    /* Weights 3/1/1 give connections 6/2/2 and the rate with them. */
+    co_plan *weighted = co_plan_new(&a, 3, (const uint64_t[]){3, 1, 1}, 42, &err);
+    CHECK(weighted != NULL);
+    for (uint32_t i = 0; weighted && i < 3; i++) {
+        CHECK_EQ_U64(plan_of(weighted, 0, i)->conns, i == 0 ? 6 : 2);
+        CHECK_EQ_U64(plan_of(weighted, 0, i)->rate, i == 0 ? 61 : 20);
+    }
+    co_plan_destroy(&weighted);
     /* Equal plans hash equal: the same arguments planned again. */
     co_plan *again = co_plan_new(&a, 3, NULL, 42, &err);
     for (uint32_t i = 0; again && i < 3; i++)

@@ -204,7 +204,7 @@ static int plan_run(co_plan *p, const struct co_args *a, const struct pr_tc_opts
 
     set_phases(p, 1, (const char *const[]){"run"});
     pr_split_u64(threads, n, w, conns);
-    pr_split_u64(a->cfg.rate, n, w, rate);
+    pr_split_u64(a->cfg.rate, n, conns, rate); /* the rate follows the connections */
     for (uint32_t i = 0; i < n && rc == 0; i++)
         if (conns[i] == 0)
             rc = pr_error_set(err, PR_EINVAL,
