@@ -74,67 +74,33 @@ void co_args_warn(struct co_args *a, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Strict decimal in lo..hi. */
-static int parse_uint(const char *name, const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
-                      struct pr_error *err)
-{
-    char *end;
-
-    if (v == NULL)
-        return pr_error_set(err, PR_EINVAL, "--%s: a value is required", name);
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (*v < '0' || *v > '9' || *end || errno || x < lo || x > hi)
-        return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not an integer in %llu..%llu", name, v,
-                            (unsigned long long)lo, (unsigned long long)hi);
-    *out = x;
-    return 0;
-}
-
-static int parse_u32(const char *name, const char *v, uint32_t lo, uint32_t hi, uint32_t *out,
-                     struct pr_error *err)
-{
-    uint64_t x = 0;
-    int rc = parse_uint(name, v, lo, hi, &x, err);
-    if (rc == 0)
-        *out = (uint32_t)x;
-    return rc;
-}
-
-static int need_text(const char *name, const char *v, struct pr_error *err)
-{
-    if (v == NULL || *v == '\0')
-        return pr_error_set(err, PR_EINVAL, "--%s: a value is required (--%s=...)", name, name);
-    return 0;
-}
-
 /* ---- stampede's own options --------------------------------------------- */
 
 static int set_agents(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    return parse_u32(n, v, 1, MAX_AGENTS, &a->agents, err);
+    return co__args_u32(n, v, 1, MAX_AGENTS, &a->agents, err);
 }
 
 static int set_agent_wait(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    return parse_u32(n, v, 1, MAX_WAIT_S, &a->agent_wait_s, err);
+    return co__args_u32(n, v, 1, MAX_WAIT_S, &a->agent_wait_s, err);
 }
 
 static int set_agent_workers(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    return parse_u32(n, v, 0, MAX_WORKERS, &a->agent_workers, err);
+    return co__args_u32(n, v, 0, MAX_WORKERS, &a->agent_workers, err);
 }
 
 static int set_grace(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    return parse_u32(n, v, 0, MAX_GRACE_MS, &a->grace_ms, err);
+    return co__args_u32(n, v, 0, MAX_GRACE_MS, &a->grace_ms, err);
 }
 
 /* --prometheus=HOST:PORT: the address is checked when the endpoint opens
  * (co_prom), before any load starts. */
 static int set_prometheus(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     if (rc == 0 && strchr(v, ':') == NULL)
         rc = pr_error_set(err, PR_EINVAL,
                           "--prometheus: '%s' is not HOST:PORT (for example 127.0.0.1:9464, or "
@@ -148,12 +114,12 @@ static int set_prometheus(struct co_args *a, const char *n, const char *v, struc
 static int set_prometheus_linger(struct co_args *a, const char *n, const char *v,
                                  struct pr_error *err)
 {
-    return parse_u32(n, v, 0, MAX_WAIT_S, &a->prometheus_linger_s, err);
+    return co__args_u32(n, v, 0, MAX_WAIT_S, &a->prometheus_linger_s, err);
 }
 
 static int set_listen(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     if (rc == 0 && !pr_endpoint_is_valid(v))
         rc =
             pr_error_set(err, PR_EINVAL,
@@ -181,7 +147,7 @@ static int add_weight(struct co_args *a, char *item, struct pr_error *err)
     if (!eq || eq == item)
         return pr_error_set(err, PR_EINVAL, "--agent-weights: '%s' is not NAME=WEIGHT", item);
     *eq = '\0';
-    if (parse_uint("agent-weights", eq + 1, 0, MAX_WEIGHT, &w, err) < 0)
+    if (co__args_uint("agent-weights", eq + 1, 0, MAX_WEIGHT, &w, err) < 0)
         return PR_EINVAL;
     for (uint32_t i = 0; i < a->n_weights; i++)
         if (strcmp(a->weights[i].name, item) == 0)
@@ -198,7 +164,7 @@ static int add_weight(struct co_args *a, char *item, struct pr_error *err)
 
 static int set_weights(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     uint64_t sum = 0;
 
     free_weights(a); /* a later --agent-weights replaces an earlier one */
@@ -216,7 +182,7 @@ static int set_weights(struct co_args *a, const char *n, const char *v, struct p
 
 static int set_agent_bin(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     if (rc == 0)
         set_str(&a->agent_bin, v);
     return rc;
@@ -289,7 +255,7 @@ static char **path_field(struct co_args *a, const char *n)
 
 static int set_path(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     if (rc == 0)
         set_str(path_field(a, n), v);
     return rc;
@@ -312,7 +278,7 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
     char *line = NULL;
     size_t cap = 0;
     struct stat st;
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     FILE *f = rc == 0 ? fopen(v, "r") : NULL;
 
     if (rc < 0)
@@ -336,7 +302,7 @@ static int set_password_file(struct co_args *a, const char *n, const char *v, st
 static int set_threshold(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
     struct co_threshold t;
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     if (rc == 0)
         rc = co_threshold_parse(v, &t, err);
     if (rc < 0)
@@ -349,12 +315,12 @@ static int set_threshold(struct co_args *a, const char *n, const char *v, struct
 static int set_abort_on_threshold(struct co_args *a, const char *n, const char *v,
                                   struct pr_error *err)
 {
-    return parse_u32(n, v, 0, MAX_WAIT_S, &a->abort_on_threshold_s, err);
+    return co__args_u32(n, v, 0, MAX_WAIT_S, &a->abort_on_threshold_s, err);
 }
 
 static int set_warmup(struct co_args *a, const char *n, const char *v, struct pr_error *err)
 {
-    int rc = need_text(n, v, err);
+    int rc = co__args_need_text(n, v, err);
     return rc < 0 ? rc : co_warmup_parse(v, &a->warmup, err);
 }
 

@@ -9,22 +9,9 @@
 #include "co_args_int.h"
 #include "pr_parse.h"
 
-#define MAX_RATE   1000000000UL
-#define MAX_TRIAL  3600UL
-#define MAX_TRIALS 1000UL
-
-static int u32_in(const char *name, const char *v, unsigned long lo, unsigned long hi,
-                  uint32_t *out, struct pr_error *err)
-{
-    char *end;
-    errno = 0;
-    unsigned long x = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
-    if (v == NULL || *v < '0' || *v > '9' || *end != '\0' || errno != 0 || x < lo || x > hi)
-        return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not an integer in %lu..%lu", name,
-                            v ? v : "", lo, hi);
-    *out = (uint32_t)x;
-    return 0;
-}
+#define MAX_RATE   1000000000U
+#define MAX_TRIAL  3600U
+#define MAX_TRIALS 1000U
 
 /* --slo: each term a --threshold expression (co_threshold_parse says what
  * is wrong with one). */
@@ -66,13 +53,13 @@ int co__args_capacity(struct co_args *a, const char *name, const char *v, struct
     if (strcmp(name, "slo") == 0)
         return set_slo(a, v, err);
     if (strcmp(name, "capacity-start") == 0)
-        return u32_in(name, v, 1, MAX_RATE, &a->capacity_start, err);
+        return co__args_u32(name, v, 1, MAX_RATE, &a->capacity_start, err);
     if (strcmp(name, "capacity-trial") == 0)
-        return u32_in(name, v, 1, MAX_TRIAL, &a->capacity_trial_s, err);
+        return co__args_u32(name, v, 1, MAX_TRIAL, &a->capacity_trial_s, err);
     if (strcmp(name, "capacity-warmup") == 0)
-        return u32_in(name, v, 1, MAX_TRIAL, &a->capacity_warmup_s, err);
+        return co__args_u32(name, v, 1, MAX_TRIAL, &a->capacity_warmup_s, err);
     if (strcmp(name, "capacity-max-trials") == 0)
-        return u32_in(name, v, 2, MAX_TRIALS, &a->capacity_max_trials, err);
+        return co__args_u32(name, v, 2, MAX_TRIALS, &a->capacity_max_trials, err);
     if (strcmp(name, "capacity-dir") == 0) {
         if (v == NULL || *v == '\0')
             return pr_error_set(err, PR_EINVAL, "--capacity-dir: a directory is required");

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "co_args.h"
 
@@ -24,6 +25,16 @@ struct co__own_opt {
  * (co_args_unsup.c). --help marks them. */
 extern const char *const co__refused_opts[];
 extern const char *const co__no_effect_opts[];
+
+/* co_args_num.c. A strict decimal in lo..hi (no sign, no spaces, nothing
+ * after it) into *out, or PR_EINVAL with err naming --name, the value and
+ * the range; v NULL is "a value is required". */
+int co__args_uint(const char *name, const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                  struct pr_error *err);
+int co__args_u32(const char *name, const char *v, uint32_t lo, uint32_t hi, uint32_t *out,
+                 struct pr_error *err);
+/* 0 when v is a non-empty text, else PR_EINVAL "--name: a value is required". */
+int co__args_need_text(const char *name, const char *v, struct pr_error *err);
 
 /* co_args_warn with a va_list. */
 void co__args_vwarn(struct co_args *a, const char *fmt, va_list ap)

@@ -1,7 +1,6 @@
 /* co_args_sweep: the command line's sweep options (--threads as a list,
  * --repeat, --sweep-pause) into struct co_args, for co_sweep to carry out
  * (contract: co_args_int.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +12,17 @@
 #define MAX_REPEAT 10000
 #define MAX_PAUSE  86400
 
+/* The item v[0..len) as co__args_u32 reads it. */
 static int parse_u32(const char *name, const char *v, size_t len, uint32_t lo, uint32_t hi,
                      uint32_t *out, struct pr_error *err)
 {
     char buf[24];
-    char *end;
     if (v == NULL || len == 0 || len >= sizeof(buf))
         return pr_error_set(err, PR_EINVAL, "--%s: '%.*s' is not an integer in %u..%u", name,
                             (int)(len < 40 ? len : 40), v ? v : "", lo, hi);
     memcpy(buf, v, len);
     buf[len] = '\0';
-    errno = 0;
-    unsigned long x = strtoul(buf, &end, 10);
-    if (buf[0] < '0' || buf[0] > '9' || *end != '\0' || errno != 0 || x < lo || x > hi)
-        return pr_error_set(err, PR_EINVAL, "--%s: '%s' is not an integer in %u..%u", name, buf, lo,
-                            hi);
-    *out = (uint32_t)x;
-    return 0;
+    return co__args_u32(name, buf, lo, hi, out, err);
 }
 
 int co__args_sweep_repeat(struct co_args *a, const char *name, const char *v, struct pr_error *err)
