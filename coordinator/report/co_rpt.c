@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_rpt_capacity.h"
 #include "co_rpt_gate.h"
 #include "co_rpt_groups.h"
 #include "co_rpt_html.h"
@@ -20,6 +21,7 @@ static int usage(void)
                     "[--json=FILE]\n"
                     "       stampede report --baseline=OLD.json NEW.json --fail-if='tps<-5%%' "
                     "[--junit=FILE]\n"
+                    "       stampede report CAPACITY.json [-o capacity.html]\n"
                     "       (a sweep's JSON draws throughput and p95 against threads; groups of\n"
                     "       repeated runs are compared with confidence, the first the baseline)\n");
     return 2;
@@ -217,6 +219,53 @@ static void chosen_clear(struct chosen *ch)
     memset(ch, 0, sizeof(*ch));
 }
 
+static bool has_capacity(const struct co_rpt_file *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (files[i].kind == CO_RPT_CAPACITY)
+            return true;
+    return false;
+}
+
+static int capacity_cb(FILE *f, const void *arg)
+{
+    const struct co_rpt_file *file = arg;
+    struct pr_error err = {0};
+    char *chartjs = co_rpt_html_chartjs(CO_RPT_CHARTJS, &err);
+    if (chartjs == NULL) {
+        fprintf(stderr, "stampede report: %s\n", err.msg);
+        return -ENOENT;
+    }
+    int rc = co_rpt_capacity_html(f, file, chartjs);
+    free(chartjs);
+    return rc;
+}
+
+/* A capacity search's file is reported alone: its steps, or its page. */
+static int capacity_report(const struct cli *c, const struct co_rpt_file *files)
+{
+    size_t k = 0;
+    while (files[k].kind != CO_RPT_CAPACITY)
+        k++;
+    if (c->n != 1 || c->groups[0] != NULL || c->n_gates > 0 || c->json || c->junit) {
+        fprintf(stderr,
+                "stampede report: %s is a capacity search's JSON: report it alone "
+                "(stampede report %s [-o capacity.html]); groups, --baseline, --fail-if, "
+                "--json and --junit take run files\n",
+                files[k].path, files[k].path);
+        return 2;
+    }
+    if (c->out == NULL)
+        return co_rpt_capacity_text(stdout, &files[0]) == 0 ? 0 : 1;
+    struct pr_error err = {0};
+    if (pr_write_atomic(c->out, "report", capacity_cb, &files[0], &err) != 0) {
+        if (err.msg[0])
+            fprintf(stderr, "stampede report: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 int co_rpt_main(int argc, char **argv)
 {
     struct cli c = {.paths = pr_xcalloc((size_t)argc, sizeof(*c.paths)),
@@ -238,6 +287,10 @@ int co_rpt_main(int argc, char **argv)
             fprintf(stderr, "stampede report: %s\n", err.msg);
             rc = 1;
         }
+    if (rc == 0 && has_capacity(files, n)) {
+        rc = capacity_report(&c, files);
+        goto out;
+    }
     struct chosen ch = {0};
     if (rc == 0 && choose_groups(files, groups, n, &ch, &err) != 0) {
         fprintf(stderr,
@@ -277,6 +330,7 @@ int co_rpt_main(int argc, char **argv)
     json_decref(cmp);
     rc = run_gates(&c, cg, ng, rc);
     chosen_clear(&ch);
+out:
     free(c.gates);
     free(groups);
     for (size_t i = 0; i < n; i++)

@@ -262,6 +262,13 @@ static void write_script_json(FILE *f, const json_t *d)
     free(text);
 }
 
+void co_rpt_html_data(FILE *f, const json_t *d)
+{
+    fputs("<script type=\"application/json\" id=\"stampede-data\">", f);
+    write_script_json(f, d);
+    fputs("</script>\n", f);
+}
+
 /* The figures block (write_script_json: nothing in it can end it early). */
 static void write_data(FILE *f, const struct co_rpt_file *files, size_t n, const json_t *groups)
 {
@@ -272,9 +279,7 @@ static void write_data(FILE *f, const struct co_rpt_file *files, size_t n, const
         json_array_append_new(json_object_get(d, files[i].kind == CO_RPT_RUN ? "runs" : "sweeps"),
                               files[i].kind == CO_RPT_RUN ? run_data(&files[i])
                                                           : sweep_data(&files[i]));
-    fputs("<script type=\"application/json\" id=\"stampede-data\">", f);
-    write_script_json(f, d);
-    fputs("</script>\n", f);
+    co_rpt_html_data(f, d);
     json_decref(d);
 }
 

@@ -34,4 +34,8 @@ char *co_rpt_html_chartjs(const char *path, struct pr_error *err);
 int co_rpt_html_write(FILE *f, const struct co_rpt_file *files, size_t n, const char *chartjs,
                       const json_t *groups);
 
+/* The figures d as the page's JSON block "stampede-data", which the page's
+ * script reads; escaped so that nothing in it can end the block early. */
+void co_rpt_html_data(FILE *f, const json_t *d);
+
 #endif

@@ -68,6 +68,19 @@ static char *label_of(const char *path)
 static int check_members(const char *path, const json_t *root, enum co_rpt_kind kind,
                          struct pr_error *err)
 {
+    if (kind == CO_RPT_CAPACITY) {
+        const json_t *cap = json_object_get(root, "capacity");
+        if (!json_is_array(json_object_get(root, "steps")))
+            return pr_error_set(err, PR_EINVAL,
+                                "%s: no \"steps\" array: not a complete stampede capacity JSON",
+                                path);
+        if (!json_is_object(cap) || !json_is_array(json_object_get(cap, "slo")))
+            return pr_error_set(err, PR_EINVAL,
+                                "%s: no \"capacity\" object with its \"slo\" array: not a "
+                                "complete stampede capacity JSON",
+                                path);
+        return 0;
+    }
     static const char *const run_arrays[] = {"agents", "intervals"};
     static const char *const sweep_arrays[] = {"runs", "points"};
     const char *const *arrays = kind == CO_RPT_RUN ? run_arrays : sweep_arrays;
@@ -100,7 +113,10 @@ static int check_doc(const char *path, const json_t *root, enum co_rpt_kind *kin
                             "with stampede %s or later",
                             path, version, STAMPEDE_VERSION, version);
     const char *k = json_string_value(json_object_get(root, "kind"));
-    *kind = k != NULL && strcmp(k, "sweep") == 0 ? CO_RPT_SWEEP : CO_RPT_RUN;
+    *kind = k == NULL                    ? CO_RPT_RUN
+            : strcmp(k, "sweep") == 0    ? CO_RPT_SWEEP
+            : strcmp(k, "capacity") == 0 ? CO_RPT_CAPACITY
+                                         : CO_RPT_RUN;
     return check_members(path, root, *kind, err);
 }
 

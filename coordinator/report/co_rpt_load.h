@@ -5,7 +5,8 @@
  * JSON in full (a truncated file is named as truncated), carry
  * "tool": "stampede", a "version" not newer than this program's, and the
  * members the report reads (a run: agents[], intervals[], totals{}; a
- * sweep: "kind": "sweep", runs[], points[]). Optional members a run may
+ * sweep: "kind": "sweep", runs[], points[]; a capacity search: "kind":
+ * "capacity", capacity{slo[]}, steps[]). Optional members a run may
  * lack (environment, intervals[].server_status: older files) read as
  * missing, never as an error.
  *
@@ -20,7 +21,7 @@
 
 #include "pr_err.h"
 
-enum co_rpt_kind { CO_RPT_RUN, CO_RPT_SWEEP };
+enum co_rpt_kind { CO_RPT_RUN, CO_RPT_SWEEP, CO_RPT_CAPACITY };
 
 /* One file read. Owned by the caller; co_rpt_file_clear frees it. */
 struct co_rpt_file {

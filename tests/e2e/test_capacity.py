@@ -20,16 +20,23 @@ to 5%) must find it within 10%:
   - a bad --slo, --find-capacity with --rate, --slo without
     --find-capacity: exit 2 before anything runs (no --capacity-dir made).
 """
+import json
 import os
 import re
+import subprocess
+import sys
 import time
 
 import e2elib as e
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+import cdp  # noqa: E402
 
 SCRIPT = """function thread_init() con = sysbench.sql.driver():connect() end
 function event() con:query("SELECT SLEEP(0.01)") end
 """
 CAPACITY = 400.0
+found = {}  # --agents -> the capacity JSON its search wrote
 
 
 def base(script, extra):
@@ -46,6 +53,7 @@ def search(script, agents):
                                  "--capacity-warmup=1", "--capacity-dir=" + d, "--json=" + j]))
     rc = p.wait(150)
     out = p.text("out")
+    found[agents] = j
     e.info("--agents=%d: %.1f s\n%s%s" % (agents, time.monotonic() - t, out, p.text("err")))
     if not e.check(rc == 0 and os.path.exists(j), "--agents=%d: exit %s (want 0), JSON written"
                    % (agents, rc)):
@@ -91,6 +99,108 @@ def search(script, agents):
                 "%.1f, p99 %s)" % (agents, s["rate"], rs, conns, run["totals"]["tps"], run["totals"]["latency_ms"]["p99"]))
 
 
+def report(args):
+    return subprocess.run([e.STAMPEDE, "report"] + args, capture_output=True, text=True,
+                          timeout=60)
+
+
+def num(x):
+    return float("nan") if x in ("-", "") else float(x)
+
+
+def report_text(j):
+    """`stampede report CAPACITY.json`: the headline and one row per step,
+    each the JSON's offered and achieved rate, p50/p95/p99 and verdict."""
+    cap = e.load_json(j)
+    steps, c = cap["steps"], cap["capacity"]
+    p = report([j])
+    print(p.stdout)
+    e.check(p.returncode == 0, "report of the capacity JSON: exit %d %s"
+            % (p.returncode, p.stderr[-300:]))
+    m = re.search(r"^capacity: (\d+)/s \(bracket (\d+)\.\.(\d+)/s\)", p.stdout, re.M)
+    e.check(m is not None and [int(m.group(1)), [int(m.group(2)), int(m.group(3))]]
+            == [c["rate"], c["bracket"]],
+            "report: headline %r is the JSON's %s %r" % (m and m.group(0), c["rate"], c["bracket"]))
+    rows = re.findall(r"^ +(\d+) +(\d+) +([0-9.]+) +([0-9.-]+) +([0-9.-]+) +([0-9.-]+) +(\d+)  "
+                      r"(met|missed|missed, run again|failed)", p.stdout, re.M)
+    want = [(i + 1, s["rate"], round(s["achieved"], 1), round(s["latency_ms"]["p50"], 2),
+             round(s["latency_ms"]["p95"], 2), round(s["latency_ms"]["p99"], 2),
+             "missed, run again" if s["retried"] else "met" if s["ok"] else "missed")
+            for i, s in enumerate(steps)]
+    got = [(int(r[0]), int(r[1]), num(r[2]), num(r[3]), num(r[4]), num(r[5]), r[7]) for r in rows]
+    e.check(got == want, "report: %d step rows == the JSON's %d steps %r" % (len(got), len(want),
+                                                                            got))
+    bad = e.path("cap-nosteps.json")
+    del cap["steps"]
+    with open(bad, "w") as f:
+        json.dump(cap, f)
+    q = report([bad])
+    e.check(q.returncode != 0 and '"steps"' in q.stderr,
+            "report of a capacity JSON without steps: exit %d, names the member: %r"
+            % (q.returncode, q.stderr[-200:]))
+    q = report([j, found.get(1, j)])
+    e.check(q.returncode == 2 and "alone" in q.stderr,
+            "report of a capacity JSON with another file: exit %d, %r" % (q.returncode,
+                                                                         q.stderr[-200:]))
+
+
+PAGE_JS = r"""(() => {
+  const ch = Chart.getChart('cap-curve');
+  const rows = [...document.querySelectorAll('#cap-steps tr[data-step]')];
+  return {done: document.body.getAttribute('data-charts-done'),
+    sets: ch.data.datasets.map(d => [d.label, d.data.map(p => [p.x, p.y])]),
+    rows: rows.map(r => [+r.querySelector('[data-k=rate]').textContent,
+      +r.querySelector('[data-k=p99]').textContent, r.getAttribute('data-ok')]),
+    head: document.getElementById('cap-headline').textContent};
+})()"""
+
+
+def report_page(j):
+    """-o: the page draws p50/p95/p99 against the offered rate from the
+    JSON's steps (the ones run again left out, sorted by rate), the met and
+    missed steps apart, the SLO's 50 ms and the capacity as lines, and its
+    table has every step; checked in headless Chromium."""
+    exe = cdp.find_chromium()
+    if not e.check(exe is not None, "chromium is installed (deploy/install-deps)"):
+        return
+    html = e.path("capacity.html")
+    p = report([j, "-o", html])
+    if not e.check(p.returncode == 0, "report -o: exit %d %s" % (p.returncode, p.stderr[-300:])):
+        return
+    cap = e.load_json(j)
+    steps, c = cap["steps"], cap["capacity"]
+    counted = sorted((s for s in steps if not s["retried"]), key=lambda s: s["rate"])
+    browser = cdp.Browser(exe)
+    try:
+        browser.open("file://" + html)
+        e.check(not browser.errors(), "page: no console error: %s" % browser.errors()[:3])
+        got = browser.eval(PAGE_JS)
+        sets = dict((k, v) for k, v in got["sets"])
+        for k in ("p50", "p95", "p99"):
+            want = [[s["rate"], s["latency_ms"][k]] for s in counted]
+            e.check(sets.get(k + " ms") == want, "page: the %s curve is the JSON's steps by rate "
+                    "%r: %r" % (k, want, sets.get(k + " ms")))
+        e.check(sets.get("met the SLO") == [[s["rate"], s["latency_ms"]["p99"]] for s in counted
+                                            if s["ok"]] and
+                sets.get("missed the SLO") == [[s["rate"], s["latency_ms"]["p99"]]
+                                               for s in counted if not s["ok"]],
+                "page: met %r and missed %r marked apart" % (sets.get("met the SLO"),
+                                                             sets.get("missed the SLO")))
+        slo = sets.get("SLO p99<=50ms") or []
+        capl = sets.get("capacity %d/s" % c["rate"]) or []
+        e.check(len(slo) == 2 and all(y == 50 for _, y in slo) and len(capl) == 2 and
+                all(x == c["rate"] for x, _ in capl),
+                "page: the SLO line at 50 ms %r and the capacity line at %s/s %r"
+                % (slo, c["rate"], capl))
+        e.check(got["rows"] == [[s["rate"], round(s["latency_ms"]["p99"], 2), "1" if s["ok"]
+                                 else "0"] for s in steps],
+                "page: the table's %d rows are the JSON's steps" % len(got["rows"]))
+        e.check(got["done"] == "1" and "capacity: %d/s" % c["rate"] in got["head"],
+                "page: drawn, headline %r" % got["head"])
+    finally:
+        browser.close()
+
+
 def refused(script, extra, words, what):
     d = e.path("refused")
     p = e.stampede(base(script, ["--capacity-dir=" + d] + extra))
@@ -111,6 +221,9 @@ def main():
     refused(script, ["--slo=p99<=10ms"], ["--find-capacity"], "--slo without --find-capacity")
     search(script, 1)
     search(script, 3)
+    if 3 in found and os.path.exists(found[3]):
+        report_text(found[3])
+        report_page(found[3])
     e.finish()
 
 
