@@ -134,6 +134,14 @@ static const char capacity_js[] =
     "  document.body.setAttribute('data-charts-done', '1');\n"
     "})();\n";
 
+/* The steps table's numbers: data-k key, the step's member, decimals. */
+static const struct {
+    const char *key, *path;
+    int decimals;
+} step_cols[] = {{"rate", "rate", 0},          {"achieved", "achieved", 1},
+                 {"p50", "latency_ms.p50", 2}, {"p95", "latency_ms.p95", 2},
+                 {"p99", "latency_ms.p99", 2}, {"errors", "errors", 0}};
+
 static void write_steps(FILE *out, const json_t *steps)
 {
     fputs("<table id=\"cap-steps\"><tr><th>step</th><th>offered/s</th><th>achieved/s</th>"
@@ -146,12 +154,9 @@ static void write_steps(FILE *out, const json_t *steps)
     {
         fprintf(out, "<tr data-step=\"%zu\" data-ok=\"%d\"><td>%zu</td>", i + 1, flag(s, "ok"),
                 i + 1);
-        co_rpt_td_num(out, "rate", co_rpt_num(s, "rate"), 0);
-        co_rpt_td_num(out, "achieved", co_rpt_num(s, "achieved"), 1);
-        co_rpt_td_num(out, "p50", co_rpt_num(s, "latency_ms.p50"), 2);
-        co_rpt_td_num(out, "p95", co_rpt_num(s, "latency_ms.p95"), 2);
-        co_rpt_td_num(out, "p99", co_rpt_num(s, "latency_ms.p99"), 2);
-        co_rpt_td_num(out, "errors", co_rpt_num(s, "errors"), 0);
+        for (size_t c = 0; c < sizeof(step_cols) / sizeof(step_cols[0]); c++)
+            co_rpt_td_num(out, step_cols[c].key, co_rpt_num(s, step_cols[c].path),
+                          step_cols[c].decimals);
         co_rpt_td_str(out, verdict(s));
         co_rpt_td_str(out, notes(s));
         co_rpt_td_str(out, json_string_value(json_object_get(s, "file")));
