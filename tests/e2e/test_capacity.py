@@ -122,7 +122,7 @@ def report_text(j):
             == [c["rate"], c["bracket"]],
             "report: headline %r is the JSON's %s %r" % (m and m.group(0), c["rate"], c["bracket"]))
     rows = re.findall(r"^ +(\d+) +(\d+) +([0-9.]+) +([0-9.-]+) +([0-9.-]+) +([0-9.-]+) +(\d+)  "
-                      r"(met|missed|missed, run again|failed)", p.stdout, re.M)
+                      r"(met|missed, run again|missed|failed)", p.stdout, re.M)
     want = [(i + 1, s["rate"], round(s["achieved"], 1), round(s["latency_ms"]["p50"], 2),
              round(s["latency_ms"]["p95"], 2), round(s["latency_ms"]["p99"], 2),
              "missed, run again" if s["retried"] else "met" if s["ok"] else "missed")
@@ -153,6 +153,22 @@ PAGE_JS = r"""(() => {
       +r.querySelector('[data-k=p99]').textContent, r.getAttribute('data-ok')]),
     head: document.getElementById('cap-headline').textContent};
 })()"""
+
+
+def retried_row(j):
+    """The row of a step that missed with a lagging client and ran again reads
+    "missed, run again" (CI's search runs may have none such: this copy marks
+    the first missed step so, as the search does, and checks its row)."""
+    cap = e.load_json(j)
+    missed = [i for i, s in enumerate(cap["steps"]) if not s["ok"]]
+    e.check(missed != [], "the 3-agent search has a missed step (%d steps)" % len(cap["steps"]))
+    if not missed:
+        return
+    cap["steps"][missed[0]]["retried"] = True
+    copy = e.path("cap-retried.json")
+    with open(copy, "w") as f:
+        json.dump(cap, f)
+    report_text(copy)
 
 
 def report_page(j):
@@ -221,9 +237,12 @@ def main():
     refused(script, ["--slo=p99<=10ms"], ["--find-capacity"], "--slo without --find-capacity")
     search(script, 1)
     search(script, 3)
+    for n in sorted(found):
+        if os.path.exists(found[n]):
+            report_text(found[n])
     if 3 in found and os.path.exists(found[3]):
-        report_text(found[3])
         report_page(found[3])
+        retried_row(found[3])
     e.finish()
 
 
