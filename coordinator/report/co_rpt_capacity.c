@@ -41,9 +41,19 @@ static const char *notes(const json_t *s)
         return "client saturated";
     if (flag(s, "saturated"))
         return "client lag";
-    if (!flag(s, "ok") && flag(s, "passed"))
-        return "achieved < 90% of offered";
     return "";
+}
+
+/* Why a step missed: the SLO terms with their measured values, or the rate
+ * it fell short of (the JSON's "why"; older files: the reason alone). */
+static const char *why(const json_t *s)
+{
+    if (flag(s, "ok"))
+        return "";
+    const char *w = json_string_value(json_object_get(s, "why"));
+    if (w != NULL)
+        return w;
+    return flag(s, "passed") ? "achieved < 90% of offered" : "";
 }
 
 /* "p99<=50ms, errors<=0.1%" from capacity.slo[]. */
@@ -90,15 +100,15 @@ int co_rpt_capacity_text(FILE *out, const struct co_rpt_file *f)
     json_t *s;
     json_array_foreach(steps, i, s)
     {
-        const char *n = notes(s);
-        fprintf(out, "%4zu %10s %11s %9s %9s %9s %7s  %s%s%s%s\n", i + 1,
+        const char *n = notes(s), *w = why(s);
+        fprintf(out, "%4zu %10s %11s %9s %9s %9s %7s  %s%s%s%s%s%s\n", i + 1,
                 co_rpt_fmt(b[0], sizeof(b[0]), co_rpt_num(s, "rate"), 0),
                 co_rpt_fmt(b[1], sizeof(b[1]), co_rpt_num(s, "achieved"), 1),
                 co_rpt_fmt(b[2], sizeof(b[2]), co_rpt_num(s, "latency_ms.p50"), 2),
                 co_rpt_fmt(b[3], sizeof(b[3]), co_rpt_num(s, "latency_ms.p95"), 2),
                 co_rpt_fmt(b[4], sizeof(b[4]), co_rpt_num(s, "latency_ms.p99"), 2),
                 co_rpt_fmt((char[32]){0}, 32, co_rpt_num(s, "errors"), 0), verdict(s),
-                n[0] ? " [" : "", n, n[0] ? "]" : "");
+                w[0] ? ": " : "", w, n[0] ? " [" : "", n, n[0] ? "]" : "");
     }
     return fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
 }
@@ -146,7 +156,7 @@ static void write_steps(FILE *out, const json_t *steps)
 {
     fputs("<table id=\"cap-steps\"><tr><th>step</th><th>offered/s</th><th>achieved/s</th>"
           "<th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>errors</th><th>SLO</th>"
-          "<th>notes</th><th>run JSON</th></tr>\n",
+          "<th>why missed</th><th>notes</th><th>run JSON</th></tr>\n",
           out);
     size_t i;
     json_t *s;
@@ -158,6 +168,7 @@ static void write_steps(FILE *out, const json_t *steps)
             co_rpt_td_num(out, step_cols[c].key, co_rpt_num(s, step_cols[c].path),
                           step_cols[c].decimals);
         co_rpt_td_str(out, verdict(s));
+        co_rpt_td_str(out, why(s));
         co_rpt_td_str(out, notes(s));
         co_rpt_td_str(out, json_string_value(json_object_get(s, "file")));
         fputs("</tr>\n", out);

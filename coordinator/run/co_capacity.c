@@ -37,7 +37,8 @@ struct step {
                                        counted by the search */
     int status;                     /* the run's exit status */
     char *file;                     /* its JSON */
-    char failed[160];               /* the SLO terms missed, "" when none */
+    char failed[160];               /* why it missed: the SLO terms missed, "" when none */
+    json_t *missed;                 /* those terms: [{expr, measured, unit}] */
 };
 
 struct cap {
@@ -157,6 +158,11 @@ static double num_at(const json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
 /* The step's figures from its JSON: false when it cannot be read. */
 static bool read_step(struct step *s)
 {
@@ -181,6 +187,7 @@ static bool read_step(struct step *s)
                                      (isfinite(cores) && cores > 0 ? cores : 1);
     }
     s->passed = true;
+    s->missed = json_array();
     json_array_foreach(json_object_get(root, "thresholds"), i, v)
     {
         /* A kind the step did not run (a short TPC-C step without a
@@ -192,8 +199,12 @@ static bool read_step(struct step *s)
         size_t len = strlen(s->failed);
         double m = num_at(v, "measured");
         const char *unit = json_string_value(json_object_get(v, "unit"));
+        const char *expr = json_string_value(json_object_get(v, "expr"));
         snprintf(s->failed + len, sizeof(s->failed) - len, "%s%s (%.4g%s)", len ? ", " : "",
-                 json_string_value(json_object_get(v, "expr")), m, unit ? unit : "");
+                 expr ? expr : "?", m, unit ? unit : "");
+        json_array_append_new(s->missed,
+                              json_pack("{s:s,s:o,s:o}", "expr", expr ? expr : "?", "measured",
+                                        jnum(m), "unit", unit ? json_string(unit) : json_null()));
     }
     json_decref(root);
     s->ok = co_capsearch_ok(s->passed, s->rate, isfinite(s->achieved) ? s->achieved : 0);
@@ -216,11 +227,6 @@ static void print_step(FILE *out, const struct step *s, size_t k)
             : s->saturated ? " [client lag]"
                            : "");
     fflush(out);
-}
-
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
 }
 
 static int dump_cb(FILE *f, const void *arg)
@@ -253,6 +259,8 @@ static int write_json(const struct cap *c, uint32_t good, uint32_t bad, const ch
                               "errors", jnum(s->errors), "passed", s->passed, "ok", s->ok,
                               "saturated", s->saturated, "client_busy", s->busy, "retried",
                               s->retried, "status", s->status, "file", s->file);
+        json_object_set_new(o, "missed", s->missed ? json_incref(s->missed) : json_array());
+        json_object_set_new(o, "why", s->failed[0] ? json_string(s->failed) : json_null());
         json_array_append_new(steps, o);
     }
     json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "tool", "stampede", "version",
@@ -318,6 +326,7 @@ static int search(struct cap *c, FILE *out, char *stopped, size_t len, enum co_c
                      c->n, rate);
             c->n--;
             free(s->file);
+            json_decref(s->missed);
             return 1;
         }
         if (s->status < 0 || (s->status != 0 && s->status != 3) || !read_step(s)) {
@@ -439,8 +448,10 @@ int co_capacity_run(const struct co_args *a, int argc, char **argv, const char *
         rc = conclude(&c, out, rc, end, stopped);
     }
     free(first);
-    for (size_t i = 0; i < c.n; i++)
+    for (size_t i = 0; i < c.n; i++) {
         free(c.steps[i].file);
+        json_decref(c.steps[i].missed);
+    }
     for (size_t i = 0; i < c.n_slo; i++)
         free(c.slo[i]);
     free(c.slo);

@@ -7,16 +7,18 @@ past 50 ms. The search (start 100/s, steps of 2 s after 1 s of warm-up,
 to 5%) must find it within 10%:
   - with --agents=1 and with --agents=3 (each step's rate split over the
     agents as --rate is: the step's JSON has 3 agents whose rates sum to
-    the step's). Three agents get --agent-weights=2,1,1: the 4 connections
-    go 2/1/1 and the rate with them (equal weights would give each agent a
-    third of the rate but 2/1/1 connections, and the one-connection agents
-    would cap the whole at 3 x 100/s);
+    the step's, split as the 4 connections are, 2/1/1: an even split would
+    give each one-connection agent 133/s against its 100/s);
   - exit 0; the text's "capacity: N/s (bracket G..B/s" line is the JSON's
     capacity.rate and bracket; the steps start at 100/s, ramp x2, each has
     its run's JSON in --capacity-dir with that --rate; the bracket is the
     highest step that met the SLO and the lowest above it that did not;
   - a step that missed while an agent's loop lagged (a shared machine's
     hiccup) ran again once, and only the second counts;
+  - each step's "missed" is its run's failed thresholds with their
+    measured values, and "why" says them (or the rate it fell short of);
+  - `stampede report` of the search: the rows (with why a step missed) and
+    the page (curve, marks, lines, table) in headless Chromium;
   - a bad --slo, --find-capacity with --rate, --slo without
     --find-capacity: exit 2 before anything runs (no --capacity-dir made).
 """
@@ -96,7 +98,15 @@ def search(script, agents):
                 run["thresholds"][0]["passed"] == s["passed"] and
                 s["ok"] == (s["passed"] and s["achieved"] >= 0.9 * s["rate"]),
                 "--agents=%d: step %s/s: its run's JSON (agents' rates %r on %r connections, tps "
-                "%.1f, p99 %s)" % (agents, s["rate"], rs, conns, run["totals"]["tps"], run["totals"]["latency_ms"]["p99"]))
+                "%.1f, p99 %s)" % (agents, s["rate"], rs, conns, run["totals"]["tps"],
+                                   run["totals"]["latency_ms"]["p99"]))
+        terms = [{"expr": t["expr"], "measured": t["measured"], "unit": t["unit"]}
+                 for t in run["thresholds"] if not t["passed"]]
+        e.check(s["missed"] == terms and (s["why"] is None) == s["ok"] and
+                all(t["expr"] in s["why"] for t in terms) and
+                (s["ok"] or terms or "90%" in s["why"]),
+                "--agents=%d: step %s/s: missed %r is its run's failed thresholds, why %r"
+                % (agents, s["rate"], s["missed"], s["why"]))
 
 
 def report(args):
@@ -122,12 +132,15 @@ def report_text(j):
             == [c["rate"], c["bracket"]],
             "report: headline %r is the JSON's %s %r" % (m and m.group(0), c["rate"], c["bracket"]))
     rows = re.findall(r"^ +(\d+) +(\d+) +([0-9.]+) +([0-9.-]+) +([0-9.-]+) +([0-9.-]+) +(\d+)  "
-                      r"(met|missed, run again|missed|failed)", p.stdout, re.M)
+                      r"(met|missed, run again|missed|failed)(?:: (.*?))?(?: \[[a-z ]+\])?$",
+                      p.stdout, re.M)
     want = [(i + 1, s["rate"], round(s["achieved"], 1), round(s["latency_ms"]["p50"], 2),
              round(s["latency_ms"]["p95"], 2), round(s["latency_ms"]["p99"], 2),
-             "missed, run again" if s["retried"] else "met" if s["ok"] else "missed")
+             "missed, run again" if s["retried"] else "met" if s["ok"] else "missed",
+             s["why"] or "")
             for i, s in enumerate(steps)]
-    got = [(int(r[0]), int(r[1]), num(r[2]), num(r[3]), num(r[4]), num(r[5]), r[7]) for r in rows]
+    got = [(int(r[0]), int(r[1]), num(r[2]), num(r[3]), num(r[4]), num(r[5]), r[7], r[8])
+           for r in rows]
     e.check(got == want, "report: %d step rows == the JSON's %d steps %r" % (len(got), len(want),
                                                                             got))
     bad = e.path("cap-nosteps.json")
@@ -150,7 +163,8 @@ PAGE_JS = r"""(() => {
   return {done: document.body.getAttribute('data-charts-done'),
     sets: ch.data.datasets.map(d => [d.label, d.data.map(p => [p.x, p.y])]),
     rows: rows.map(r => [+r.querySelector('[data-k=rate]').textContent,
-      +r.querySelector('[data-k=p99]').textContent, r.getAttribute('data-ok')]),
+      +r.querySelector('[data-k=p99]').textContent, r.getAttribute('data-ok'),
+      r.cells[8].textContent]),
     head: document.getElementById('cap-headline').textContent};
 })()"""
 
@@ -209,7 +223,7 @@ def report_page(j):
                 "page: the SLO line at 50 ms %r and the capacity line at %s/s %r"
                 % (slo, c["rate"], capl))
         e.check(got["rows"] == [[s["rate"], round(s["latency_ms"]["p99"], 2), "1" if s["ok"]
-                                 else "0"] for s in steps],
+                                 else "0", s["why"] or ""] for s in steps],
                 "page: the table's %d rows are the JSON's steps" % len(got["rows"]))
         e.check(got["done"] == "1" and "capacity: %d/s" % c["rate"] in got["head"],
                 "page: drawn, headline %r" % got["head"])
