@@ -32,12 +32,14 @@ struct step {
     bool passed;                    /* every SLO term passed */
     bool saturated;                 /* an agent looked saturated (its CPU or its loop lag) */
     bool busy;                      /* an agent's CPU was the cause: the client is the limit */
+    double busy_cpu, busy_cores;    /* that agent's mean CPU (% of a core) and cores */
     bool ok;                        /* co_capsearch_ok */
     bool retried;                   /* missed with a lagging client: run again, this one not
                                        counted by the search */
     int status;                     /* the run's exit status */
     char *file;                     /* its JSON */
-    char failed[160];               /* why it missed: the SLO terms missed, "" when none */
+    char failed[384];               /* why it missed: the SLO terms missed (or its run's
+                                       error), "" when none */
     json_t *missed;                 /* those terms: [{expr, measured, unit}] */
 };
 
@@ -54,6 +56,8 @@ struct cap {
     size_t n;
     struct co_capsearch_cfg cfg;
 };
+
+enum { CAP_STOPPED_LEN = 640 }; /* why the search stopped, with a step's error */
 
 static volatile sig_atomic_t interrupted;
 
@@ -180,11 +184,14 @@ static bool read_step(struct step *s)
     json_t *v;
     json_array_foreach(json_object_get(root, "agents"), i, v)
     {
-        double cores = num_at(v, "cores");
+        double cores = num_at(v, "cores"), cpu = num_at(json_object_get(v, "cpu_pct"), "avg");
+        cores = isfinite(cores) && cores > 0 ? cores : 1;
         s->saturated = s->saturated || json_is_true(json_object_get(v, "saturated"));
-        s->busy = s->busy || num_at(json_object_get(v, "cpu_pct"), "avg") >=
-                                 CO_SUMMARY_SATURATED_CPU_SHARE * 100.0 *
-                                     (isfinite(cores) && cores > 0 ? cores : 1);
+        if (!s->busy && cpu >= CO_SUMMARY_SATURATED_CPU_SHARE * 100.0 * cores) {
+            s->busy = true;
+            s->busy_cpu = cpu;
+            s->busy_cores = cores;
+        }
     }
     s->passed = true;
     s->missed = json_array();
@@ -274,15 +281,23 @@ static int write_json(const struct cap *c, uint32_t good, uint32_t bad, const ch
     return rc != 0;
 }
 
-/* The last lines of step k's log (a failed run's reason) to stderr. */
-static void tail_log(const struct cap *c, size_t k)
+/* A failed step's reason from its log to stderr: its first error lines
+ * ("stampede: ..."), else its last lines; the first error into s->failed. */
+static void failed_log(const struct cap *c, struct step *s, size_t k)
 {
     char *log = fmt("%s/step-%zu.log", c->dir, k), line[1024], last[3][1024] = {"", "", ""};
     FILE *f = fopen(log, "r");
-    size_t n = 0;
-    while (f && fgets(line, sizeof(line), f))
+    size_t n = 0, errs = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "stampede: ", 10) == 0 && errs < 3) {
+            if (errs++ == 0)
+                snprintf(s->failed, sizeof(s->failed), "%.*s", (int)strcspn(line + 10, "\n"),
+                         line + 10);
+            fprintf(stderr, "  %s: %s", log, line);
+        }
         snprintf(last[n++ % 3], sizeof(last[0]), "%s", line);
-    for (size_t i = n > 3 ? n - 3 : 0; i < n; i++)
+    }
+    for (size_t i = n > 3 ? n - 3 : 0; errs == 0 && i < n; i++)
         fprintf(stderr, "  %s: %s", log, last[i % 3]);
     if (f)
         fclose(f);
@@ -330,11 +345,10 @@ static int search(struct cap *c, FILE *out, char *stopped, size_t len, enum co_c
             return 1;
         }
         if (s->status < 0 || (s->status != 0 && s->status != 3) || !read_step(s)) {
-            tail_log(c, c->n);
-            snprintf(stopped, len,
-                     "step %zu (%u/s) failed (exit %d): the run or the server failed; see "
-                     "%s/step-%zu.log",
-                     c->n, rate, s->status, c->dir, c->n);
+            failed_log(c, s, c->n);
+            snprintf(stopped, len, "step %zu (%u/s) failed (exit %d): %s; see %s/step-%zu.log",
+                     c->n, rate, s->status,
+                     s->failed[0] ? s->failed : "the run or the server failed", c->dir, c->n);
             return 1;
         }
         /* A miss while an agent's loop lagged (agents[].saturated) may be
@@ -348,10 +362,12 @@ static int search(struct cap *c, FILE *out, char *stopped, size_t len, enum co_c
          * a shared machine's hiccups cause it. */
         if (s->busy) {
             snprintf(stopped, len,
-                     "the client saturated at %u/s (step %zu: an agent's CPU at %.0f%% of its "
-                     "cores or more; see its JSON agents[].cpu_pct): the capacity is a lower "
-                     "bound, add load generators",
-                     rate, c->n, CO_SUMMARY_SATURATED_CPU_SHARE * 100.0);
+                     "the client saturated at %u/s (step %zu: an agent's CPU averaged %.0f%% of "
+                     "one core with %.0f core(s) usable, and %.0f%% of its cores is saturated; "
+                     "see its JSON agents[].cpu_pct): the capacity is a lower bound, add load "
+                     "generators",
+                     rate, c->n, s->busy_cpu, s->busy_cores,
+                     CO_SUMMARY_SATURATED_CPU_SHARE * 100.0);
             return 0;
         }
     }
@@ -375,7 +391,7 @@ static int conclude(struct cap *c, FILE *out, int rc, enum co_capsearch_end end,
     struct co_capstep *cs = counted(c, &m);
     co_capsearch_bracket(cs, m, &good, &bad);
     free(cs);
-    size_t len = 320;
+    size_t len = CAP_STOPPED_LEN;
     if (!stopped[0] && end == CO_CAPSEARCH_MAX_TRIALS)
         snprintf(stopped, len, "--capacity-max-trials=%u steps ran", c->cfg.max_trials);
     else if (!stopped[0] && end == CO_CAPSEARCH_MAX_RATE)
@@ -422,7 +438,7 @@ int co_capacity_run(const struct co_args *a, int argc, char **argv, const char *
             c.base[c.n_base++] = argv[i];
     split_slo(&c);
     c.steps = pr_xcalloc(c.cfg.max_trials + 5, sizeof(*c.steps)); /* + the retries */
-    char stopped[320] = "";
+    char stopped[CAP_STOPPED_LEN] = "";
     enum co_capsearch_end end = CO_CAPSEARCH_GO;
     int rc = 0;
     char *first = fmt("%s/step-1.json", c.dir);

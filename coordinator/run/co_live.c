@@ -186,6 +186,10 @@ void co__live_stats(struct run *r, uint32_t i, const struct pr_msg_stats *st)
     pr_counters_add(&ag->sum, &st->ctr);
     ag->lat_sum_us += pr_msg_stats_lat_sum(st);
     ag->cpu_sum += st->cpu_pct;
+    if (st->k >= ag->cpu_last_k) {
+        ag->cpu_last = st->cpu_pct;
+        ag->cpu_last_k = st->k;
+    }
     if (st->cpu_pct > ar->cpu_pct_max)
         ar->cpu_pct_max = st->cpu_pct;
     if (st->lag_max_us > ar->lag_max_us)

@@ -40,6 +40,8 @@ struct agent {
     struct pr_counters sum; /* sum of its STATS (a lost agent's totals) */
     uint64_t lat_sum_us;    /* sum of its STATS latency sums */
     double cpu_sum;         /* sum of STATS.cpu */
+    double cpu_last;        /* STATS.cpu of its latest interval, cpu_last_k */
+    uint64_t cpu_last_k;    /* (a tail after the stop is shorter: co_run_out.c) */
     /* Its STATS.conns not yet taken by a checkpoint, in interval order
      * (co_live.c checkpoint_units): a fast agent's next checkpoint interval
      * can come before a slow one lets this one close. */

@@ -2,6 +2,7 @@
  * server deltas) and prints around its phases (header, phase lines, the
  * final report); see co_run_int.h. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,22 @@ void co__run_init_results(struct run *r)
     }
 }
 
+/* An agent's mean CPU over its n intervals, each weighted by its length:
+ * STATS.cpu is a share of its own interval, and the last one (the tail
+ * after the stop, often a few ms) is shorter than the others. */
+static double cpu_mean(const struct run *r, const struct agent *ag, uint32_t n)
+{
+    if (n == 0)
+        return 0.0;
+    double ivl = (double)r->interval_ms / 1000.0, len = ivl;
+    if (r->end_ns > r->t0_ns) {
+        double stop = (double)(r->end_ns - r->t0_ns) / 1e9;
+        len = fmax(0.0, fmin(ivl, stop - (double)ag->cpu_last_k * ivl));
+    }
+    double time = (double)(n - 1) * ivl + len;
+    return time > 0 ? ((ag->cpu_sum - ag->cpu_last) * ivl + ag->cpu_last * len) / time : 0.0;
+}
+
 /* Totals of lost agents from their STATS; CPU means; intervals; server. */
 /* The intervals still held at the end (the tail, or all of them when none
  * was released) join the steady-state points, and the run is judged. */
@@ -68,7 +85,7 @@ void co__run_finish_results(struct run *r)
         if (r->merge) {
             ar->intervals = co_merge_agent_intervals(r->merge, i);
             ar->late_intervals = co_merge_agent_late(r->merge, i);
-            ar->cpu_pct_avg = ar->intervals ? ag->cpu_sum / ar->intervals : 0.0;
+            ar->cpu_pct_avg = cpu_mean(r, ag, ar->intervals);
         }
         if (!ar->lat)
             ar->lat = pr_hist_new();

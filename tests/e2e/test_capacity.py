@@ -19,6 +19,12 @@ to 5%) must find it within 10%:
     measured values, and "why" says them (or the rate it fell short of);
   - `stampede report` of the search: the rows (with why a step missed) and
     the page (curve, marks, lines, table) in headless Chromium;
+  - the early stops: an agent pinned to one core whose event burns 4 ms of
+    CPU saturates near 250/s: the search stops at the first step whose
+    agent's CPU averaged 85% of its core (agents[].cpu_pct.avg, which is
+    the length-weighted mean of its intervals' CPU) and says the capacity
+    is a lower bound; an event on a missing table fails the first step: exit
+    1, the server's error in the JSON's "why" and "stopped" and on stderr;
   - a bad --slo, --find-capacity with --rate, --slo without
     --find-capacity: exit 2 before anything runs (no --capacity-dir made).
 """
@@ -36,6 +42,16 @@ import cdp  # noqa: E402
 
 SCRIPT = """function thread_init() con = sysbench.sql.driver():connect() end
 function event() con:query("SELECT SLEEP(0.01)") end
+"""
+BURN = """function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  local t0 = os.clock()
+  while os.clock() - t0 < 0.004 do end
+  con:query("SELECT 1")
+end
+"""
+MISSING = """function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT * FROM stampede_no_such_table") end
 """
 CAPACITY = 400.0
 found = {}  # --agents -> the capacity JSON its search wrote
@@ -107,6 +123,65 @@ def search(script, agents):
                 (s["ok"] or terms or "90%" in s["why"]),
                 "--agents=%d: step %s/s: missed %r is its run's failed thresholds, why %r"
                 % (agents, s["rate"], s["missed"], s["why"]))
+
+
+def cpu_weighted(run):
+    """One agent's CPU over the run from its intervals (intervals[].cpu_pct_max
+    is that agent's), each weighted by its length."""
+    ivs = run["intervals"]
+    return sum(i["cpu_pct_max"] * i["len_s"] for i in ivs) / sum(i["len_s"] for i in ivs)
+
+
+def early_stop_saturated(script):
+    d, j = e.path("burn"), e.path("burn.json")
+    args = base(script, ["--agents=1", "--find-capacity", "--slo=p99<=500ms",
+                         "--capacity-start=100", "--capacity-trial=2", "--capacity-warmup=1",
+                         "--capacity-dir=" + d, "--json=" + j])
+    p = e.Proc(["taskset", "-c", "1", e.STAMPEDE] + args, env=e.db_env(), name="stampede")
+    rc = p.wait(150)
+    out, err = p.text("out"), p.text("err")
+    e.info("client-bound search:\n%s%s" % (out, err))
+    if not e.check(os.path.exists(j), "client-bound: JSON written (exit %s)" % rc):
+        p.dump()
+        return
+    cap = e.load_json(j)
+    c, steps = cap["capacity"], cap["steps"]
+    busy = [i for i, s in enumerate(steps) if s["client_busy"]]
+    e.check(busy == [len(steps) - 1] and c["stopped"] is not None and
+            c["stopped"].startswith("the client saturated at %d/s" % steps[-1]["rate"]) and
+            "--find-capacity stopped: the client saturated" in err,
+            "client-bound: the search stopped at the first step with a saturated client, step "
+            "%s of %d (%r)" % ([i + 1 for i in busy], len(steps), c["stopped"]))
+    met = [s["rate"] for s in steps if s["ok"]]
+    e.check((rc, c["rate"]) == ((0, max(met)) if met else (3, None)) and
+            re.search(r"^capacity: .*stopped: the client saturated", out, re.M) is not None,
+            "client-bound: exit %s, capacity %s/s a lower bound (met %r)" % (rc, c["rate"], met))
+    for s in steps:
+        run = e.load_json(s["file"])
+        a = run["agents"][0]
+        w = cpu_weighted(run)
+        e.check(a["cores"] == 1 and abs(a["cpu_pct"]["avg"] - w) <= 0.005 * w and
+                s["client_busy"] == (a["cpu_pct"]["avg"] >= 85.0),
+                "client-bound: step %s/s: agent CPU avg %.2f%% of its %s core is the "
+                "length-weighted mean of its intervals' %.2f%%; busy %s"
+                % (s["rate"], a["cpu_pct"]["avg"], a["cores"], w, s["client_busy"]))
+
+
+def early_stop_failed(script):
+    d, j = e.path("missing"), e.path("missing.json")
+    p = e.stampede(base(script, ["--agents=1", "--find-capacity", "--slo=p99<=500ms",
+                                 "--capacity-start=100", "--capacity-trial=2",
+                                 "--capacity-dir=" + d, "--json=" + j]))
+    rc = p.wait(60)
+    err = p.text("err")
+    cap = e.load_json(j) if os.path.exists(j) else {"capacity": {}, "steps": []}
+    steps, c = cap["steps"], cap["capacity"]
+    why = steps[0]["why"] if len(steps) == 1 else None
+    e.check(rc == 1 and len(steps) == 1 and steps[0]["status"] == 1 and why is not None and
+            "1146" in why and "stampede_no_such_table" in why and
+            why in (c.get("stopped") or "") and "step-1.log" in c["stopped"] and why in err,
+            "a failed step: exit %s, the search stopped at it and says the server's error: "
+            "why %r, stopped %r" % (rc, why, c.get("stopped")))
 
 
 def report(args):
@@ -251,6 +326,13 @@ def main():
     refused(script, ["--slo=p99<=10ms"], ["--find-capacity"], "--slo without --find-capacity")
     search(script, 1)
     search(script, 3)
+    burn, missing = e.path("burn.lua"), e.path("missing.lua")
+    with open(burn, "w") as f:
+        f.write(BURN)
+    with open(missing, "w") as f:
+        f.write(MISSING)
+    early_stop_saturated(burn)
+    early_stop_failed(missing)
     for n in sorted(found):
         if os.path.exists(found[n]):
             report_text(found[n])
