@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "co_args_int.h"
+#include "co_family.h"
 #include "pr_parse.h"
 
 #define MAX_RATE   1000000000U
@@ -118,7 +119,8 @@ int co__args_capacity_check(const struct co_args *a, struct pr_error *err)
                                                                          : NULL;
     if (clash)
         return pr_error_set(err, PR_EINVAL, "--find-capacity cannot be combined with %s", clash);
-    if (a->slo == NULL && !(a->workload && strcmp(a->workload, "tpcc") == 0))
+    const struct co_family *fam = a->workload ? co_registry_find(a->workload) : NULL;
+    if (a->slo == NULL && !(fam && fam->capacity_slo))
         return pr_error_set(err, PR_EINVAL,
                             "--find-capacity needs the SLO to meet: give --slo, e.g. "
                             "--slo='p99<=10ms,errors<=0.1%%'");

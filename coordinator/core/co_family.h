@@ -109,6 +109,14 @@ struct co_family {
      * PR_EINVAL with err (out->usage set, *out still to be freed). */
     int (*argv_translate)(int argc, char **argv, struct co_family_argv *out, struct pr_error *err);
 
+    /* Optional: a capacity search (--find-capacity, co_capacity.h) in the
+     * family's terms. capacity_slo: its SLO when --slo is not given, as
+     * --slo would say it (caller frees); NULL: --slo is required.
+     * capacity_warmup_opt: the option that gives a step's warm-up before
+     * its --time (tpcc: "warmup-time"); NULL: --warmup, inside --time. */
+    char *(*capacity_slo)(const struct co_args *a);
+    const char *capacity_warmup_opt;
+
     /* Optional: the report tool's ops (co_rpt_family.h), or NULL. */
     const struct co_rpt_family *rpt;
 };

@@ -18,6 +18,7 @@
 
 #include "co_capsearch.h"
 #include "co_compare.h"
+#include "co_family.h"
 #include "co_summary.h"
 #include "pr_file.h"
 #include "pr_parse.h"
@@ -51,7 +52,8 @@ struct cap {
     size_t n_slo;
     char **base; /* the child's options but the step's own */
     size_t n_base;
-    bool tpcc;
+    const char *warmup_opt; /* the family's (tpcc: warmup-time), or NULL */
+    char *slo_text;         /* the SLO as --slo says it */
     struct step *steps;
     size_t n;
     struct co_capsearch_cfg cfg;
@@ -117,8 +119,8 @@ static int run_step(struct cap *c, struct step *s, size_t k)
         argv[n++] = c->base[i];
     own = n;
     argv[n++] = fmt("--rate=%u", s->rate);
-    argv[n++] = c->tpcc ? fmt("--time=%u", t) : fmt("--time=%u", w + t);
-    argv[n++] = c->tpcc ? fmt("--warmup-time=%u", w) : fmt("--warmup=%u", w);
+    argv[n++] = c->warmup_opt ? fmt("--time=%u", t) : fmt("--time=%u", w + t);
+    argv[n++] = c->warmup_opt ? fmt("--%s=%u", c->warmup_opt, w) : fmt("--warmup=%u", w);
     argv[n++] = fmt("--report-interval=1");
     argv[n++] = fmt("--json=%s", s->file);
     argv[n++] = fmt("--find-capacity=off");
@@ -373,10 +375,11 @@ static int search(struct cap *c, FILE *out, char *stopped, size_t len, enum co_c
     }
 }
 
-/* The SLO's terms: --slo's, or tpcc's constraints. */
-static void split_slo(struct cap *c)
+/* The SLO's terms: --slo's, or the family's (co_family.capacity_slo). */
+static void split_slo(struct cap *c, const struct co_family *fam)
 {
-    const char *slo = c->a->slo ? c->a->slo : CO_CAPACITY_TPCC_SLO;
+    c->slo_text = c->a->slo ? pr_xstrdup(c->a->slo) : fam->capacity_slo(c->a);
+    const char *slo = c->slo_text;
     char *copy = pr_xstrdup(slo), *save = NULL;
     c->slo = pr_xcalloc(strlen(slo) + 1, sizeof(char *));
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
@@ -426,7 +429,8 @@ int co_capacity_run(const struct co_args *a, int argc, char **argv, const char *
         return 1;
     }
     struct cap c = {.a = a, .self = self, .dir = a->capacity_dir ? a->capacity_dir : "capacity"};
-    c.tpcc = a->workload && strcmp(a->workload, "tpcc") == 0;
+    const struct co_family *fam = a->workload ? co_registry_find(a->workload) : NULL;
+    c.warmup_opt = fam ? fam->capacity_warmup_opt : NULL;
     c.cfg = (struct co_capsearch_cfg){
         .start = a->capacity_start ? a->capacity_start : 10,
         .precision_pct = a->capacity_precision > 0 ? a->capacity_precision : 5.0,
@@ -436,7 +440,7 @@ int co_capacity_run(const struct co_args *a, int argc, char **argv, const char *
     for (int i = 1; i < argc; i++)
         if (!dropped(argv[i]))
             c.base[c.n_base++] = argv[i];
-    split_slo(&c);
+    split_slo(&c, fam); /* co__args_capacity_check: --slo, or the family has one */
     c.steps = pr_xcalloc(c.cfg.max_trials + 5, sizeof(*c.steps)); /* + the retries */
     char stopped[CAP_STOPPED_LEN] = "";
     enum co_capsearch_end end = CO_CAPSEARCH_GO;
@@ -456,8 +460,7 @@ int co_capacity_run(const struct co_args *a, int argc, char **argv, const char *
         fprintf(out,
                 "finding the capacity under the SLO %s: steps of %us after %us of warm-up, "
                 "from %u/s, to %.1f%%; each step's files in %s/\n",
-                a->slo ? a->slo : CO_CAPACITY_TPCC_SLO,
-                a->capacity_trial_s ? a->capacity_trial_s : 5,
+                c.slo_text, a->capacity_trial_s ? a->capacity_trial_s : 5,
                 a->capacity_warmup_s ? a->capacity_warmup_s : 1, c.cfg.start, c.cfg.precision_pct,
                 c.dir);
         rc = search(&c, out, stopped, sizeof(stopped), &end);
@@ -471,6 +474,7 @@ int co_capacity_run(const struct co_args *a, int argc, char **argv, const char *
     for (size_t i = 0; i < c.n_slo; i++)
         free(c.slo[i]);
     free(c.slo);
+    free(c.slo_text);
     free(c.steps);
     free(c.base);
     return rc;

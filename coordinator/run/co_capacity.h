@@ -12,12 +12,6 @@
 
 #include "co_args.h"
 
-/* TPC-C's response-time constraints (90th percentile per transaction
- * type), the SLO of a tpcc search without --slo. */
-#define CO_CAPACITY_TPCC_SLO                                                                       \
-    "new_order.p90<=5s,payment.p90<=5s,order_status.p90<=5s,delivery.p90<=5s,"                     \
-    "stock_level.p90<=20s"
-
 /* argv is the command line a was parsed from (argv[0] skipped); self this
  * program's path. The exit status: 0, a capacity found (or a lower bound:
  * the client saturated, the trials or rates ran out); 3, even the start

@@ -1,6 +1,7 @@
 /* co_tc_family: the tpcc family on the coordinator (tpcc-mysql's TPC-C):
  * its option rules and defaults, which --partition fits, its PLANs
  * (co_tc_plan.c), the lines before a phase and its help text. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,19 @@ static int tc_argv_translate(int argc, char **argv, struct co_family_argv *out,
     return rc;
 }
 
+/* The capacity search's SLO without --slo: TPC-C's response-time
+ * constraints, "new_order.p90<=5s,...". */
+static char *tc_capacity_slo(const struct co_args *a)
+{
+    (void)a;
+    char buf[256];
+    size_t n = 0;
+    for (int x = 0; x < (int)PR_TC_TXN_COUNT_; x++)
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s.p90<=%" PRIu32 "s", x ? "," : "",
+                              pr_tc_kind_name((enum pr_tc_kind)x), co_tc_spec_p90_ms[x] / 1000);
+    return pr_xstrdup(buf);
+}
+
 const struct co_family co_tc_family = {
     .name = "tpcc",
     .has_workload = tc_has_workload,
@@ -312,5 +326,7 @@ const struct co_family co_tc_family = {
                    "their statements (<txn>_stmt), COMMIT and ROLLBACK:",
     .summary = &co_tc_family_summary,
     .argv_translate = tc_argv_translate,
+    .capacity_slo = tc_capacity_slo,
+    .capacity_warmup_opt = "warmup-time",
     .rpt = &co_tc_rpt_family,
 };

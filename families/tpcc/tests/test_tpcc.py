@@ -17,7 +17,10 @@ MariaDB, in both command-line styles.
     -n 2 -p PASS` (the password warning), invoked through a link named
     tpcc_load, reloads warehouse 2's customers and history only;
   - `cleanup` drops the 9 tables; then check and run fail (non-zero) saying
-    to run prepare; an unreachable server fails with the agent's message.
+    to run prepare; an unreachable server fails with the agent's message;
+  - the report's TPC-C response-time constraints (p90 per kind within
+    5/5/5/80/20 s) match the JSON's window p90s; `run --find-capacity`
+    without --slo takes them as its SLO.
 """
 import os
 import re
@@ -205,6 +208,66 @@ def exact_run():
     agents = d.get("agents", [])
     e.check(len(agents) == 3 and all(a.get("transactions", 0) > 0 for a in agents),
             "all 3 agents ran transactions")
+    spec_constraints(p.text(), tc)
+
+
+SPEC_P90_MS = {"new_order": 5000, "payment": 5000, "order_status": 5000, "delivery": 80000,
+               "stock_level": 20000}
+LABELS = {"new_order": "New-Order", "payment": "Payment", "order_status": "Order-Status",
+          "delivery": "Delivery", "stock_level": "Stock-Level"}
+
+
+def spec_constraints(text, tc):
+    """TPC-C's response-time constraints (clause 5.2.5.4) in the report: each
+    kind's line is its window p90 (the JSON's transactions[k].p90_ms) against
+    5/5/5/80/20 s, [OK] when within; the JSON's p90_response_time says the same."""
+    spec = tc.get("constraints", {}).get("p90_response_time", {})
+    for k, limit in SPEC_P90_MS.items():
+        x = tc["transactions"][k]
+        n = x["sc"] + x["lt"]
+        want_ok = n > 0 and x["p90_ms"] <= limit
+        m = re.search(r"^    %s +p90 +([\d.]+) ms <= +(\d+) s \[(OK|NG)\]" % re.escape(LABELS[k]),
+                      text, re.M)
+        e.check(m is not None and float(m.group(1)) == round(x["p90_ms"], 3) and
+                int(m.group(2)) * 1000 == limit and (m.group(3) == "OK") == want_ok and
+                spec.get(k) == {"p90_ms": x["p90_ms"], "limit_ms": limit, "ok": want_ok},
+                "TPC-C constraint %s: text %r, JSON %r (window p90 %s ms of %d)"
+                % (k, m and m.group(0).strip(), spec.get(k), x["p90_ms"], n))
+    e.check(tc["constraints"].get("p90_all_ok") == all(v["ok"] for v in spec.values()),
+            "TPC-C constraints: p90_all_ok %r" % tc["constraints"].get("p90_all_ok"))
+
+
+def capacity_default_slo():
+    """run --find-capacity without --slo: the SLO is TPC-C's constraints, one
+    --threshold per kind in each step's run (its warm-up by --warmup-time);
+    --capacity-max-trials=2 ends it (two short steps)."""
+    d, j = e.path("tpcc-cap"), e.path("tpcc-cap.json")
+    p = e.stampede(tpcc("run", "--warehouses=2", "--threads=2", "--find-capacity",
+                        "--capacity-start=20", "--capacity-max-trials=2", "--capacity-trial=2",
+                        "--capacity-warmup=1", "--capacity-dir=" + d, "--json=" + j, agents=1))
+    rc = p.wait(120)
+    e.info(p.text() + p.text("err"))
+    want = ["%s.p90<=%ds" % (k, v // 1000) for k, v in SPEC_P90_MS.items()]
+    if not e.check(rc == 0 and os.path.exists(j), "tpcc --find-capacity: exit %s (want 0)" % rc):
+        p.dump()
+        return
+    cap = e.load_json(j)
+    steps = cap["steps"]
+    e.check(cap["capacity"]["slo"] == want and "under the SLO %s:" % ",".join(want) in p.text(),
+            "tpcc --find-capacity without --slo: the SLO is TPC-C's constraints %r"
+            % cap["capacity"]["slo"])
+    for s in steps:
+        run = e.load_json(s["file"])
+        tc = run.get("tpcc", {})
+        e.check([t["expr"] for t in run["thresholds"]] == want and tc.get("warmup_s") == 1 and
+                tc.get("window_s") == 2 and run["agents"][0]["rate"] == s["rate"],
+                "tpcc step %s/s: its run judged %r, warm-up %s s, window %s s"
+                % (s["rate"], [t["expr"] for t in run["thresholds"]], tc.get("warmup_s"),
+                   tc.get("window_s")))
+    e.check([s["rate"] for s in steps if not s["retried"]] == [20, 40] and
+            "--capacity-max-trials=2" in (cap["capacity"]["stopped"] or ""),
+            "tpcc --find-capacity: steps %r, stopped %r"
+            % ([s["rate"] for s in steps], cap["capacity"]["stopped"]))
 
 
 def test_tpcc_start():
@@ -451,6 +514,7 @@ def main():
     check_ok("after the load")
     test_check_fails()
     test_run()
+    capacity_default_slo()
     check_ok("after the runs")
     check_notes()
     test_tpcc_start()
