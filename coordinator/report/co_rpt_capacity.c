@@ -53,7 +53,7 @@ static const char *why(const json_t *s)
     const char *w = json_string_value(json_object_get(s, "why"));
     if (w != NULL)
         return w;
-    return flag(s, "passed") ? "achieved < 90% of offered" : "";
+    return flag(s, "passed") ? "the open loop fell behind (< 90% of arrivals completed)" : "";
 }
 
 /* "p99<=50ms, errors<=0.1%" from capacity.slo[]. */

@@ -1,9 +1,9 @@
 /* co_capsearch: a capacity search's next rate (co_capsearch.h). */
 #include "co_capsearch.h"
 
-bool co_capsearch_ok(bool slo_passed, double offered, double achieved)
+bool co_capsearch_ok(bool slo_passed, double arrivals, double completed)
 {
-    return slo_passed && achieved >= 0.9 * offered;
+    return slo_passed && arrivals > 0 && completed >= CO_CAPSEARCH_KEPT_UP * arrivals;
 }
 
 void co_capsearch_bracket(const struct co_capstep *steps, size_t n, uint32_t *good, uint32_t *bad)

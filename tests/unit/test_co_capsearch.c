@@ -32,6 +32,8 @@ static void test_ok(void)
     CHECK(!co_capsearch_ok(true, 100, 89.9)); /* the open loop fell behind */
     CHECK(!co_capsearch_ok(false, 100, 100.0));
     CHECK(!co_capsearch_ok(true, 100, NAN));
+    CHECK(!co_capsearch_ok(true, 0, 0)); /* no arrival counted: nothing kept up with */
+    CHECK(!co_capsearch_ok(true, NAN, 10));
 }
 
 /* The e2e test's case: SLEEP(0.01) on 4 connections holds ~390/s. */
