@@ -13,6 +13,15 @@ struct co_args;
 struct co_interval_result;
 struct co_result;
 struct pr_msg_stats;
+struct pr_hist;
+
+/* A kind's figures over a family's measured window (co_family_summary.kind_window). */
+struct co_kind_window {
+    const struct pr_hist *lat; /* its completions' latency, µs (borrowed from the state) */
+    uint64_t count;            /* completions */
+    uint64_t errors;           /* failures, as the kind's co_kind_result.errors counts them */
+    double time_s;             /* the window's length */
+};
 
 /* A family's own output of a run, in place of sysbench's (co_sbfmt) where the
  * family has one (tpcc: tpcc_start's output, co_tc_fmt.h). Every op is
@@ -55,6 +64,13 @@ struct co_family_summary {
     /* A headline figure of the finished run by name ("tpmC", as --threshold
      * spells it), NAN when the family has none by that name; NULL: none. */
     double (*figure)(const void *st, const char *name);
+    /* Kind `kind`'s figures over the family's measured window (tpcc: its
+     * five transactions in the window after --warmup-time, as its report
+     * prints them) into *out, for --threshold's KIND.METRIC at the end, so
+     * that a threshold and the report say one figure; false (or NULL):
+     * the family has no window for it and the kind's whole-run figures
+     * stand. */
+    bool (*kind_window)(const void *st, const char *kind, struct co_kind_window *out);
     /* The --json member json_key's value (one JSON value, no newline). */
     void (*json)(FILE *f, const void *st, const struct co_result *res);
     /* Free the state. */

@@ -199,6 +199,30 @@ static double run_value(const struct co_threshold *t, const struct co_result *r)
     return NAN;
 }
 
+/* The figure of kind t->kind over its family's measured window; *window
+ * false when the family has none for it. */
+static double window_value(const struct co_threshold *t, const struct co_result *r, bool *window)
+{
+    struct co_kind_window w;
+    const struct co_family_summary *fs = r->fam_summary;
+    *window = fs != NULL && fs->kind_window != NULL && fs->kind_window(r->fam_state, t->kind, &w);
+    if (!*window)
+        return NAN;
+    uint64_t all = w.count + w.errors;
+    switch (t->metric) {
+    case CO_THR_EVENTS:
+        return (double)w.count;
+    case CO_THR_ERRORS:
+        return per_s(w.errors, w.time_s);
+    case CO_THR_ERRORS_PCT:
+        return all ? 100.0 * (double)w.errors / (double)all : NAN;
+    case CO_THR_LATENCY:
+        return lat_ms(w.lat, t->pct);
+    default:
+        return NAN; /* refused by the parser */
+    }
+}
+
 /* The figure of kind t->kind, NAN when the run has no such kind. */
 static double kind_value(const struct co_threshold *t, const struct co_result *r)
 {
@@ -235,8 +259,11 @@ bool co_threshold_live(const struct co_threshold *t)
 
 struct co_thr_result co_threshold_eval(const struct co_threshold *t, const struct co_result *r)
 {
-    double v = t->kind ? kind_value(t, r) : run_value(t, r);
-    struct co_thr_result res = {.t = t, .measured = isfinite(v), .value = v};
+    bool window = false;
+    double v = t->kind ? window_value(t, r, &window) : run_value(t, r);
+    if (t->kind && !window)
+        v = kind_value(t, r);
+    struct co_thr_result res = {.t = t, .measured = isfinite(v), .value = v, .window = window};
     if (res.measured)
         switch (t->op) {
         case CO_THR_LT:

@@ -60,6 +60,8 @@ struct co_thr_result {
     bool measured;                /* the figure exists (the kind ran, a latency was recorded) */
     double value;                 /* in the threshold's unit */
     bool passed;                  /* measured and the comparison holds */
+    bool window;                  /* a kind's figure over its family's measured window
+                                     (co_family_summary.kind_window), not the whole run */
 };
 
 /* Parse expr into *t (its strings owned, co_threshold_clear). 0, or

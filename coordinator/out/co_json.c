@@ -435,6 +435,7 @@ static void write_thresholds(struct jw *w, const struct co_result *r)
         jw_str(w, "unit", co_threshold_unit(t->t));
         jw_num(w, "measured", t->measured ? t->value : NAN);
         jw_bool(w, "passed", t->passed);
+        jw_str(w, "scope", t->window ? "window" : "run");
         bool stopped = r->thr_stop == t->t; /* --abort-on-threshold: it stopped the run */
         jw_num(w, "stopped_run_at_s", stopped ? r->thr_stop_at_s : NAN);
         jw_num(w, "measured_at_stop", stopped ? r->thr_stop_value : NAN);

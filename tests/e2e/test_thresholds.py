@@ -52,8 +52,10 @@ def holding():
             "qps>0": tot["qps"]}
     for expr, v in want.items():
         t = th.get(expr, {})
-        e.check(t.get("passed") is True and abs(t.get("measured", -1) - v) <= 1e-9 * max(1, v),
-                "%s: passed, measured %r == the JSON's own figure %r" % (expr, t.get("measured"), v))
+        e.check(t.get("passed") is True and abs(t.get("measured", -1) - v) <= 1e-9 * max(1, v)
+                and t.get("scope") == "run",
+                "%s: passed, measured %r == the JSON's own figure %r, scope %r (want run)"
+                % (expr, t.get("measured"), v, t.get("scope")))
     out = p.text("out")
     e.check("Thresholds:" in out and out.count(" ok\n") >= 5 and "CROSSED" not in out,
             "the summary lists the 5 thresholds as ok")

@@ -457,6 +457,20 @@ static double op_figure(const void *st, const char *name)
     return strcmp(name, "tpmC") == 0 ? co_tc_fmt_tpmc(st) : NAN;
 }
 
+static bool op_kind_window(const void *st, const char *kind, struct co_kind_window *out)
+{
+    const co_tc_fmt *t = st;
+    for (int x = 0; x < (int)CO_TC_N; x++)
+        if (strcmp(kind, pr_tc_kind_name((enum pr_tc_kind)x)) == 0) {
+            *out = (struct co_kind_window){.lat = t->win[x].lat,
+                                           .count = t->win[x].count,
+                                           .errors = t->win[x].errors,
+                                           .time_s = co_tc_fmt_window_s(&t->cfg)};
+            return true;
+        }
+    return false;
+}
+
 static void op_destroy(void *st)
 {
     co_tc_fmt *t = st;
@@ -477,5 +491,6 @@ const struct co_family_summary co_tc_family_summary = {
                      "was lost: a lost connection's COMMIT or ROLLBACK may not reach the server",
     .json = op_json,
     .figure = op_figure,
+    .kind_window = op_kind_window,
     .destroy = op_destroy,
 };

@@ -264,6 +264,13 @@ def capacity_default_slo():
                 "tpcc step %s/s: its run judged %r, warm-up %s s, window %s s"
                 % (s["rate"], [t["expr"] for t in run["thresholds"]], tc.get("warmup_s"),
                    tc.get("window_s")))
+        # Each term judged the report's window figure, not the whole run's.
+        got = [(t["kind"], t["measured"], t["scope"]) for t in run["thresholds"]]
+        x = tc.get("transactions", {})
+        exp = [(k, x[k]["p90_ms"] if x[k]["sc"] + x[k]["lt"] > 0 else None, "window")
+               for k in SPEC_P90_MS]
+        e.check(got == exp, "tpcc step %s/s: thresholds measured the window p90s %r (got %r)"
+                % (s["rate"], exp, got))
     e.check([s["rate"] for s in steps if not s["retried"]] == [20, 40] and
             "--capacity-max-trials=2" in (cap["capacity"]["stopped"] or ""),
             "tpcc --find-capacity: steps %r, stopped %r"
